@@ -1,0 +1,234 @@
+"""The command line. Thin: parse, call the lab and the reports, print. Every GpulabError becomes one
+line on stderr and exit code 2, with no traceback."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from gpulab.errors import GpulabError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="gpulab: is the kernel correct, how fast against this card's ceilings and cuBLAS, "
+    "what should the memory system do, and what did the counters say.",
+)
+# Piped output (CI logs, `| less`) gets wide tables instead of rich's 80-column default.
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 400)
+
+
+# -- shared option parsing --------------------------------------------------------------------
+def split_list(text: Optional[str]) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()] if text else []
+
+
+def resolve_shapes(experiment, sizes: Optional[str], shapes: Optional[list[str]]):
+    """--size 512,1024 (every dimension n) and --shape MxNxK (repeatable); else the defaults."""
+    from gpulab.experiments.base import parse_positive_int
+
+    out = []
+    if sizes is not None:
+        items = split_list(sizes)
+        if not items:
+            raise GpulabError("--size needs at least one number, e.g. --size 512,1024")
+        out += [experiment.square(parse_positive_int(s, "size")) for s in items]
+    for text in shapes or []:
+        out.append(experiment.parse_shape(text))
+    return out or experiment.default_shape_list()
+
+
+def results_dir(gpu_slug: str) -> Path:
+    return Path("results") / gpu_slug
+
+
+def progress_bar():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=True,
+    )
+
+
+def run_specs(lab, specs, what: str) -> list[dict]:
+    records = []
+    with progress_bar() as bar:
+        task = bar.add_task(what, total=len(specs))
+        for spec in specs:
+            bar.update(task, description=f"{spec.label}")
+            records.append(lab.execute(spec))
+            bar.advance(task)
+    return records
+
+
+def show_bench(experiment, records: list[dict]) -> None:
+    from gpulab.report.tables import bench_table, summary_table
+
+    console.print(bench_table(records, f"{experiment.name}: {experiment.title}"))
+    summary = summary_table(records, experiment.baseline, f"{experiment.name}: best per shape",
+                            tuple(experiment.vendor_baselines()))
+    if summary is not None:
+        console.print(summary)
+
+
+# -- commands ---------------------------------------------------------------------------------
+@app.command("list")
+def list_command() -> None:
+    """Experiments, their variants, params and accepted shapes."""
+    from rich.table import Table
+
+    from gpulab.experiments import all_experiments
+
+    for exp in all_experiments():
+        table = Table(title=f"{exp.name}: {exp.title}  (shape {'x'.join(exp.dims)}, each 1..{exp.max_dim})",
+                      title_justify="left")
+        for col in ("variant", "what it is", "params (default first, then choices)", "file"):
+            table.add_column(col)
+        for v in exp.variants:
+            params = "; ".join(
+                f"{p.name}={p.default} of {','.join(map(str, p.choices))}" for p in v.params) or "-"
+            note = " [magenta](demonstration: expected wrong)[/]" if v.expected_wrong else ""
+            table.add_row(v.name, v.summary + note, params, v.file)
+        for lib in exp.vendor_baselines():
+            table.add_row(lib, "vendor library baseline, timed by the same harness", "-", "-")
+        console.print(table)
+        console.print(f"  default shapes: {', '.join('x'.join(map(str, s)) for s in exp.default_shapes)}\n")
+
+
+@app.command()
+def bench(
+    experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
+    variant: Optional[str] = typer.Option(None, "--variant", "-v", help="comma-separated variants; default all"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=V1,V2 (repeatable)"),
+    size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes; every dimension = size"),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="e.g. 1000x3000x777 (repeatable)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="CSV path; default results/<gpu>/<experiment>.csv"),
+    warm_l2: bool = typer.Option(False, "--warm-l2", help="do not flush L2 between repetitions"),
+    exact: bool = typer.Option(False, "--exact", help="check with small-integer inputs (exact equality)"),
+    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+) -> None:
+    """Check and time variants of one experiment; print a table; write a CSV."""
+    from gpulab.experiments import get_experiment
+    from gpulab.gpu.timing import TimingPolicy
+    from gpulab.lab import Lab, LabOptions, derive, parse_param_overrides, plan
+    from gpulab.records import write_csv
+
+    exp = get_experiment(experiment)
+    specs = plan(exp, split_list(variant) or None, parse_param_overrides(param or []),
+                 resolve_shapes(exp, size, shape))
+    lab = Lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
+    records = derive(run_specs(lab, specs, f"bench {exp.name}"), exp.baseline)
+    path = out or results_dir(lab.device.slug) / f"{exp.name}.csv"
+    write_csv(path, records)
+    show_bench(exp, records)
+    console.print(f"wrote {len(records)} rows to {path}")
+
+
+@app.command()
+def run(
+    arch: Optional[str] = typer.Option(None, "--arch", help="compile-only target when there is no GPU (default sm_90)"),
+    out_dir: Optional[Path] = typer.Option(None, "--out-dir", help="default results/<gpu>/"),
+) -> None:
+    """The main job: every experiment at its default shapes, CSVs under results/<gpu>/, a summary.
+    With no GPU: compile every variant, print the resource table, and say what needs a GPU."""
+    from gpulab.experiments import all_experiments
+    from gpulab.gpu.device import NO_GPU_HINT, probe
+
+    info, reason = probe()
+    if info is None:
+        _compile_everything(arch or "sm_90")
+        console.print(f"[bold]No NVIDIA GPU here[/] ({reason}).")
+        console.print(f"Everything above compiled for {arch or 'sm_90'}; {NO_GPU_HINT}.", markup=False)
+        return
+
+    from gpulab.lab import Lab, LabOptions, derive, plan
+    from gpulab.records import write_csv
+
+    lab = Lab(LabOptions())
+    folder = out_dir or results_dir(lab.device.slug)
+    console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {lab.env['driver']}, "
+                  f"CUDA runtime {info.cuda_runtime_version})")
+    for exp in all_experiments():
+        specs = plan(exp, None, {}, exp.default_shape_list())
+        records = derive(run_specs(lab, specs, f"run {exp.name}"), exp.baseline)
+        write_csv(folder / f"{exp.name}.csv", records)
+        show_bench(exp, records)
+        console.print(f"wrote {folder / (exp.name + '.csv')}\n")
+
+
+@app.command()
+def readme(
+    readme_path: Path = typer.Option(Path("README.md"), "--readme", help="the file with generated blocks"),
+    results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
+) -> None:
+    """Regenerate the README's result tables (blocks <!-- gpulab:GPU-EXPERIMENT -->) from the CSVs."""
+    from gpulab.experiments import all_experiments
+    from gpulab.report.markdown import experiment_block, update_readme
+
+    if not readme_path.exists():
+        raise GpulabError(f"{readme_path} not found; run from the repository root or pass --readme")
+    blocks = {}
+    for gpu_dir in sorted(p for p in results.glob("*") if p.is_dir()):
+        for exp in all_experiments():
+            csv_path = gpu_dir / f"{exp.name}.csv"
+            if csv_path.exists():
+                rate = "gflops" if exp.bound == "compute" else "gbps"
+                blocks[f"{gpu_dir.name}-{exp.name}"] = experiment_block(csv_path, exp.baseline, rate)
+    done = update_readme(readme_path, blocks)
+    console.print(f"regenerated {len(done)} block(s): {', '.join(done) or 'none'}")
+
+
+def _compile_everything(arch: str) -> None:
+    from gpulab.experiments import all_experiments
+    from gpulab.lab import RunSpec, compile_record
+    from gpulab.report.tables import resources_table
+
+    records = []
+    experiments = all_experiments()
+    specs = []
+    for exp in experiments:
+        shape = exp.default_shape_list()[0]
+        for v in exp.variants:
+            grid = v.param_grid(dict(v.sweep)) if v.sweep else [v.default_params()]
+            specs += [RunSpec(exp, v, p, shape) for p in grid]
+    with progress_bar() as bar:
+        task = bar.add_task(f"compiling for {arch}", total=len(specs))
+        for spec in specs:
+            records.append(compile_record(spec, arch))
+            bar.advance(task)
+    console.print(resources_table(records, f"Resources per thread and block, compiled for {arch} (ptxas)"))
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except GpulabError as exc:
+        from rich.markup import escape
+
+        err_console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("interrupted; nothing was written")
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # click's usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(2)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(130)
+        raise
+
+
+if __name__ == "__main__":
+    main()

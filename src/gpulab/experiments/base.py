@@ -1,0 +1,242 @@
+"""What an experiment and a variant are, as data.
+
+An experiment is one problem with a reference answer; a variant is one `.cu` file that solves it,
+compiled with params as -D defines. Everything the harness, the CLI, the tests and the reports need
+to know about a kernel is declared here, once: adding a variant is one `.cu` file plus one `Variant`
+entry in its experiment's `__init__.py`.
+
+This module knows nothing about CUDA: device arrays arrive as objects of an array module `xp`
+(numpy or cupy) chosen by the harness.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from gpulab.errors import GpulabError
+
+Params = dict[str, int]
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """A problem size: named dimensions, e.g. ('M', 'N', 'K') -> (4096, 4096, 4096)."""
+
+    names: tuple[str, ...]
+    values: tuple[int, ...]
+
+    def __getitem__(self, name: str) -> int:
+        return self.values[self.names.index(name)]
+
+    @property
+    def label(self) -> str:
+        return "x".join(str(v) for v in self.values)
+
+    def as_record(self) -> dict[str, Any]:
+        return {"shape": self.label, **{n.lower(): v for n, v in zip(self.names, self.values)}}
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One compile-time value of a variant: its name, the values it accepts, its default."""
+
+    name: str
+    choices: tuple[int, ...]
+    default: int
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if self.default not in self.choices:
+            raise ValueError(f"default {self.name}={self.default} is not among {self.choices}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Launch:
+    """Grid and block for one launch, computed from params and shape."""
+
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    smem_dynamic_bytes: int = 0
+
+    @property
+    def threads_per_block(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+
+def no_constraints(params: Params, shape: Shape | None) -> str | None:
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """One kernel of an experiment.
+
+    `launch(params, shape)` gives the grid and block. `constraints(params, shape)` returns the reason
+    a config cannot run (shape None: checks that depend on params alone), or None. A variant with
+    `expected_wrong` is a demonstration (a race, say): its wrong outputs are reported, never passed.
+    `access` is the variant's memory-access model for `gpulab predict` (see gpulab.model), if any.
+    """
+
+    name: str
+    file: str
+    summary: str
+    launch: Callable[[Params, Shape], Launch]
+    params: tuple[Param, ...] = ()
+    constraints: Callable[[Params, Shape | None], str | None] = no_constraints
+    expected_wrong: bool = False
+    access: Callable[..., Any] | None = None
+    # The param values `bench` and `run` sweep when none are given, e.g. {"TILE": (8, 16, 32)}.
+    sweep: dict[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
+
+    def default_params(self) -> Params:
+        return {p.name: p.default for p in self.params}
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise GpulabError(
+            f"variant '{self.name}' has no param {name}; its params are: "
+            + (", ".join(p.name for p in self.params) or "none")
+        )
+
+    def param_grid(self, overrides: dict[str, tuple[int, ...]] | None = None) -> list[Params]:
+        """Every combination of the given param values (defaults for the rest), validated."""
+        overrides = overrides or {}
+        axes = []
+        for p in self.params:
+            values = overrides.get(p.name, (p.default,))
+            for v in values:
+                if v not in p.choices:
+                    raise GpulabError(
+                        f"{self.name}: {p.name}={v} is not accepted; choose from "
+                        + ", ".join(str(c) for c in p.choices)
+                    )
+            axes.append([(p.name, v) for v in values])
+        return [dict(combo) for combo in itertools.product(*axes)]
+
+    def params_label(self, params: Params) -> str:
+        return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+class Experiment:
+    """One problem with a reference answer. Subclasses fill in the data and the numerics.
+
+    Class attributes to set: name, title, dims (shape dimension names), entry (the extern "C"
+    kernel name every variant defines), variants, baseline (the variant speedups are against),
+    default_shapes (what `gpulab run` and `bench` use), test_shapes, bound ('compute' or 'memory',
+    which ceiling a record is shown against).
+    """
+
+    name: str = ""
+    title: str = ""
+    dims: tuple[str, ...] = ()
+    entry: str = ""
+    variants: tuple[Variant, ...] = ()
+    baseline: str = ""
+    bound: str = "memory"
+    default_shapes: tuple[tuple[int, ...], ...] = ()
+    test_shapes: tuple[tuple[int, ...], ...] = ()
+    max_dim: int = 1 << 31
+
+    # -- where the kernels live -------------------------------------------------------------
+    @property
+    def directory(self) -> Path:
+        import importlib
+
+        module = importlib.import_module(type(self).__module__)
+        return Path(module.__file__).resolve().parent
+
+    def source(self, variant: Variant) -> Path:
+        return self.directory / variant.file
+
+    def variant(self, name: str) -> Variant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise GpulabError(
+            f"experiment '{self.name}' has no variant '{name}'; choose from "
+            + ", ".join(v.name for v in self.variants)
+        )
+
+    # -- shapes -----------------------------------------------------------------------------
+    def shape(self, *values: int) -> Shape:
+        shape = Shape(self.dims, tuple(int(v) for v in values))
+        self.validate_shape(shape)
+        return shape
+
+    def square(self, n: int) -> Shape:
+        """The shape `--size n` means: every dimension n."""
+        return self.shape(*([n] * len(self.dims)))
+
+    def parse_shape(self, text: str) -> Shape:
+        parts = re.split(r"[x,×]", text.strip().lower())
+        if len(parts) != len(self.dims):
+            raise GpulabError(
+                f"shape '{text}' for {self.name} needs {len(self.dims)} numbers "
+                f"({'x'.join(self.dims)}), e.g. --shape {'x'.join(['1024'] * len(self.dims))}"
+            )
+        return self.shape(*(parse_positive_int(p, "shape") for p in parts))
+
+    def validate_shape(self, shape: Shape) -> None:
+        for name, value in zip(shape.names, shape.values):
+            if value < 1:
+                raise GpulabError(f"{self.name}: {name}={value} must be at least 1")
+            if value > self.max_dim:
+                raise GpulabError(f"{self.name}: {name}={value} is larger than {self.max_dim}")
+
+    def default_shape_list(self) -> list[Shape]:
+        return [self.shape(*s) for s in self.default_shapes]
+
+    # -- numerics (subclasses implement) -----------------------------------------------------
+    def flops(self, shape: Shape) -> float:
+        return 0.0
+
+    def bytes_moved(self, shape: Shape) -> int:
+        """The bytes the problem must move through DRAM: each input read once, output written once."""
+        raise NotImplementedError
+
+    def device_bytes(self, shape: Shape) -> int:
+        """Device memory one run needs (inputs, output, and the reference when it is on the GPU)."""
+        raise NotImplementedError
+
+    def make_inputs(self, shape: Shape, rng, exact: bool) -> dict[str, Any]:
+        """Host (numpy) inputs, fresh for each check; `exact` gives small integers."""
+        raise NotImplementedError
+
+    def output(self, shape: Shape, xp) -> Any:
+        """A fresh output array filled with a poison value (NaN for floats)."""
+        raise NotImplementedError
+
+    def kernel_args(self, inputs: dict[str, Any], out: Any, shape: Shape, params: Params) -> tuple:
+        raise NotImplementedError
+
+    def check(self, out: Any, inputs: dict[str, Any], shape: Shape, exact: bool, xp):
+        """Compare `out` with the reference; returns a gpulab.check.CheckResult."""
+        raise NotImplementedError
+
+    def vendor_baselines(self) -> dict[str, Callable]:
+        """Library implementations timed beside the variants: {row name: fn(inputs, out, shape)}."""
+        return {}
+
+    def records_extra(self, shape: Shape, params: Params) -> dict[str, Any]:
+        """Experiment-specific columns for a record (e.g. the napkin-math bytes)."""
+        return {}
+
+
+def parse_positive_int(text: str, what: str) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise GpulabError(f"{what} '{text}' is not a whole number") from None
+    if value < 1:
+        raise GpulabError(f"{what} {value} must be at least 1")
+    return value
+
+
+def unique(items: Iterable) -> list:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,1 @@
+"""Everything that talks to CUDA: compile (no GPU needed), device, launch, timing, ncu."""

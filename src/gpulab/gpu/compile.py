@@ -1,0 +1,218 @@
+"""CUDA C++ source + params -> NVRTC -> cubin for one arch, with a cache and the ptxas report.
+
+Needs no GPU: NVRTC comes from the nvidia-cuda-nvrtc wheel through cuda-bindings. The cache key is
+everything that can change the cubin: the source and every header it may include, the params, the
+options and the NVRTC version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+from gpulab.errors import CompileError, GpulabError
+
+DEFAULT_ARCH = "sm_90"
+# Where `#include "common.cuh"` is found: the one shared device header.
+INCLUDE_DIR = Path(__file__).resolve().parent.parent / "experiments"
+
+
+@dataclasses.dataclass(frozen=True)
+class Resources:
+    """What ptxas reported for one kernel."""
+
+    registers: int = 0
+    smem_static_bytes: int = 0
+    spill_stores_bytes: int = 0
+    spill_loads_bytes: int = 0
+    stack_frame_bytes: int = 0
+    barriers: int = 0
+    cmem_bytes: int = 0
+
+    def as_record(self) -> dict:
+        return {
+            "reg_per_thread": self.registers,
+            "smem_static_bytes": self.smem_static_bytes,
+            "spill_stores_bytes": self.spill_stores_bytes,
+            "spill_loads_bytes": self.spill_loads_bytes,
+            "stack_frame_bytes": self.stack_frame_bytes,
+            "barriers": self.barriers,
+            "cmem_bytes": self.cmem_bytes,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class Compiled:
+    cubin_path: Path
+    entry: str
+    arch: str
+    resources: Resources
+    log: str
+
+
+_ENTRY_RE = re.compile(r"Compiling entry function '([^']+)' for '(sm_\w+)'")
+_FUNC_PROPS_RE = re.compile(r"Function properties for (\S+)")
+_STACK_RE = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED_RE = re.compile(r"Used (\d+) registers")
+_BARRIERS_RE = re.compile(r"used (\d+) barriers")
+_SMEM_RE = re.compile(r"(\d+) bytes smem")
+_CMEM_RE = re.compile(r"(\d+) bytes cmem\[\d+\]")
+
+
+def parse_ptxas_log(log: str) -> dict[str, Resources]:
+    """Parse `-Xptxas -v` output into {entry name: Resources}.
+
+    ptxas prints, per entry, a 'Compiling entry function' line, a 'Function properties' block with
+    stack/spills, and a 'Used N registers, used B barriers, S bytes smem, C bytes cmem[0]' line.
+    """
+    found: dict[str, dict] = {}
+    current: str | None = None
+    for line in log.splitlines():
+        if m := _ENTRY_RE.search(line):
+            current = m.group(1)
+            found.setdefault(current, {})
+            continue
+        if m := _FUNC_PROPS_RE.search(line):
+            current = m.group(1)
+            found.setdefault(current, {})
+            continue
+        if current is None:
+            continue
+        fields = found[current]
+        if m := _STACK_RE.search(line):
+            fields["stack_frame_bytes"] = int(m.group(1))
+            fields["spill_stores_bytes"] = int(m.group(2))
+            fields["spill_loads_bytes"] = int(m.group(3))
+        if m := _USED_RE.search(line):
+            fields["registers"] = int(m.group(1))
+            if b := _BARRIERS_RE.search(line):
+                fields["barriers"] = int(b.group(1))
+            if s := _SMEM_RE.search(line):
+                fields["smem_static_bytes"] = int(s.group(1))
+            fields["cmem_bytes"] = sum(int(c) for c in _CMEM_RE.findall(line))
+    return {name: Resources(**fields) for name, fields in found.items()}
+
+
+def _nvrtc():
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise GpulabError(
+            "NVRTC is not available: install gpulab's dependencies (pip install cuda-bindings "
+            "nvidia-cuda-nvrtc)"
+        ) from exc
+    return nvrtc
+
+
+@functools.cache
+def nvrtc_version() -> str:
+    nvrtc = _nvrtc()
+    try:
+        err, major, minor = nvrtc.nvrtcVersion()
+    except Exception as exc:  # the shared library itself could not be loaded
+        raise GpulabError(f"libnvrtc could not be loaded ({exc}); pip install nvidia-cuda-nvrtc") from exc
+    _check(nvrtc, err, "nvrtcVersion")
+    return f"{major}.{minor}"
+
+
+def _check(nvrtc, err, what: str) -> None:
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise GpulabError(f"NVRTC {what} failed: {err}")
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("GPULAB_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gpulab"
+    )
+    path = Path(root) / "cubin"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _headers() -> dict[str, str]:
+    """Every header a kernel may include, by name (their text is part of the cache key)."""
+    return {p.name: p.read_text() for p in sorted(INCLUDE_DIR.glob("*.cuh"))}
+
+
+def define_options(params: dict[str, int | str]) -> list[str]:
+    return [f"-D{name}={value}" for name, value in sorted(params.items())]
+
+
+def compile_kernel(
+    source: Path,
+    entry: str,
+    params: dict[str, int | str] | None = None,
+    arch: str = DEFAULT_ARCH,
+    extra_options: tuple[str, ...] = (),
+) -> Compiled:
+    """Compile `source` with `params` as -D defines to a cubin for `arch`, cached on disk."""
+    params = params or {}
+    if not re.fullmatch(r"sm_\d+[a-z]?", arch):
+        raise GpulabError(f"unknown arch '{arch}': give it as sm_XY, e.g. --arch sm_90")
+    text = Path(source).read_text()
+    options = [
+        f"--gpu-architecture={arch}",
+        "-std=c++17",
+        "-lineinfo",
+        "-Xptxas=-v",
+        f"-I{INCLUDE_DIR}",
+        *define_options(params),
+        *extra_options,
+    ]
+    key_material = json.dumps(
+        {"source": text, "headers": _headers(), # the include path is left out: the headers' text is in the key instead
+         "options": [o for o in options if not o.startswith("-I")],
+         "entry": entry, "nvrtc": nvrtc_version()},
+        sort_keys=True,
+    )
+    key = hashlib.sha256(key_material.encode()).hexdigest()[:24]
+    cubin_path = cache_dir() / f"{Path(source).stem}-{key}.cubin"
+    meta_path = cubin_path.with_suffix(".json")
+    if cubin_path.exists() and meta_path.exists():
+        meta = json.loads(meta_path.read_text())
+        return Compiled(cubin_path, entry, arch, Resources(**meta["resources"]), meta["log"])
+
+    cubin, log = _run_nvrtc(text, str(source), options)
+    per_entry = parse_ptxas_log(log)
+    if entry not in per_entry:
+        raise CompileError(f"{source}: no kernel named '{entry}' (an extern \"C\" __global__ function)")
+    resources = per_entry[entry]
+    _write_atomic(cubin_path, cubin)
+    _write_atomic(meta_path, json.dumps({"resources": dataclasses.asdict(resources), "log": log}).encode())
+    return Compiled(cubin_path, entry, arch, resources, log)
+
+
+def _run_nvrtc(text: str, name: str, options: list[str]) -> tuple[bytes, str]:
+    nvrtc = _nvrtc()
+    nvrtc_version()  # a clear error if libnvrtc is missing
+    err, prog = nvrtc.nvrtcCreateProgram(text.encode(), name.encode(), 0, [], [])
+    _check(nvrtc, err, "nvrtcCreateProgram")
+    try:
+        encoded = [o.encode() for o in options]
+        (compile_err,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
+        err, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        _check(nvrtc, err, "nvrtcGetProgramLogSize")
+        buf = b" " * size
+        (err,) = nvrtc.nvrtcGetProgramLog(prog, buf)
+        log = buf.rstrip(b"\x00 ").decode(errors="replace")
+        if compile_err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise CompileError(f"{name} failed to compile:\n{log.strip()}")
+        err, size = nvrtc.nvrtcGetCUBINSize(prog)
+        _check(nvrtc, err, "nvrtcGetCUBINSize")
+        cubin = b" " * size
+        (err,) = nvrtc.nvrtcGetCUBIN(prog, cubin)
+        _check(nvrtc, err, "nvrtcGetCUBIN")
+        return cubin, log
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)

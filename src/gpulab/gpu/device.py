@@ -1,0 +1,119 @@
+"""Is there a usable NVIDIA GPU, and what is it? Imports CuPy lazily, so a machine without a GPU
+or a driver can import gpulab and answer 'no' with a reason instead of a traceback."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import re
+
+from gpulab.errors import GpulabError, NoGpuError
+
+NO_GPU_HINT = (
+    "timings, checks and counters need an NVIDIA GPU with its driver and CuPy "
+    "(pip install 'gpulab[gpu]'); compile-only commands work without one"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceInfo:
+    name: str
+    compute_capability: tuple[int, int]
+    sm_count: int
+    l2_bytes: int
+    smem_per_block_optin_bytes: int
+    smem_per_sm_bytes: int
+    regs_per_sm: int
+    max_threads_per_sm: int
+    total_memory_bytes: int
+    sm_clock_khz: int
+    memory_clock_khz: int
+    driver_version: str
+    cuda_runtime_version: str
+
+    @property
+    def arch(self) -> str:
+        return f"sm_{self.compute_capability[0]}{self.compute_capability[1]}"
+
+    @property
+    def slug(self) -> str:
+        return gpu_slug(self.name)
+
+
+def gpu_slug(name: str) -> str:
+    """'NVIDIA H200' -> 'h200'; 'NVIDIA GeForce RTX 4090' -> 'geforce-rtx-4090': a folder name."""
+    s = re.sub(r"^nvidia\s+", "", name.strip(), flags=re.I).lower()
+    return re.sub(r"[^a-z0-9]+", "-", s).strip("-") or "gpu"
+
+
+def _version(v: int) -> str:
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+@functools.cache
+def probe() -> tuple[DeviceInfo | None, str]:
+    """(info, '') when a GPU is usable, else (None, the reason)."""
+    if os.environ.get("GPULAB_NO_GPU"):
+        return None, "GPULAB_NO_GPU is set"
+    try:
+        import cupy
+        from cupy.cuda import runtime
+    except Exception as exc:  # ImportError, or CuPy failing to find its CUDA libraries
+        return None, f"CuPy is not importable ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+    try:
+        if runtime.getDeviceCount() < 1:
+            return None, "the driver reports no CUDA device"
+        props = runtime.getDeviceProperties(0)
+        attr = cupy.cuda.Device(0).attributes
+        info = DeviceInfo(
+            name=props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"]),
+            compute_capability=(int(props["major"]), int(props["minor"])),
+            sm_count=int(props["multiProcessorCount"]),
+            l2_bytes=int(props["l2CacheSize"]),
+            smem_per_block_optin_bytes=int(attr.get("MaxSharedMemoryPerBlockOptin", props["sharedMemPerBlock"])),
+            smem_per_sm_bytes=int(props["sharedMemPerMultiprocessor"]),
+            regs_per_sm=int(props["regsPerMultiprocessor"]),
+            max_threads_per_sm=int(props["maxThreadsPerMultiProcessor"]),
+            total_memory_bytes=int(props["totalGlobalMem"]),
+            sm_clock_khz=int(attr.get("ClockRate", props.get("clockRate", 0)) or 0),
+            memory_clock_khz=int(attr.get("MemoryClockRate", props.get("memoryClockRate", 0)) or 0),
+            driver_version=_version(runtime.driverGetVersion()),
+            cuda_runtime_version=_version(runtime.runtimeGetVersion()),
+        )
+    except Exception as exc:  # no driver, no device node, a broken install
+        return None, f"no usable CUDA device ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+    return info, ""
+
+
+def has_gpu() -> bool:
+    return probe()[0] is not None
+
+
+def require_gpu() -> DeviceInfo:
+    info, reason = probe()
+    if info is None:
+        raise NoGpuError(f"no NVIDIA GPU: {reason}. {NO_GPU_HINT}")
+    if os.environ.get("CUPY_TF32", "0") not in ("", "0"):
+        raise GpulabError("CUPY_TF32 is set: the cuBLAS FP32 baseline would use TF32. Unset it and rerun")
+    return info
+
+
+def nvidia_driver_string() -> str:
+    """The driver's own version string (e.g. 580.159.04) from NVML when available."""
+    try:
+        import pynvml  # nvidia-ml-py
+
+        pynvml.nvmlInit()
+        v = pynvml.nvmlSystemGetDriverVersion()
+        return v.decode() if isinstance(v, bytes) else str(v)
+    except Exception:
+        info, _ = probe()
+        return info.driver_version if info else ""
+
+
+def free_memory_bytes() -> int:
+    from cupy.cuda import runtime
+
+    free, _total = runtime.memGetInfo()
+    return int(free)

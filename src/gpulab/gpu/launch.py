@@ -1,0 +1,61 @@
+"""Load a cubin and launch its kernel with CuPy, checking for errors after every launch."""
+
+from __future__ import annotations
+
+import functools
+
+from gpulab.errors import GpulabError
+from gpulab.gpu.compile import Compiled
+
+# Above this a block must opt in to dynamic shared memory (cudaFuncSetAttribute).
+DEFAULT_DYNAMIC_SMEM_LIMIT = 48 * 1024
+
+
+class LoadedKernel:
+    def __init__(self, compiled: Compiled):
+        import cupy
+
+        self.compiled = compiled
+        self._module = cupy.RawModule(path=str(compiled.cubin_path))
+        self._function = self._module.get_function(compiled.entry)
+        self._optin_smem = 0
+
+    def __call__(self, grid, block, args, smem_dynamic_bytes: int = 0) -> None:
+        if smem_dynamic_bytes > DEFAULT_DYNAMIC_SMEM_LIMIT and smem_dynamic_bytes > self._optin_smem:
+            self._function.max_dynamic_shared_size_bytes = smem_dynamic_bytes
+            self._optin_smem = smem_dynamic_bytes
+        try:
+            self._function(tuple(grid), tuple(block), args, shared_mem=smem_dynamic_bytes)
+        except Exception as exc:  # cuLaunchKernel rejected the configuration
+            raise GpulabError(
+                f"launch of {self.compiled.cubin_path.name} failed (grid {grid}, block {block}, "
+                f"{smem_dynamic_bytes} B dynamic smem): {exc}"
+            ) from None
+        check_last_error(self.compiled.cubin_path.name)
+
+
+def check_last_error(what: str) -> None:
+    """Surface a launch error now rather than at some later, unrelated call."""
+    from cupy.cuda import runtime
+
+    err = runtime.getLastError()
+    if err != 0:
+        raise GpulabError(f"{what}: CUDA error {err} ({runtime.getErrorString(err)}) after launch")
+
+
+def synchronize(what: str) -> None:
+    """Wait for the device; a fault inside the kernel (illegal address...) is reported here."""
+    import cupy
+
+    try:
+        cupy.cuda.Device().synchronize()
+    except Exception as exc:
+        raise GpulabError(
+            f"{what} faulted on the device: {exc}. The CUDA context is now unusable; fix the kernel "
+            "(compute-sanitizer python3 -m gpulab ... finds the bad access) and rerun"
+        ) from None
+
+
+@functools.cache
+def load(compiled: Compiled) -> LoadedKernel:
+    return LoadedKernel(compiled)

@@ -1,0 +1,77 @@
+"""Timing with CUDA events: one event pair per repetition, warm-up by time, the L2 flushed outside
+each timed window (unless warm-L2 is asked for), and median/min/max over the repetitions."""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from typing import Callable
+
+
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    median_ms: float
+    min_ms: float
+    max_ms: float
+    reps: int
+    l2_flushed: bool
+
+    def as_record(self) -> dict:
+        return {
+            "time_ms": self.median_ms,
+            "time_min_ms": self.min_ms,
+            "time_max_ms": self.max_ms,
+            "reps": self.reps,
+            "l2_flushed": self.l2_flushed,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class TimingPolicy:
+    warmup_ms: float = 30.0  # keep launching until this much device time has passed
+    target_ms: float = 250.0  # total timed device time to aim for
+    min_reps: int = 5
+    max_reps: int = 200
+    flush_l2: bool = True
+
+
+class L2Flusher:
+    """Writes a buffer twice the L2's size, so the next kernel starts with none of its data in L2."""
+
+    def __init__(self, l2_bytes: int):
+        import cupy
+
+        self._buf = cupy.empty(max(2 * l2_bytes, 1 << 20), dtype=cupy.uint8)
+        self._value = 0
+
+    def __call__(self) -> None:
+        self._value = (self._value + 1) & 0xFF
+        self._buf.fill(self._value)
+
+
+def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], None] | None) -> Timing:
+    """Time `fn` (one launch of the work) under `policy`; `flush` runs before each repetition."""
+    import cupy
+
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+
+    def one() -> float:
+        if flush is not None:
+            flush()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        return cupy.cuda.get_elapsed_time(start, stop)
+
+    # Warm-up by time: module load, clocks ramping and caches of the instruction path settle.
+    spent, warm = 0.0, 0
+    while spent < policy.warmup_ms or warm < 2:
+        spent += one()
+        warm += 1
+        if warm >= 1000:
+            break
+    first = one()
+    reps = int(min(policy.max_reps, max(policy.min_reps, policy.target_ms / max(first, 1e-3))))
+    times = [first] + [one() for _ in range(reps - 1)]
+    return Timing(statistics.median(times), min(times), max(times), len(times), flush is not None)

@@ -1,0 +1,258 @@
+"""The pipeline, written once for every experiment: plan runs -> compile -> check -> time -> record.
+
+A run is (experiment, variant, params, shape). Vendor-library rows (cuBLAS) are runs too, with no
+kernel file: they are checked and timed by the same code. Each stage produces a flat dict; a record
+is their merge. Nothing here knows a particular experiment or variant by name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Iterable
+
+import numpy as np
+
+from gpulab.check import CheckResult
+from gpulab.errors import GpulabError
+from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.gpu.compile import DEFAULT_ARCH, Compiled, compile_kernel
+from gpulab.gpu.timing import L2Flusher, Timing, TimingPolicy, time_it
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSpec:
+    """One run. `variant` is None for a vendor-library row, named by `library`."""
+
+    experiment: Experiment
+    variant: Variant | None
+    params: Params
+    shape: Shape
+    library: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.variant.name if self.variant else self.library
+
+    @property
+    def label(self) -> str:
+        p = self.variant.params_label(self.params) if self.variant else ""
+        return f"{self.experiment.name} {self.name}{' ' + p if p else ''} {self.shape.label}"
+
+    def base_record(self) -> dict:
+        return {
+            "experiment": self.experiment.name,
+            "variant": self.name,
+            "params": self.variant.params_label(self.params) if self.variant else "",
+            **self.shape.as_record(),
+            "expected_wrong": bool(self.variant and self.variant.expected_wrong),
+        }
+
+
+def parse_param_overrides(texts: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """['TILE=8,16', 'BM=128'] -> {'TILE': (8, 16), 'BM': (128,)}."""
+    out: dict[str, tuple[int, ...]] = {}
+    for text in texts:
+        name, sep, values = text.partition("=")
+        if not sep or not name.strip() or not values.strip():
+            raise GpulabError(f"--param '{text}' must look like NAME=V1,V2 (e.g. --param TILE=8,16,32)")
+        try:
+            out[name.strip().upper()] = tuple(int(v) for v in values.split(",") if v.strip())
+        except ValueError:
+            raise GpulabError(f"--param '{text}': values must be whole numbers") from None
+    return out
+
+
+def plan(
+    experiment: Experiment,
+    variant_names: list[str] | None,
+    overrides: dict[str, tuple[int, ...]],
+    shapes: list[Shape],
+    with_libraries: bool = True,
+    defaults: Callable[[Variant], Params] | None = None,
+    sweep: bool = True,
+) -> list[RunSpec]:
+    """Every (variant, params, shape) asked for, plus the vendor-library rows for each shape.
+
+    A param override applies to every chosen variant that has that param; naming a param no chosen
+    variant has is an error. With no overrides, each variant sweeps its declared `sweep` values. `defaults(variant)` may supply tuned defaults for params not overridden.
+    """
+    variants = [experiment.variant(n) for n in variant_names] if variant_names else list(experiment.variants)
+    known = {p.name for v in variants for p in v.params}
+    for name in overrides:
+        if name not in known:
+            raise GpulabError(
+                f"no chosen variant of {experiment.name} has a param {name}; params: "
+                + (", ".join(sorted(known)) or "none")
+            )
+    specs: list[RunSpec] = []
+    for shape in shapes:
+        for v in variants:
+            mine = {k: vals for k, vals in overrides.items() if any(p.name == k for p in v.params)}
+            if not overrides and sweep:
+                mine = dict(v.sweep)
+            base = defaults(v) if defaults else v.default_params()
+            for params in v.param_grid({k: (val,) for k, val in base.items()} | mine):
+                specs.append(RunSpec(experiment, v, params, shape))
+        if with_libraries:
+            for lib in experiment.vendor_baselines():
+                specs.append(RunSpec(experiment, None, {}, shape, library=lib))
+    return specs
+
+
+def compile_spec(spec: RunSpec, arch: str = DEFAULT_ARCH) -> Compiled:
+    assert spec.variant is not None
+    return compile_kernel(spec.experiment.source(spec.variant), spec.experiment.entry, spec.params, arch)
+
+
+def constraint_reason(spec: RunSpec) -> str | None:
+    if spec.variant is None:
+        return None
+    return spec.variant.constraints(spec.params, spec.shape)
+
+
+def compile_record(spec: RunSpec, arch: str) -> dict:
+    """The record of a compile-only run: what ptxas reported (used with no GPU)."""
+    record = spec.base_record()
+    reason = spec.variant.constraints(spec.params, None) if spec.variant else None
+    if reason:
+        return record | {"skip_reason": reason}
+    compiled = compile_spec(spec, arch)
+    return record | compiled.resources.as_record() | {"arch": arch}
+
+
+@dataclasses.dataclass(frozen=True)
+class LabOptions:
+    timing: TimingPolicy = TimingPolicy()
+    seed: int = 0
+    exact: bool = False
+    check: bool = True
+
+
+class Lab:
+    """Runs specs on the GPU. Holds the device, the L2 flusher and the environment columns."""
+
+    def __init__(self, options: LabOptions = LabOptions()):
+        from gpulab.gpu.device import require_gpu
+        from gpulab.records import environment
+
+        self.device = require_gpu()
+        self.arch = self.device.arch
+        self.options = options
+        self.env = environment(self.device, self.arch)
+        self._flusher: L2Flusher | None = None
+        self._check_count = 0
+
+    # -- the pieces --------------------------------------------------------------------------
+    def _flush(self):
+        if not self.options.timing.flush_l2:
+            return None
+        if self._flusher is None:
+            self._flusher = L2Flusher(self.device.l2_bytes)
+        return self._flusher
+
+    def ensure_fits(self, spec: RunSpec) -> None:
+        """Refuse, before allocating, a shape whose buffers exceed the card's free memory."""
+        from gpulab.gpu.device import free_memory_bytes
+
+        need = spec.experiment.device_bytes(spec.shape) + 2 * self.device.l2_bytes
+        free = free_memory_bytes()
+        if need > free:
+            raise GpulabError(
+                f"{spec.experiment.name} {spec.shape.label} needs {need / 2**30:.1f} GiB of device memory "
+                f"and the card has {free / 2**30:.1f} GiB free; choose a smaller shape"
+            )
+
+    def _launcher(self, spec: RunSpec, inputs: dict, out) -> Callable[[], None]:
+        """A zero-argument callable that performs the run's work once on the device."""
+        exp = spec.experiment
+        if spec.variant is None:
+            fn = exp.vendor_baselines()[spec.library]
+            return lambda: fn(inputs, out, spec.shape)
+        from gpulab.gpu.launch import load
+
+        kernel = load(compile_spec(spec, self.arch))
+        launch = spec.variant.launch(spec.params, spec.shape)
+        args = exp.kernel_args(inputs, out, spec.shape, spec.params)
+        return lambda: kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
+
+    def _device_inputs(self, spec: RunSpec, exact: bool, seed: int) -> dict:
+        import cupy
+
+        rng = np.random.default_rng(seed)
+        host = spec.experiment.make_inputs(spec.shape, rng, exact)
+        return {k: (cupy.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in host.items()}
+
+    def verify(self, spec: RunSpec, exact: bool | None = None, seed: int | None = None) -> CheckResult:
+        """Fresh inputs, a poisoned output, one launch, compared with the float64 reference."""
+        import cupy
+
+        from gpulab.gpu.launch import synchronize
+
+        exact = self.options.exact if exact is None else exact
+        if seed is None:  # fresh inputs for every check, reproducible from the lab's seed
+            seed = self.options.seed * 1_000_003 + self._check_count
+            self._check_count += 1
+        self.ensure_fits(spec)
+        inputs = self._device_inputs(spec, exact, seed)
+        out = spec.experiment.output(spec.shape, cupy)
+        self._launcher(spec, inputs, out)()
+        synchronize(spec.label)
+        return spec.experiment.check(out, inputs, spec.shape, exact, cupy)
+
+    def time(self, spec: RunSpec) -> Timing:
+        import cupy
+
+        inputs = self._device_inputs(spec, exact=False, seed=self.options.seed + 7)
+        out = spec.experiment.output(spec.shape, cupy)
+        return time_it(self._launcher(spec, inputs, out), self.options.timing, self._flush())
+
+    # -- one run -> one record -----------------------------------------------------------------
+    def execute(self, spec: RunSpec) -> dict:
+        record = spec.base_record()
+        reason = constraint_reason(spec)
+        if reason:
+            return record | {"skip_reason": reason} | self.env
+        if spec.variant is not None:
+            compiled = compile_spec(spec, self.arch)
+            launch = spec.variant.launch(spec.params, spec.shape)
+            record |= compiled.resources.as_record() | {
+                "smem_dynamic_bytes": launch.smem_dynamic_bytes,
+                "grid": launch.grid,
+                "block": launch.block,
+            }
+            if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > self.device.smem_per_block_optin_bytes:
+                return record | {"skip_reason": "needs more shared memory than a block may have"} | self.env
+        if self.options.check:
+            result = self.verify(spec)
+            record |= result.as_record()
+            if not result.ok and not record["expected_wrong"]:
+                return record | {"skip_reason": f"wrong output: {result.describe()}"} | self.env
+        timing = self.time(spec)
+        record |= timing.as_record()
+        seconds = timing.median_ms / 1e3
+        flops = spec.experiment.flops(spec.shape)
+        if flops:
+            record["gflops"] = flops / seconds / 1e9
+        record["gbps"] = spec.experiment.bytes_moved(spec.shape) / seconds / 1e9
+        record |= spec.experiment.records_extra(spec.shape, spec.params)
+        return record | self.env
+
+
+def derive(records: list[dict], baseline_variant: str) -> list[dict]:
+    """Add the columns that compare runs of one shape: % of cuBLAS and speedup over the baseline."""
+    by_shape: dict[str, list[dict]] = {}
+    for r in records:
+        by_shape.setdefault(r["shape"], []).append(r)
+    for rows in by_shape.values():
+        timed = [r for r in rows if r.get("time_ms") and not r.get("expected_wrong")]
+        cublas = [r for r in timed if r["variant"] == "cublas"]
+        base = [r for r in timed if r["variant"] == baseline_variant]
+        base_ms = min((r["time_ms"] for r in base), default=None)
+        for r in rows:
+            if not r.get("time_ms"):
+                continue
+            if cublas and r.get("gflops"):
+                r["pct_of_cublas"] = 100.0 * r["gflops"] / cublas[0]["gflops"]
+            if base_ms:
+                r["speedup_vs_baseline"] = base_ms / r["time_ms"]
+    return records

@@ -1,0 +1,15 @@
+import pytest
+
+
+def pytest_collection_modifyitems(config, items):
+    # Everything under tests/gpu/ needs the GPU, whether or not a test remembered the marker.
+    for item in items:
+        if "/tests/gpu/" in str(item.fspath):
+            item.add_marker(pytest.mark.gpu)
+
+
+@pytest.fixture(scope="session")
+def lab():
+    from gpulab.lab import Lab, LabOptions
+
+    return Lab(LabOptions(seed=1234))

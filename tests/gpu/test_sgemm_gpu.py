@@ -1,0 +1,79 @@
+"""SGEMM on a real GPU: every variant and config correct on ragged and large shapes, random and
+exact; the cuBLAS row present and correct; planted wrong kernels rejected by the checker."""
+
+from pathlib import Path
+
+import pytest
+
+from gpulab.experiments import get_experiment
+from gpulab.experiments.base import Launch, Variant
+from gpulab.lab import RunSpec, derive, plan
+
+SGEMM = get_experiment("sgemm")
+PLANTED = Path(__file__).parent / "planted"
+
+
+def _configs():
+    for v in SGEMM.variants:
+        grid = v.param_grid({p.name: p.choices for p in v.params if p.name in v.sweep}) if v.sweep \
+            else [v.default_params()]
+        for params in grid:
+            yield pytest.param(v, params, id=f"{v.name}-{v.params_label(params).replace(' ', '-')}")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", SGEMM.test_shapes, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
+@pytest.mark.parametrize("variant, params", list(_configs()))
+def test_variant_correct(lab, variant, params, shape, exact):
+    spec = RunSpec(SGEMM, variant, params, SGEMM.shape(*shape))
+    reason = variant.constraints(params, spec.shape)
+    if reason:
+        pytest.skip(reason)
+    result = lab.verify(spec, exact=exact)
+    assert result.ok, result.describe()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096)], ids=str)
+def test_cublas_row_correct(lab, shape):
+    spec = RunSpec(SGEMM, None, {}, SGEMM.shape(*shape), library="cublas")
+    result = lab.verify(spec)
+    assert result.ok, result.describe()
+
+
+def _planted(file: str, side: int) -> Variant:
+    """A planted kernel as a variant: one thread per element of C, side x side blocks."""
+    return Variant(
+        name=file, file=str(PLANTED / file), summary="planted wrong kernel",
+        launch=lambda p, s: Launch((-(-s["N"] // side), -(-s["M"] // side), 1), (side, side, 1)),
+    )
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("file, side, what", [
+    ("writes_nothing.cu", 16, "never written"),
+    ("off_by_one.cu", 16, "wrong elements"),
+    ("missing_barrier.cu", 32, "wrong elements"),
+])
+@pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
+def test_planted_wrong_kernels_are_rejected(lab, file, side, what, exact):
+    spec = RunSpec(SGEMM, _planted(file, side), {}, SGEMM.shape(1000, 1531, 777))
+    result = lab.verify(spec, exact=exact)
+    assert not result.ok
+    assert what in result.describe()
+    assert result.first_wrong is not None
+
+
+@pytest.mark.gpu
+def test_bench_records_have_rates_and_cublas_ratio(lab):
+    specs = plan(SGEMM, ["v1"], {"TILE": (16,)}, [SGEMM.square(256)])
+    records = derive([lab.execute(s) for s in specs], SGEMM.baseline)
+    by_variant = {r["variant"]: r for r in records}
+    assert set(by_variant) == {"v1", "cublas"}
+    v1 = by_variant["v1"]
+    assert v1["correct"] is True and v1["time_ms"] > 0 and v1["reps"] >= 5
+    assert v1["gflops"] == pytest.approx(2 * 256**3 / (v1["time_ms"] / 1e3) / 1e9)
+    assert 0 < v1["pct_of_cublas"] < 1000
+    assert by_variant["cublas"]["pct_of_cublas"] == pytest.approx(100.0)
+    assert v1["gpu"] and v1["driver"] and v1["date"]

@@ -1,0 +1,53 @@
+"""The command line as a user meets it, in a subprocess: exit codes, one-line errors, no traceback,
+and nothing written when a command fails."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ENV = {**os.environ, "GPULAB_NO_GPU": "1"}
+
+
+def gpulab(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "gpulab.cli", *args], capture_output=True, text=True,
+                          env=ENV, cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["bench", "sgemm", "--size", "0"], "at least 1"),
+    (["bench", "sgemm", "--size", "-4"], "at least 1"),
+    (["bench", "sgemm", "--size", "abc"], "not a whole number"),
+    (["bench", "sgemm", "--shape", "10x10"], "needs 3 numbers"),
+    (["bench", "nosuch"], "unknown experiment"),
+    (["bench", "sgemm", "--variant", "v9"], "no variant 'v9'"),
+    (["bench", "sgemm", "--param", "TILE=7"], "not accepted"),
+    (["bench", "sgemm", "--param", "TILE"], "NAME=V1,V2"),
+    (["bench", "sgemm", "--param", "NOPE=1"], "no chosen variant"),
+    (["bench", "sgemm", "--size", "64"], "no NVIDIA GPU"),
+])
+def test_bad_input_is_one_line_exit_2(args, words, tmp_path):
+    r = gpulab(*args, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert words in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "results").exists()  # no partial CSV
+
+
+def test_run_without_gpu_compiles_and_exits_0(tmp_path):
+    r = gpulab("run", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Resources per thread and block" in r.stdout and "v1" in r.stdout
+    assert "need an NVIDIA GPU" in r.stdout
+
+
+def test_list_names_every_variant():
+    from gpulab.experiments import all_experiments
+
+    r = gpulab("list")
+    assert r.returncode == 0
+    for exp in all_experiments():
+        for v in exp.variants:
+            assert v.name in r.stdout

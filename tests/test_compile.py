@@ -1,0 +1,89 @@
+"""Compilation needs no GPU: every registered variant compiles for sm_90 without spills, the ptxas
+report is parsed, errors carry NVRTC's file and line, and the cache is keyed by what matters."""
+
+import pytest
+
+from gpulab.errors import CompileError, GpulabError
+from gpulab.experiments import all_experiments
+from gpulab.gpu import compile as gcompile
+from gpulab.lab import RunSpec, compile_record
+
+# Recorded from NVRTC 13.5 compiling a kernel for sm_90 with -Xptxas=-v.
+PTXAS_LOG = """ptxas info    : 11 bytes gmem
+ptxas info    : Compiling entry function 'sgemm' for 'sm_90'
+ptxas info    : Function properties for sgemm
+ptxas         .     24 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads
+ptxas info    : Used 168 registers, used 1 barriers, 16384 bytes smem, 400 bytes cmem[0], 8 bytes cmem[2]
+ptxas info    : Compile time = 40.123 ms
+ptxas info    : Compiling entry function 'other' for 'sm_90'
+ptxas info    : Function properties for other
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 10 registers, used 0 barriers, 368 bytes cmem[0]
+"""
+
+
+def test_parse_ptxas_log():
+    parsed = gcompile.parse_ptxas_log(PTXAS_LOG)
+    s = parsed["sgemm"]
+    assert (s.registers, s.barriers, s.smem_static_bytes) == (168, 1, 16384)
+    assert (s.stack_frame_bytes, s.spill_stores_bytes, s.spill_loads_bytes) == (24, 8, 12)
+    assert s.cmem_bytes == 408
+    o = parsed["other"]
+    assert (o.registers, o.barriers, o.smem_static_bytes, o.cmem_bytes) == (10, 0, 0, 368)
+
+
+def _every_config():
+    for exp in all_experiments():
+        shape = exp.default_shape_list()[0]
+        for v in exp.variants:
+            grid = v.param_grid(dict(v.sweep)) if v.sweep else [v.default_params()]
+            for params in grid:
+                yield pytest.param(RunSpec(exp, v, params, shape), id=f"{exp.name}-{v.name}-{v.params_label(params)}")
+
+
+@pytest.mark.parametrize("spec", list(_every_config()))
+def test_every_variant_compiles_for_sm90_without_spills(spec, tmp_path, monkeypatch):
+    record = compile_record(spec, "sm_90")
+    assert not record.get("skip_reason"), record.get("skip_reason")
+    assert record["spill_stores_bytes"] == 0 and record["spill_loads_bytes"] == 0
+    assert record["reg_per_thread"] > 0
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPULAB_CACHE", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def test_compile_error_shows_file_and_line(fresh_cache):
+    src = fresh_cache / "broken.cu"
+    src.write_text('extern "C" __global__ void k(float* a) {\n  a[0] = undefined_name;\n}\n')
+    with pytest.raises(CompileError) as info:
+        gcompile.compile_kernel(src, "k")
+    message = str(info.value)
+    assert "broken.cu(2)" in message and "undefined_name" in message
+
+
+def test_missing_entry_is_a_clear_error(fresh_cache):
+    src = fresh_cache / "k.cu"
+    src.write_text('extern "C" __global__ void k(float* a) { a[0] = 1.f; }\n')
+    with pytest.raises(CompileError, match="no kernel named 'sgemm'"):
+        gcompile.compile_kernel(src, "sgemm")
+
+
+def test_cache_is_keyed_by_params_and_arch(fresh_cache):
+    src = fresh_cache / "k.cu"
+    src.write_text('extern "C" __global__ void k(float* a) { a[threadIdx.x] = VALUE; }\n')
+    a = gcompile.compile_kernel(src, "k", {"VALUE": 1})
+    again = gcompile.compile_kernel(src, "k", {"VALUE": 1})
+    b = gcompile.compile_kernel(src, "k", {"VALUE": 2})
+    c = gcompile.compile_kernel(src, "k", {"VALUE": 1}, arch="sm_80")
+    assert a.cubin_path == again.cubin_path
+    assert len({a.cubin_path, b.cubin_path, c.cubin_path}) == 3
+    src.write_text('extern "C" __global__ void k(float* a) { a[threadIdx.x] = VALUE + 1; }\n')
+    assert gcompile.compile_kernel(src, "k", {"VALUE": 1}).cubin_path != a.cubin_path
+
+
+def test_bad_arch_is_refused(fresh_cache):
+    with pytest.raises(GpulabError, match="sm_XY"):
+        gcompile.compile_kernel(fresh_cache / "x.cu", "k", arch="hopper")

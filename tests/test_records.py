@@ -1,0 +1,43 @@
+import math
+
+import pytest
+
+from gpulab import records
+
+
+def test_csv_round_trip(tmp_path):
+    rows = [
+        {"experiment": "sgemm", "variant": "v1", "params": "TILE=16", "shape": "17x33x65", "m": 17,
+         "correct": True, "max_rel_err": 1.25e-7, "time_ms": 0.0123, "grid": (3, 2, 1), "gpu": "NVIDIA H200"},
+        {"experiment": "sgemm", "variant": "cublas", "params": "", "shape": "17x33x65", "m": 17,
+         "correct": False, "max_rel_err": float("nan"), "skip_reason": "wrong output", "gpu": "NVIDIA H200"},
+    ]
+    path = tmp_path / "out" / "sgemm.csv"
+    records.write_csv(path, rows)
+    back = records.read_csv(path)
+    assert back[0]["variant"] == "v1" and back[0]["m"] == 17 and back[0]["correct"] is True
+    assert back[0]["max_rel_err"] == pytest.approx(1.25e-7) and back[0]["time_ms"] == pytest.approx(0.0123)
+    assert back[0]["grid"] == "3x2x1"
+    assert back[1]["params"] is None and back[1]["correct"] is False and math.isnan(back[1]["max_rel_err"])
+    header = path.read_text().splitlines()[0].split(",")
+    assert header[:3] == ["experiment", "variant", "params"] and header[-1] == "gpu"
+
+
+def test_atomic_write_keeps_old_file_when_writing_fails(tmp_path, monkeypatch):
+    path = tmp_path / "x.csv"
+    records.write_csv(path, [{"experiment": "a", "variant": "b"}])
+    before = path.read_text()
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(records.os, "replace", boom)
+    with pytest.raises(OSError):
+        records.write_csv(path, [{"experiment": "c", "variant": "d"}])
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["x.csv"]  # no temporary file left behind
+
+
+def test_environment_without_gpu_has_versions():
+    env = records.environment(None, "sm_90")
+    assert env["gpu"] == "none" and env["arch"] == "sm_90" and env["nvrtc"] and env["date"]
