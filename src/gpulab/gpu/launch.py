@@ -1,4 +1,9 @@
-"""Load a cubin and launch its kernel with CuPy, checking for errors after every launch."""
+"""Load a cubin and launch its kernel with CuPy, checking for errors after every launch.
+
+CuPy launches through the driver API (cuLaunchKernel), whose return code it checks and raises on:
+a bad grid, block or shared-memory size is reported at the launch itself. A fault inside the kernel
+(an illegal address) surfaces at the next synchronization, which every check does right after its
+launch and every timed repetition does through its stop event."""
 
 from __future__ import annotations
 
@@ -31,16 +36,6 @@ class LoadedKernel:
                 f"launch of {self.compiled.cubin_path.name} failed (grid {grid}, block {block}, "
                 f"{smem_dynamic_bytes} B dynamic smem): {exc}"
             ) from None
-        check_last_error(self.compiled.cubin_path.name)
-
-
-def check_last_error(what: str) -> None:
-    """Surface a launch error now rather than at some later, unrelated call."""
-    from cupy.cuda import runtime
-
-    err = runtime.getLastError()
-    if err != 0:
-        raise GpulabError(f"{what}: CUDA error {err} ({runtime.getErrorString(err)}) after launch")
 
 
 def synchronize(what: str) -> None:

@@ -7,6 +7,8 @@ import dataclasses
 import statistics
 from typing import Callable
 
+from gpulab.errors import GpulabError
+
 
 @dataclasses.dataclass(frozen=True)
 class Timing:
@@ -61,7 +63,10 @@ def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], No
         start.record()
         fn()
         stop.record()
-        stop.synchronize()
+        try:
+            stop.synchronize()
+        except Exception as exc:  # a fault inside the kernel surfaces at this synchronization
+            raise GpulabError(f"the timed launch faulted on the device: {exc}") from None
         return cupy.cuda.get_elapsed_time(start, stop)
 
     # Warm-up by time: module load, clocks ramping and caches of the instruction path settle.
