@@ -120,10 +120,15 @@ def bench(
     from gpulab.lab import Lab, LabOptions, derive, parse_param_overrides, plan
     from gpulab.records import write_csv
 
+    from gpulab.tune import tuned_defaults
+
     exp = get_experiment(experiment)
-    specs = plan(exp, split_list(variant) or None, parse_param_overrides(param or []),
-                 resolve_shapes(exp, size, shape))
+    overrides = parse_param_overrides(param or [])
+    shapes = resolve_shapes(exp, size, shape)
     lab = Lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
+    specs = plan(exp, split_list(variant) or None, overrides, shapes,
+                 defaults=tuned_defaults(exp, results_dir(lab.device.slug)))
+    lab.preflight(specs)
     records = derive(run_specs(lab, specs, f"bench {exp.name}"), exp.baseline)
     path = out or results_dir(lab.device.slug) / f"{exp.name}.csv"
     write_csv(path, records)
@@ -155,12 +160,111 @@ def run(
     folder = out_dir or results_dir(lab.device.slug)
     console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {lab.env['driver']}, "
                   f"CUDA runtime {info.cuda_runtime_version})")
+    from gpulab.tune import tuned_defaults
+
     for exp in all_experiments():
-        specs = plan(exp, None, {}, exp.default_shape_list())
+        specs = plan(exp, None, {}, exp.default_shape_list(), defaults=tuned_defaults(exp, folder))
+        lab.preflight(specs)
         records = derive(run_specs(lab, specs, f"run {exp.name}"), exp.baseline)
         write_csv(folder / f"{exp.name}.csv", records)
         show_bench(exp, records)
         console.print(f"wrote {folder / (exp.name + '.csv')}\n")
+
+
+@app.command()
+def tune(
+    experiment: str = typer.Argument(..., help="experiment name"),
+    variant: str = typer.Argument(..., help="the variant whose params to search"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="restrict a param: NAME=V1,V2"),
+    size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes to score on"),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="shapes to score on (repeatable)"),
+    limit: int = typer.Option(120, "--limit", help="at most this many configs (a deterministic sample)"),
+) -> None:
+    """Search a variant's params, time each config on several shapes, save results as it goes
+    (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json."""
+    from gpulab import tune as t
+    from gpulab.experiments import get_experiment
+    from gpulab.gpu.timing import TimingPolicy
+    from gpulab.lab import Lab, LabOptions, RunSpec, compile_spec, parse_param_overrides
+
+    exp = get_experiment(experiment)
+    v = exp.variant(variant)
+    if not v.params:
+        raise GpulabError(f"{exp.name} {v.name} has no params to tune")
+    if limit < 1:
+        raise GpulabError("--limit must be at least 1")
+    overrides = parse_param_overrides(param or [])
+    for name, values in overrides.items():
+        v.param_grid({name: values})  # validates names and values with the usual messages
+    shapes = (resolve_shapes(exp, size, shape) if (size or shape)
+              else [exp.shape(*s) for s in (exp.tune_shapes or exp.default_shapes)])
+    ok, rejected = t.feasible(v, t.search_space(v, overrides))
+    lab = Lab(LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50)))
+    folder = results_dir(lab.device.slug)
+    current = t.tuned_defaults(exp, folder)(v)
+    configs = t.sample(ok, limit, first=current)
+    console.print(f"{exp.name} {v.name}: {len(ok) + len(rejected)} configs, {len(rejected)} rejected by "
+                  f"constraints, timing {len(configs)} on {', '.join(s.label for s in shapes)}")
+    for params, reason in rejected[:5]:
+        console.print(f"  skipped {v.params_label(params)}: {reason}", markup=False)
+    path = folder / f"tune-{exp.name}-{v.name}.csv"
+    rows = t.resume_rows(path)
+    done = t.done_keys(rows)
+    if done:
+        console.print(f"resuming: {len(done)} config x shape results already in {path}")
+    lab.preflight([RunSpec(exp, v, current, s) for s in shapes])
+    with progress_bar() as bar:
+        task = bar.add_task("tuning", total=len(configs) * len(shapes))
+        for params in configs:
+            for s in shapes:
+                spec = RunSpec(exp, v, params, s)
+                bar.update(task, description=spec.label)
+                if (v.params_label(params), s.label) not in done:
+                    rows.append(_tune_one(lab, spec, compile_spec, rows, path))
+                bar.advance(task)
+    scored = []
+    for params in configs:
+        mine = [r for r in rows if (r.get("params") or "") == v.params_label(params)]
+        value = t.score(mine, shapes)
+        if value is not None:
+            scored.append((value, params))
+    if not scored:
+        raise GpulabError(f"no config of {v.name} ran correctly on every shape; see {path}")
+    scored.sort(key=lambda x: -x[0])
+    best_value, best = scored[0]
+    t.write_best(folder, exp, v, best, best_value, shapes, lab.env)
+    from rich.table import Table
+
+    unit = "GFLOP/s" if exp.bound == "compute" else "GB/s"
+    table = Table(title=f"{exp.name} {v.name}: best configs (geomean {unit} over {len(shapes)} shapes)",
+                  title_justify="left")
+    table.add_column("params")
+    table.add_column(unit, justify="right")
+    for value, params in scored[:10]:
+        table.add_row(v.params_label(params), f"{value:,.0f}")
+    console.print(table)
+    console.print(f"best {v.params_label(best)} saved to {t.tuned_path(folder)}; every result in {path}")
+
+
+def _tune_one(lab, spec, compile_spec, rows: list[dict], path: Path) -> dict:
+    """One config x shape. A row marking it unfinished is saved first, so a run that dies inside it
+    (a fault poisons the CUDA context) is skipped, with that reason, when the tune resumes."""
+    from gpulab import tune as t
+
+    pending = spec.base_record() | {"skip_reason": "did not finish: the process stopped during this run"}
+    t.save_rows(path, rows + [pending])
+    resources = compile_spec(spec, lab.arch).resources
+    if resources.spill_stores_bytes:
+        record = pending | resources.as_record() | {"skip_reason": "spills registers to local memory"}
+    else:
+        try:
+            record = lab.execute(spec)
+        except GpulabError as exc:
+            if "faulted" in str(exc):
+                raise
+            record = spec.base_record() | {"skip_reason": str(exc)}
+    t.save_rows(path, rows + [record])
+    return record
 
 
 @app.command()

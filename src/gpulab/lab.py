@@ -162,6 +162,15 @@ class Lab:
                 f"and the card has {free / 2**30:.1f} GiB free; choose a smaller shape"
             )
 
+    def preflight(self, specs: list[RunSpec]) -> None:
+        """Check every shape against free memory before the first run, so a sweep that cannot
+        finish stops at once instead of after minutes of work."""
+        seen = set()
+        for spec in specs:
+            if spec.shape.label not in seen:
+                seen.add(spec.shape.label)
+                self.ensure_fits(spec)
+
     def _launcher(self, spec: RunSpec, inputs: dict, out) -> Callable[[], None]:
         """A zero-argument callable that performs the run's work once on the device."""
         exp = spec.experiment

@@ -77,3 +77,15 @@ def test_bench_records_have_rates_and_cublas_ratio(lab):
     assert 0 < v1["pct_of_cublas"] < 1000
     assert by_variant["cublas"]["pct_of_cublas"] == pytest.approx(100.0)
     assert v1["gpu"] and v1["driver"] and v1["date"]
+
+
+@pytest.mark.gpu
+def test_shape_too_big_for_the_card_is_refused_before_allocating(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "bench", "sgemm", "--variant", "v0",
+                        "--shape", "1048576x1048576x64"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 2 and "choose a smaller shape" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "results").exists()

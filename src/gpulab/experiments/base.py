@@ -141,6 +141,7 @@ class Experiment:
     bound: str = "memory"
     default_shapes: tuple[tuple[int, ...], ...] = ()
     test_shapes: tuple[tuple[int, ...], ...] = ()
+    tune_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab tune` scores on; default_shapes if empty
     max_dim: int = 1 << 31
 
     # -- where the kernels live -------------------------------------------------------------

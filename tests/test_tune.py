@@ -1,0 +1,71 @@
+"""Tuning logic that needs no GPU: the search space, constraint rejection with reasons, sampling,
+scoring, resuming from the saved CSV, and tuned defaults that fall back when stale."""
+
+import json
+
+import pytest
+
+from gpulab import tune
+from gpulab.experiments import get_experiment
+from gpulab.experiments.base import Launch, Param, Variant
+
+SGEMM = get_experiment("sgemm")
+
+
+def _variant():
+    def constraints(p, shape):
+        if p["BM"] * p["BK"] % 256:
+            return "BM*BK must be a multiple of the 256 threads"
+        return None
+
+    return Variant(
+        name="vt", file="x.cu", summary="test", launch=lambda p, s: Launch((1, 1, 1), (256, 1, 1)),
+        params=(Param("BM", (64, 128), 128), Param("BK", (2, 8, 16), 8)), constraints=constraints,
+    )
+
+
+def test_space_and_constraints_reject_what_cannot_run():
+    v = _variant()
+    space = tune.search_space(v)
+    assert len(space) == 6
+    ok, rejected = tune.feasible(v, space)
+    assert {"BM": 64, "BK": 2} in [p for p, _ in rejected]
+    assert all("multiple of the 256 threads" in reason for _, reason in rejected)
+    assert {"BM": 128, "BK": 8} in ok and len(ok) + len(rejected) == 6
+    restricted = tune.search_space(v, {"BK": (16,)})
+    assert restricted == [{"BM": 64, "BK": 16}, {"BM": 128, "BK": 16}]
+
+
+def test_sample_is_deterministic_and_keeps_the_current_default_first():
+    configs = [{"A": i} for i in range(50)]
+    a = tune.sample(configs, 10, first={"A": 42})
+    assert a[0] == {"A": 42} and len(a) == 10 and a == tune.sample(configs, 10, first={"A": 42})
+    assert tune.sample(configs, None) == configs
+
+
+def test_score_needs_every_shape_correct():
+    shapes = [SGEMM.square(2), SGEMM.square(4)]
+    rows = [{"shape": "2x2x2", "correct": True, "time_ms": 1.0, "gflops": 100.0},
+            {"shape": "4x4x4", "correct": True, "time_ms": 1.0, "gflops": 400.0}]
+    assert tune.score(rows, shapes) == pytest.approx(200.0)
+    rows[1]["correct"] = False
+    assert tune.score(rows, shapes) is None
+    assert tune.score(rows[:1], shapes) is None
+
+
+def test_resume_reads_what_was_saved(tmp_path):
+    path = tmp_path / "tune.csv"
+    tune.save_rows(path, [{"experiment": "sgemm", "variant": "v1", "params": "TILE=8", "shape": "2x2x2"}])
+    assert tune.done_keys(tune.resume_rows(path)) == {("TILE=8", "2x2x2")}
+
+
+def test_tuned_defaults_used_when_valid_and_ignored_when_stale(tmp_path):
+    v1 = SGEMM.variant("v1")
+    defaults = tune.tuned_defaults(SGEMM, tmp_path)
+    assert defaults(v1) == v1.default_params()
+    tune.write_best(tmp_path, SGEMM, v1, {"TILE": 16}, 123.0, [SGEMM.square(64)], {"gpu": "X"})
+    assert tune.tuned_defaults(SGEMM, tmp_path)(v1) == {"TILE": 16}
+    data = json.loads((tmp_path / "tuned.json").read_text())
+    data["sgemm"]["v1"]["params"] = {"TILE": 7}  # no longer an accepted value
+    (tmp_path / "tuned.json").write_text(json.dumps(data))
+    assert tune.tuned_defaults(SGEMM, tmp_path)(v1) == v1.default_params()
