@@ -29,3 +29,19 @@ def test_update_readme_rewrites_only_the_named_block(tmp_path):
     text = readme.read_text()
     assert "old" not in text and "keep" in text and "| shape (GFLOP/s) |" in text
     assert "NVIDIA H200" in text
+
+
+def test_report_command_writes_plot_and_html_from_csv(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    (tmp_path / "results" / "h200").mkdir(parents=True)
+    shutil.copy(H200_SGEMM, tmp_path / "results" / "h200" / "sgemm.csv")
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "report"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    png = tmp_path / "results" / "h200" / "sgemm.png"
+    html = (tmp_path / "results" / "h200" / "report.html").read_text()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "data:image/png;base64," in html and "cublas" in html and "NVIDIA H200" in html

@@ -268,6 +268,41 @@ def _tune_one(lab, spec, compile_spec, rows: list[dict], path: Path) -> dict:
 
 
 @app.command()
+def report(
+    results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
+) -> None:
+    """Plots (PNG) and one HTML page per card, from the CSVs under results/<gpu>/."""
+    from gpulab.experiments import all_experiments
+    from gpulab.records import read_csv, write_atomic
+    from gpulab.report import html, plots
+    from gpulab.report.markdown import best_lines, provenance
+
+    gpu_dirs = sorted(p for p in results.glob("*") if p.is_dir())
+    if not gpu_dirs:
+        raise GpulabError(f"no results under {results}/; run gpulab bench or gpulab run first")
+    for gpu_dir in gpu_dirs:
+        sections = []
+        for exp in all_experiments():
+            csv_path = gpu_dir / f"{exp.name}.csv"
+            if not csv_path.exists():
+                continue
+            records = read_csv(csv_path)
+            title = f"{exp.name}: {exp.title}"
+            if exp.bound == "compute":
+                png = plots.plot_compute(records, title, gpu_dir / f"{exp.name}.png",
+                                         libraries=tuple(exp.vendor_baselines()))
+            else:
+                png = plots.plot_memory(records, title, gpu_dir / f"{exp.name}.png")
+            sections.append({"title": title, "records": records, "png": png,
+                             "notes": best_lines(records, exp.baseline).splitlines(),
+                             "provenance": provenance(records).strip("_")})
+        if sections:
+            out = gpu_dir / "report.html"
+            write_atomic(out, html.page(gpu_dir.name, sections))
+            console.print(f"wrote {out} and {len(sections)} plot(s) in {gpu_dir}/")
+
+
+@app.command()
 def readme(
     readme_path: Path = typer.Option(Path("README.md"), "--readme", help="the file with generated blocks"),
     results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
