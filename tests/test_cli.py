@@ -21,7 +21,7 @@ def gpulab(*args, cwd=None):
     (["bench", "sgemm", "--size", "abc"], "not a whole number"),
     (["bench", "sgemm", "--shape", "10x10"], "needs 3 numbers"),
     (["bench", "nosuch"], "unknown experiment"),
-    (["bench", "sgemm", "--variant", "v9"], "no variant 'v9'"),
+    (["bench", "sgemm", "--variant", "v99"], "no variant 'v99'"),
     (["bench", "sgemm", "--param", "TILE=7"], "not accepted"),
     (["bench", "sgemm", "--param", "TILE"], "NAME=V1,V2"),
     (["bench", "sgemm", "--param", "NOPE=1"], "no chosen variant"),

@@ -192,7 +192,8 @@ class Lab:
         return {k: (cupy.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in host.items()}
 
     def verify(self, spec: RunSpec, exact: bool | None = None, seed: int | None = None) -> CheckResult:
-        """Fresh inputs, a poisoned output, one launch, compared with the float64 reference."""
+        """Fresh inputs, a poisoned output, one launch (two for integer outputs, see merge_poisoned),
+        compared with the reference."""
         import cupy
 
         from gpulab.gpu.launch import synchronize
@@ -204,9 +205,20 @@ class Lab:
         self.ensure_fits(spec)
         inputs = self._device_inputs(spec, exact, seed)
         out = spec.experiment.output(spec.shape, cupy)
+        # Integer outputs have no NaN: a second launch into the complement poison (merge_poisoned).
+        second = cupy.invert(out) if out.dtype.kind in "iu" else None
         self._launcher(spec, inputs, out)()
+        if second is not None:
+            self._launcher(spec, inputs, second)()
         synchronize(spec.label)
-        return spec.experiment.check(out, inputs, spec.shape, exact, cupy)
+        unwritten = 0
+        if second is not None:
+            out, unwritten = merge_poisoned(out, second, cupy)
+        result = spec.experiment.check(out, inputs, spec.shape, exact, cupy)
+        if unwritten:
+            note = f"{unwritten} differ between two launches into differently poisoned outputs (never written)"
+            result = dataclasses.replace(result, detail="; ".join(filter(None, (result.detail, note))))
+        return result
 
     def time(self, spec: RunSpec) -> Timing:
         import cupy
@@ -234,6 +246,8 @@ class Lab:
         if self.options.check:
             result = self.verify(spec)
             record |= result.as_record()
+            if record["expected_wrong"]:
+                record["correct"] = False  # a demonstration never passes, even on a run the race hid
             if not result.ok and not record["expected_wrong"]:
                 return record | {"skip_reason": f"wrong output: {result.describe()}"} | self.env
         timing = self.time(spec)
@@ -247,8 +261,31 @@ class Lab:
         return record | self.env
 
 
-def derive(records: list[dict], baseline_variant: str) -> list[dict]:
-    """Add the columns that compare runs of one shape: % of cuBLAS and speedup over the baseline."""
+NOT_WRITTEN = -(1 << 62)
+
+
+def merge_poisoned(first, second, xp):
+    """The every-element-written check for integer outputs, which have no NaN.
+
+    `first` was poisoned with some value P and `second` with its complement ~P (every bit differs)
+    before the same launch: an element the kernel wrote holds the same value in both, one it never
+    wrote holds P in one and ~P in the other, whatever its true value. Returns the agreed values as
+    int64 with NOT_WRITTEN (no 32-bit integer) where they differ, and how many differ.
+    """
+    differ = first != second
+    merged = xp.where(differ, xp.int64(NOT_WRITTEN), first.astype(xp.int64))
+    return merged, int(xp.count_nonzero(differ))
+
+
+def derive(records: list[dict], baseline_variant: str, match: tuple[str, ...] | None = None) -> list[dict]:
+    """Add the columns that compare runs of one shape: % of cuBLAS and speedup over the baseline.
+
+    The speedup is over the baseline's best config; `match` names params that change the problem
+    rather than the implementation (the stencil's radius R), so a row is compared only with
+    baseline configs of the same values. None: the experiment's own `problem_params`.
+    """
+    if match is None:
+        match = _problem_params(records)
     by_shape: dict[str, list[dict]] = {}
     for r in records:
         by_shape.setdefault(r["shape"], []).append(r)
@@ -256,12 +293,26 @@ def derive(records: list[dict], baseline_variant: str) -> list[dict]:
         timed = [r for r in rows if r.get("time_ms") and not r.get("expected_wrong")]
         cublas = [r for r in timed if r["variant"] == "cublas"]
         base = [r for r in timed if r["variant"] == baseline_variant]
-        base_ms = min((r["time_ms"] for r in base), default=None)
         for r in rows:
             if not r.get("time_ms"):
                 continue
             if cublas and r.get("gflops"):
                 r["pct_of_cublas"] = 100.0 * r["gflops"] / cublas[0]["gflops"]
+            mine = _params_of(r)
+            same = [b for b in base if all(_params_of(b).get(k) == mine.get(k) for k in match if k in mine)]
+            base_ms = min((b["time_ms"] for b in same), default=None)
             if base_ms:
                 r["speedup_vs_baseline"] = base_ms / r["time_ms"]
     return records
+
+
+def _params_of(record: dict) -> dict[str, str]:
+    """'R=3 VEC=4' -> {'R': '3', 'VEC': '4'}."""
+    return dict(item.split("=", 1) for item in str(record.get("params") or "").split() if "=" in item)
+
+
+def _problem_params(records: list[dict]) -> tuple[str, ...]:
+    from gpulab.experiments import all_experiments
+
+    names = {r.get("experiment") for r in records}
+    return tuple(p for e in all_experiments() if e.name in names for p in getattr(e, "problem_params", ()))

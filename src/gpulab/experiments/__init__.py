@@ -11,7 +11,7 @@ import importlib
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment
 
-EXPERIMENT_MODULES = ("sgemm",)
+EXPERIMENT_MODULES = ("sgemm", "coalesce", "stencil", "grayscale")
 
 
 def all_experiments() -> list[Experiment]:

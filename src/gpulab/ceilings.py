@@ -1,0 +1,251 @@
+"""The card's own ceilings, measured on it: copy bandwidth, the FP32 FMA rate, cuBLAS FP32 and TF32.
+
+Every rate gpulab reports is shown against a limit measured on the same card, never a datasheet:
+  copy_memcpy       cudaMemcpyAsync device to device, 1 GiB, bytes read + written
+  copy_kernel       gpulab's float4 copy kernel (experiments/ceilings/copy.cu), same buffers
+  fma_fp32          gpulab's FFMA kernel (experiments/ceilings/fma.cu): 8 independent chains per thread
+  cublas_fp32_N     cuBLAS SGEMM through CuPy, FP32 compute (TF32 off), N = 4096 and 8192
+  cublas_tf32_N     the same with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores), to show what a
+                    "FP32" baseline that lets TF32 in would claim
+The copy ceiling is the better of the two copies; memory-bound records get `pct_of_ceiling` against
+it, compute-bound ones (sgemm) against fma_fp32 (and already carry pct_of_cublas from their own
+cuBLAS row). They are stored in results/<gpu>/ceilings.csv with the date, driver and clocks, and
+reused until `gpulab ceilings --refresh`.
+
+This module sits at the package root, beside lab.py, not in gpu/: it knows about experiments (their
+`bound` decides which ceiling applies) and about records, and gpu/ knows about neither.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from gpulab.check import FP32_TOLERANCE
+from gpulab.errors import GpulabError
+from gpulab.records import read_csv, write_csv
+
+FILE_NAME = "ceilings.csv"
+KERNEL_DIR = Path(__file__).resolve().parent / "experiments" / "ceilings"
+COPY_BYTES = 1 << 30  # 1 GiB each way: 17x the H200's L2
+FMA_CHAINS = 8
+FMA_ITERS = 1 << 16  # ~4.4 ms per launch at 64 TFLOP/s on 132 SMs; a multiple of the unroll (32)
+FMA_BLOCKS_PER_SM = 8  # of 256 threads: 2048 threads, every SM full
+GEMM_SIZES = (4096, 8192)
+THREADS = 256
+
+
+def names() -> tuple[str, ...]:
+    """Every ceiling a complete file holds."""
+    gemm = tuple(f"cublas_{m}_{n}" for m in ("fp32", "tf32") for n in GEMM_SIZES)
+    return ("copy_memcpy", "copy_kernel", "fma_fp32") + gemm
+
+
+@dataclasses.dataclass
+class Ceilings:
+    rows: list[dict]
+    path: Path | None = None
+    measured: bool = False  # True when measured in this process, False when read from the file
+
+    def row(self, name: str) -> dict | None:
+        return next((r for r in self.rows if r.get("ceiling") == name), None)
+
+    @property
+    def best_copy(self) -> dict | None:
+        copies = [r for r in self.rows if str(r.get("ceiling", "")).startswith("copy") and r.get("gbps")]
+        return max(copies, key=lambda r: r["gbps"], default=None)
+
+    @property
+    def copy_gbps(self) -> float | None:
+        best = self.best_copy
+        return best["gbps"] if best else None
+
+    @property
+    def fma_gflops(self) -> float | None:
+        r = self.row("fma_fp32")
+        return r.get("gflops") if r else None
+
+
+# -- the file ------------------------------------------------------------------------------------
+def ceilings_path(folder: Path) -> Path:
+    return Path(folder) / FILE_NAME
+
+
+def save(path: Path, rows: list[dict]) -> None:
+    write_csv(path, rows)  # atomic: a temporary file, then a rename
+
+
+def load(path: Path) -> Ceilings | None:
+    """The stored ceilings, or None when the file is missing or lacks one of them."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    rows = read_csv(path)
+    if not set(names()) <= {str(r.get("ceiling")) for r in rows}:
+        return None
+    return Ceilings(rows, path, measured=False)
+
+
+def ensure(device, folder: Path, refresh: bool = False, progress=None) -> Ceilings:
+    """The ceilings of this card: read from folder/ceilings.csv when it holds them for this GPU,
+    else (or with refresh) measured now and written there."""
+    path = ceilings_path(folder)
+    if not refresh:
+        stored = load(path)
+        if stored is not None and all(r.get("gpu") == device.name for r in stored.rows):
+            return stored
+    rows = measure(device, progress=progress)
+    save(path, rows)
+    return Ceilings(rows, path, measured=True)
+
+
+# -- applying them to records --------------------------------------------------------------------
+def attach(records: Iterable[dict], experiment, ceilings: Ceilings | None) -> list[dict]:
+    """Add `ceiling` (its name), its value, and `pct_of_ceiling` to every timed record.
+
+    Memory-bound experiments (Experiment.bound == 'memory') are measured against the best copy
+    (GB/s of the bytes the problem must move); compute-bound ones against the FP32 FMA rate.
+    """
+    records = list(records)
+    if ceilings is None:
+        return records
+    if experiment.bound == "compute":
+        name, value, rate, column = "fma_fp32", ceilings.fma_gflops, "gflops", "ceiling_gflops"
+    else:
+        best = ceilings.best_copy
+        name = best["ceiling"] if best else ""
+        value, rate, column = ceilings.copy_gbps, "gbps", "ceiling_gbps"
+    if not value:
+        return records
+    for r in records:
+        if r.get(rate) and r.get("time_ms"):
+            r["ceiling"] = name
+            r[column] = value
+            r["pct_of_ceiling"] = 100.0 * r[rate] / value
+    return records
+
+
+# -- measuring -----------------------------------------------------------------------------------
+@contextlib.contextmanager
+def cublas_float32_math(mode: str):
+    """cuBLAS compute type for float32 matmuls in CuPy: 'fp32' (CUBLAS_COMPUTE_32F, TF32 off) or
+    'tf32' (CUBLAS_COMPUTE_32F_FAST_TF32). The previous setting is restored on the way out, and
+    checked, so the FP32 baseline elsewhere never runs in TF32 by accident."""
+    from cupy._core import _routines_linalg as linalg
+
+    wanted = {"fp32": linalg.COMPUTE_TYPE_FP32, "tf32": linalg.COMPUTE_TYPE_TF32}[mode]
+    previous = linalg.get_compute_type(np.float32)
+    linalg.set_compute_type(np.float32, wanted)
+    try:
+        yield
+    finally:
+        linalg.set_compute_type(np.float32, previous)
+        if linalg.get_compute_type(np.float32) != previous:
+            raise GpulabError("could not restore CuPy's float32 matmul compute type after the ceilings")
+
+
+def clocks_mhz() -> dict:
+    """SM and memory clocks right now (NVML), and the SM's maximum; {} when NVML is unavailable."""
+    try:
+        import cupy
+        import pynvml
+
+        pynvml.nvmlInit()
+        bus_id = cupy.cuda.Device().pci_bus_id
+        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus_id)
+        return {
+            "sm_clock_mhz": int(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM)),
+            "mem_clock_mhz": int(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM)),
+            "sm_clock_max_mhz": int(pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM)),
+        }
+    except Exception:
+        return {}
+
+
+def measure(device, policy=None, progress=None) -> list[dict]:
+    """Measure every ceiling on `device` (a gpulab.gpu.device.DeviceInfo). One row each."""
+    import cupy
+
+    from gpulab.gpu.compile import compile_kernel
+    from gpulab.gpu.launch import load as load_kernel
+    from gpulab.gpu.launch import synchronize
+    from gpulab.gpu.timing import L2Flusher, TimingPolicy, time_it
+    from gpulab.records import environment
+
+    policy = policy or TimingPolicy()
+    flush = L2Flusher(device.l2_bytes) if policy.flush_l2 else None
+    env = environment(device, device.arch)
+    rows: list[dict] = []
+    say = progress or (lambda text: None)
+
+    def row(name: str, what: str, timing, **values) -> None:
+        # The clocks right after the timed repetitions: what the card ran this ceiling at.
+        rows.append({"ceiling": name, "what": what, **values, **timing.as_record(), **clocks_mhz(),
+                     "sm_clock_spec_mhz": device.sm_clock_khz // 1000,
+                     "mem_clock_spec_mhz": device.memory_clock_khz // 1000, **env})
+
+    # Copy bandwidth: 1 GiB of random floats (never zeros), read once and written once.
+    say("copy bandwidth (1 GiB, cudaMemcpy and gpulab's float4 kernel)")
+    src = cupy.random.random(COPY_BYTES // 4, dtype=cupy.float32)
+    dst = cupy.empty_like(src)
+    t = time_it(lambda: dst.data.copy_from_device_async(src.data, COPY_BYTES), policy, flush)
+    row("copy_memcpy", "cudaMemcpyAsync device to device, 1 GiB; bytes read + written", t,
+        size_bytes=COPY_BYTES, gbps=2 * COPY_BYTES / (t.median_ms / 1e3) / 1e9)
+    synchronize("cudaMemcpy ceiling")
+    if not bool(cupy.array_equal(src, dst)):
+        raise GpulabError("the device-to-device copy ceiling produced a wrong copy")
+
+    copy = load_kernel(compile_kernel(KERNEL_DIR / "copy.cu", "copy_peak", {}, device.arch))
+    n4 = COPY_BYTES // 16
+    dst.fill(np.nan)
+    grid = (-(-n4 // THREADS), 1, 1)
+    t = time_it(lambda: copy(grid, (THREADS, 1, 1), (src, dst, np.int64(n4))), policy, flush)
+    row("copy_kernel", "gpulab copy_peak: one float4 per thread, 1 GiB; bytes read + written", t,
+        size_bytes=COPY_BYTES, gbps=2 * COPY_BYTES / (t.median_ms / 1e3) / 1e9)
+    synchronize("copy kernel ceiling")
+    if not bool(cupy.array_equal(src, dst)):
+        raise GpulabError("the copy ceiling kernel produced a wrong copy")
+    del src, dst
+
+    # FP32 FMA rate.
+    say("FP32 FMA rate")
+    fma = load_kernel(compile_kernel(KERNEL_DIR / "fma.cu", "fma_peak", {"CHAINS": FMA_CHAINS}, device.arch))
+    blocks = device.sm_count * FMA_BLOCKS_PER_SM
+    out = cupy.empty(blocks * THREADS, dtype=cupy.float32)
+    args = (out, np.float32(0.999999), np.float32(1e-6), np.int32(FMA_ITERS))
+    t = time_it(lambda: fma((blocks, 1, 1), (THREADS, 1, 1), args), policy, flush)
+    flops = 2.0 * FMA_CHAINS * FMA_ITERS * blocks * THREADS
+    row("fma_fp32", f"gpulab fma_peak: {FMA_CHAINS} FFMA chains x {FMA_ITERS} steps, "
+        f"{blocks} blocks of {THREADS}", t, gflops=flops / (t.median_ms / 1e3) / 1e9)
+    synchronize("FMA ceiling")
+    if not bool(cupy.isfinite(out).all()):
+        raise GpulabError("the FMA ceiling kernel produced non-finite values")
+    del out
+
+    # cuBLAS SGEMM, FP32 then TF32, checked against a float64 GEMM so the mode is proven, not assumed.
+    for n in GEMM_SIZES:
+        say(f"cuBLAS SGEMM {n}^3, FP32 and TF32")
+        a = cupy.random.random((n, n), dtype=cupy.float32) * 2 - 1
+        b = cupy.random.random((n, n), dtype=cupy.float32) * 2 - 1
+        c = cupy.empty((n, n), dtype=cupy.float32)
+        ref = a.astype(cupy.float64) @ b.astype(cupy.float64)
+        scale = float(cupy.abs(ref).max())
+        for mode in ("fp32", "tf32"):
+            with cublas_float32_math(mode):
+                t = time_it(lambda: cupy.matmul(a, b, out=c), policy, flush)
+                c.fill(np.nan)
+                cupy.matmul(a, b, out=c)
+            err = float(cupy.abs(c.astype(cupy.float64) - ref).max()) / scale
+            if mode == "fp32" and not err <= FP32_TOLERANCE:
+                raise GpulabError(f"cuBLAS FP32 at {n}^3 has relative error {err:.2e}: it is not running in "
+                                  "FP32 (is CUPY_TF32 set?); unset it and rerun")
+            row(f"cublas_{mode}_{n}", f"cuBLAS SGEMM through CuPy, {mode.upper()} compute, "
+                f"{n}x{n}x{n}", t, gflops=2.0 * n**3 / (t.median_ms / 1e3) / 1e9, max_rel_err=err,
+                tf32_visible=err > FP32_TOLERANCE)
+        del a, b, c, ref
+    cupy.get_default_memory_pool().free_all_blocks()
+    return rows
