@@ -71,11 +71,31 @@ def run_specs(lab, specs, what: str) -> list[dict]:
 def show_bench(experiment, records: list[dict]) -> None:
     from gpulab.report.tables import bench_table, summary_table
 
+    from gpulab.experiments.napkin import napkin_lines
+
     console.print(bench_table(records, f"{experiment.name}: {experiment.title}"))
+    for line in napkin_lines(records):  # memory-bound experiments: the bytes behind each GB/s
+        console.print("  " + line, markup=False, highlight=False)
     summary = summary_table(records, experiment.baseline, f"{experiment.name}: best per shape",
                             tuple(experiment.vendor_baselines()))
     if summary is not None:
         console.print(summary)
+
+
+def ensure_ceilings(device, folder: Path):
+    """This card's ceilings from folder/ceilings.csv, measured first (and said so) if missing."""
+    from gpulab.ceilings import ensure, load, ceilings_path
+
+    if load(ceilings_path(folder)) is None:
+        console.print(f"measuring this card's ceilings once (stored in {ceilings_path(folder)}) ...")
+    with console.status("measuring ceilings") as status:
+        return ensure(device, folder, progress=lambda text: status.update(f"ceilings: {text}"))
+
+
+def attach_ceilings(records: list[dict], experiment, ceilings) -> list[dict]:
+    from gpulab.ceilings import attach
+
+    return attach(records, experiment, ceilings)
 
 
 # -- commands ---------------------------------------------------------------------------------
@@ -119,21 +139,51 @@ def bench(
     from gpulab.gpu.timing import TimingPolicy
     from gpulab.lab import Lab, LabOptions, derive, parse_param_overrides, plan
     from gpulab.records import write_csv
-
     from gpulab.tune import tuned_defaults
 
     exp = get_experiment(experiment)
     overrides = parse_param_overrides(param or [])
     shapes = resolve_shapes(exp, size, shape)
+    variants = split_list(variant) or None
+    plan(exp, variants, overrides, shapes)  # names and values are checked before the GPU is touched
     lab = Lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
-    specs = plan(exp, split_list(variant) or None, overrides, shapes,
-                 defaults=tuned_defaults(exp, results_dir(lab.device.slug)))
+    specs = plan(exp, variants, overrides, shapes, defaults=tuned_defaults(exp, results_dir(lab.device.slug)))
     lab.preflight(specs)
     records = derive(run_specs(lab, specs, f"bench {exp.name}"), exp.baseline)
+    records = attach_ceilings(records, exp, ensure_ceilings(lab.device, results_dir(lab.device.slug)))
     path = out or results_dir(lab.device.slug) / f"{exp.name}.csv"
     write_csv(path, records)
     show_bench(exp, records)
     console.print(f"wrote {len(records)} rows to {path}")
+
+
+@app.command()
+def ceilings(
+    refresh: bool = typer.Option(False, "--refresh", help="measure again even if results/<gpu>/ceilings.csv exists"),
+) -> None:
+    """This card's own limits: copy bandwidth, FP32 FMA rate, cuBLAS FP32 and TF32 at 4096^3 and 8192^3.
+    Measured once, stored in results/<gpu>/ceilings.csv, reused until --refresh."""
+    from rich.table import Table
+
+    from gpulab.ceilings import ensure
+    from gpulab.gpu.device import require_gpu
+
+    device = require_gpu()
+    folder = results_dir(device.slug)
+    with console.status("measuring ceilings") as status:
+        found = ensure(device, folder, refresh=refresh, progress=lambda text: status.update(f"ceilings: {text}"))
+    first = found.rows[0]
+    table = Table(title=f"Ceilings of {first.get('gpu')} (driver {first.get('driver')}, {first.get('date')})",
+                  title_justify="left")
+    for col in ("ceiling", "GB/s", "GFLOP/s", "time ms", "SM MHz after", "what"):
+        table.add_column(col, justify="left" if col in ("ceiling", "what") else "right")
+    for r in found.rows:
+        table.add_row(r["ceiling"], f"{r['gbps']:,.0f}" if r.get("gbps") else "",
+                      f"{r['gflops']:,.0f}" if r.get("gflops") else "", f"{r['time_ms']:.4f}",
+                      str(r.get("sm_clock_mhz") or ""), r.get("what") or "")
+    console.print(table)
+    verb = "measured and wrote" if found.measured else "reused (gpulab ceilings --refresh to measure again)"
+    console.print(f"{verb} {found.path}")
 
 
 @app.command()
@@ -162,10 +212,11 @@ def run(
                   f"CUDA runtime {info.cuda_runtime_version})")
     from gpulab.tune import tuned_defaults
 
+    ceilings = ensure_ceilings(lab.device, folder)
     for exp in all_experiments():
         specs = plan(exp, None, {}, exp.default_shape_list(), defaults=tuned_defaults(exp, folder))
         lab.preflight(specs)
-        records = derive(run_specs(lab, specs, f"run {exp.name}"), exp.baseline)
+        records = attach_ceilings(derive(run_specs(lab, specs, f"run {exp.name}"), exp.baseline), exp, ceilings)
         write_csv(folder / f"{exp.name}.csv", records)
         show_bench(exp, records)
         console.print(f"wrote {folder / (exp.name + '.csv')}\n")
@@ -322,6 +373,112 @@ def readme(
                 blocks[f"{gpu_dir.name}-{exp.name}"] = experiment_block(csv_path, exp.baseline, rate)
     done = update_readme(readme_path, blocks)
     console.print(f"regenerated {len(done)} block(s): {', '.join(done) or 'none'}")
+
+
+# -- counters: Nsight Compute ------------------------------------------------------------------
+def _one_shape(exp, size: Optional[str], shape: Optional[str]):
+    """The one shape a profile takes: --size or --shape, else the experiment's first default."""
+    if size is None and shape is None:
+        return exp.default_shape_list()[0]
+    shapes = resolve_shapes(exp, size, [shape] if shape else None)
+    if len(shapes) != 1:
+        raise GpulabError("profile one shape at a time: give one --size or one --shape")
+    return shapes[0]
+
+
+def _profile_header(prof) -> str:
+    from gpulab.profile_target import CHECK_LAUNCHES, TOTAL_LAUNCHES, WARMUP_LAUNCHES
+
+    dev = prof.info.get("device", {})
+    return (f"[bold]{prof.spec.label}[/] on {dev.get('name', '?')} ({dev.get('arch', '?')}), "
+            f"ncu {prof.ncu_version or '?'}: launch {TOTAL_LAUNCHES} of {TOTAL_LAUNCHES} captured "
+            f"({CHECK_LAUNCHES} checked, {WARMUP_LAUNCHES} warm-up), clocks unlocked, caches flushed per pass")
+
+
+def _save_profiles(profiles, csv_path: Optional[Path]) -> Path:
+    from gpulab.profiling import profile_csv_path, upsert_records
+
+    path = csv_path or profile_csv_path(profiles[0])
+    upsert_records(path, [p.record() for p in profiles])
+    return path
+
+
+@app.command()
+def profile(
+    experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
+    variant: str = typer.Argument(..., help="variant, optionally with params: v1 or v1:TILE=16"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=VALUE (repeatable)"),
+    size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
+    shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 512x512x512"),
+    full: bool = typer.Option(False, "--full", help="also save a --set full report (.ncu-rep) to open in ncu-ui"),
+    out: Optional[Path] = typer.Option(None, "--out", help="where --full saves its report (default results/<gpu>/profiles/)"),
+    csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV the record joins (default results/<gpu>/profile.csv)"),
+    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+) -> None:
+    """Profile one launch under Nsight Compute: predicted | measured for every counted quantity,
+    the headline metrics with a reading each, the top stalls; the counters join the record (CSV)."""
+    from gpulab.experiments import get_experiment
+    from gpulab.profiling import profile as run_profile, spec_for
+    from gpulab.report.profile_tables import counted_table, headline_table, stalls_table, top_stall_line
+
+    if out is not None and not full:
+        raise GpulabError("--out is where --full saves its report: add --full")
+    exp = get_experiment(experiment)
+    spec = spec_for(experiment, variant, param or [], _one_shape(exp, size, shape))
+    prof = run_profile(spec, full=full, report_out=out, seed=seed)
+    console.print(_profile_header(prof))
+    console.print(counted_table(prof))
+    console.print(headline_table(prof))
+    console.print(stalls_table(prof))
+    if line := top_stall_line(prof):
+        console.print(f"  {line}", markup=False)
+    if prof.missing:
+        console.print(f"[yellow]ncu gave no value for:[/] {', '.join(prof.missing)}", highlight=False)
+    if prof.report_path:
+        console.print(f"full report: {prof.report_path}\n  open it with: ncu-ui {prof.report_path}"
+                      f"\n  or read it here: ncu -i {prof.report_path} --page details", markup=False)
+    console.print(f"wrote the record to {_save_profiles([prof], csv_path)}", markup=False)
+
+
+@app.command()
+def compare(
+    experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
+    a: str = typer.Argument(..., help="first variant, e.g. v0 or v1:TILE=16"),
+    b: str = typer.Argument(..., help="second variant, e.g. v1 or v1:TILE=32"),
+    param_a: Optional[list[str]] = typer.Option(None, "--param-a", help="NAME=VALUE for A (repeatable)"),
+    param_b: Optional[list[str]] = typer.Option(None, "--param-b", help="NAME=VALUE for B (repeatable)"),
+    size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
+    shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 512x512x512"),
+    csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV both records join (default results/<gpu>/profile.csv)"),
+    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+) -> None:
+    """Profile two variants (or two configs of one) and show their key metrics side by side: the
+    direction and size of each change, and what it means."""
+    from gpulab.experiments import get_experiment
+    from gpulab.profiling import profile as run_profile, spec_for
+    from gpulab.report.profile_tables import compare_story, compare_table
+
+    exp = get_experiment(experiment)
+    the_shape = _one_shape(exp, size, shape)
+    spec_a = spec_for(experiment, a, param_a or [], the_shape)
+    spec_b = spec_for(experiment, b, param_b or [], the_shape)
+    if spec_a.label == spec_b.label:
+        raise GpulabError(f"A and B are the same run ({spec_a.label}); compare two variants or two configs")
+    profiles = []
+    with progress_bar() as bar:
+        task = bar.add_task("profiling", total=2)
+        for spec in (spec_a, spec_b):
+            bar.update(task, description=f"ncu: {spec.label}")
+            profiles.append(run_profile(spec, seed=seed))
+            bar.advance(task)
+    pa, pb = profiles
+    dev = pa.info.get("device", {})
+    console.print(f"{dev.get('name', '?')} ({dev.get('arch', '?')}), ncu {pa.ncu_version or '?'}, one captured launch each",
+                  markup=False)
+    console.print(compare_table(pa, pb))
+    for line in compare_story(pa, pb):
+        console.print(f"  {line}", markup=False)
+    console.print(f"wrote both records to {_save_profiles(profiles, csv_path)}", markup=False)
 
 
 def _compile_everything(arch: str) -> None:

@@ -1,0 +1,100 @@
+"""Record real Nsight Compute output as test fixtures (run on a GPU machine with ncu; < 1 minute).
+
+    python3 -m gpulab.gpu.ncu_capture_fixtures [--out tests/fixtures/ncu]
+
+Captures SGEMM v0 (BLOCK=16) and v1 (TILE=16) at 512^3, the configs of seed 004's predicted table,
+with exactly the metrics `gpulab profile` asks for, the way it asks (export, then import as raw
+CSV), and writes into --out:
+  sgemm_v0_512_raw.csv, sgemm_v1_512_raw.csv    what `ncu --import ... --csv --page raw` printed
+  sgemm_v0_512_info.json, sgemm_v1_512_info.json what the profiled program reported
+  sgemm_v1_512_oneshot.txt                        the one-step form: program stdout, then the CSV
+  no_kernel.txt                                   ncu's output when the kernel name matches nothing
+  MANIFEST.json                                   ncu version, commands, exit codes, seconds
+The CPU tests (tests/test_ncu.py) parse these and skip with a reason while they are absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CONFIGS = (("v0", {"BLOCK": 16}), ("v1", {"TILE": 16}))
+SIZE = 512
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gpulab.gpu import ncu as ncu_mod
+    from gpulab.profile_target import LAUNCH_SKIP, make_spec, target_argv
+    from gpulab.profiling import child_env, metric_names
+    from gpulab.records import write_atomic
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("tests/fixtures/ncu"))
+    ns = parser.parse_args(argv)
+    out: Path = ns.out
+    out.mkdir(parents=True, exist_ok=True)
+    ncu = ncu_mod.find_ncu()
+    env = child_env()
+    start = time.monotonic()
+    manifest = {"ncu": ncu, "ncu_version": ncu_mod.ncu_version(ncu), "size": SIZE, "runs": []}
+
+    with tempfile.TemporaryDirectory(prefix="gpulab-fixtures-") as tmp:
+        tmp = Path(tmp)
+        for variant, params in CONFIGS:
+            spec = make_spec("sgemm", variant, params, f"{SIZE}x{SIZE}x{SIZE}")
+            info = tmp / f"{variant}.json"
+            request = ncu_mod.CaptureRequest(tuple(target_argv(spec, info)), spec.experiment.entry,
+                                             LAUNCH_SKIP, tuple(metric_names()))
+            t0 = time.monotonic()
+            cap = ncu_mod.capture(request, tmp / f"{variant}.ncu-rep", ncu, env)
+            write_atomic(out / f"sgemm_{variant}_{SIZE}_raw.csv", cap.csv_text)
+            shutil.copyfile(info, out / f"sgemm_{variant}_{SIZE}_info.json")
+            manifest["runs"].append({"file": f"sgemm_{variant}_{SIZE}_raw.csv", "label": spec.label,
+                                     "command": ncu_mod.capture_command(ncu, request, Path("REPORT.ncu-rep")),
+                                     "seconds": round(time.monotonic() - t0, 1)})
+            print(f"{spec.label}: {time.monotonic() - t0:.1f} s", flush=True)
+
+        # The one-step form, program output and CSV on one stdout (what the parser must also read).
+        spec = make_spec("sgemm", "v1", dict(CONFIGS[1][1]), f"{SIZE}x{SIZE}x{SIZE}")
+        request = ncu_mod.CaptureRequest(tuple(target_argv(spec, tmp / "oneshot.json")), spec.experiment.entry,
+                                         LAUNCH_SKIP, tuple(metric_names()))
+        t0 = time.monotonic()
+        cmd = ncu_mod.oneshot_command(ncu, request)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        write_atomic(out / f"sgemm_v1_{SIZE}_oneshot.txt", r.stdout)
+        manifest["runs"].append({"file": f"sgemm_v1_{SIZE}_oneshot.txt", "command": cmd, "exit": r.returncode,
+                                 "stderr_tail": r.stderr[-2000:], "seconds": round(time.monotonic() - t0, 1)})
+        print(f"one-step: {time.monotonic() - t0:.1f} s (exit {r.returncode})", flush=True)
+
+        # No match: the real words ncu prints when the kernel filter matches nothing.
+        bad = ncu_mod.CaptureRequest(tuple(target_argv(spec, tmp / "none.json")), "no_such_kernel",
+                                     LAUNCH_SKIP, ("dram__bytes_read.sum",))
+        t0 = time.monotonic()
+        cmd = ncu_mod.capture_command(ncu, bad, tmp / "none.ncu-rep")
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        write_atomic(out / "no_kernel.txt", f"exit {r.returncode}\n--- stdout\n{r.stdout}--- stderr\n{r.stderr}")
+        manifest["runs"].append({"file": "no_kernel.txt", "command": cmd, "exit": r.returncode,
+                                 "report_written": (tmp / "none.ncu-rep").exists(),
+                                 "seconds": round(time.monotonic() - t0, 1)})
+        print(f"no match: {time.monotonic() - t0:.1f} s (exit {r.returncode})", flush=True)
+
+    manifest["seconds"] = round(time.monotonic() - start, 1)
+    write_atomic(out / "MANIFEST.json", json.dumps(manifest, indent=1))
+    print(f"wrote fixtures to {out} in {manifest['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    from gpulab.errors import GpulabError
+
+    try:
+        sys.exit(main())
+    except GpulabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,91 @@
+"""`gpulab profile` and `gpulab compare` on a real GPU with Nsight Compute: end to end at small
+shapes, and the measured global requests equal to the model's prediction where a variant has one.
+Skips (with the reason) where ncu is not installed or may not read the counters."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gpulab.gpu import ncu
+from gpulab.profile_target import make_spec
+from gpulab.profiling import predicted_counters, profile
+from gpulab.records import read_csv
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def ncu_path():
+    try:
+        return ncu.find_ncu()
+    except ncu.NcuNotFound as exc:
+        pytest.skip(str(exc))
+
+
+def _profile(spec, **kw):
+    try:
+        return profile(spec, **kw)
+    except ncu.CountersNotPermitted as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("variant, params, shape", [
+    ("v1", {"TILE": 16}, "64x64x64"),
+    ("v0", {"BLOCK": 16}, "64x64x64"),
+    ("v1", {"TILE": 32}, "100x70x45"),  # ragged: guards cut the edge tiles
+])
+def test_profile_counts_match_the_prediction(ncu_path, variant, params, shape):
+    spec = make_spec("sgemm", variant, params, shape)
+    prof = _profile(spec, ncu=ncu_path)
+    m = prof.measured
+    assert prof.info["check"]["correct"] is True
+    assert not prof.missing, prof.missing
+    assert m["gmem_load_requests"] > 0 and m["gmem_store_requests"] > 0
+    assert m["top_stall"]
+    assert 0 < prof.info["occupancy"]["theoretical_occupancy_pct"] <= 100
+    predicted, note = predicted_counters(spec)
+    if predicted is None:
+        pytest.skip(f"no prediction to compare with: {note}")
+    for key in ("gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors"):
+        assert m[key] == predicted[key], (key, m[key], predicted[key])
+
+
+def test_seed_004_counts_at_512(ncu_path):
+    """Seed 004's predicted table, measured: 16 x 16 naive and tiled SGEMM at 512^3."""
+    for variant, params, requests, sectors in (("v0", {"BLOCK": 16}, 8_388_608, 16_777_216),
+                                               ("v1", {"TILE": 16}, 524_288, 2_097_152)):
+        prof = _profile(make_spec("sgemm", variant, params, "512x512x512"), ncu=ncu_path)
+        assert (prof.measured["gmem_load_requests"], prof.measured["gmem_load_sectors"]) == (requests, sectors)
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "gpulab.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=dict(os.environ), timeout=600)
+
+
+def test_cli_profile_end_to_end(ncu_path, tmp_path):
+    r = _cli("profile", "sgemm", "v1", "--size", "64", "--csv", str(tmp_path / "p.csv"), cwd=tmp_path)
+    if "ERR_NVGPUCTRPERM" in r.stderr:
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    assert "Counted quantities" in r.stdout and "Top warp stalls" in r.stdout
+    (row,) = read_csv(tmp_path / "p.csv")
+    assert row["variant"] == "v1" and row["ncu_gmem_load_requests"] > 0 and row["ncu_top_stall"]
+
+
+def test_cli_profile_full_saves_a_report(ncu_path, tmp_path):
+    r = _cli("profile", "sgemm", "v0", "--size", "64", "--full", "--out", str(tmp_path / "v0"),
+             "--csv", str(tmp_path / "p.csv"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "v0.ncu-rep").stat().st_size > 0
+    assert "ncu-ui" in r.stdout
+
+
+def test_cli_compare_v0_v1(ncu_path, tmp_path):
+    r = _cli("compare", "sgemm", "v0:BLOCK=16", "v1:TILE=16", "--size", "256", "--csv", str(tmp_path / "c.csv"),
+             cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Global load requests fell 16x" in r.stdout
+    assert "top stall" in r.stdout

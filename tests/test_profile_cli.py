@@ -1,0 +1,213 @@
+"""`gpulab profile` and `gpulab compare` as a user meets them, on a machine with no GPU: a scripted
+fake ncu (GPULAB_NCU) plays a whole capture (writes the report and the profiled program's info
+file, prints a raw CSV on --import), so tables, readings and the CSV record are exercised end to
+end; fakes that print ncu's real error texts check the one-line errors and exit code 2."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpulab.profiling import STALL_REASONS, metric_names, stall_metric
+from gpulab.records import read_csv
+
+# The numbers of sgemm v0 / v1 with 16 x 16 blocks at 512^3 on the H200 (tests/fixtures/ncu), rounded.
+BASE = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": 8192, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 32768,
+    "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum": 1048576, "dram__bytes_write.sum": 0,
+    "lts__t_sector_hit_rate.pct": 95.0, "sm__warps_active.avg.pct_of_peak_sustained_active": 80.0,
+    "sm__warps_active.avg.per_cycle_active": 51.0, "smsp__issue_active.avg.pct_of_peak_sustained_active": 42.0,
+    **{stall_metric(r): 0.1 for r in STALL_REASONS}, stall_metric("selected"): 1.0,
+}
+VALUES = {
+    "v0": BASE | {
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 8388608,
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 16777216,
+        "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": 536870912,
+        "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 0, "dram__bytes_read.sum": 2103808,
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed": 18.1, "gpu__time_duration.sum": 58592,
+        "l1tex__t_sector_hit_rate.pct": 88.6, "smsp__warps_eligible.avg.per_cycle_active": 1.32,
+        stall_metric("long_scoreboard"): 9.5, stall_metric("lg_throttle"): 3.0,
+    },
+    "v1": BASE | {
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 524288,
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 2097152,
+        "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": 67108864,
+        "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 5242880,
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 6294748,
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 3292, "dram__bytes_read.sum": 2101504,
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed": 9.6, "gpu__time_duration.sum": 44256,
+        "l1tex__t_sector_hit_rate.pct": 3.2, "smsp__warps_eligible.avg.per_cycle_active": 1.57,
+        stall_metric("long_scoreboard"): 7.75, stall_metric("mio_throttle"): 9.9, stall_metric("gmma"): "n/a",
+    },
+}
+INFO = {
+    "device": {"name": "Fake GPU", "slug": "fake-gpu", "arch": "sm_90", "l2_bytes": 62914560, "sm_count": 132},
+    "occupancy": {"blocks_per_sm": 8, "warps_per_block": 8, "max_warps_per_sm": 64,
+                  "theoretical_occupancy_pct": 100.0, "occupancy_limiter": "warps, registers"},
+    "resources": {"reg_per_thread": 32, "smem_static_bytes": 2048},
+    "launch": {"grid": [4, 4, 1], "block": [16, 16, 1], "smem_dynamic_bytes": 0},
+    "check": {"correct": True, "max_rel_err": 1e-7, "wrong_count": 0},
+    "env": {"gpu": "Fake GPU", "arch": "sm_90", "driver": "580.159.04", "date": "2026-11-29T00:00:00+00:00"},
+}
+
+FAKE = '''#!{python}
+"""A stand-in for ncu: capture writes the report (holding the variant's name) and the program's
+info file; --import prints a raw CSV (header, units, one launch) of that variant's numbers."""
+import json, sys
+from pathlib import Path
+args = sys.argv[1:]
+if "--version" in args:
+    print("NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2025.3.1.0 (build 36398880)")
+    sys.exit(0)
+values = json.loads(Path({values!r}).read_text())
+if "--import" in args:
+    variant = Path(args[args.index("--import") + 1]).read_text().strip()
+    names = {names!r}
+    ident = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+             "Block Size", "Grid Size", "Device", "CC"]
+    def fmt(v):
+        return v if isinstance(v, str) else f"{{v:,}}"
+    def row(cells):
+        return ",".join('"' + str(c) + '"' for c in cells)
+    print(row(ident + names))
+    print(row([""] * len(ident) + ["" for _ in names]))
+    print(row(["0", "1", "python3", "127.0.0.1", "sgemm", "1", "7", "(16, 16, 1)", "(4, 4, 1)", "0", "9.0"]
+              + [fmt(values[variant].get(n, 1234.5)) for n in names]))
+    sys.exit(0)
+export = Path(args[args.index("--export") + 1])
+info = Path(args[args.index("--info") + 1])
+variant = args[args.index("gpulab.profile_target") + 2]
+export.write_text(variant)
+info.write_text(json.dumps({info!r}))
+print("==PROF== Connected to process 1 (python3)")
+print("gpulab.profile_target: the program's own line")
+print("==PROF== Disconnected from process 1")
+'''
+
+
+@pytest.fixture
+def fake_ncu(tmp_path) -> Path:
+    values = tmp_path / "values.json"
+    values.write_text(json.dumps(VALUES))
+    script = tmp_path / "fake-ncu"
+    script.write_text(FAKE.format(python=sys.executable, values=str(values), names=metric_names(), info=INFO))
+    script.chmod(0o755)
+    return script
+
+
+def gpulab(*args, cwd, ncu=None, **env):
+    full_env = {**os.environ, "GPULAB_NO_GPU": "1", **env}
+    if ncu is not None:
+        full_env["GPULAB_NCU"] = str(ncu)
+    return subprocess.run([sys.executable, "-m", "gpulab.cli", *args], capture_output=True, text=True,
+                          env=full_env, cwd=cwd, timeout=300)
+
+
+def test_profile_end_to_end_writes_the_record(tmp_path, fake_ncu):
+    r = gpulab("profile", "sgemm", "v1:TILE=16", "--size", "64", cwd=tmp_path, ncu=fake_ncu)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for words in ("sgemm v1 TILE=16 64x64x64 on Fake GPU", "ncu 2025.3.1.0", "Counted quantities",
+                  "global load requests", "524,288", "Headline metrics", "Top warp stalls",
+                  "top stall MIO throttle: the MIO instruction queue is full",
+                  "0.001 extra wavefronts per request", "wrote the record to results/fake-gpu/profile.csv"):
+        assert words in out, words
+    (row,) = read_csv(tmp_path / "results" / "fake-gpu" / "profile.csv")
+    assert row["experiment"] == "sgemm" and row["variant"] == "v1" and row["params"] == "TILE=16"
+    assert row["ncu_gmem_load_requests"] == 524288 and row["ncu_gmem_load_sectors_per_request"] == 4
+    assert row["ncu_top_stall"] == "mio_throttle" and row["gpu"] == "Fake GPU"
+    assert row["ncu_dram_read_bytes"] == 2101504 and row["theoretical_occupancy_pct"] == 100
+    assert row["ncu_launch_skip"] == 3 and row["ncu_version"] == "2025.3.1.0"
+    assert "time_ms" not in row  # never time under ncu
+
+
+def test_profile_record_is_replaced_not_duplicated(tmp_path, fake_ncu):
+    for variant in ("v1", "v1", "v0"):
+        assert gpulab("profile", "sgemm", variant, "--size", "64", cwd=tmp_path, ncu=fake_ncu).returncode == 0
+    rows = read_csv(tmp_path / "results" / "fake-gpu" / "profile.csv")
+    assert sorted(r["variant"] for r in rows) == ["v0", "v1"]
+
+
+def test_profile_full_saves_the_report_and_says_how_to_open_it(tmp_path, fake_ncu):
+    r = gpulab("profile", "sgemm", "v0", "--size", "64", "--full", cwd=tmp_path, ncu=fake_ncu)
+    assert r.returncode == 0, r.stderr
+    saved = tmp_path / "results" / "fake-gpu" / "profiles" / "sgemm-v0-BLOCK16-64x64x64.ncu-rep"
+    assert saved.exists()
+    assert "ncu-ui results/fake-gpu/profiles/sgemm-v0-BLOCK16-64x64x64.ncu-rep" in r.stdout
+    assert "ncu -i results/fake-gpu/profiles/" in r.stdout
+    r = gpulab("profile", "sgemm", "v0", "--size", "64", "--full", "--out", "mine/v0", cwd=tmp_path, ncu=fake_ncu)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "mine" / "v0.ncu-rep").exists()
+
+
+def test_compare_side_by_side(tmp_path, fake_ncu):
+    r = gpulab("compare", "sgemm", "v0:BLOCK=16", "v1", "--param-b", "TILE=16", "--size", "64",
+               "--csv", "cmp.csv", cwd=tmp_path, ncu=fake_ncu)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for words in ("v0 BLOCK=16 -> v1 TILE=16", "global load requests", "↓ 16x", "better",
+                  "DRAM throughput", "top stall", "Global load requests fell 16x",
+                  "The top stall moved from long scoreboard to MIO throttle", "wrote both records to cmp.csv"):
+        assert words in out, words
+    assert len(read_csv(tmp_path / "cmp.csv")) == 2
+
+
+@pytest.mark.parametrize("text, words", [
+    ("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "
+     "Counters on the target device 0.\n", "NVreg_RestrictProfilingToAdminUsers=0"),
+    ("==PROF== Disconnected from process 1\n==WARNING== No kernels were profiled.\n", "no kernel was profiled"),
+    ("==ERROR== Failed to prepare kernel for profiling\n", "ncu failed (exit 1): error: Failed to prepare kernel"),
+])
+def test_profiler_errors_are_one_line_exit_2(tmp_path, text, words):
+    fake = tmp_path / "ncu"
+    fake.write_text(f"#!/bin/sh\ncat <<'EOF'\n{text}EOF\nexit 1\n")
+    fake.chmod(0o755)
+    r = gpulab("profile", "sgemm", "v1", "--size", "64", cwd=tmp_path, ncu=fake)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert words in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_ncu_env_var_pointing_nowhere(tmp_path):
+    r = gpulab("profile", "sgemm", "v1", "--size", "64", cwd=tmp_path, ncu=tmp_path / "nope")
+    assert r.returncode == 2 and "GPULAB_NCU=" in r.stderr and "not an executable" in r.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["profile", "sgemm", "nosuch"], "no variant 'nosuch'"),
+    (["profile", "sgemm", "v1", "--param", "TILE=7"], "not accepted"),
+    (["profile", "sgemm", "v1", "--param", "TILE=8,16"], "one config at a time"),
+    (["profile", "sgemm", "v1:TILE=16", "--param", "TILE=32"], "give it once"),
+    (["profile", "sgemm", "v1:TILE"], "NAME=VALUE"),
+    (["profile", "sgemm", "v1", "--param", "BLOCK=16"], "has no param BLOCK"),
+    (["profile", "sgemm", "v1", "--size", "64,128"], "one shape at a time"),
+    (["profile", "sgemm", "v1", "--out", "x.ncu-rep"], "add --full"),
+    (["compare", "sgemm", "v1", "v1:TILE=32"], "same run"),
+    (["compare", "sgemm", "v0", "v1", "--param-a", "TILE=16"], "has no param TILE"),
+])
+def test_bad_input_fails_before_ncu_runs(tmp_path, args, words):
+    r = gpulab(*args, cwd=tmp_path, ncu=tmp_path / "never-run")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert words in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["sgemm", "v1", "--shape", "64x64x64"], "no NVIDIA GPU"),
+    (["sgemm", "nosuch"], "no variant 'nosuch'"),
+    (["sgemm", "v1", "--param", "TILE=8,16"], "one value per param"),
+])
+def test_profile_target_errors_are_the_line_the_parent_recognizes(tmp_path, args, words):
+    from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
+
+    r = subprocess.run([sys.executable, "-m", "gpulab.profile_target", *args], capture_output=True, text=True,
+                       env={**os.environ, "GPULAB_NO_GPU": "1"}, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(TARGET_ERROR_PREFIX) and words in line

@@ -1,0 +1,118 @@
+"""The one-line readings of profiler numbers (report/readings.py)."""
+
+import math
+
+import pytest
+
+from gpulab.profiling import STALL_REASONS
+from gpulab.report import readings as rd
+
+
+def test_every_stall_reason_has_a_reading():
+    for reason in STALL_REASONS:
+        assert reason in rd.STALLS
+        assert rd.STALLS[reason].label and rd.STALLS[reason].meaning
+
+
+def test_mio_throttle_reading():
+    text = rd.stall_reading("mio_throttle")
+    assert text.startswith("top stall MIO throttle: the MIO instruction queue is full")
+    assert "shared-memory" in text
+
+
+def test_top_stalls_rank_and_skip_selected():
+    stalls = {"selected": 1.0, "long_scoreboard": 7.75, "mio_throttle": 6.29, "barrier": 4.19,
+              "gmma": math.nan, "wait": 0.0}
+    top = rd.top_stalls(stalls, 3)
+    assert [r for r, _, _ in top] == ["long_scoreboard", "mio_throttle", "barrier"]
+    assert sum(s for _, _, s in rd.top_stalls(stalls, 10)) == pytest.approx(1.0)
+    assert rd.top_stalls({"selected": 1.0}) == []
+
+
+@pytest.mark.parametrize("spr, words", [
+    (32.0, "each lane reads its own sector, the access is not coalesced"),
+    (24.0, "poorly coalesced"),
+    (4.0, "coalesced (the ideal for 4-byte lanes)"),
+    (16.0, "the ideal for 16-byte lanes"),
+    (2.0, "broadcast"),
+    (6.0, "between coalesced"),
+])
+def test_sectors_per_request(spr, words):
+    assert words in rd.sectors_per_request(spr)
+
+
+def test_sectors_per_request_none_for_nothing():
+    assert rd.sectors_per_request(0.0) is None and rd.sectors_per_request(math.nan) is None
+
+
+@pytest.mark.parametrize("conflicts, requests, words", [
+    (0, 100, "no bank conflicts"),
+    (3_100, 100, "32-way"),
+    (100, 100, "2-way"),
+    (3_292, 5_242_880, "too few for a layout conflict"),
+])
+def test_bank_conflicts(conflicts, requests, words):
+    assert words in rd.bank_conflicts(conflicts, requests, 6_294_748)
+
+
+@pytest.mark.parametrize("measured, predicted, words", [
+    (524_288, 524_288, "exact"), (0, 0, "exact"), (1_000_001, 1_000_000, "within"),
+    (600_000, 524_288, "14.4% more than the model"), (400_000, 524_288, "fewer than the model"),
+    (8_388_608, 524_288, "16x the model's count"), (10, 0, "none was predicted"),
+])
+def test_agreement(measured, predicted, words):
+    assert words in rd.agreement(measured, predicted)
+
+
+def test_agreement_without_prediction_is_silent():
+    assert rd.agreement(5, None) is None
+
+
+@pytest.mark.parametrize("measured, words", [
+    (2_101_504, "below the floor"), (3_200_000, "about once"), (30_000_000, "re-reads reach DRAM"),
+])
+def test_dram_vs_floor(measured, words):
+    assert words in rd.dram_vs_floor(measured, 3 * 512 * 512 * 4, 62_914_560)
+
+
+def test_headline_readings_fire_only_at_their_thresholds():
+    assert "idle" in rd.dram_throughput(1.0) and rd.dram_throughput(30) is None and "busy" in rd.dram_throughput(85)
+    assert "hit L1" in rd.l1_hit_rate(88.6) and "never hit" in rd.l1_hit_rate(3.2) and rd.l1_hit_rate(50) is None
+    assert "fits in L2" in rd.l2_hit_rate(96.8) and "DRAM" in rd.l2_hit_rate(20)
+    assert "latency is exposed" in rd.eligible_warps(0.73) and rd.eligible_warps(1.5) is None
+    assert "mostly wait" in rd.issue_slots_busy(17.8) and "instruction-bound" in rd.issue_slots_busy(90)
+    assert "tail effect" in rd.occupancy(50, 100) and rd.occupancy(95, 100) is None
+    assert "limited by registers" in rd.occupancy(30, 37.5, "registers")
+
+
+@pytest.mark.parametrize("a, b, arrow, size", [
+    (100, 50, "↓", "2x"), (50, 100, "↑", "2x"), (100, 101, "≈", ""), (0, 5, "↑", "from 0"),
+    (5, 0, "↓", "to 0"), (8_388_608, 524_288, "↓", "16x"), (None, 1, "", ""),
+])
+def test_change(a, b, arrow, size):
+    assert rd.change(a, b) == (arrow, size)
+
+
+def test_verdict():
+    assert rd.verdict(100, 50, "lower") == "better"
+    assert rd.verdict(100, 50, "higher") == "worse"
+    assert rd.verdict(100, 50, None) == ""
+    assert rd.verdict(100, 100.5, "lower") == ""
+
+
+def test_compare_story_tells_the_seed_000_story():
+    v0 = {"duration_ns": 58_592, "gmem_load_requests": 8_388_608, "smem_load_requests": 0,
+          "dram_throughput_pct": 18.1, "top_stall": "long_scoreboard"}
+    v1 = {"duration_ns": 44_256, "gmem_load_requests": 524_288, "smem_load_requests": 5_242_880,
+          "smem_load_bank_conflicts": 0, "dram_throughput_pct": 9.6, "top_stall": "mio_throttle"}
+    story = " ".join(rd.compare_story(v0, v1, "v0", "v1"))
+    assert "Global load requests fell 16x" in story
+    assert "shared load instructions where v0 had none" in story
+    assert "DRAM throughput dropped" in story
+    assert "top stall moved from long scoreboard to MIO throttle" in story
+    assert "faster" in story
+
+
+def test_compare_story_same_stall():
+    story = rd.compare_story({"top_stall": "mio_throttle"}, {"top_stall": "mio_throttle"}, "a", "b")
+    assert story == ["Both stall most on MIO throttle: " + rd.STALLS["mio_throttle"].meaning + "."]
