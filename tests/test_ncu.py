@@ -181,7 +181,13 @@ def test_recorded_oneshot_matches_import():
     (one,) = ncu.parse_csv(_fixture("sgemm_v1_512_oneshot.txt").read_text())
     (imp,) = ncu.parse_csv(_fixture("sgemm_v1_512_raw.csv").read_text())
     for q in COUNTED:
-        if q.metric and not q.metric.startswith("dram__"):  # DRAM bytes vary a little run to run
+        if not q.metric or q.metric.startswith("dram__"):  # DRAM bytes vary a little run to run
+            continue
+        if "shared" in q.metric and ("wavefronts" in q.metric or "bank_conflicts" in q.metric):
+            # Shared-memory arbitration between warps adds a few wavefronts that change from run to
+            # run (recorded on the H200: 6,295,263 vs 6,295,490 for v1 at 512^3): within 0.1%.
+            assert one.metrics[q.metric] == pytest.approx(imp.metrics[q.metric], rel=1e-3), q.key
+        else:
             assert one.metrics[q.metric] == imp.metrics[q.metric], q.key
 
 
