@@ -325,6 +325,8 @@ def report(
     """Plots (PNG) and one HTML page per card, from the CSVs under results/<gpu>/."""
     from gpulab.experiments import all_experiments
     from gpulab.records import read_csv, write_atomic
+    from gpulab.ceilings import ceilings_path
+    from gpulab.ceilings import load as load_ceilings
     from gpulab.report import html, plots
     from gpulab.report.markdown import best_lines, provenance
 
@@ -332,6 +334,7 @@ def report(
     if not gpu_dirs:
         raise GpulabError(f"no results under {results}/; run gpulab bench or gpulab run first")
     for gpu_dir in gpu_dirs:
+        ceils = load_ceilings(ceilings_path(gpu_dir))
         sections = []
         for exp in all_experiments():
             csv_path = gpu_dir / f"{exp.name}.csv"
@@ -341,9 +344,11 @@ def report(
             title = f"{exp.name}: {exp.title}"
             if exp.bound == "compute":
                 png = plots.plot_compute(records, title, gpu_dir / f"{exp.name}.png",
+                                         ceiling_gflops=ceils.fma_gflops if ceils else None,
                                          libraries=tuple(exp.vendor_baselines()))
             else:
-                png = plots.plot_memory(records, title, gpu_dir / f"{exp.name}.png")
+                png = plots.plot_memory(records, title, gpu_dir / f"{exp.name}.png",
+                                        ceiling_gbps=ceils.copy_gbps if ceils else None)
             sections.append({"title": title, "records": records, "png": png,
                              "notes": best_lines(records, exp.baseline).splitlines(),
                              "provenance": provenance(records).strip("_")})
@@ -360,17 +365,23 @@ def readme(
 ) -> None:
     """Regenerate the README's result tables (blocks <!-- gpulab:GPU-EXPERIMENT -->) from the CSVs."""
     from gpulab.experiments import all_experiments
-    from gpulab.report.markdown import experiment_block, update_readme
+    from gpulab.report.markdown import ceilings_block, experiment_block, ladder_block, update_readme
 
     if not readme_path.exists():
         raise GpulabError(f"{readme_path} not found; run from the repository root or pass --readme")
     blocks = {}
     for gpu_dir in sorted(p for p in results.glob("*") if p.is_dir()):
+        if (gpu_dir / "ceilings.csv").exists():
+            blocks[f"{gpu_dir.name}-ceilings"] = ceilings_block(gpu_dir / "ceilings.csv")
         for exp in all_experiments():
             csv_path = gpu_dir / f"{exp.name}.csv"
             if csv_path.exists():
                 rate = "gflops" if exp.bound == "compute" else "gbps"
-                blocks[f"{gpu_dir.name}-{exp.name}"] = experiment_block(csv_path, exp.baseline, rate)
+                blocks[f"{gpu_dir.name}-{exp.name}"] = experiment_block(
+                    csv_path, exp.baseline, rate, exp.readme_variants)
+                if exp.headline_shape:
+                    blocks[f"{gpu_dir.name}-{exp.name}-ladder"] = ladder_block(
+                        csv_path, exp, exp.shape(*exp.headline_shape).label)
     done = update_readme(readme_path, blocks)
     console.print(f"regenerated {len(done)} block(s): {', '.join(done) or 'none'}")
 

@@ -142,6 +142,8 @@ class Experiment:
     default_shapes: tuple[tuple[int, ...], ...] = ()
     test_shapes: tuple[tuple[int, ...], ...] = ()
     tune_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab tune` scores on; default_shapes if empty
+    readme_variants: tuple[str, ...] = ()  # the variants of the README's per-shape table (empty: all)
+    headline_shape: tuple[int, ...] = ()  # where the README's ladder table reads each rung (none: no table)
     max_dim: int = 1 << 31
 
     # -- where the kernels live -------------------------------------------------------------

@@ -28,7 +28,7 @@ def pivot(records: list[dict], rate: str) -> str:
     """Rows: shapes. Columns: each variant/params (and library rows). Cells: the rate."""
     columns = list(dict.fromkeys(_column(r) for r in records))
     shapes = list(dict.fromkeys(r["shape"] for r in records))
-    unit = "GFLOP/s" if rate == "gflops" else "GB/s"
+    unit = "GFLOP/s" if rate == "gflops" else "GB/s, % of copy ceiling"
     lines = [f"| shape ({unit}) | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for shape in shapes:
         cells = []
@@ -40,6 +40,8 @@ def pivot(records: list[dict], rate: str) -> str:
                 cells.append(f"{_fmt(row.get(rate), rate)} (wrong: {row.get('wrong_count')})")
             elif row.get("skip_reason"):
                 cells.append("skipped")
+            elif rate == "gbps" and row.get("pct_of_ceiling") is not None:
+                cells.append(f"{_fmt(row.get(rate), rate)} ({row['pct_of_ceiling']:.0f}%)")
             else:
                 cells.append(_fmt(row.get(rate), rate))
         lines.append(f"| {shape} | " + " | ".join(cells) + " |")
@@ -65,10 +67,43 @@ def provenance(records: list[dict]) -> str:
             f"{', '.join(dates) or '?'}._")
 
 
-def experiment_block(csv_path: Path, baseline: str, rate: str) -> str:
+def experiment_block(csv_path: Path, baseline: str, rate: str, variants: tuple[str, ...] = ()) -> str:
+    """The pivot of one experiment's CSV (only `variants` when given), its best-per-shape lines and
+    where it was measured."""
     records = read_csv(csv_path)
+    if variants:
+        records = [r for r in records if r["variant"] in variants]
     parts = [pivot(records, rate), "", best_lines(records, baseline), "", provenance(records)]
-    return "\n".join(p for p in parts if p is not None) + "\n"
+    return "\n".join(parts) + "\n"
+
+
+def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
+    """One row per variant at one shape (its fastest correct config): what changed, registers,
+    GFLOP/s and % of the vendor library -- the ladder, read top to bottom."""
+    records = [r for r in read_csv(csv_path) if r["shape"] == shape_label]
+    lines = ["| rung | what changed | params | regs | GFLOP/s | % of cuBLAS |", "|---|---|---|---|---|---|"]
+    for v in experiment.variants:
+        rows = [r for r in records if r["variant"] == v.name and r.get("correct") and r.get("time_ms")]
+        if not rows:
+            continue
+        best = max(rows, key=lambda r: r.get("gflops") or 0)
+        pct = best.get("pct_of_cublas")
+        lines.append(f"| {v.name} | {v.summary} | {best.get('params') or ''} | {best.get('reg_per_thread', '')} "
+                     f"| {best['gflops']:,.0f} | {'' if pct is None else f'{pct:.1f}%'} |")
+    lib = next((r for r in records if r["variant"] in experiment.vendor_baselines() and r.get("gflops")), None)
+    if lib:
+        lines.append(f"| {lib['variant']} | vendor library | | | {lib['gflops']:,.0f} | 100.0% |")
+    return "\n".join(lines) + f"\n\nAt {shape_label}. " + provenance(records) + "\n"
+
+
+def ceilings_block(csv_path: Path) -> str:
+    rows = read_csv(csv_path)
+    lines = ["| ceiling | GB/s | GFLOP/s | what |", "|---|---|---|---|"]
+    for r in rows:
+        gbps = f"{r['gbps']:,.0f}" if r.get("gbps") else ""
+        gflops = f"{r['gflops']:,.0f}" if r.get("gflops") else ""
+        lines.append(f"| {r['ceiling']} | {gbps} | {gflops} | {r.get('what', '')} |")
+    return "\n".join(lines) + "\n\n" + provenance(rows) + "\n"
 
 
 def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
