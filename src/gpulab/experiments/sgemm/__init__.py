@@ -12,6 +12,7 @@ import numpy as np
 from gpulab.check import compare_exact, compare_float
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.sgemm.access import v0_access, v1_access, v2_access, v3_access
 
 # Above this many multiply-adds the float64 reference is computed on the GPU (cuBLAS DGEMM):
 # a 2-core CPU would take seconds per check at 4096^3.
@@ -32,6 +33,202 @@ def _v1_launch(p: Params, s: Shape) -> Launch:
     return Launch(grid=(_cdiv(s["N"], t), _cdiv(s["M"], t), 1), block=(t, t, 1))
 
 
+# -- the ladder above v1: launch geometry and the constraints each rung states ------------------
+# H200 (sm_90) limits the constraints check against: one block may use 227 KiB of shared memory
+# (static arrays 48 KiB), an SM holds 228 KiB of it and 64K registers, a thread at most 255.
+SMEM_STATIC_MAX = 48 * 1024
+SMEM_BLOCK_OPTIN_MAX = 232_448
+SMEM_SM_MAX = 233_472
+SMEM_PER_BLOCK_RESERVED = 1024
+REGS_PER_SM = 65_536
+REGS_PER_THREAD_MAX = 255
+
+
+def _threads_2d(p: Params) -> int:
+    """v3-v5: one thread per TM x TN piece of the BM x BN block tile."""
+    return (p["BM"] // p["TM"]) * (p["BN"] // p["TN"])
+
+
+def _warps(p: Params) -> int:
+    """v6-v9: one warp per WM x WN warp tile."""
+    return (p["BM"] // p["WM"]) * (p["BN"] // p["WN"])
+
+
+def _block_threads(p: Params) -> int:
+    if "WM" in p:
+        return 32 * _warps(p)
+    if "TN" in p:
+        return _threads_2d(p)
+    return p["BM"] * p["BN"] // p["TM"]
+
+
+def _grid_2d_launch(p: Params, s: Shape) -> Launch:
+    return Launch(grid=(_cdiv(s["N"], p["BN"]), _cdiv(s["M"], p["BM"]), 1), block=(_block_threads(p), 1, 1))
+
+
+def _v9_smem_bytes(p: Params) -> int:
+    """The ring of STAGES tiles (transposed A padded to BM+4, then B), or the write-back slices of
+    16 x 36 floats per warp, whichever is larger: they share the dynamic allocation."""
+    tile = p["BK"] * (p["BM"] + 4) + p["BK"] * p["BN"]
+    return 4 * max(p["STAGES"] * tile, _warps(p) * 16 * 36)
+
+
+def _v9_launch(p: Params, s: Shape) -> Launch:
+    # A 1D grid: the kernel maps block ids to tiles in groups of GROUP_M block-rows.
+    blocks = _cdiv(s["M"], p["BM"]) * _cdiv(s["N"], p["BN"])
+    return Launch(grid=(blocks, 1, 1), block=(32 * _warps(p), 1, 1), smem_dynamic_bytes=_v9_smem_bytes(p))
+
+
+def _reg_cap(threads: int, min_blocks: int = 1) -> int:
+    """Registers per thread the compiler may use when __launch_bounds__(threads, min_blocks)."""
+    per_thread = REGS_PER_SM // (threads * min_blocks)
+    return min(REGS_PER_THREAD_MAX, per_thread // 8 * 8)
+
+
+def _check_threads(threads: int) -> str | None:
+    if threads % 32 or not 64 <= threads <= 1024:
+        return f"{threads} threads per block: need a multiple of 32 between 64 and 1024"
+    return None
+
+
+def _check_regs(estimate: int, threads: int, min_blocks: int = 1) -> str | None:
+    cap = _reg_cap(threads, min_blocks)
+    if estimate > cap:
+        return (
+            f"about {estimate} registers per thread needed, but {threads} threads x {min_blocks} "
+            f"block(s) per SM leave {cap}: the compiler would spill"
+        )
+    return None
+
+
+def _v2_constraints(p: Params, s: Shape | None) -> str | None:
+    threads = p["BM"] * p["BN"] // p["TM"]
+    if p["BM"] % p["TM"]:
+        return f"BM={p['BM']} is not a multiple of TM={p['TM']}"
+    if reason := _check_threads(threads):
+        return reason
+    if 4 * p["BK"] * (p["BM"] + p["BN"]) > SMEM_STATIC_MAX:
+        return "the A and B tiles exceed 48 KiB of static shared memory"
+    return _check_regs(p["TM"] + 40, threads)
+
+
+def _v3_constraints(p: Params, s: Shape | None, vector: bool = False) -> str | None:
+    tm, tn = p["TM"], p["TN"]
+    if p["BM"] % tm or p["BN"] % tn:
+        return f"BM x BN = {p['BM']} x {p['BN']} is not a whole number of TM x TN = {tm} x {tn} pieces"
+    threads = _threads_2d(p)
+    if reason := _check_threads(threads):
+        return reason
+    if vector:
+        if (p["BM"] * p["BK"] // 4) % threads or (p["BK"] * p["BN"] // 4) % threads:
+            return (
+                f"the {p['BM']}x{p['BK']} A tile and {p['BK']}x{p['BN']} B tile must split into whole "
+                f"float4s per thread ({threads} threads)"
+            )
+    pad = 4 if vector else 0
+    if 4 * p["BK"] * (p["BM"] + pad + p["BN"]) > SMEM_STATIC_MAX:
+        return "the A and B tiles exceed 48 KiB of static shared memory"
+    return _check_regs(tm * tn + tm + tn + 40, threads)
+
+
+def _v45_constraints(p: Params, s: Shape | None) -> str | None:
+    return _v3_constraints(p, s, vector=True)
+
+
+def _warp_tiling_reason(p: Params) -> str | None:
+    """What v6-v9 need of BM BN BK WM WN WNITER: warp tiles of 16 x 32 sub-tiles (4 x 8 lanes of
+    4 x 4 fragments) that tile the block tile."""
+    if p["WN"] != 32 * p["WNITER"]:
+        return (
+            f"WN={p['WN']} must be 32 x WNITER={p['WNITER']}: a sub-tile is 8 lanes x TN=4 columns wide"
+        )
+    if p["BM"] % p["WM"] or p["BN"] % p["WN"]:
+        return f"the {p['BM']}x{p['BN']} block tile is not a whole number of {p['WM']}x{p['WN']} warp tiles"
+    if p["TM"] != 4 or p["TN"] != 4:
+        return "TM and TN are the 4 x 4 float4 fragment of the zig-zag layout"
+    return _check_threads(32 * _warps(p))
+
+
+def _staged_regs(p: Params, threads: int) -> int:
+    """v6-v8, whose tiles pass through registers: fitted to ptxas over the full grid
+    (scripts/sgemm_ladder_resources.py --full), a staged float weighs about three registers with
+    its address and guard."""
+    wmiter, wniter = p["WM"] // 16, p["WNITER"]
+    staged = (p["BM"] * p["BK"] + p["BK"] * p["BN"]) // threads
+    return 16 * wmiter * wniter + 2 * (wmiter + wniter) + 3 * staged + 26
+
+
+def _v67_constraints(p: Params, s: Shape | None) -> str | None:
+    if reason := _warp_tiling_reason(p):
+        return reason
+    threads = 32 * _warps(p)
+    if (p["BM"] * p["BK"] // 4) % threads or (p["BK"] * p["BN"] // 4) % threads:
+        return f"the A and B tiles must split into whole float4s per thread ({threads} threads)"
+    tiles = 4 * p["BK"] * (p["BM"] + 4 + p["BN"])
+    if max(tiles, 4 * _warps(p) * 16 * 36) > SMEM_STATIC_MAX:
+        return "the tiles (or the write-back slices) exceed 48 KiB of static shared memory"
+    return _check_regs(_staged_regs(p, threads), threads)
+
+
+def _v8_constraints(p: Params, s: Shape | None) -> str | None:
+    if reason := _warp_tiling_reason(p):
+        return reason
+    threads = 32 * _warps(p)
+    a_loads, b_loads = p["BM"] * p["BK"] // 4, p["BK"] * p["BN"] // 4
+    if a_loads % threads or b_loads % threads:
+        return f"the A and B tiles must split into whole float4s per thread ({threads} threads)"
+    smem = 4 * max(2 * p["BK"] * (p["BM"] + 4 + p["BN"]), _warps(p) * 16 * 36)
+    if smem > SMEM_STATIC_MAX:
+        return f"two tile stages need {smem} B, over 48 KiB of static shared memory"
+    if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
+        return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
+    return _check_regs(_staged_regs(p, threads), threads, p["MINB"])
+
+
+def _v9_constraints(p: Params, s: Shape | None) -> str | None:
+    if reason := _warp_tiling_reason(p):
+        return reason
+    threads = 32 * _warps(p)
+    if p["BM"] % (threads // 8):
+        return f"the A copies take {threads // 8} rows a pass ({threads} threads / 8 k): BM={p['BM']} must be a multiple"
+    if (p["BM"] * p["BK"]) % threads:
+        return f"the {p['BM']}x{p['BK']} A tile must split into whole copies per thread"
+    for per_row in (p["BN"] // 4, p["BN"]):  # 16-byte and 4-byte copies of B
+        if (p["BK"] * per_row) % threads or (per_row % threads and threads % per_row):
+            return f"the {p['BK']}x{p['BN']} B tile must split into whole rows of copies per thread ({threads} threads)"
+    smem = _v9_smem_bytes(p)
+    if smem > SMEM_BLOCK_OPTIN_MAX:
+        return f"{p['STAGES']} stages need {smem} B of shared memory, over the 227 KiB a block may have"
+    if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
+        return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
+    # Fitted to ptxas over the full grid (scripts/sgemm_ladder_resources.py --full): fragments for
+    # about 1.5 k steps, one register per copy a thread issues per tile, ~30 for the rest.
+    wmiter, wniter = p["WM"] // 16, p["WNITER"]
+    copies = (p["BM"] * p["BK"] + p["BK"] * p["BN"]) // threads
+    # +4 of margin: NVRTC 13.0 (on the H200 machine) spilled 8 bytes at 8 x 8, 256 threads, MINB=2,
+    # where 13.5 fitted 128 registers exactly.
+    estimate = 16 * wmiter * wniter + 6 * (wmiter + wniter) + copies + 34
+    return _check_regs(estimate, threads, p["MINB"])
+
+
+def _tile_params(bm=128, bn=128, bk=8) -> tuple[Param, ...]:
+    return (
+        Param("BM", (64, 128, 256), bm, "block tile rows (of C and A)"),
+        Param("BN", (64, 128, 256), bn, "block tile columns (of C and B)"),
+        Param("BK", (8, 16, 32), bk, "k depth of one shared-memory tile"),
+    )
+
+
+def _warp_params(wm=32, wn=64, wniter=2) -> tuple[Param, ...]:
+    return (
+        Param("WM", (16, 32, 64, 128), wm, "warp tile rows: WM/16 sub-tiles of 4 lanes x TM"),
+        Param("WN", (32, 64, 128), wn, "warp tile columns: WNITER sub-tiles of 8 lanes x TN"),
+        Param("WNITER", (1, 2, 4), wniter, "sub-tiles along N per warp tile (WN = 32*WNITER)"),
+        Param("TM", (4,), 4, "rows of a thread's float4 fragment (fixed: one LDS.128)"),
+        Param("TN", (4,), 4, "columns of a thread's float4 fragment (fixed: one LDS.128)"),
+    )
+
+
 class Sgemm(Experiment):
     name = "sgemm"
     title = "FP32 matrix multiply C = A*B (row-major)"
@@ -39,8 +236,14 @@ class Sgemm(Experiment):
     entry = "sgemm"
     baseline = "v0"
     bound = "compute"
-    default_shapes = ((512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096))
+    # Seed 000's sweep (512..4096), the large size, and the ragged shapes the ladder must also be fast on.
+    default_shapes = ((512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
+                      (8192, 8192, 8192), (4000, 4000, 4000), (1000, 3000, 777), (4097, 4097, 4097))
     test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096))
+    # One aligned mid size, the headline size, and a ragged one, so a tuned config is fast on all.
+    tune_shapes = ((2048, 2048, 2048), (4096, 4096, 4096), (4097, 4097, 4097))
+    readme_variants = ("v0", "v1", "cublas")  # seed 000's V0-vs-V1 table; the ladder has its own
+    headline_shape = (4096, 4096, 4096)
     # Grids are computed in int32 on the device; 2^20 keeps every index product inside size_t math.
     max_dim = 1 << 20
 
@@ -51,6 +254,7 @@ class Sgemm(Experiment):
             summary="naive: one thread per element of C",
             launch=_v0_launch,
             params=(Param("BLOCK", (16, 32), 16, "block side; the block is BLOCK x BLOCK threads"),),
+            access=v0_access,
         ),
         Variant(
             name="v1",
@@ -59,6 +263,93 @@ class Sgemm(Experiment):
             launch=_v1_launch,
             params=(Param("TILE", (8, 16, 32), 32, "tile side; the block is TILE x TILE threads"),),
             sweep={"TILE": (8, 16, 32)},
+            access=v1_access,
+        ),
+        Variant(
+            name="v2",
+            file="v2_1d_blocktiling.cu",
+            summary="1D register blocking: each thread computes TM outputs of a column",
+            launch=_grid_2d_launch,
+            access=v2_access,
+            params=(
+                Param("BM", (32, 64, 128), 64, "block tile rows"),
+                Param("BN", (32, 64, 128), 64, "block tile columns"),
+                Param("BK", (4, 8, 16), 8, "k depth of one shared-memory tile"),
+                Param("TM", (4, 8, 16), 8, "outputs per thread, along M"),
+            ),
+            constraints=_v2_constraints,
+        ),
+        Variant(
+            name="v3",
+            file="v3_2d_blocktiling.cu",
+            summary="2D register blocking: a TM x TN outer product per thread",
+            launch=_grid_2d_launch,
+            access=v3_access,
+            params=_tile_params() + (
+                Param("TM", (4, 8, 16), 8, "thread tile rows"),
+                Param("TN", (4, 8, 16), 8, "thread tile columns"),
+            ),
+            constraints=_v3_constraints,
+        ),
+        Variant(
+            name="v4",
+            file="v4_vectorized.cu",
+            summary="float4 global loads, A transposed in shared memory, LDS.128 fragments",
+            launch=_grid_2d_launch,
+            params=_tile_params() + (
+                Param("TM", (4, 8, 16), 8, "thread tile rows (float4 fragments)"),
+                Param("TN", (4, 8, 16), 8, "thread tile columns (float4 fragments)"),
+            ),
+            constraints=_v45_constraints,
+        ),
+        Variant(
+            name="v5",
+            file="v5_conflict_free.cu",
+            summary="bank-conflict-free shared memory: padded A tile, interleaved fragments",
+            launch=_grid_2d_launch,
+            params=_tile_params() + (
+                Param("TM", (4, 8, 16), 8, "thread tile rows (TM/4 float4 fragments, 4*BM/TM apart)"),
+                Param("TN", (4, 8, 16), 8, "thread tile columns (TN/4 float4 fragments, 4*BN/TN apart)"),
+            ),
+            constraints=_v45_constraints,
+        ),
+        Variant(
+            name="v6",
+            file="v6_warptiling.cu",
+            summary="warp tiling with the zig-zag lane map: LDS.128 merged to 2 wavefronts",
+            launch=_grid_2d_launch,
+            params=_tile_params() + _warp_params(wm=64, wn=64, wniter=2),
+            constraints=_v67_constraints,
+        ),
+        Variant(
+            name="v7",
+            file="v7_coalesced_store.cu",
+            summary="C written back through a per-warp shared buffer, whole rows per instruction",
+            launch=_grid_2d_launch,
+            params=_tile_params() + _warp_params(wm=64, wn=64, wniter=2),
+            constraints=_v67_constraints,
+        ),
+        Variant(
+            name="v8",
+            file="v8_double_buffer.cu",
+            summary="double buffering: next tile's loads in registers while this one computes",
+            launch=_grid_2d_launch,
+            params=_tile_params() + _warp_params(wm=64, wn=64, wniter=2) + (
+                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+            ),
+            constraints=_v8_constraints,
+        ),
+        Variant(
+            name="v9",
+            file="v9_cp_async.cu",
+            summary="cp.async ring of STAGES tiles in dynamic shared memory, grouped rasterization",
+            launch=_v9_launch,
+            params=_tile_params(bm=64) + _warp_params(wm=64, wn=64, wniter=2) + (
+                Param("STAGES", (2, 3, 4, 5), 3, "tiles in the cp.async ring"),
+                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
+            ),
+            constraints=_v9_constraints,
         ),
     )
 

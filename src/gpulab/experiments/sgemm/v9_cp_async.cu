@@ -1,0 +1,305 @@
+// v9 cp.async multi-stage pipeline in dynamic shared memory, with grouped block rasterization.
+//
+// Changed from v8: the tiles no longer pass through registers. Global -> shared copies are cp.async
+// (sm_80+), completing in the background; a ring of STAGES tile buffers in dynamic shared memory
+// keeps STAGES-1 tiles in flight while one is computed, and one barrier per tile both publishes the
+// landed tile and frees the slot the next copy reuses.
+//   B: 16-byte cp.async.cg (L2 only) when N % 4 == 0 and B, C are 16-byte aligned, else 4-byte
+//      cp.async.ca per element into the same layout (chosen at run time).
+//   A: 4-byte cp.async.ca per element, because A must land transposed, As[k][m], for the LDS.128
+//      fragment reads, and a copy cannot transpose: lanes take 8 consecutive k of 4 rows (one
+//      32-byte sector per row) and land in 32 distinct banks of the padded As (bank 4k + m).
+//      At the default 64 x 128 x 8 with 64 threads: 8 + 4 copies per thread per tile, 1024 FMAs.
+// No checks in the main loop: with M >= BM and N >= BN, blocks on the bottom and right edges are
+// moved inward (row0 = M - BM, col0 = N - BN) so that every row and column they copy exists; the
+// rows and columns they share with a neighbour are computed twice and stored once. A ragged K is
+// absorbed by the first tile, which starts at k = K % BK - BK < 0 and is copied in the prologue
+// with k < 0 zero-filled (src-size 0); every later tile is whole. A matrix smaller than one block
+// tile takes a fully checked copy path instead (clamped rows and columns, zero-filled k).
+// Blocks are numbered in groups of GROUP_M block-rows (column-major inside a group), so the blocks
+// resident at once share a few block-rows of A and block-columns of B in L2.
+// Why not Hopper's bulk tensor copies (TMA + mbarrier): they cannot transpose A either, so only B
+// could use them, and the copies already cost ~2-3% of the issued instructions (one IMAD.WIDE and
+// one LDGSTS each, 12 per 1024 FFMA); the kernel is bound by FFMA issue and the shared-memory
+// pipe, which TMA does not touch, so it would add mbarrier waits to save a handful of instructions.
+// Expected effect: v8 held the next tile in registers (8 more per thread at 8 x 8, 16 at 16 x 8) and
+// spent STS and predicated LDG instructions on it each tile, only one tile ahead; here 2-4 tiles are
+// in flight with no registers held and ~90% of the main loop's instructions are FFMA (SASS: 1024
+// FFMA of 1128 per tile at 16 x 8 per thread). The default block tile is 64 x 128: two warps of
+// 64 x 64 (16 x 8 per thread), 216 registers, so 4 blocks (8 warps) share an SM; smaller blocks
+// than v8's 128 x 128 wait at cheaper barriers (2 warps) and fill the last wave more evenly.
+// Expect 1.1-1.3x v8 at 4096^3: 44-50 TFLOP/s, 90-100% of cuBLAS (49-51), if the FMA pipe stays
+// ~75-80% busy; the rest is the 10% non-FFMA issue, barrier waits and the tail wave.
+// Params: BM, BN, BK (multiple of 8), WM (multiple of 16), WN = 32*WNITER, WNITER, TM = TN = 4,
+//   STAGES (2-5 ring slots), MINB (blocks per SM the registers are sized for), GROUP_M (block-rows
+//   per rasterization group; 1 = plain row order). Dynamic shared memory:
+//   max(STAGES*(BK*(BM+4) + BK*BN), warps*16*36) floats.
+// Shapes: any M, N, K >= 1 (16-byte or 4-byte B copies and float4 or scalar C stores chosen at run
+//   time; edges as above).
+#include "common.cuh"
+
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (WARPS * 32)
+#define WMITER (WM / 16)
+#define A_COPIES (BM * BK / THREADS)        // 4-byte copies of A per thread per tile
+#define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
+#define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
+#define AS_LD (BM + 4)
+#define CS_LD 36
+#define TILE_FLOATS (BK * AS_LD + BK * BN)
+
+__device__ __forceinline__ bool aligned16(const void* p) {
+    return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
+}
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// src-size 0 reads nothing and zero-fills the destination: the ragged-edge guard.
+__device__ __forceinline__ void cp_async4(unsigned dst, const float* src, bool in_range) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(in_range ? 4 : 0));
+}
+__device__ __forceinline__ void cp_async16(unsigned dst, const float* src, bool in_range) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(in_range ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+}
+
+// Copies of A: e = tid + l*THREADS; lanes take 8 consecutive k of 4 rows. THREADS/8 divides BM
+// (a constraint), so copy l sits (l*THREADS/8) % BM rows and 8*(l*THREADS/8 / BM) k further on.
+#define A_ROW_STEP(l) (((l) * (THREADS / 8)) % BM)
+#define A_K_STEP(l) (8 * (((l) * (THREADS / 8)) / BM))
+// Copies of B: idx = tid + l*THREADS over BK rows of B_PER_ROW copies (float4s on the 16-byte
+// path, floats on the other); the thread count and B_PER_ROW divide one another (a constraint), so
+// copy l is a constant number of rows and columns away from copy 0.
+#define B_PER_ROW (VEC_BC ? BN / 4 : BN)
+#define B_WIDTH (VEC_BC ? 4 : 1)
+#define B_COPIES (VEC_BC ? B_COPIES16 : B_COPIES4)
+#define B_ROW_STEP(l) (((l) * THREADS) / B_PER_ROW)
+#define B_COL_STEP(l) ((((l) * THREADS) % B_PER_ROW) * B_WIDTH)
+
+// One thread's share of the tile copies. On the FAST path every source is a0 (or b0) plus a
+// per-block byte stride times a constant plus a constant: one IMAD.WIDE and one cp.async per copy,
+// no checks; a0 and b0 move on by one tile per step. The GENERAL path checks everything: rows of A
+// past M and columns of B past N are clamped to valid ones (what they bring in reaches only rows
+// and columns of C that are never stored), copies outside 0 <= k < K get src-size 0 (zeros), their
+// source set to the matrix's first element to be safe.
+template <bool VEC_BC>
+struct Copier {
+    const char* a0;   // A copy 0 of the next tile
+    const char* b0;   // B copy 0 of the next tile
+    unsigned a_pass;  // bytes between A copies a pass (THREADS/8 rows) apart
+    unsigned b_row;   // bytes per row of B
+    int row_a, col_b; // copy 0's row of A and column of B (not clamped)
+    int a_k, b_r;     // copy 0's k inside a tile, for A and for B
+
+    __device__ __forceinline__ Copier(int M, int N, int K, const float* A, const float* B, int row0,
+                                      int col0, int k_first) {
+        const int tid = threadIdx.x;
+        a_k = tid & 7;
+        row_a = row0 + (tid >> 3);
+        // Byte offsets computed in integers: k_first may be negative (see gemm_tile).
+        a0 = reinterpret_cast<const char*>(A) +
+             4 * ((long long)min(row_a, M - 1) * K + a_k + k_first);
+        a_pass = (unsigned)(THREADS / 8) * (unsigned)K * 4u;
+        b_r = tid / B_PER_ROW;
+        col_b = col0 + (tid % B_PER_ROW) * B_WIDTH;
+        b0 = reinterpret_cast<const char*>(B) +
+             4 * ((long long)(k_first + b_r) * N + (col_b < N ? col_b : col0));
+        b_row = (unsigned)N * 4u;
+    }
+
+    template <bool GENERAL>
+    __device__ __forceinline__ void issue(unsigned slot, int k0, int M, int N, int K, const float* A,
+                                          const float* B) {
+        const int tid = threadIdx.x;
+        const unsigned a_dst = slot + 4u * ((tid & 7) * AS_LD + (tid >> 3));
+#pragma unroll
+        for (int l = 0; l < A_COPIES; ++l) {
+            const unsigned dst = a_dst + 4u * (A_K_STEP(l) * AS_LD + A_ROW_STEP(l));
+            if (!GENERAL) {
+                const char* src = a0 + (size_t)a_pass * (A_ROW_STEP(l) / (THREADS / 8)) + 4 * A_K_STEP(l);
+                cp_async4(dst, reinterpret_cast<const float*>(src), true);
+            } else {
+                const int r = min(row_a + A_ROW_STEP(l), M - 1), k = k0 + a_k + A_K_STEP(l);
+                const bool ok = k >= 0 && k < K;
+                cp_async4(dst, ok ? A + (size_t)r * K + k : A, ok);
+            }
+        }
+        const unsigned b_dst = slot + 4u * (BK * AS_LD + b_r * BN + (tid % B_PER_ROW) * B_WIDTH);
+#pragma unroll
+        for (int l = 0; l < B_COPIES; ++l) {
+            const unsigned dst = b_dst + 4u * (B_ROW_STEP(l) * BN + B_COL_STEP(l));
+            const float* src;
+            bool ok = true;
+            if (!GENERAL) {
+                src = reinterpret_cast<const float*>(b0 + (size_t)b_row * B_ROW_STEP(l) + 4 * B_COL_STEP(l));
+            } else {
+                const int r = k0 + b_r + B_ROW_STEP(l);
+                int c = col_b + B_COL_STEP(l);
+                c = c < N ? c : (VEC_BC ? col_b - (col_b % BN) : N - 1);  // a valid column (float4)
+                ok = r >= 0 && r < K;
+                src = ok ? B + (size_t)r * N + c : B;
+            }
+            if (VEC_BC) cp_async16(dst, src, ok);
+            else        cp_async4(dst, src, ok);
+        }
+    }
+
+    __device__ __forceinline__ void advance() {
+        a0 += 4 * BK;
+        b0 += (size_t)b_row * BK;
+    }
+};
+
+// The block's tile of C is rows [row0, row0+BM) x columns [col0, col0+BN); it stores only rows
+// >= row_lo and columns >= col_lo (and inside C). With FAST, the caller guarantees M >= BM and
+// N >= BN and has moved blocks on the bottom and right edges inward (row0 = M - BM, ...), so every
+// row and column a FAST block copies is inside A and B; the rows it shares with its neighbour are
+// computed by both and stored by the neighbour only. A ragged K is absorbed by the first tile: the
+// tiles start at k_first = (K % BK) - BK < 0, the first one is copied on the general path (k < 0
+// reads as zero) in the prologue, and every tile after it is full, so the main loop never checks.
+template <bool VEC_BC, bool FAST>
+__device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __restrict__ A,
+                                          const float* __restrict__ B, float* __restrict__ C,
+                                          float* smem, int row0, int col0, int row_lo, int col_lo) {
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5, lane = tid & 31;
+    const int wm = (warp / (BN / WN)) * WM;
+    const int wn = (warp % (BN / WN)) * WN;
+    const int lr = (lane & 1) | ((lane >> 4) << 1);  // zig-zag lane grid, as since v6
+    const int lc = (lane >> 1) & 7;
+    const unsigned ring = smem_addr(smem);
+    const int k_first = (K % BK) ? (K % BK) - BK : 0;
+    Copier<VEC_BC> copier(M, N, K, A, B, row0, col0, k_first);
+
+    float acc[WMITER * TM][WNITER * TN];
+#pragma unroll
+    for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.0f;
+
+    const int ktiles = (K + BK - 1) / BK;
+    // Prologue: STAGES-1 tiles in flight, one commit group each (empty groups keep the count).
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ktiles) {
+            const unsigned slot = ring + 4u * (s * TILE_FLOATS);
+            if (FAST && (s > 0 || k_first == 0)) copier.template issue<false>(slot, k_first + s * BK, M, N, K, A, B);
+            else                                 copier.template issue<true>(slot, k_first + s * BK, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+    }
+
+    // Ring positions as float offsets; the slot written at step t is the one read at step t-1.
+    int read_off = 0, write_off = (STAGES - 1) * TILE_FLOATS;
+    for (int t = 0; t < ktiles; ++t) {
+        cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed
+        __syncthreads();              // everyone's have; and everyone is done with tile t-1's slot
+        const int next = t + STAGES - 1;
+        if (next < ktiles) {
+            const unsigned slot = ring + 4u * write_off;
+            copier.template issue<!FAST>(slot, k_first + next * BK, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+
+        const float* stage = smem + read_off;
+        const float (*As)[AS_LD] = reinterpret_cast<const float (*)[AS_LD]>(stage);
+        const float (*Bs)[BN] = reinterpret_cast<const float (*)[BN]>(stage + BK * AS_LD);
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            float4 a[WMITER], b[WNITER];
+#pragma unroll
+            for (int i = 0; i < WMITER; ++i) a[i] = load_float4(&As[k][wm + i * 16 + lr * 4]);
+#pragma unroll
+            for (int j = 0; j < WNITER; ++j) b[j] = load_float4(&Bs[k][wn + j * 32 + lc * 4]);
+#pragma unroll
+            for (int i = 0; i < WMITER; ++i) {
+                const float av[4] = {a[i].x, a[i].y, a[i].z, a[i].w};
+#pragma unroll
+                for (int j = 0; j < WNITER; ++j) {
+                    const float bv[4] = {b[j].x, b[j].y, b[j].z, b[j].w};
+#pragma unroll
+                    for (int r = 0; r < 4; ++r)
+#pragma unroll
+                        for (int c = 0; c < 4; ++c) acc[i * 4 + r][j * 4 + c] += av[r] * bv[c];
+                }
+            }
+        }
+        write_off = read_off;
+        read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
+    }
+
+    // Write-back through this warp's slice of shared memory (as v7). No copies are pending (only
+    // empty groups can be), and the barrier makes sure every warp has left the ring.
+    cp_async_wait<0>();
+    __syncthreads();
+    float* cs = smem + warp * (16 * CS_LD);
+#pragma unroll
+    for (int i = 0; i < WMITER; ++i)
+#pragma unroll
+        for (int j = 0; j < WNITER; ++j) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const float* v = &acc[i * 4 + r][j * 4];
+                store_float4(&cs[(lr * 4 + r) * CS_LD + lc * 4], make_float4(v[0], v[1], v[2], v[3]));
+            }
+            __syncwarp();
+            const int rbase = row0 + wm + i * 16, cbase = col0 + wn + j * 32;
+            if (VEC_BC) {  // col_lo and N are multiples of 4 here: a float4 is wholly in or out
+                const int q = lane & 7, col = cbase + q * 4;
+                const bool col_ok = col >= col_lo && col < N;
+#pragma unroll
+                for (int p = lane >> 3; p < 16; p += 4) {
+                    const int row = rbase + p;
+                    if (col_ok && row >= row_lo && row < M)
+                        store_float4(C + (size_t)row * N + col, load_float4(&cs[p * CS_LD + q * 4]));
+                }
+            } else {
+                const int col = cbase + lane;
+                const bool col_ok = col >= col_lo && col < N;
+#pragma unroll
+                for (int p = 0; p < 16; ++p) {
+                    const int row = rbase + p;
+                    if (col_ok && row >= row_lo && row < M) C[(size_t)row * N + col] = cs[p * CS_LD + lane];
+                }
+            }
+            __syncwarp();
+        }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K,
+                                                                  const float* __restrict__ A,
+                                                                  const float* __restrict__ B,
+                                                                  float* __restrict__ C) {
+    extern __shared__ float4 smem4[];  // the ring of STAGES tiles, later the write-back slices
+    float* smem = reinterpret_cast<float*>(smem4);
+
+    // Grouped rasterization of the 1D grid: GROUP_M block-rows at a time, column-major inside.
+    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
+    const int pid = blockIdx.x;
+    const int per_group = GROUP_M * grid_n;
+    const int first_m = (pid / per_group) * GROUP_M;
+    const int group_rows = min(grid_m - first_m, GROUP_M);
+    const int bm = first_m + (pid % per_group) % group_rows;
+    const int bn = (pid % per_group) / group_rows;
+
+    const int row_lo = bm * BM, col_lo = bn * BN;
+    const bool vec_bc = (N % 4 == 0) && aligned16(B) && aligned16(C);
+    if (M >= BM && N >= BN) {  // edge blocks move inward so that every copy is in range
+        const int row0 = min(row_lo, M - BM), col0 = min(col_lo, N - BN);
+        if (vec_bc) gemm_tile<true, true>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
+        else        gemm_tile<false, true>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
+    } else {  // a matrix smaller than one block tile: the checked path throughout
+        if (vec_bc) gemm_tile<true, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
+        else        gemm_tile<false, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
+    }
+}
