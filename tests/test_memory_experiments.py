@@ -94,7 +94,7 @@ def test_radius_out_of_range_is_refused(radius):
 def test_radius_sweep_defaults_to_3_and_8_for_every_variant():
     specs = plan(STENCIL, None, {}, [STENCIL.shape(1000)])
     assert sorted((s.name, s.params["R"]) for s in specs) == sorted(
-        (v, r) for v in ("global", "shared", "regs", "nosync") for r in (3, 8))
+        (v, r) for v in ("global", "shared", "regs", "shfl", "nosync") for r in (3, 8))
     assert [s.variant.expected_wrong for s in specs if s.name == "nosync"] == [True, True]
 
 
@@ -142,7 +142,8 @@ def test_odd_image_sizes_are_accepted_by_every_variant(width, height):
 
 # -- launches cover every element ----------------------------------------------------------------
 def _elements_per_thread(exp, variant, params) -> int:
-    return {"rows": params.get("VEC", 1), "multi": params.get("PIX", 1), "vec4": 4, "regs": 4}.get(variant.name, 1)
+    return {"rows": params.get("VEC", 1), "multi": params.get("PIX", 1), "vec4": 4, "regs": 4,
+            "shfl": params.get("PER", 1), "wide": 4 * params.get("V", 1)}.get(variant.name, 1)
 
 
 @pytest.mark.parametrize("exp", MEMORY, ids=lambda e: e.name)

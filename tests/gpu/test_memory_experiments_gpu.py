@@ -49,12 +49,33 @@ def test_variant_correct(lab, exp, variant, params, dims, exact):
 
 
 @pytest.mark.parametrize("radius", [1, 2, 31, 32])
-@pytest.mark.parametrize("name", ["global", "shared", "regs"])
+@pytest.mark.parametrize("name", ["global", "shared", "regs", "shfl"])
 @pytest.mark.parametrize("n", [1, 7, 65, 1023, 1025, 100_003])
 @pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
 def test_stencil_every_radius_edge(lab, name, radius, n, exact):
-    spec = RunSpec(STENCIL, STENCIL.variant(name), {"R": radius}, STENCIL.shape(n))
+    variant = STENCIL.variant(name)
+    spec = RunSpec(STENCIL, variant, variant.default_params() | {"R": radius}, STENCIL.shape(n))
     result = lab.verify(spec, exact=exact)
+    assert result.ok, result.describe()
+
+
+@pytest.mark.parametrize("radius", [1, 3, 4, 5, 8, 17, 32])
+@pytest.mark.parametrize("per", [8, 16])
+@pytest.mark.parametrize("hint", [0, 1])
+@pytest.mark.parametrize("n", [2047, 2048, 4096 + 3, 100_003, (1 << 20) + 5])
+def test_stencil_shfl_every_config(lab, radius, per, hint, n):
+    # Interior blocks (no bounds checks) next to checked first and last blocks, at every PER and HINT.
+    spec = RunSpec(STENCIL, STENCIL.variant("shfl"), {"R": radius, "PER": per, "HINT": hint}, STENCIL.shape(n))
+    result = lab.verify(spec, exact=False)
+    assert result.ok, result.describe()
+
+
+@pytest.mark.parametrize("v", [1, 2, 4])
+@pytest.mark.parametrize("hint", [0, 1])
+@pytest.mark.parametrize("dims", [(1, 1), (3, 1), (7, 257), (1001, 333), (1024, 2), (1025, 4), (3839, 2161)])
+def test_grayscale_wide_every_config(lab, v, hint, dims):
+    spec = RunSpec(GRAYSCALE, GRAYSCALE.variant("wide"), {"V": v, "HINT": hint}, GRAYSCALE.shape(*dims))
+    result = lab.verify(spec)
     assert result.ok, result.describe()
 
 
@@ -79,7 +100,7 @@ def test_nosync_rows_never_become_the_baseline_or_the_best(lab):
     specs = plan(STENCIL, None, {"R": (3,)}, [STENCIL.shape(1 << 22)])
     records = derive([lab.execute(s) for s in specs], STENCIL.baseline)
     by = {r["variant"]: r for r in records}
-    assert set(by) == {"global", "shared", "regs", "nosync"}
+    assert set(by) == {"global", "shared", "regs", "shfl", "nosync"}
     assert by["global"]["speedup_vs_baseline"] == pytest.approx(1.0)
     assert by["nosync"]["correct"] is False and by["nosync"]["expected_wrong"] is True
     assert all(b["best"].split()[0] != "nosync" for b in best_per_shape(records))

@@ -1,4 +1,5 @@
-"""grayscale: RGBA uint8 -> gray uint8, four ways of walking the image (seed 002).
+"""grayscale: RGBA uint8 -> gray uint8, four ways of walking the image (seed 002), and a fifth that
+keeps several 16-byte loads in flight per thread.
 
 The image is packed (row pitch = 4*width bytes), row-major, RGBA in memory order. The gray value is
 BT.601 luma in 8-bit fixed point,
@@ -27,6 +28,7 @@ import numpy as np
 
 from gpulab.check import compare_exact
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.grayscale.access import column_access, multi_access, row_access, vec4_access
 from gpulab.experiments.napkin import napkin_columns
 
 THREADS = 256
@@ -58,6 +60,10 @@ def _vector_launch(p: Params, s: Shape) -> Launch:
     return Launch(grid=(_cdiv(_pixels(s), THREADS * 4), 1, 1), block=(THREADS, 1, 1))
 
 
+def _wide_launch(p: Params, s: Shape) -> Launch:
+    return Launch(grid=(_cdiv(_pixels(s), THREADS * 4 * p["V"]), 1, 1), block=(THREADS, 1, 1))
+
+
 def reference(rgba, xp):
     """Gray uint8 (height x width) from RGBA uint8 (height x width x 4): the stated integer rule."""
     wr, wg, wb = WEIGHTS
@@ -87,18 +93,21 @@ class Grayscale(Experiment):
             file="v0_column_walk.cu",
             summary="a block's threads walk down a column (seed 002's unaligned baseline)",
             launch=_column_launch,
+            access=column_access,
         ),
         Variant(
             name="row",
             file="v1_row_walk.cu",
             summary="a block's threads walk along a row: coalesced",
             launch=_row_launch,
+            access=row_access,
         ),
         Variant(
             name="multi",
             file="v2_multi_pixel.cu",
             summary="PIX consecutive pixels per thread, a 4-byte load and a 1-byte store each",
             launch=_multi_launch,
+            access=multi_access,
             params=(Param("PIX", (2, 4, 8), 4, "consecutive pixels per thread"),),
             sweep={"PIX": (2, 4, 8)},
         ),
@@ -107,6 +116,16 @@ class Grayscale(Experiment):
             file="v3_vectorized.cu",
             summary="four pixels per thread: one 16-byte load, one 4-byte store (any width: flat + tail)",
             launch=_vector_launch,
+            access=vec4_access,
+        ),
+        Variant(
+            name="wide",
+            file="v4_wide.cu",
+            summary="V groups of four pixels per thread: V 16-byte loads in flight, V coalesced 4-byte stores",
+            launch=_wide_launch,
+            params=(Param("V", (1, 2, 4), 2, "groups of 4 pixels per thread: 16-byte loads in flight"),
+                    Param("HINT", (0, 1), 0, "1: loads evict-first (ld.global.cs)")),
+            sweep={"V": (1, 2, 4), "HINT": (0, 1)},
         ),
     )
 

@@ -1,5 +1,6 @@
-"""stencil: the moving average of radius R over N floats, from global memory, a shared tile, or a
-shared tile feeding a register window of 4 outputs per thread (seed 003).
+"""stencil: the moving average of radius R over N floats, from global memory, a shared tile, a
+shared tile feeding a register window of 4 outputs per thread (seed 003), or no shared memory at
+all: coalesced 16-byte loads per lane with the halo passed between lanes by warp shuffles.
 
 out[i] = (x[i-R] + ... + x[i+R]) / (2R+1) for every i in [0, N), with x = 0 outside [0, N): zero
 padding, so all N outputs are defined and every one must be written.
@@ -33,6 +34,7 @@ import numpy as np
 from gpulab.check import compare_exact
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.stencil.access import global_access, regs_access, shared_access
 from gpulab.experiments.napkin import array_module, napkin_columns
 
 BLOCK = 256
@@ -48,6 +50,10 @@ def _launch(p: Params, s: Shape) -> Launch:
 
 def _window_launch(p: Params, s: Shape) -> Launch:
     return Launch(grid=(-(-s["N"] // (4 * BLOCK)), 1, 1), block=(BLOCK, 1, 1))  # 4 outputs per thread
+
+
+def _shuffle_launch(p: Params, s: Shape) -> Launch:
+    return Launch(grid=(-(-s["N"] // (p["PER"] * BLOCK)), 1, 1), block=(BLOCK, 1, 1))  # PER outputs per thread
 
 
 def periodic_input(n: int, r: int, offset: int, xp):
@@ -73,7 +79,7 @@ def reference(x, r: int, xp):
 
 class Stencil(Experiment):
     name = "stencil"
-    title = "moving average of radius R (zero-padded): global reads, a shared tile, a register window"
+    title = "moving average of radius R (zero-padded): global reads, a shared tile, a register window, warp shuffles"
     dims = ("N",)
     entry = "stencil"
     baseline = "global"
@@ -91,6 +97,7 @@ class Stencil(Experiment):
             file="v0_global.cu",
             summary="each thread reads its 2R+1 neighbours from global memory (the caches absorb reuse)",
             launch=_launch,
+            access=global_access,
             params=(R_PARAM,),
             sweep=R_SWEEP,
         ),
@@ -99,6 +106,7 @@ class Stencil(Experiment):
             file="v1_shared_tile.cu",
             summary="block stages BLOCK + 2R inputs in shared memory, one barrier, then sums from the tile",
             launch=_launch,
+            access=shared_access,
             params=(R_PARAM,),
             sweep=R_SWEEP,
         ),
@@ -107,7 +115,18 @@ class Stencil(Experiment):
             file="v2_register_window.cu",
             summary="shared tile; each thread sums 4 outputs from a window in registers (16-byte LDS)",
             launch=_window_launch,
+            access=regs_access,
             params=(R_PARAM,),
+            sweep=R_SWEEP,
+        ),
+        Variant(
+            name="shfl",
+            file="v3_warp_shuffle.cu",
+            summary="no shared memory: PER/4 coalesced 16-byte loads per lane, issued first; halo by warp shuffles",
+            launch=_shuffle_launch,
+            params=(R_PARAM,
+                    Param("PER", (8, 16), 8, "outputs per thread: PER/4 16-byte loads per lane"),
+                    Param("HINT", (0, 1), 0, "1: centre loads evict-first (ld.global.cs)")),
             sweep=R_SWEEP,
         ),
         Variant(
@@ -115,6 +134,7 @@ class Stencil(Experiment):
             file="demo_nosync.cu",
             summary="the shared tile without its barrier: a race, reported and never passed",
             launch=_launch,
+            access=shared_access,
             params=(R_PARAM,),
             sweep=R_SWEEP,
             expected_wrong=True,

@@ -1,0 +1,160 @@
+"""Access models of the stencil variants: what each moving average asks of memory, for `gpulab predict`.
+
+One `Instruction` per SASS memory instruction (read off `nvdisasm` of the sm_90 cubin, NVRTC 13).
+What the compiler does that the counts depend on:
+- global: the 2R+1 taps are unrolled into 2R+1 LDG.32, each predicated on 0 <= j < n (a lane
+  whose neighbour is outside the input loads nothing), behind `@P0 EXIT` for i >= n.
+- shared / nosync: the fill loop `for (k = tid; k < 256 + 2R; k += 256)` becomes the compiler's
+  generic strided loop: a remainder loop of (trips & 3) single steps first, then bodies unrolled by
+  16, 8 and 4. Here trips <= 2, so every step runs in the remainder loop, in source order: an
+  LDG.32 predicated on 0 <= j < n and an unconditional STS.32 (the value or 0) per step. The 2R+1
+  tile reads are scalar LDS.32 (tid + k has no known alignment).
+- regs: the same fill loop with 4 or 5 trips (TILE = 1020 + 4*ceil((4+2R)/4) floats). Threads with
+  5 trips (tid < TILE - 1024) run one remainder step alone first, then every thread runs the body
+  unrolled by 4, so in its u-th LDG a thread with 5 trips is at step u + 1 and one with 4 trips at
+  step u: the first warp's unrolled loads are two runs, not one. The window is read with
+  floor((4+2R)/4) LDS.128 plus, when R is odd, one LDS.64 (the compiler drops the two floats of the
+  last float4 that no output uses). Outputs go out as one STG.128 when i + 4 <= n, else as up to
+  three predicated STG.32 (the fourth can never be in range on that path).
+The tile is the kernel's only shared array, at shared offset 0; `in` and `out` are separate
+allocations laid out by `buffers`. See gpulab.model.predict for the API.
+"""
+
+from __future__ import annotations
+
+from gpulab.experiments.base import Params, Shape
+from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, cdiv, every, same, shifted
+
+F32 = 4
+BLOCK = 256
+
+
+def _work(n: int, r: int) -> dict:
+    # 2R adds per output (the one division by 2R+1 is not counted); x read once, out written once.
+    return {"flops": 2.0 * r * n, "dram_compulsory_bytes": 2 * F32 * n}
+
+
+def _blocks(nb: int, outputs_per_block: int, reach: int, n: int) -> dict:
+    """Blocks move by whole 128-byte lines; the first block (its left halo starts below 0) and the
+    last ones (their reads reach n - 1 or beyond, within `reach` floats of their outputs) stand alone."""
+    last_clean = max(0, (n - reach) // outputs_per_block - 1)
+    edge = {0, *range(last_clean, nb)}
+    return {"x": shifted(nb, F32 * outputs_per_block, edge=edge)}
+
+
+def global_access(params: Params, shape: Shape) -> KernelAccess:
+    """v0_global.cu: thread i < n reads in[i-R .. i+R] (2R+1 predicated LDG.32) and writes out[i]."""
+    r, n = params["R"], shape["N"]
+    nb = cdiv(n, BLOCK)
+    base = buffers(**{"in": F32 * n, "out": F32 * n})
+    blocks = _blocks(nb, BLOCK, r + BLOCK, n)
+
+    def i(ix):
+        return ix.bx * BLOCK + ix.tid
+
+    def j(ix):
+        return i(ix) + ix.k - r
+
+    instructions = (
+        Instruction("ldg in[i+k-R]", "global", "load", F32, address=lambda ix: base["in"] + F32 * j(ix),
+                    active=lambda ix: (i(ix) < n) & (j(ix) >= 0) & (j(ix) < n),
+                    loops=(Loop("k", 2 * r + 1, every(2 * r + 1)),), blocks=blocks),
+        Instruction("stg out[i]", "global", "store", F32, address=lambda ix: base["out"] + F32 * i(ix),
+                    active=lambda ix: i(ix) < n, blocks=blocks),
+    )
+    return KernelAccess(grid=(nb, 1, 1), block=(BLOCK, 1, 1), instructions=instructions, **_work(n, r))
+
+
+def shared_access(params: Params, shape: Shape) -> KernelAccess:
+    """v1_shared_tile.cu (and demo_nosync.cu, the same instructions without the barrier): the block
+    fills tile[k] = in[bx*256 - R + k] (0 outside [0, n)) for k < 256 + 2R in steps s of 256, then
+    thread i < n reads tile[tid .. tid + 2R] and writes out[i]."""
+    r, n = params["R"], shape["N"]
+    nb = cdiv(n, BLOCK)
+    span = BLOCK + 2 * r
+    base = buffers(**{"in": F32 * n, "out": F32 * n})
+    blocks = _blocks(nb, BLOCK, span, n)
+    fill = Loop("s", cdiv(span, BLOCK), every(cdiv(span, BLOCK)))
+
+    def k(ix):
+        return ix.tid + BLOCK * ix.s
+
+    def j(ix):
+        return ix.bx * BLOCK - r + k(ix)
+
+    def i(ix):
+        return ix.bx * BLOCK + ix.tid
+
+    instructions = (
+        Instruction("ldg in[j] (fill)", "global", "load", F32, address=lambda ix: base["in"] + F32 * j(ix),
+                    active=lambda ix: (k(ix) < span) & (j(ix) >= 0) & (j(ix) < n), loops=(fill,), blocks=blocks),
+        Instruction("sts tile[k] (fill)", "shared", "store", F32, address=lambda ix: F32 * k(ix),
+                    active=lambda ix: k(ix) < span, loops=(fill,), blocks={"x": same(nb)}),
+        Instruction("lds tile[tid+k]", "shared", "load", F32, address=lambda ix: F32 * (ix.tid + ix.t),
+                    active=lambda ix: i(ix) < n, loops=(Loop("t", 2 * r + 1, every(2 * r + 1)),), blocks=blocks),
+        Instruction("stg out[i]", "global", "store", F32, address=lambda ix: base["out"] + F32 * i(ix),
+                    active=lambda ix: i(ix) < n, blocks=blocks),
+    )
+    return KernelAccess(grid=(nb, 1, 1), block=(BLOCK, 1, 1), instructions=instructions, **_work(n, r))
+
+
+def regs_access(params: Params, shape: Shape) -> KernelAccess:
+    """v2_register_window.cu: 1024 outputs per block. Fill tile[k] = in[bx*1024 - R + k] for
+    k < TILE (a remainder step for tid < TILE - 1024, then 4 unrolled steps for every thread, see
+    the module docstring); read the window with LDS.128 (and an LDS.64 when R is odd); write
+    out[i .. i+3], i = bx*1024 + 4*tid, as one STG.128 or, at the end of the data, STG.32s."""
+    r, n = params["R"], shape["N"]
+    per = 4
+    out_block = BLOCK * per
+    span4 = cdiv(per + 2 * r, 4)
+    tile = out_block - per + 4 * span4
+    extra = tile - out_block  # threads below this have 5 fill steps, one of them in the remainder loop
+    assert 0 < extra <= BLOCK, "the fill model assumes 4 or 5 steps per thread"
+    nb = cdiv(n, out_block)
+    base = buffers(**{"in": F32 * n, "out": F32 * n})
+    blocks = _blocks(nb, out_block, tile + out_block, n)
+    whole, half = (per + 2 * r) // 4, (per + 2 * r) % 4 == 2
+
+    def first(ix):
+        return ix.bx * out_block - r
+
+    def step(ix):  # the fill step a thread is at in the u-th unrolled LDG
+        return (ix.tid < extra) + ix.u
+
+    def j_unrolled(ix):
+        return first(ix) + ix.tid + BLOCK * step(ix)
+
+    def inside(j):
+        return (j >= 0) & (j < n)
+
+    def o(ix):
+        return ix.bx * out_block + per * ix.tid
+
+    unrolled = Loop("u", 4, every(4))
+    every_block = {"x": same(nb)}
+    instructions = [
+        Instruction("ldg in[j] (fill, remainder step)", "global", "load", F32,
+                    address=lambda ix: base["in"] + F32 * (first(ix) + ix.tid),
+                    active=lambda ix: (ix.tid < extra) & inside(first(ix) + ix.tid), blocks=blocks),
+        Instruction("sts tile[k] (fill, remainder step)", "shared", "store", F32,
+                    address=lambda ix: F32 * ix.tid, active=lambda ix: ix.tid < extra, blocks=every_block),
+        Instruction("ldg in[j] (fill, unrolled x4)", "global", "load", F32,
+                    address=lambda ix: base["in"] + F32 * j_unrolled(ix),
+                    active=lambda ix: inside(j_unrolled(ix)), loops=(unrolled,), blocks=blocks),
+        Instruction("sts tile[k] (fill, unrolled x4)", "shared", "store", F32,
+                    address=lambda ix: F32 * (ix.tid + BLOCK * step(ix)), loops=(unrolled,), blocks=every_block),
+        Instruction("lds.128 tile4[tid+q]", "shared", "load", 16, address=lambda ix: 16 * (ix.tid + ix.q),
+                    loops=(Loop("q", whole, every(whole)),), blocks=every_block),
+    ]
+    if half:
+        instructions.append(Instruction("lds.64 tile4[tid+last].xy", "shared", "load", 8,
+                                        address=lambda ix: 16 * (ix.tid + whole), blocks=every_block))
+    instructions += [
+        Instruction("stg.128 out[i..i+3]", "global", "store", 16, address=lambda ix: base["out"] + F32 * o(ix),
+                    active=lambda ix: o(ix) + per <= n, blocks=blocks),
+        Instruction("stg out[i+m] (end)", "global", "store", F32,
+                    address=lambda ix: base["out"] + F32 * (o(ix) + ix.m),
+                    active=lambda ix: (o(ix) + per > n) & (o(ix) + ix.m < n),
+                    loops=(Loop("m", per - 1, every(per - 1)),), blocks=blocks),
+    ]
+    return KernelAccess(grid=(nb, 1, 1), block=(BLOCK, 1, 1), instructions=tuple(instructions), **_work(n, r))
