@@ -65,7 +65,28 @@ def test_tuned_defaults_used_when_valid_and_ignored_when_stale(tmp_path):
     assert defaults(v1) == v1.default_params()
     tune.write_best(tmp_path, SGEMM, v1, {"TILE": 16}, 123.0, [SGEMM.square(64)], {"gpu": "X"})
     assert tune.tuned_defaults(SGEMM, tmp_path)(v1) == {"TILE": 16}
+    assert tune.tuned_defaults(SGEMM, tmp_path)(v1, SGEMM.square(64)) == {"TILE": 16}
     data = json.loads((tmp_path / "tuned.json").read_text())
     data["sgemm"]["v1"]["params"] = {"TILE": 7}  # no longer an accepted value
     (tmp_path / "tuned.json").write_text(json.dumps(data))
     assert tune.tuned_defaults(SGEMM, tmp_path)(v1) == v1.default_params()
+
+
+def test_tuned_defaults_pick_the_config_tuned_at_the_nearest_size(tmp_path):
+    v1 = SGEMM.variant("v1")
+    shapes = [SGEMM.square(1024), SGEMM.square(4096)]
+    rows = [
+        {"shape": "1024x1024x1024", "params": "TILE=16", "correct": True, "time_ms": 1.0, "gflops": 9.0},
+        {"shape": "1024x1024x1024", "params": "TILE=32", "correct": True, "time_ms": 2.0, "gflops": 4.0},
+        {"shape": "4096x4096x4096", "params": "TILE=16", "correct": True, "time_ms": 9.0, "gflops": 5.0},
+        {"shape": "4096x4096x4096", "params": "TILE=32", "correct": True, "time_ms": 3.0, "gflops": 15.0},
+        {"shape": "4096x4096x4096", "params": "TILE=8", "correct": False, "time_ms": 1.0, "gflops": 99.0},
+    ]
+    by_shape = tune.best_by_shape(rows, shapes)
+    assert by_shape["1024x1024x1024"]["params"] == {"TILE": 16}
+    assert by_shape["4096x4096x4096"]["params"] == {"TILE": 32}  # the wrong TILE=8 never wins
+    tune.write_best(tmp_path, SGEMM, v1, {"TILE": 32}, 10.0, shapes, {}, by_shape)
+    pick = tune.tuned_defaults(SGEMM, tmp_path)
+    assert pick(v1, SGEMM.shape(1000, 1200, 900)) == {"TILE": 16}
+    assert pick(v1, SGEMM.square(8192)) == {"TILE": 32}
+    assert pick(v1) == {"TILE": 32}

@@ -68,13 +68,14 @@ def plan(
     overrides: dict[str, tuple[int, ...]],
     shapes: list[Shape],
     with_libraries: bool = True,
-    defaults: Callable[[Variant], Params] | None = None,
+    defaults: Callable[[Variant, Shape], Params] | None = None,
     sweep: bool = True,
 ) -> list[RunSpec]:
     """Every (variant, params, shape) asked for, plus the vendor-library rows for each shape.
 
     A param override applies to every chosen variant that has that param; naming a param no chosen
-    variant has is an error. With no overrides, each variant sweeps its declared `sweep` values. `defaults(variant)` may supply tuned defaults for params not overridden.
+    variant has is an error. With no overrides, each variant sweeps its declared `sweep` values.
+    `defaults(variant, shape)` may supply tuned defaults (per shape) for params not overridden. `defaults(variant)` may supply tuned defaults for params not overridden.
     """
     variants = [experiment.variant(n) for n in variant_names] if variant_names else list(experiment.variants)
     known = {p.name for v in variants for p in v.params}
@@ -90,7 +91,7 @@ def plan(
             mine = {k: vals for k, vals in overrides.items() if any(p.name == k for p in v.params)}
             if not overrides and sweep:
                 mine = dict(v.sweep)
-            base = defaults(v) if defaults else v.default_params()
+            base = defaults(v, shape) if defaults else v.default_params()
             for params in v.param_grid({k: (val,) for k, val in base.items()} | mine):
                 specs.append(RunSpec(experiment, v, params, shape))
         if with_libraries:

@@ -63,19 +63,32 @@ def load_tuned(folder: Path) -> dict:
         raise GpulabError(f"{path} is not valid JSON ({exc}); delete it or re-run gpulab tune") from None
 
 
-def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant], Params]:
-    """A `defaults` function for lab.plan: the tuned params of a variant where this card has them
-    (and they are still accepted by the variant), else its declared defaults."""
+def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, Shape], Params]:
+    """A `defaults` function for lab.plan: the params this card's tune found best for the tuned
+    shape nearest the one asked for (by log of the work, M*N*K), else the tune's overall best, else
+    the variant's declared defaults. Tuned params no longer accepted by the variant are ignored."""
     table = load_tuned(folder).get(experiment.name, {})
 
-    def defaults(variant: Variant) -> Params:
-        entry = table.get(variant.name)
-        if entry:
-            params = {k: int(v) for k, v in entry["params"].items()}
-            known = {p.name: p for p in variant.params}
-            if set(params) == set(known) and all(params[k] in known[k].choices for k in params):
-                return params
-        return variant.default_params()
+    def accepted(variant: Variant, params: dict | None) -> Params | None:
+        if not params:
+            return None
+        params = {k: int(v) for k, v in params.items()}
+        known = {p.name: p for p in variant.params}
+        if set(params) == set(known) and all(params[k] in known[k].choices for k in params):
+            return params
+        return None
+
+    def defaults(variant: Variant, shape: Shape | None = None) -> Params:
+        entry = table.get(variant.name) or {}
+        by_shape = entry.get("by_shape") or {}
+        if shape is not None and by_shape:
+            volume = math.log(math.prod(shape.values))
+            nearest = min(by_shape, key=lambda label: abs(math.log(math.prod(
+                int(x) for x in label.split("x"))) - volume))
+            chosen = accepted(variant, by_shape[nearest].get("params"))
+            if chosen:
+                return chosen
+        return accepted(variant, entry.get("params")) or variant.default_params()
 
     return defaults
 
@@ -91,14 +104,28 @@ def score(rows: list[dict], shapes: list[Shape]) -> float | None:
     return math.exp(sum(math.log(r) for r in rates) / len(rates))
 
 
+def best_by_shape(rows: list[dict], shapes: list[Shape]) -> dict[str, dict]:
+    """For each shape, the fastest config that ran correctly there: {label: {params, rate}}."""
+    out = {}
+    for shape in shapes:
+        ok = [r for r in rows if r["shape"] == shape.label and r.get("correct") and r.get("time_ms")]
+        if ok:
+            best = min(ok, key=lambda r: r["time_ms"])
+            params = dict(item.split("=", 1) for item in str(best.get("params") or "").split())
+            out[shape.label] = {"params": {k: int(v) for k, v in params.items()},
+                                "rate": best.get("gflops") or best.get("gbps")}
+    return out
+
+
 def write_best(folder: Path, experiment: Experiment, variant: Variant, params: Params, value: float,
-               shapes: list[Shape], env: dict) -> None:
+               shapes: list[Shape], env: dict, by_shape: dict[str, dict] | None = None) -> None:
     table = load_tuned(folder)
     table.setdefault(experiment.name, {})[variant.name] = {
         "params": params,
         "score": value,
         "score_unit": "GFLOP/s geomean" if experiment.bound == "compute" else "GB/s geomean",
         "shapes": [s.label for s in shapes],
+        "by_shape": by_shape or {},
         "gpu": env.get("gpu"), "driver": env.get("driver"), "date": env.get("date"),
     }
     write_atomic(tuned_path(folder), json.dumps(table, indent=2, sort_keys=True) + "\n")
