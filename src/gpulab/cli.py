@@ -283,7 +283,9 @@ def tune(
         raise GpulabError(f"no config of {v.name} ran correctly on every shape; see {path}")
     scored.sort(key=lambda x: -x[0])
     best_value, best = scored[0]
-    t.write_best(folder, exp, v, best, best_value, shapes, lab.env)
+    tried = [r for r in rows if (r.get("params") or "") in {v.params_label(p) for p in configs}]
+    by_shape = t.best_by_shape(tried, shapes)
+    t.write_best(folder, exp, v, best, best_value, shapes, lab.env, by_shape)
     from rich.table import Table
 
     unit = "GFLOP/s" if exp.bound == "compute" else "GB/s"
@@ -294,7 +296,10 @@ def tune(
     for value, params in scored[:10]:
         table.add_row(v.params_label(params), f"{value:,.0f}")
     console.print(table)
-    console.print(f"best {v.params_label(best)} saved to {t.tuned_path(folder)}; every result in {path}")
+    for label, entry in by_shape.items():
+        console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
+    console.print(f"best overall {v.params_label(best)} and the fastest per shape saved to "
+                  f"{t.tuned_path(folder)}; bench and run use them; every result in {path}")
 
 
 def _tune_one(lab, spec, compile_spec, rows: list[dict], path: Path) -> dict:
@@ -490,6 +495,210 @@ def compare(
     for line in compare_story(pa, pb):
         console.print(f"  {line}", markup=False)
     console.print(f"wrote both records to {_save_profiles(profiles, csv_path)}", markup=False)
+
+
+# -- predictions: the access model, no GPU -----------------------------------------------------
+# The H200 lent for development, as reference/h200.md records it: used for the roofline floor only
+# when no card's measured ceilings are at hand, and labelled so.
+H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0}
+
+
+def _predict_ceilings(gpu: Optional[str]) -> tuple[Optional[float], Optional[float], str]:
+    """(FMA GFLOP/s, copy GB/s, where they come from) for the roofline floor: results/<gpu>/
+    ceilings.csv of --gpu, else of the GPU in this machine, else of the one card with results, else
+    the H200 reference values (labelled as such)."""
+    from gpulab.ceilings import FILE_NAME, ceilings_path, load
+
+    slug = gpu
+    if slug is None:
+        from gpulab.gpu.device import probe
+
+        info, _ = probe()
+        if info is not None:
+            slug = info.slug
+        else:
+            found = sorted(p.parent.name for p in Path("results").glob(f"*/{FILE_NAME}"))
+            slug = found[0] if len(found) == 1 else None
+    if slug is not None:
+        stored = load(ceilings_path(results_dir(slug)))
+        if stored is not None and stored.fma_gflops and stored.copy_gbps:
+            first = stored.rows[0]
+            when = str(first.get("date") or "")[:10]
+            return (stored.fma_gflops, stored.copy_gbps,
+                    f"measured on {first.get('gpu') or slug}{' ' + when if when else ''} ({stored.path})")
+        if gpu is not None:
+            raise GpulabError(f"no complete ceilings in {ceilings_path(results_dir(slug))}; measure them on that card "
+                              "with gpulab ceilings, or leave out --gpu")
+    ref = H200_REFERENCE_CEILINGS
+    return (ref["fma_gflops"], ref["copy_gb_per_s"],
+            "H200 REFERENCE values from reference/h200.md, not measured by gpulab: run gpulab ceilings on the card")
+
+
+def _predict_summary_table(title: str, p: dict):
+    from rich.table import Table
+
+    from gpulab.model.predict import NCU_METRICS
+
+    table = Table(title=title, title_justify="left")
+    for col, justify in (("quantity", "left"), ("predicted", "right"), ("ncu metric it compares with", "left")):
+        table.add_column(col, justify=justify)
+
+    def count(label, key):
+        table.add_row(label, f"{p[key]:,}", NCU_METRICS.get(key, ""))
+
+    def ratio(label, key):
+        table.add_row(label, f"{p[key]:.2f}", "")
+
+    count("global load requests", "gmem_load_requests")
+    count("  sectors", "gmem_load_sectors")
+    ratio("  sectors per request", "gmem_load_sectors_per_request")
+    count("global store requests", "gmem_store_requests")
+    count("  sectors", "gmem_store_sectors")
+    ratio("  sectors per request", "gmem_store_sectors_per_request")
+    count("bytes into L1TEX, global loads (sectors x 32)", "l1tex_global_load_bytes")
+    count("bytes into L1TEX, global stores (sectors x 32)", "l1tex_global_store_bytes")
+    count("shared load requests (instructions)", "smem_load_requests")
+    count("  wavefronts", "smem_load_wavefronts")
+    count("  bank conflicts", "smem_load_bank_conflicts")
+    count("shared store requests (instructions)", "smem_store_requests")
+    count("  wavefronts", "smem_store_wavefronts")
+    count("  bank conflicts", "smem_store_bank_conflicts")
+    table.add_row("compulsory DRAM bytes (inputs read once, output written once)",
+                  f"{p['dram_compulsory_bytes']:,}", "dram__bytes_read.sum + dram__bytes_write.sum")
+    table.add_row("FLOPs", f"{p['flops']:,.0f}", "")
+    table.add_row("arithmetic intensity (flop per compulsory DRAM byte)",
+                  f"{p['arithmetic_intensity_flop_per_byte']:.2f}", "")
+    return table
+
+
+def _predict_instruction_table(rows: list[dict]):
+    from rich.table import Table
+    from rich.text import Text  # instruction names hold brackets (A[row][k]) that are not markup
+
+    table = Table(title="per instruction, summed over the launch", title_justify="left")
+    for col in ("instruction", "space", "op", "bytes/lane", "requests", "sectors | wavefronts", "per request",
+                "bank conflicts", "bytes requested"):
+        table.add_column(col, justify="left" if col in ("instruction", "space", "op") else "right")
+    for r in rows:
+        moved = r["sectors"] if r["space"] == "global" else r["wavefronts"]
+        per = f"{moved / r['requests']:.2f}" if r["requests"] else "-"
+        conflicts = f"{r['bank_conflicts']:,}" if r["space"] == "shared" else "-"
+        table.add_row(Text(r["name"]), r["space"], r["kind"], str(r["width"]), f"{r['requests']:,}", f"{moved:,}", per,
+                      conflicts, f"{r['bytes_requested']:,}")
+    return table
+
+
+@app.command()
+def predict(
+    experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
+    variant: str = typer.Argument(..., help="variant, optionally with params: v1 or v1:TILE=16"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=VALUE (repeatable)"),
+    size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
+    shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 4096x4096x4096"),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="whose ceilings set the roofline floor: results/<gpu>/ceilings.csv"),
+    exhaustive: bool = typer.Option(False, "--exhaustive", help="evaluate every block and loop step (slow: checks the symmetry classes)"),
+) -> None:
+    """What the memory system must do for one launch, from the variant's access model: global and
+    shared requests, sectors, wavefronts, bank conflicts, L1TEX and compulsory DRAM bytes, FLOPs,
+    arithmetic intensity, the roofline floor, and every memory instruction. Needs no GPU."""
+    import time
+
+    from gpulab.experiments import get_experiment
+    from gpulab.model.predict import check_launch, instruction_table, summarize
+    from gpulab.profile_target import make_spec
+    from gpulab.profiling import parse_variant_arg, single_params
+
+    exp = get_experiment(experiment)
+    name, inline = parse_variant_arg(variant)
+    flags = single_params(param or [])
+    if set(inline) & set(flags):
+        raise GpulabError(f"{', '.join(sorted(set(inline) & set(flags)))} given both in '{variant}' and as --param; give it once")
+    spec = make_spec(experiment, name, inline | flags, _one_shape(exp, size, shape))
+    v = spec.variant
+    if v.access is None:
+        modelled = [x.name for x in exp.variants if x.access is not None]
+        raise GpulabError(f"{exp.name} {v.name} has no access model yet, so there is nothing to predict"
+                          + (f"; variants of {exp.name} with one: {', '.join(modelled)}" if modelled else ""))
+    start = time.perf_counter()
+    try:
+        model = v.access(spec.params, spec.shape)
+        check_launch(model, v.launch(spec.params, spec.shape))
+        rows = instruction_table(model, exhaustive=exhaustive)
+    except ValueError as exc:  # a model the evaluator refuses (too slow without classes, bad classes)
+        raise GpulabError(f"{spec.label}: the access model cannot be evaluated: {exc}") from None
+    fma, copy, source = _predict_ceilings(gpu)
+    p = summarize(rows, model, fma, copy)
+    elapsed = time.perf_counter() - start
+    threads = model.block[0] * model.block[1] * model.block[2]
+    blocks = model.grid[0] * model.grid[1] * model.grid[2]
+    console.print(f"[bold]{spec.label}[/]: predicted from the access model, before any counter is read "
+                  f"({'every block and step evaluated' if exhaustive else 'exact by symmetry classes'}, {elapsed:.2f} s)")
+    console.print(f"  grid {model.grid} x block {model.block}: {blocks:,} blocks, {blocks * -(-threads // 32):,} warps",
+                  markup=False, highlight=False)
+    console.print(_predict_summary_table(f"{exp.name} {v.name}: the launch", p))
+    console.print(f"roofline floor {p['roofline_floor_ms']:.4f} ms, {p['roofline_bound']}-bound: "
+                  f"{p['flops']:,.0f} flop / {fma:,.0f} GFLOP/s = {p['roofline_compute_ms']:.4f} ms, "
+                  f"{p['dram_compulsory_bytes']:,} B / {copy:,.0f} GB/s = {p['roofline_memory_ms']:.4f} ms", markup=False,
+                  highlight=False)
+    console.print(f"  ceilings: {source}", markup=False, highlight=False)
+    console.print(_predict_instruction_table(rows))
+
+
+@app.command()
+def fidelity(
+    experiments: Optional[list[str]] = typer.Argument(None, help="experiments to measure (default: all)"),
+    variant: Optional[str] = typer.Option(None, "--variant", "-v", help="comma-separated variants (default: all)"),
+    shapes: str = typer.Option("both", "--shapes", help="both, default (the first default shape) or ragged"),
+    out: Optional[Path] = typer.Option(None, "--out", help="the CSV (default results/<gpu>/fidelity.csv; rows of the same runs are replaced)"),
+    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+) -> None:
+    """Every variant's access model against Nsight Compute on this card: predicted | measured per
+    counted quantity, at the default and a ragged shape, into results/<gpu>/fidelity.csv."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from gpulab import fidelity as fid
+    from gpulab.gpu.ncu import find_ncu
+
+    specs = fid.plan(experiments or None, split_list(variant) or None, shapes)
+    find_ncu()  # fail before the first run when ncu is missing
+    results: list = []
+    path = out
+    with progress_bar() as bar:
+        task = bar.add_task("fidelity", total=len(specs))
+        for spec in specs:
+            bar.update(task, description=f"ncu: {spec.label}")
+            res = fid.measure_one(spec, seed=seed)
+            results.append(res)
+            good, judged = res.exact
+            status = f"error: {res.error}" if res.error else (f"{good}/{judged} counted quantities exact" if judged else "no model: measured only")
+            console.print(Text(f"  {spec.label}: {status} ({res.seconds:.1f} s)"))
+            if path is None and (slug := fid.gpu_slug_of(results)):
+                path = fid.fidelity_path(slug)
+            if path is not None:
+                fid.save(path, results)  # after every run: an interrupted run keeps what it measured
+            bar.advance(task)
+    if path is None:
+        raise GpulabError("no run produced counters, so nothing was written; see the errors above")
+    table = Table(title="quantities that differ from the prediction (arbitration noise aside)", title_justify="left")
+    for col in ("run", "quantity", "predicted", "measured", "ratio", "verdict / note"):
+        table.add_column(col, justify="right" if col in ("predicted", "measured", "ratio") else "left")
+    shown = 0
+    for res in results:
+        for r in res.rows:
+            bad = r.get("verdict") in ("differs", "error") or str(r.get("verdict", "")).startswith("outside")
+            if bad:
+                shown += 1
+                fmt = lambda x: "" if x is None else f"{x:,.0f}"  # noqa: E731
+                table.add_row(Text(res.spec.label), r["quantity"], fmt(r.get("predicted")), fmt(r.get("measured")),
+                              "" if r.get("ratio") is None else f"{r['ratio']:.4f}",
+                              Text(f"{r.get('verdict')}: {r.get('note') or ''}".strip(": ")))
+    if shown:
+        console.print(table)
+    modelled = [res for res in results if res.exact[1]]
+    perfect = sum(1 for res in modelled if res.exact[0] == res.exact[1])
+    console.print(f"{perfect} of {len(modelled)} modelled runs exact on every counted quantity; "
+                  f"{len(results) - len(modelled)} runs measured without a model or failed; wrote {path}", markup=False)
 
 
 def _compile_everything(arch: str) -> None:

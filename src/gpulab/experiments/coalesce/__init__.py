@@ -24,6 +24,7 @@ import numpy as np
 from gpulab.check import compare_exact
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.coalesce.access import cols_access, rows_access, stride_access
 from gpulab.experiments.napkin import napkin_columns
 
 THREADS = 256
@@ -64,12 +65,14 @@ class Coalesce(Experiment):
             file="v0_cols.cu",
             summary="lanes walk down a column: every lane in its own sector (the order to avoid)",
             launch=_one_per_thread,
+            access=cols_access,
         ),
         Variant(
             name="rows",
             file="v1_rows.cu",
             summary="lanes walk along a row: contiguous, coalesced (VEC floats per thread)",
             launch=_rows_launch,
+            access=rows_access,
             params=(Param("VEC", (1, 4), 1, "floats per thread; 4 = one 16-byte load and store"),),
             sweep={"VEC": (1, 4)},
         ),
@@ -78,6 +81,7 @@ class Coalesce(Experiment):
             file="v2_stride.cu",
             summary="lanes STRIDE floats apart, the chunk's warps covering every element",
             launch=_one_per_thread,
+            access=stride_access,
             params=(Param("STRIDE", STRIDES, 1, "floats between neighbouring lanes of a warp"),),
             sweep={"STRIDE": STRIDES},
         ),

@@ -28,7 +28,7 @@ import numpy as np
 
 from gpulab.check import compare_exact
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
-from gpulab.experiments.grayscale.access import column_access, multi_access, row_access, vec4_access
+from gpulab.experiments.grayscale.access import column_access, multi_access, row_access, vec4_access, wide_access
 from gpulab.experiments.napkin import napkin_columns
 
 THREADS = 256
@@ -123,6 +123,7 @@ class Grayscale(Experiment):
             file="v4_wide.cu",
             summary="V groups of four pixels per thread: V 16-byte loads in flight, V coalesced 4-byte stores",
             launch=_wide_launch,
+            access=wide_access,
             params=(Param("V", (1, 2, 4), 2, "groups of 4 pixels per thread: 16-byte loads in flight"),
                     Param("HINT", (0, 1), 0, "1: loads evict-first (ld.global.cs)")),
             sweep={"V": (1, 2, 4), "HINT": (0, 1)},

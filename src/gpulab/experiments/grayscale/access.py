@@ -1,6 +1,7 @@
 """Access models of the grayscale variants: what each walk asks of memory, for `gpulab predict`.
 
-One `Instruction` per SASS memory instruction (read off `nvdisasm` of the sm_90 cubin, NVRTC 13):
+One `Instruction` per SASS memory instruction, read off `nvdisasm` of the sm_90 cubins of NVRTC
+13.0 (the H200's) and 13.5, which issue the same memory instructions:
 a pixel is read with one LDG.32 (the uchar4 as one word) and written with one STG.U8, behind the
 guard of each variant (`@P0 EXIT` or a branch around the pair); vec4's fast path is one LDG.128 and
 one STG.32 per thread, and its one tail thread converts the 1-3 leftover pixels with a scalar loop.
@@ -122,5 +123,48 @@ def vec4_access(params: Params, shape: Shape) -> KernelAccess:
                     address=lambda i: base["gray"] + 4 * GRAY * g(i), active=fast, blocks=blocks),
         *_pair(base, lambda i: 4 * g(i) + i.m, in_tail, blocks, blocks, loops=(Loop("m", 3),),
                suffix=" (tail)"),
+    )
+    return KernelAccess(grid=(nb, 1, 1), block=(THREADS, 1, 1), instructions=instructions, **_work(shape))
+
+
+def wide_access(params: Params, shape: Shape) -> KernelAccess:
+    """v4_wide.cu: block b owns groups (of 4 pixels) b*256*V .. +256*V; thread t of it group
+    g = b*256*V + t + 256*v for v < V: one LDG.128 (bytes 16g..) and one STG.32 (bytes 4g..) each.
+    Interior blocks (all their groups whole) take an unchecked path, the last block(s) a checked one
+    (g < total/4): different SASS, the same instructions per warp, so one guarded instruction per v
+    counts both. The thread with g == total/4 converts the 1-3 leftover pixels with a scalar loop
+    (LDG.32 + STG.U8 per trip, all in the compiler's remainder loop). HINT=1 only turns the
+    LDG.128 into LDG.E.EF.128 (evict-first): the same requests and sectors.
+
+    Assumes (SASS at V = 1, 2, 4 and HINT = 0, 1, NVRTC 13.0 and 13.5): the above, V loads issued
+    before the V stores in the interior path.
+    """
+    V = params["V"]
+    total = shape["width"] * shape["height"]
+    groups = total // 4
+    per_block = THREADS * V
+    nb = cdiv(total, THREADS * 4 * V)
+    base = _base(shape)
+
+    def g(i):
+        return i.bx * per_block + i.tid + THREADS * i.v
+
+    def whole(i):
+        return g(i) < groups
+
+    def in_tail(i):
+        return (g(i) == groups) & (4 * groups + i.m < total)
+
+    blocks = {"x": shifted(nb, 4 * GRAY * per_block, edge=range(groups // per_block, nb))}
+    group_loop = Loop("v", V, every(V))
+    instructions = (
+        Instruction("ldg.128 rgba[4g..4g+3]", "global", "load", 4 * RGBA,
+                    address=lambda i: base["rgba"] + 4 * RGBA * g(i), active=whole, loops=(group_loop,),
+                    blocks=blocks),
+        Instruction("stg.32 gray[4g..4g+3]", "global", "store", 4 * GRAY,
+                    address=lambda i: base["gray"] + 4 * GRAY * g(i), active=whole, loops=(group_loop,),
+                    blocks=blocks),
+        *_pair(base, lambda i: 4 * groups + i.m, in_tail, blocks, blocks,
+               loops=(group_loop, Loop("m", 3, every(3))), suffix=" (tail)"),
     )
     return KernelAccess(grid=(nb, 1, 1), block=(THREADS, 1, 1), instructions=instructions, **_work(shape))

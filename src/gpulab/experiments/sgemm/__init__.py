@@ -12,7 +12,9 @@ import numpy as np
 from gpulab.check import compare_exact, compare_float
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
-from gpulab.experiments.sgemm.access import v0_access, v1_access, v2_access, v3_access
+from gpulab.experiments.sgemm.access import (
+    v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
+)
 
 # Above this many multiply-adds the float64 reference is computed on the GPU (cuBLAS DGEMM):
 # a 2-core CPU would take seconds per check at 4096^3.
@@ -240,8 +242,10 @@ class Sgemm(Experiment):
     default_shapes = ((512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
                       (8192, 8192, 8192), (4000, 4000, 4000), (1000, 3000, 777), (4097, 4097, 4097))
     test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096))
-    # One aligned mid size, the headline size, and a ragged one, so a tuned config is fast on all.
-    tune_shapes = ((2048, 2048, 2048), (4096, 4096, 4096), (4097, 4097, 4097))
+    # Small, mid and large, aligned and ragged: the tune keeps the fastest config of each (bench
+    # then uses the one tuned at the nearest size), and an overall best by geometric mean.
+    tune_shapes = ((1024, 1024, 1024), (1000, 3000, 777), (2048, 2048, 2048), (4096, 4096, 4096),
+                   (4097, 4097, 4097), (8192, 8192, 8192))
     readme_variants = ("v0", "v1", "cublas")  # seed 000's V0-vs-V1 table; the ladder has its own
     headline_shape = (4096, 4096, 4096)
     # Grids are computed in int32 on the device; 2^20 keeps every index product inside size_t math.
@@ -296,6 +300,7 @@ class Sgemm(Experiment):
             file="v4_vectorized.cu",
             summary="float4 global loads, A transposed in shared memory, LDS.128 fragments",
             launch=_grid_2d_launch,
+            access=v4_access,
             params=_tile_params() + (
                 Param("TM", (4, 8, 16), 8, "thread tile rows (float4 fragments)"),
                 Param("TN", (4, 8, 16), 8, "thread tile columns (float4 fragments)"),
@@ -307,6 +312,7 @@ class Sgemm(Experiment):
             file="v5_conflict_free.cu",
             summary="bank-conflict-free shared memory: padded A tile, interleaved fragments",
             launch=_grid_2d_launch,
+            access=v5_access,
             params=_tile_params() + (
                 Param("TM", (4, 8, 16), 8, "thread tile rows (TM/4 float4 fragments, 4*BM/TM apart)"),
                 Param("TN", (4, 8, 16), 8, "thread tile columns (TN/4 float4 fragments, 4*BN/TN apart)"),
@@ -318,6 +324,7 @@ class Sgemm(Experiment):
             file="v6_warptiling.cu",
             summary="warp tiling with the zig-zag lane map: LDS.128 merged to 2 wavefronts",
             launch=_grid_2d_launch,
+            access=v6_access,
             params=_tile_params() + _warp_params(wm=64, wn=64, wniter=2),
             constraints=_v67_constraints,
         ),
@@ -326,6 +333,7 @@ class Sgemm(Experiment):
             file="v7_coalesced_store.cu",
             summary="C written back through a per-warp shared buffer, whole rows per instruction",
             launch=_grid_2d_launch,
+            access=v7_access,
             params=_tile_params() + _warp_params(wm=64, wn=64, wniter=2),
             constraints=_v67_constraints,
         ),
@@ -334,6 +342,7 @@ class Sgemm(Experiment):
             file="v8_double_buffer.cu",
             summary="double buffering: next tile's loads in registers while this one computes",
             launch=_grid_2d_launch,
+            access=v8_access,
             params=_tile_params() + _warp_params(wm=64, wn=64, wniter=2) + (
                 Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
             ),

@@ -8,6 +8,9 @@ See gpulab.model.predict for the API and for what the symmetry classes promise.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Callable
+
 from gpulab.experiments.base import Params, Shape
 from gpulab.model.predict import (
     Instruction,
@@ -152,6 +155,9 @@ def v1_access(params: Params, shape: Shape) -> KernelAccess:
 
 
 # -- the ladder above v1 --------------------------------------------------------------------------
+# The SASS facts each model below states were read with nvdisasm from NVRTC 13.5's sm_90 cubins
+# (param grids as each docstring says); NVRTC 13.0, the H200's, issues the same memory instructions
+# at every default config (v7: the same ones in another order).
 # What v2 and later share. Every tile dimension is a power of two, so a strided fill loop
 # `for (e = tid; e < E; e += THREADS)` gives every thread the same number of trips (E a multiple of
 # THREADS) or at most one (E < THREADS): the compiler's remainder-then-unrolled loop then runs the
@@ -167,6 +173,7 @@ class _Tiles:
         self.BM, self.BN, self.BK = params["BM"], params["BN"], params["BK"]
         self.M, self.N, self.K = shape["M"], shape["N"], shape["K"]
         self.threads = threads
+        self.WM, self.WN = params.get("WM"), params.get("WN")  # v6 and later: the warp tile
         self.nx, self.ny, self.nk = cdiv(self.N, self.BN), cdiv(self.M, self.BM), cdiv(self.K, self.BK)
         self.base = buffers(A=F32 * self.M * self.K, B=F32 * self.K * self.N, C=F32 * self.M * self.N)
         self.x_edge = ragged(self.nx, self.BN, self.N)
@@ -248,7 +255,7 @@ def v2_access(params: Params, shape: Shape) -> KernelAccess:
     """v2_1d_blocktiling.cu: THREADS = BM*BN/TM; thread (tx = tid % BN, ty = tid / BN) keeps TM
     accumulators for rows ty*TM .. ty*TM+TM-1 of column tx.
 
-    Assumes (checked in the SASS of every config of the param grid, NVRTC 13, sm_90): the tile
+    Assumes (checked in the SASS of every config of the param grid): the tile
     fills of `_scalar_fills`; per tile step, the unrolled k loop reads As[ty*TM+i][4q..4q+3] with
     TM*BK/4 LDS.128 (a row of As is BK floats, 16-byte aligned) and Bs[k][tx] with BK LDS.32; the
     epilogue exits when col >= N and writes each of the TM rows with its own guarded STG.32.
@@ -292,7 +299,7 @@ def v3_access(params: Params, shape: Shape) -> KernelAccess:
     """v3_2d_blocktiling.cu: THREADS = (BM/TM)*(BN/TN); thread (tc = tid % (BN/TN), tr = tid /
     (BN/TN)) owns rows tr*TM .. +TM-1 and columns tc*TN .. +TN-1 of the block tile.
 
-    Assumes (checked in the SASS of every config of the param grid, NVRTC 13, sm_90): the tile
+    Assumes (checked in the SASS of every config of the param grid): the tile
     fills of `_scalar_fills`; per tile step, TM*BK/4 LDS.128 of As[tr*TM+i][4q..4q+3] and
     BK*TN/4 LDS.128 of Bs[k][tc*TN+4j..+3] (TN contiguous floats, 16-byte aligned); the epilogue
     writes each of the TM x TN outputs with its own STG.32, guarded by row < M and col < N.
@@ -332,3 +339,304 @@ def v3_access(params: Params, shape: Shape) -> KernelAccess:
                     loops=(Loop("m", TM, every(TM)), Loop("n", TN, every(TN))), blocks=t.c_blocks()),
     )
     return KernelAccess(grid=t.grid(), block=(threads, 1, 1), instructions=instructions, **t.work())
+
+
+@dataclasses.dataclass(frozen=True)
+class _Float4Layout:
+    """What distinguishes v4 .. v8, which share one skeleton: float4 tile loads (LDG.128, or four
+    guarded LDG.32 when K % 4 or N % 4 rules the float4 path out), A stored transposed with four
+    STS.32, B with one STS.128, LDS.128 fragments, and a write-back of float4s (STG.128, or four
+    STG.32 per float4 when N % 4 != 0).
+
+    a_map(idx) -> (r, kq): the row of the A tile and the float4 along k that element idx of a thread's
+    share loads. ld_a: the row length of the transposed As[BK][ld_a]. a_frag(i, f) / b_frag(i, g):
+    the column (in As / Bs rows) of the f-th A / g-th B float4 fragment a thread reads for one k.
+    slices: C goes through a per-warp shared slice of 16 x 36 floats (v7, v8) instead of straight
+    from registers. stages: tile buffers in shared memory (2 for v8's double buffer)."""
+
+    threads: int
+    a_map: Callable
+    ld_a: int
+    n_afrag: int
+    a_frag: Callable
+    n_bfrag: int
+    b_frag: Callable
+    slices: bool = False
+    stages: int = 1
+
+
+def _float4_model(params: Params, shape: Shape, lay: _Float4Layout) -> KernelAccess:
+    T = lay.threads
+    t = _Tiles(params, shape, T)
+    BM, BN, BK, M, N, K = t.BM, t.BN, t.BK, t.M, t.N, t.K
+    vec_a, vec_bc = K % 4 == 0, N % 4 == 0  # the kernel's run-time choice (bases are 256-byte aligned)
+    a_loads, b_loads = BM * BK // 4 // T, BK * BN // 4 // T
+    tile_bytes = F32 * (BK * lay.ld_a + BK * BN)
+    As, Bs = 0, F32 * BK * lay.ld_a
+    la, lb = Loop("la", a_loads, every(a_loads)), Loop("lb", b_loads, every(b_loads))
+    four = Loop("c", 4, every(4))
+
+    def stage(i):  # tile kt lives in buffer kt % stages
+        return (i.kt % lay.stages) * tile_bytes
+
+    def smem_steps():
+        return Loop("kt", t.nk, shifted(t.nk, tile_bytes) if lay.stages > 1 else same(t.nk))
+
+    def a_rk(i):
+        return lay.a_map(i.tid + i.la * T)
+
+    def a_row(i):
+        return i.by * BM + a_rk(i)[0]
+
+    def a_k(i):
+        return i.kt * BK + 4 * a_rk(i)[1]
+
+    def b_idx(i):
+        return i.tid + i.lb * T
+
+    def b_row(i):
+        return i.kt * BK + b_idx(i) // (BN // 4)
+
+    def b_col(i):
+        return i.bx * BN + 4 * (b_idx(i) % (BN // 4))
+
+    A, B, C = t.base["A"], t.base["B"], t.base["C"]
+    out = []
+    if vec_a:
+        out.append(Instruction("ldg.128 A (tile)", "global", "load", 16,
+                               address=lambda i: A + F32 * (a_row(i) * K + a_k(i)),
+                               active=lambda i: (a_row(i) < M) & (a_k(i) < K),
+                               loops=(t.a_steps(), la), blocks=t.a_blocks()))
+    else:
+        out.append(Instruction("ldg A (tile, scalar path)", "global", "load", F32,
+                               address=lambda i: A + F32 * (a_row(i) * K + a_k(i) + i.c),
+                               active=lambda i: (a_row(i) < M) & (a_k(i) + i.c < K),
+                               loops=(t.a_steps(), la, four), blocks=t.a_blocks()))
+    out.append(Instruction("sts As[4kq+c][r] (transpose)", "shared", "store", F32,
+                           address=lambda i: stage(i) + As + F32 * ((4 * a_rk(i)[1] + i.c) * lay.ld_a + a_rk(i)[0]),
+                           loops=(smem_steps(), la, four), blocks=t.smem_blocks()))
+    if vec_bc:
+        out.append(Instruction("ldg.128 B (tile)", "global", "load", 16,
+                               address=lambda i: B + F32 * (b_row(i) * N + b_col(i)),
+                               active=lambda i: (b_row(i) < K) & (b_col(i) < N),
+                               loops=(t.b_steps(), lb), blocks=t.b_blocks()))
+    else:
+        out.append(Instruction("ldg B (tile, scalar path)", "global", "load", F32,
+                               address=lambda i: B + F32 * (b_row(i) * N + b_col(i) + i.c),
+                               active=lambda i: (b_row(i) < K) & (b_col(i) + i.c < N),
+                               loops=(t.b_steps(), lb, four), blocks=t.b_blocks()))
+    out.append(Instruction("sts.128 Bs[r][4cq..]", "shared", "store", 16,
+                           address=lambda i: stage(i) + Bs + 16 * b_idx(i),
+                           loops=(smem_steps(), lb), blocks=t.smem_blocks()))
+    k_loop = Loop("k", BK, every(BK))
+    out.append(Instruction("lds.128 As[k][a fragment]", "shared", "load", 16,
+                           address=lambda i: stage(i) + As + F32 * (i.k * lay.ld_a + lay.a_frag(i, i.f)),
+                           loops=(smem_steps(), k_loop, Loop("f", lay.n_afrag, every(lay.n_afrag))),
+                           blocks=t.smem_blocks()))
+    out.append(Instruction("lds.128 Bs[k][b fragment]", "shared", "load", 16,
+                           address=lambda i: stage(i) + Bs + F32 * (i.k * BN + lay.b_frag(i, i.g)),
+                           loops=(smem_steps(), k_loop, Loop("g", lay.n_bfrag, every(lay.n_bfrag))),
+                           blocks=t.smem_blocks()))
+    frags = (Loop("f", lay.n_afrag, every(lay.n_afrag)), Loop("g", lay.n_bfrag, every(lay.n_bfrag)))
+    out += _slices_writeback(t, lay, frags, vec_bc) if lay.slices else _direct_writeback(t, lay, frags, vec_bc)
+    return KernelAccess(grid=t.grid(), block=(T, 1, 1), instructions=tuple(out), **t.work())
+
+
+def _direct_writeback(t: _Tiles, lay: _Float4Layout, frags, vec_bc: bool) -> list[Instruction]:
+    """v4-v6: row a_frag(f) + r (r < 4) of the block tile, columns b_frag(g) .. + 3, straight from
+    registers; a row past M is skipped."""
+    M, N, C = t.M, t.N, t.base["C"]
+
+    def row(i):
+        return i.by * t.BM + lay.a_frag(i, i.f) + i.r
+
+    def col(i):
+        return i.bx * t.BN + lay.b_frag(i, i.g)
+
+    loops = (frags[0], Loop("r", 4, every(4)), frags[1])
+    if vec_bc:
+        return [Instruction("stg.128 C[row][col..col+3]", "global", "store", 16,
+                            address=lambda i: C + F32 * (row(i) * N + col(i)),
+                            active=lambda i: (row(i) < M) & (col(i) < N), loops=loops, blocks=t.c_blocks())]
+    return [Instruction("stg C[row][col+c] (scalar path)", "global", "store", F32,
+                        address=lambda i: C + F32 * (row(i) * N + col(i) + i.c),
+                        active=lambda i: (row(i) < M) & (col(i) + i.c < N),
+                        loops=loops + (Loop("c", 4, every(4)),), blocks=t.c_blocks())]
+
+
+CS_LD = 36  # v7/v8: a warp's write-back slice is 16 rows of 32 floats, padded to 36
+
+
+def _slices_writeback(t: _Tiles, lay: _Float4Layout, frags, vec_bc: bool) -> list[Instruction]:
+    """v7/v8: for each 16 x 32 sub-tile (f, g) of its warp tile, a warp writes its accumulators into
+    its slice (four unguarded STS.128, lane row lr*4 + r, column lc*4), then reads rows back: the
+    float4 path has lane (p = lane/8 + 4s, q = lane % 8) read slice[p][4q..] (LDS.128) and store it
+    (STG.128), s < 4; the scalar path has lane l read slice[p][l] (LDS.32) and store it (STG.32),
+    p < 16. Each read-and-store pair is guarded by row < M and col < N (the LDS too: it sits inside
+    the guard in the SASS)."""
+    M, N, C = t.M, t.N, t.base["C"]
+    wm_, wn_, lr_, lc_ = _warp_lane(t)
+
+    def slice_base(i):
+        return F32 * (i.warp * 16 * CS_LD)
+
+    def rbase(i):
+        return i.by * t.BM + wm_(i) + 16 * i.f
+
+    def cbase(i):
+        return i.bx * t.BN + wn_(i) + 32 * i.g
+
+    out = [Instruction("sts.128 slice[lr*4+r][lc*4..]", "shared", "store", 16,
+                       address=lambda i: slice_base(i) + F32 * ((lr_(i) * 4 + i.r) * CS_LD + lc_(i) * 4),
+                       loops=frags + (Loop("r", 4, every(4)),), blocks=t.smem_blocks())]
+    if vec_bc:
+        def p(i):
+            return i.lane // 8 + 4 * i.s
+
+        def col(i):
+            return cbase(i) + 4 * (i.lane % 8)
+
+        def guard(i):
+            return (rbase(i) + p(i) < M) & (col(i) < N)
+
+        loops = frags + (Loop("s", 4, every(4)),)
+        out += [
+            Instruction("lds.128 slice[p][4q..]", "shared", "load", 16,
+                        address=lambda i: slice_base(i) + F32 * (p(i) * CS_LD + 4 * (i.lane % 8)),
+                        active=guard, loops=loops, blocks=t.c_blocks()),
+            Instruction("stg.128 C[row][col..col+3]", "global", "store", 16,
+                        address=lambda i: C + F32 * ((rbase(i) + p(i)) * N + col(i)),
+                        active=guard, loops=loops, blocks=t.c_blocks()),
+        ]
+    else:
+        def col(i):
+            return cbase(i) + i.lane
+
+        def guard(i):
+            return (rbase(i) + i.p < M) & (col(i) < N)
+
+        loops = frags + (Loop("p", 16, every(16)),)
+        out += [
+            Instruction("lds slice[p][lane] (scalar path)", "shared", "load", F32,
+                        address=lambda i: slice_base(i) + F32 * (i.p * CS_LD + i.lane),
+                        active=guard, loops=loops, blocks=t.c_blocks()),
+            Instruction("stg C[row][col] (scalar path)", "global", "store", F32,
+                        address=lambda i: C + F32 * ((rbase(i) + i.p) * N + col(i)),
+                        active=guard, loops=loops, blocks=t.c_blocks()),
+        ]
+    return out
+
+
+def _warp_lane(t: _Tiles):
+    """v6-v8's warp tile origin (wm, wn) and zig-zag lane grid (lr, lc) as functions of the index."""
+    WM, WN = t.WM, t.WN
+
+    def wm_(i):
+        return (i.warp // (t.BN // WN)) * WM
+
+    def wn_(i):
+        return (i.warp % (t.BN // WN)) * WN
+
+    def lr_(i):
+        return (i.lane & 1) | ((i.lane >> 4) << 1)
+
+    def lc_(i):
+        return (i.lane >> 1) & 7
+
+    return wm_, wn_, lr_, lc_
+
+
+def v4_access(params: Params, shape: Shape) -> KernelAccess:
+    """v4_vectorized.cu: THREADS = (BM/TM)*(BN/TN), thread (tc = tid % (BN/TN), tr = tid / (BN/TN));
+    element idx = tid + l*THREADS of the A tile is row idx / (BK/4), float4 idx % (BK/4) along k;
+    As[BK][BM] (no padding); the thread's fragments are As[k][tr*TM + 4f] and Bs[k][tc*TN + 4g].
+
+    Assumes (the SASS of all 119 configs of the param grid, counted per path): per
+    tile and thread, A_LOADS LDG.128 (K % 4 == 0; else 4 guarded LDG.32 each, behind a branch on
+    the row), 4*A_LOADS STS.32, B_LOADS LDG.128 (N % 4 == 0; else 4 LDG.32) and B_LOADS STS.128;
+    BK*(TM+TN)/4 LDS.128; TM*TN/4 STG.128 (else TM*TN STG.32) in the epilogue.
+    """
+    TM, TN = params["TM"], params["TN"]
+    strips, kq = params["BN"] // TN, params["BK"] // 4
+    return _float4_model(params, shape, _Float4Layout(
+        threads=(params["BM"] // TM) * strips,
+        a_map=lambda idx: (idx // kq, idx % kq), ld_a=params["BM"],
+        n_afrag=TM // 4, a_frag=lambda i, f: (i.tid // strips) * TM + 4 * f,
+        n_bfrag=TN // 4, b_frag=lambda i, g: (i.tid % strips) * TN + 4 * g,
+    ))
+
+
+def _interleaved_a(BM: int):
+    """v5-v8's A-tile map: lane pairs take the two float4s of 8 consecutive k of one row."""
+    return lambda idx: ((idx >> 1) % BM, ((idx // (2 * BM)) << 1) | (idx & 1))
+
+
+def v5_access(params: Params, shape: Shape) -> KernelAccess:
+    """v5_conflict_free.cu: as v4 with As[BK][BM+4] (padded), the interleaved A map of
+    `_interleaved_a`, and fragments spaced apart: As[k][f*STRIP_M + 4*tr], Bs[k][g*STRIP_N + 4*tc]
+    (STRIP_M = 4*BM/TM, STRIP_N = 4*BN/TN); output rows f*STRIP_M + 4*tr + r.
+
+    Assumes the same instruction counts per path as v4 (checked on all 119 configs).
+    """
+    TM, TN, BM, BN = params["TM"], params["TN"], params["BM"], params["BN"]
+    strips = BN // TN
+    strip_m, strip_n = 4 * BM // TM, 4 * BN // TN
+    return _float4_model(params, shape, _Float4Layout(
+        threads=(BM // TM) * strips, a_map=_interleaved_a(BM), ld_a=BM + 4,
+        n_afrag=TM // 4, a_frag=lambda i, f: f * strip_m + 4 * (i.tid // strips),
+        n_bfrag=TN // 4, b_frag=lambda i, g: g * strip_n + 4 * (i.tid % strips),
+    ))
+
+
+def _warp_layout(params: Params, **extra) -> _Float4Layout:
+    """v6-v8: warps of WM x WN; a warp's fragments for one k are As[k][wm + 16f + 4*lr] (f < WM/16)
+    and Bs[k][wn + 32g + 4*lc] (g < WNITER), lr and lc the zig-zag lane grid."""
+    BM, BN, WM, WN = params["BM"], params["BN"], params["WM"], params["WN"]
+    warps = (BM // WM) * (BN // WN)
+
+    def wm_(i):
+        return (i.warp // (BN // WN)) * WM
+
+    def wn_(i):
+        return (i.warp % (BN // WN)) * WN
+
+    return _Float4Layout(
+        threads=32 * warps, a_map=_interleaved_a(BM), ld_a=BM + 4,
+        n_afrag=WM // 16, a_frag=lambda i, f: wm_(i) + 16 * f + 4 * ((i.lane & 1) | ((i.lane >> 4) << 1)),
+        n_bfrag=params["WNITER"], b_frag=lambda i, g: wn_(i) + 32 * g + 4 * ((i.lane >> 1) & 7),
+        **extra,
+    )
+
+
+def v6_access(params: Params, shape: Shape) -> KernelAccess:
+    """v6_warptiling.cu: v5's tile loads (padded As, interleaved A map), warp tiles with the zig-zag
+    lane grid (`_warp_layout`), C straight from registers: row wm + 16f + 4*lr + r, float4 column
+    wn + 32g + 4*lc.
+
+    Assumes (SASS of the default and 25 sampled configs): v4's counts per path with
+    WM/16 + WNITER LDS.128 per k and WM/16*4*WNITER STG.128 (or 4x as many STG.32).
+    """
+    return _float4_model(params, shape, _warp_layout(params))
+
+
+def v7_access(params: Params, shape: Shape) -> KernelAccess:
+    """v7_coalesced_store.cu: v6's main loop; C leaves through the per-warp slices of
+    `_slices_writeback` (the tiles and the slices share one shared array from offset 0).
+
+    Assumes (SASS of the default and 25 sampled configs; one sampled config duplicates
+    two LDS.32 on exclusive branches, which changes no executed count): per (f, g) sub-tile, 4
+    STS.128, then 4 guarded LDS.128 + STG.128 pairs (N % 4 == 0) or 16 LDS.32 + STG.32 pairs.
+    """
+    return _float4_model(params, shape, _warp_layout(params, slices=True))
+
+
+def v8_access(params: Params, shape: Shape) -> KernelAccess:
+    """v8_double_buffer.cu: v7 with two tile buffers: tile t is loaded (prologue for t = 0, else
+    during step t-1) and stored into buffer t % 2, and read from it in step t, so per tile the same
+    LDG/STS/LDS as v7, at buffer offsets that differ by a multiple of 128 bytes. MINB changes
+    registers only.
+
+    Assumes (SASS of the default and 25 sampled configs): v7's counts, the tile load and
+    store appearing twice (prologue, loop) and executed ktiles times in all.
+    """
+    return _float4_model(params, shape, _warp_layout(params, slices=True, stages=2))

@@ -34,7 +34,7 @@ import numpy as np
 from gpulab.check import compare_exact
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
-from gpulab.experiments.stencil.access import global_access, regs_access, shared_access
+from gpulab.experiments.stencil.access import global_access, regs_access, shared_access, shfl_access
 from gpulab.experiments.napkin import array_module, napkin_columns
 
 BLOCK = 256
@@ -124,6 +124,7 @@ class Stencil(Experiment):
             file="v3_warp_shuffle.cu",
             summary="no shared memory: PER/4 coalesced 16-byte loads per lane, issued first; halo by warp shuffles",
             launch=_shuffle_launch,
+            access=shfl_access,
             params=(R_PARAM,
                     Param("PER", (8, 16), 8, "outputs per thread: PER/4 16-byte loads per lane"),
                     Param("HINT", (0, 1), 0, "1: centre loads evict-first (ld.global.cs)")),

@@ -1,6 +1,7 @@
 """Access models of the stencil variants: what each moving average asks of memory, for `gpulab predict`.
 
-One `Instruction` per SASS memory instruction (read off `nvdisasm` of the sm_90 cubin, NVRTC 13).
+One `Instruction` per SASS memory instruction, read off `nvdisasm` of the sm_90 cubins of NVRTC
+13.0 (the H200's) and 13.5, which issue the same memory instructions.
 What the compiler does that the counts depend on:
 - global: the 2R+1 taps are unrolled into 2R+1 LDG.32, each predicated on 0 <= j < n (a lane
   whose neighbour is outside the input loads nothing), behind `@P0 EXIT` for i >= n.
@@ -21,6 +22,8 @@ allocations laid out by `buffers`. See gpulab.model.predict for the API.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from gpulab.experiments.base import Params, Shape
 from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, cdiv, every, same, shifted
@@ -158,3 +161,87 @@ def regs_access(params: Params, shape: Shape) -> KernelAccess:
                     loops=(Loop("m", per - 1, every(per - 1)),), blocks=blocks),
     ]
     return KernelAccess(grid=(nb, 1, 1), block=(BLOCK, 1, 1), instructions=tuple(instructions), **_work(n, r))
+
+
+def _halo_components(r: int, side: str) -> tuple[int, ...]:
+    """The floats of a halo float4 that some output of the warp reads: all four once the halo is
+    two float4s or more (R >= 5); for R <= 4 (one float4, one lane) the left halo's last R and the
+    right halo's first R. The compiler loads only those: see shfl_access."""
+    if r >= 4:
+        return (0, 1, 2, 3)
+    return tuple(range(4 - r, 4)) if side == "left" else tuple(range(r))
+
+
+def shfl_access(params: Params, shape: Shape) -> KernelAccess:
+    """v3_warp_shuffle.cu: warp w (= bx*8 + warp) owns float4s base4 = w*32*ROWS .. +32*ROWS
+    (ROWS = PER/4), lane l float4 base4 + 32q + l in row q. Per warp: ROWS centre LDG.128, one left
+    halo load in lanes >= 32 - H (float4 base4 - 32 + l) and one right halo load in lanes < H
+    (float4 base4 + 32*ROWS + l), H = ceil(R/4); ROWS STG.128 of the outputs.
+
+    Assumes (SASS at R = 1..5, 8, 32 and PER = 8, 16, NVRTC 13.0 and 13.5):
+    - a halo load is as wide as the floats some output reads (`_halo_components`): for R = 1 an
+      LDG.32 (left: float 3; right: float 0), for R = 2 an LDG.64, for R >= 3 an LDG.128;
+    - blocks past the first whose reads stay below N take an unchecked path; the others check:
+      a float4 wholly inside [0, N) is one load as above; the last, partial one (4g < N < 4g + 4) is
+      scalar LDG.32 of its floats below N, for the centre floats 0-2 and for a halo only the floats
+      it uses among 0-2 (none for the left halo at R = 1); outside [0, N) nothing is loaded. Stores
+      alike: STG.128 for a whole float4, STG.32 of floats 0-2 below N for the partial one.
+    Both paths issue the same instruction per warp wherever both could, so one guarded instruction
+    models both. HINT=1 (ld.global.cs on the centre rows) changes no count.
+    """
+    r, per, n = params["R"], params["PER"], shape["N"]
+    rows, h = per // 4, -(-r // 4)
+    run = 32 * rows  # float4s per warp
+    nb = cdiv(n, per * BLOCK)
+    base = buffers(**{"in": F32 * n, "out": F32 * n})
+    lo = max(0, (n // 4 - h) // (8 * run) - 1)
+    blocks = {"x": shifted(nb, 16 * 8 * run, edge={0, *range(lo, nb)})}
+
+    def base4(i):
+        return (i.bx * 8 + i.warp) * run
+
+    def whole(g):
+        return (g >= 0) & (4 * g + 4 <= n)
+
+    def partial(g, c):
+        return (g >= 0) & (4 * g < n) & (4 * g + 4 > n) & (4 * g + c < n)
+
+    sides = {
+        "left": (lambda i: base4(i) - 32 + i.lane, lambda i: i.lane >= 32 - h),
+        "right": (lambda i: base4(i) + run + i.lane, lambda i: i.lane < h),
+    }
+    out = []
+    for side, (g, lanes) in sides.items():
+        comps = _halo_components(r, side)
+        width = 4 * len(comps) if len(comps) < 3 else 16
+        first = comps[0] if width < 16 else 0
+        out.append(Instruction(
+            f"ldg.{8 * width} in4[{side} halo]", "global", "load", width,
+            address=lambda i, g=g, first=first: base["in"] + 16 * g(i) + F32 * first,
+            active=lambda i, g=g, lanes=lanes: lanes(i) & whole(g(i)), blocks=blocks))
+        scalars = tuple(c for c in comps if c < 3)
+        if scalars:
+            out.append(Instruction(
+                f"ldg in[{side} halo, partial float4]", "global", "load", F32,
+                address=lambda i, g=g, scalars=scalars: base["in"] + 16 * g(i) + F32 * np.asarray(scalars)[i.c],
+                active=lambda i, g=g, lanes=lanes, scalars=scalars: lanes(i) & partial(g(i), np.asarray(scalars)[i.c]),
+                loops=(Loop("c", len(scalars), every(len(scalars))),), blocks=blocks))
+
+    def centre(i):
+        return base4(i) + 32 * i.q + i.lane
+
+    row_loop = Loop("q", rows, every(rows))
+    three = Loop("c", 3, every(3))
+    out += [
+        Instruction("ldg.128 in4[centre row q]", "global", "load", 16, address=lambda i: base["in"] + 16 * centre(i),
+                    active=lambda i: whole(centre(i)), loops=(row_loop,), blocks=blocks),
+        Instruction("ldg in[centre, partial float4]", "global", "load", F32,
+                    address=lambda i: base["in"] + 16 * centre(i) + F32 * i.c,
+                    active=lambda i: partial(centre(i), i.c), loops=(row_loop, three), blocks=blocks),
+        Instruction("stg.128 out4[row q]", "global", "store", 16, address=lambda i: base["out"] + 16 * centre(i),
+                    active=lambda i: whole(centre(i)), loops=(row_loop,), blocks=blocks),
+        Instruction("stg out[partial float4]", "global", "store", F32,
+                    address=lambda i: base["out"] + 16 * centre(i) + F32 * i.c,
+                    active=lambda i: partial(centre(i), i.c), loops=(row_loop, three), blocks=blocks),
+    ]
+    return KernelAccess(grid=(nb, 1, 1), block=(BLOCK, 1, 1), instructions=tuple(out), **_work(n, r))

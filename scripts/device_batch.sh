@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The device session in two calls, so each stays inside the 10-minute limit of one call.
+#   stage "check":   GPU tests, ceilings, and the tune of the top SGEMM rung
+#   stage "publish": every benchmark into results/<gpu>/, the fidelity table, a profile and a compare
+# Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch-<stage>.tgz.
+# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh check|publish
+set -uo pipefail
+stage=${1:?usage: device_batch.sh check|publish}
+source scripts/device_setup.sh || exit 1
+logs=$OUT/logs; mkdir -p "$logs"
+step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
+    local name=$1 limit=$2; shift 2
+    local t0=$SECONDS
+    timeout "$limit" "$@" >"$logs/$name.log" 2>&1
+    local rc=$?
+    echo "== $name: exit $rc in $((SECONDS - t0)) s"
+    tail -n "${TAIL:-6}" "$logs/$name.log"
+}
+case $stage in
+check)
+    step pytest_gpu 230 python3 -m pytest -m gpu -q -p no:cacheprovider -n 4 --maxfail=10
+    step ceilings 80 gpulab ceilings --refresh
+    TAIL=14 step tune_v9 200 gpulab tune sgemm v9 --param BM=64,128 --param BN=64,128 --param BK=8 \
+        --param WM=32,64 --param WN=64 --param WNITER=2 --param STAGES=2,3 --param MINB=2 --param GROUP_M=8
+    ;;
+publish)
+    TAIL=40 step bench_sgemm 220 gpulab bench sgemm
+    for e in coalesce stencil grayscale; do TAIL=3 step "bench_$e" 80 gpulab bench "$e"; done
+    TAIL=8 step fidelity_sgemm 180 gpulab fidelity sgemm
+    TAIL=8 step fidelity_memory 180 gpulab fidelity coalesce stencil grayscale
+    TAIL=40 step compare 60 gpulab compare sgemm v0 v1 --size 2048
+    ;;
+esac
+cp -r results "$OUT/" 2>/dev/null
+tar czf "$OUT/batch-$stage.tgz" -C "$OUT" logs results

@@ -1,0 +1,380 @@
+"""Fidelity: every access model against what Nsight Compute counted on the card.
+
+    for each built-in variant (registry default params), at its experiment's first default shape and
+    at its ragged shapes (RAGGED_SHAPES):
+        gpulab.profiling.profile(spec)          ncu in a separate process, one captured launch
+        predicted_quantities(spec)              the access model, summed exactly (gpulab.model)
+        -> one row per quantity: predicted, measured, ratio, exact, verdict, note
+    -> results/<gpu>/fidelity.csv (rows of the same run are replaced, others kept)
+
+What is held to what:
+- counted quantities (global requests and sectors, loads and stores, the L1TEX bytes they imply;
+  shared requests, wavefronts and bank conflicts, loads and stores) must equal ncu's count exactly.
+  Shared wavefronts have one known source of noise: arbitration between warps adds a few
+  wavefronts that change from run to run, and ncu counts exactly those as bank conflicts (recorded
+  on the H200, tests/test_ncu.py). So `smem_*_ideal_wavefronts` (wavefronts minus conflicts) is
+  the exact check of the phase and merge rules, and a wavefront or conflict count that is off by
+  the same extra amount in both is marked `arbitration`, not a model error.
+- DRAM bytes read: the compulsory bytes (each input read once), within +-15% where the inputs
+  exceed the L2 (below that the verdict would only say the caches work); bytes written are shown
+  beside them for the record, without a verdict (dirty lines may stay in L2 when the kernel ends).
+
+tests/test_fidelity_replay.py replays the committed CSV on a CPU: every quantity that was exact on
+the card must still equal the recorded ncu number under the current kernels and models.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from gpulab.errors import GpulabError
+
+FILE_NAME = "fidelity.csv"
+# One ragged shape per experiment, small enough that ncu is quick, with every edge exercised: tiles
+# cut on every axis, tails of vector paths. SGEMM has a second: odd sizes, which send v4 and later
+# down their scalar paths (the first keeps K and N multiples of 4, the float4 paths, with ragged
+# tiles). A later ragged shape is measured only where it runs other instructions than the first
+# (`_needs_shape`), so v0-v3 take one.
+RAGGED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
+    "sgemm": ((300, 388, 196), (129, 67, 33)),
+    "coalesce": ((999, 1001),),
+    "stencil": ((100_003,),),
+    "grayscale": ((1001, 333),),
+}
+DRAM_TOLERANCE = 0.15
+
+COUNTED = (
+    "gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors",
+    "l1tex_global_load_bytes", "l1tex_global_store_bytes",
+    "smem_load_requests", "smem_load_wavefronts", "smem_load_bank_conflicts", "smem_load_ideal_wavefronts",
+    "smem_store_requests", "smem_store_wavefronts", "smem_store_bank_conflicts", "smem_store_ideal_wavefronts",
+)
+DRAM = ("dram_read_bytes", "dram_write_bytes")
+QUANTITIES = COUNTED + DRAM
+
+
+# -- predictions ---------------------------------------------------------------------------------
+class _SizeOnly:
+    """Stands in for numpy in Experiment.output(shape, xp): the output array's size without
+    allocating it (a broadcast view reports the full nbytes)."""
+
+    nan = math.nan
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def full(shape, value, dtype=None):
+        return np.broadcast_to(np.zeros((), dtype=dtype), shape)
+
+
+def output_bytes(experiment, shape) -> int:
+    """Bytes of the output array: what the kernel must write."""
+    return int(experiment.output(shape, _SizeOnly()).nbytes)
+
+
+def predicted_quantities(spec) -> dict[str, int] | None:
+    """The predicted value of every quantity in QUANTITIES for one run, or None when the variant
+    has no access model. The replay test calls this too, so both sides predict the same way."""
+    access = spec.variant.access
+    if access is None:
+        return None
+    from gpulab.model.predict import check_launch, predict
+
+    model = access(spec.params, spec.shape)
+    check_launch(model, spec.variant.launch(spec.params, spec.shape))
+    p = predict(model)
+    out = {q: int(p[q]) for q in COUNTED if q in p}
+    for op in ("load", "store"):
+        out[f"smem_{op}_ideal_wavefronts"] = int(p[f"smem_{op}_wavefronts"] - p[f"smem_{op}_bank_conflicts"])
+    written = output_bytes(spec.experiment, spec.shape)
+    out["dram_read_bytes"] = int(model.dram_compulsory_bytes) - written
+    out["dram_write_bytes"] = written
+    return out
+
+
+def measured_quantities(measured: dict) -> dict[str, float]:
+    """The quantities of QUANTITIES from a Profile's `measured` dict (gpulab.profiling.measure)."""
+    out = {q: measured.get(q, math.nan) for q in QUANTITIES if not q.endswith("ideal_wavefronts")}
+    for op in ("load", "store"):
+        out[f"smem_{op}_ideal_wavefronts"] = (measured.get(f"smem_{op}_wavefronts", math.nan)
+                                              - measured.get(f"smem_{op}_bank_conflicts", math.nan))
+    return out
+
+
+def source_sha(spec) -> str:
+    """A short hash of the variant's .cu file and the shared header: which kernel was measured."""
+    h = hashlib.sha256(spec.experiment.source(spec.variant).read_bytes())
+    common = spec.experiment.directory.parent / "common.cuh"
+    if common.exists():
+        h.update(common.read_bytes())
+    return h.hexdigest()[:12]
+
+
+# -- comparing -----------------------------------------------------------------------------------
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not (isinstance(x, float) and math.isnan(x))
+
+
+def compare(predicted: dict | None, measured: dict, l2_bytes: int | None, no_model: str = "") -> list[dict]:
+    """One row per quantity: predicted, measured, ratio, exact, verdict, note."""
+    rows = []
+    for q in QUANTITIES:
+        pred = predicted.get(q) if predicted else None
+        meas = measured.get(q)
+        row = {"quantity": q, "predicted": pred, "measured": meas if _finite(meas) else None,
+               "ratio": None, "exact": None, "verdict": "", "note": ""}
+        if not _finite(meas):
+            row["verdict"], row["note"] = "not measured", "ncu gave no value"
+        elif pred is None:
+            row["verdict"], row["note"] = "no model", no_model
+        else:
+            row["ratio"] = meas / pred if pred else (1.0 if meas == 0 else math.inf)
+            if q in COUNTED:
+                row["exact"] = meas == pred
+                row["verdict"] = "exact" if row["exact"] else "differs"
+            else:
+                row["exact"] = False  # DRAM bytes are judged by tolerance, never counted exactly
+        rows.append(row)
+    _explain_arbitration(rows)
+    _judge_dram(rows, l2_bytes)
+    return rows
+
+
+def _explain_arbitration(rows: list[dict]) -> None:
+    """Wavefronts and conflicts over the prediction by the same amount, with the ideal count exact:
+    shared-memory arbitration between warps, which ncu counts as bank conflicts."""
+    by = {r["quantity"]: r for r in rows}
+    for op in ("load", "store"):
+        waves, conflicts, ideal = (by[f"smem_{op}_{x}"] for x in ("wavefronts", "bank_conflicts", "ideal_wavefronts"))
+        if not (ideal["exact"] and waves["exact"] is False and conflicts["exact"] is False):
+            continue
+        extra = waves["measured"] - waves["predicted"]
+        if extra > 0 and extra == conflicts["measured"] - conflicts["predicted"]:
+            for r in (waves, conflicts):
+                r["verdict"] = "arbitration"
+                r["note"] = (f"+{extra:,.0f} wavefronts that ncu counts as bank conflicts: arbitration between "
+                             "warps, different on every run; the ideal wavefronts are exact")
+
+
+def _judge_dram(rows: list[dict], l2_bytes: int | None) -> None:
+    by = {r["quantity"]: r for r in rows}
+    read, write = by["dram_read_bytes"], by["dram_write_bytes"]
+    if write["ratio"] is not None:
+        write["verdict"] = "info"
+        write["note"] = "bytes written; lines still dirty in L2 when the kernel ends are not counted"
+    if read["ratio"] is None:
+        return
+    within = abs(read["ratio"] - 1.0) <= DRAM_TOLERANCE
+    if l2_bytes and read["predicted"] > l2_bytes:
+        read["verdict"] = f"within {DRAM_TOLERANCE:.0%}" if within else f"outside {DRAM_TOLERANCE:.0%}"
+        read["note"] = (f"inputs {read['predicted'] / 2**20:,.1f} MiB exceed the {l2_bytes / 2**20:,.0f} MiB L2"
+                        + ("" if within else "; re-reads reach DRAM: the access order defeats the L2"
+                           if read["ratio"] > 1 else "; less than the inputs: part of them never read"))
+    else:
+        read["verdict"] = "not judged"
+        read["note"] = (f"inputs {read['predicted'] / 2**20:,.2f} MiB fit in the "
+                        f"{(l2_bytes or 0) / 2**20:,.0f} MiB L2: re-reads hit L2 whatever the model"
+                        + (f" (within {DRAM_TOLERANCE:.0%} anyway)" if within else ""))
+
+
+# -- the plan and the run ------------------------------------------------------------------------
+def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = None,
+         which: str = "both") -> list:
+    """The RunSpecs of a fidelity run: every variant at registry-default params (constraints that
+    fail are skipped), at the first default shape and/or the ragged shapes."""
+    from gpulab.experiments import all_experiments, get_experiment
+    from gpulab.lab import RunSpec
+
+    if which not in ("both", "default", "ragged"):
+        raise GpulabError(f"--shapes must be both, default or ragged, not {which!r}")
+    exps = [get_experiment(e) for e in experiments] if experiments else all_experiments()
+    wanted = set(variants or ())
+    unknown = wanted - {v.name for exp in exps for v in exp.variants}
+    if unknown:
+        raise GpulabError(f"no variant named {', '.join(sorted(unknown))} in {', '.join(e.name for e in exps)}")
+    specs = []
+    for exp in exps:
+        shapes = []
+        if which in ("both", "default"):
+            shapes.append(exp.default_shape_list()[0])
+        if which in ("both", "ragged"):
+            shapes += [exp.shape(*dims) for dims in RAGGED_SHAPES.get(exp.name, ())]
+        for v in exp.variants:
+            if wanted and v.name not in wanted:
+                continue
+            params = v.default_params()
+            for shape in shapes:
+                if v.constraints(params, shape) is None and _needs_shape(exp, v, params, shape):
+                    specs.append(RunSpec(exp, v, params, shape))
+    if not specs:
+        raise GpulabError("nothing to measure: no variant matched")
+    return specs
+
+
+def _needs_shape(exp, variant, params, shape) -> bool:
+    """False for a second (third, ...) ragged shape at which the variant's access model runs the
+    same instructions as at the first ragged shape: it would measure the same code paths again."""
+    ragged = [exp.shape(*dims) for dims in RAGGED_SHAPES.get(exp.name, ())]
+    if shape not in ragged[1:] or variant.access is None:
+        return True
+
+    def names(s):
+        return [ins.name for ins in variant.access(params, s).instructions]
+
+    return names(shape) != names(ragged[0])
+
+
+@dataclasses.dataclass
+class RunResult:
+    spec: object
+    rows: list[dict]
+    seconds: float
+    error: str = ""
+
+    @property
+    def exact(self) -> tuple[int, int]:
+        judged = [r for r in self.rows if r["quantity"] in COUNTED and r["exact"] is not None]
+        return sum(1 for r in judged if r["exact"] or r["verdict"] == "arbitration"), len(judged)
+
+
+def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResult:
+    """Profile one run and compare. A failure of this run (a wrong answer, a fault) becomes a row;
+    ncu missing or counters not permitted stop the whole fidelity run (every run would fail)."""
+    from gpulab.gpu import ncu as ncu_mod
+    from gpulab.profiling import profile as run_profile
+
+    profile = profile or run_profile
+    start = time.perf_counter()
+    base = {**spec.base_record(), "source_sha": source_sha(spec)}
+    base.pop("expected_wrong", None)
+    for k in spec.shape.names:
+        base.pop(k.lower(), None)
+    try:
+        prof = profile(spec, seed=seed)
+    except (ncu_mod.NcuNotFound, ncu_mod.CountersNotPermitted):
+        raise
+    except GpulabError as exc:
+        row = {**base, "quantity": "(run)", "verdict": "error", "note": " ".join(str(exc).split())}
+        return RunResult(spec, [row], time.perf_counter() - start, str(exc))
+    try:
+        predicted = predicted_quantities(spec)
+        why = "" if predicted is not None else f"{spec.experiment.name} {spec.variant.name} has no access model yet"
+    except (GpulabError, ValueError) as exc:
+        predicted, why = None, f"the access model failed: {exc}"
+    info = prof.info or {}
+    env = info.get("env", {})
+    rows = compare(predicted, measured_quantities(prof.measured), info.get("device", {}).get("l2_bytes"), why)
+    from gpulab.profiling import QUANTITIES as PROFILE_QUANTITIES
+
+    for r in rows:
+        q = PROFILE_QUANTITIES.get(r["quantity"])
+        r["ncu_metric"] = q.metric if q and q.metric else ""
+    stamp = {"ncu_version": prof.ncu_version, **{k: env.get(k) for k in ("gpu", "arch", "driver", "nvrtc", "date")}}
+    out = [{**base, **r, **stamp} for r in rows]
+    return RunResult(spec, out, time.perf_counter() - start)
+
+
+def run_key(row: dict) -> tuple:
+    return tuple(str(row.get(k) if row.get(k) is not None else "") for k in ("experiment", "variant", "params", "shape"))
+
+
+def fidelity_path(gpu_slug: str, results_root: Path = Path("results")) -> Path:
+    return Path(results_root) / gpu_slug / FILE_NAME
+
+
+def save(path: Path, results: list[RunResult]) -> None:
+    """Upsert: rows of the runs just measured replace any earlier rows of the same runs."""
+    from gpulab.records import read_csv, write_csv
+
+    new = [r for res in results for r in res.rows]
+    keys = {run_key(r) for r in new}
+    old = read_csv(path) if Path(path).exists() else []
+    write_csv(path, [r for r in old if run_key(r) not in keys] + new)
+
+
+def gpu_slug_of(results: list[RunResult]) -> str | None:
+    for res in results:
+        for r in res.rows:
+            if r.get("gpu"):
+                from gpulab.gpu.device import gpu_slug
+
+                return gpu_slug(str(r["gpu"]))
+    return None
+
+
+# -- replay (CPU): the recorded numbers against fresh predictions ---------------------------------
+def parse_params(label: str | None) -> dict[str, int]:
+    """'BM=128 BN=128' -> {'BM': 128, 'BN': 128} (the params column of a record)."""
+    out = {}
+    for item in str(label or "").split():
+        k, _, v = item.partition("=")
+        out[k] = int(v)
+    return out
+
+
+def spec_from_row(row: dict):
+    """The RunSpec a recorded row describes, or (None, why) when it no longer exists."""
+    from gpulab.experiments import get_experiment
+    from gpulab.lab import RunSpec
+
+    try:
+        exp = get_experiment(str(row["experiment"]))
+        v = exp.variant(str(row["variant"]))
+        params = parse_params(row.get("params"))
+        (params,) = v.param_grid({k: (val,) for k, val in params.items()})
+        shape = exp.parse_shape(str(row["shape"]))
+    except GpulabError as exc:
+        return None, str(exc)
+    return RunSpec(exp, v, params, shape), ""
+
+
+def changed_kernels(rows: list[dict]) -> list[str]:
+    """The runs whose kernel source (the .cu file and common.cuh) changed since they were measured:
+    their recorded counts describe another kernel, so they must be measured again."""
+    out, seen = [], set()
+    for r in rows:
+        key = run_key(r)
+        if key in seen or not r.get("source_sha"):
+            continue
+        seen.add(key)
+        spec, _ = spec_from_row(r)
+        if spec is not None and source_sha(spec) != r["source_sha"]:
+            out.append(f"{spec.label} (measured {r['source_sha']}, now {source_sha(spec)})")
+    return out
+
+
+def replay(rows: list[dict]) -> tuple[list[str], int, list[str]]:
+    """(failures, quantities checked, runs skipped with why): every counted quantity recorded as
+    exact must still equal the recorded ncu number under the current models."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if r.get("exact") is True and r.get("quantity") in COUNTED:
+            groups.setdefault(run_key(r), []).append(r)
+    failures, skipped, checked = [], [], 0
+    for key, recorded in groups.items():
+        spec, why = spec_from_row(recorded[0])
+        if spec is None:
+            skipped.append(f"{' '.join(key)}: {why}")
+            continue
+        predicted = predicted_quantities(spec)
+        if predicted is None:
+            failures.append(f"{spec.label}: the access model that matched the card is gone")
+            continue
+        changed = recorded[0].get("source_sha") not in (None, source_sha(spec))
+        for r in recorded:
+            checked += 1
+            now, then = predicted.get(r["quantity"]), r["measured"]
+            if now != then:
+                failures.append(
+                    f"{spec.label}: {r['quantity']} predicted {now:,} now, ncu counted {then:,.0f} on {r.get('gpu')}"
+                    + (" (the kernel source changed since: re-run gpulab fidelity on the card)" if changed else
+                       " (same kernel source: the access model changed)"))
+    return failures, checked, skipped

@@ -1,0 +1,241 @@
+"""gpulab.fidelity on a CPU: the plan, the comparison rules (exact counts, arbitration noise in the
+shared wavefronts, the DRAM +-15% verdict where the inputs exceed L2), the CSV upsert and the replay,
+with a stand-in for gpulab.profiling.profile that answers with chosen counters."""
+
+import dataclasses
+import math
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from gpulab import fidelity
+from gpulab.errors import GpulabError
+from gpulab.experiments import all_experiments, get_experiment
+from gpulab.gpu import ncu as ncu_mod
+from gpulab.lab import RunSpec
+from gpulab.records import read_csv
+
+L2 = 62_914_560
+INFO = {"device": {"name": "NVIDIA H200", "slug": "h200", "l2_bytes": L2},
+        "env": {"gpu": "NVIDIA H200", "arch": "sm_90", "driver": "580", "nvrtc": "13.0", "date": "2026-11-29"}}
+
+
+def spec(experiment, variant, dims, **params):
+    exp = get_experiment(experiment)
+    v = exp.variant(variant)
+    return RunSpec(exp, v, v.default_params() | params, exp.shape(*dims))
+
+
+def fake_profile(change=None, dram_read_scale=1.0):
+    """A profile whose counters are the model's own predictions, then `change`d."""
+
+    def profile(s, seed=0):
+        p = fidelity.predicted_quantities(s)
+        measured = {q: float(p[q]) for q in fidelity.QUANTITIES if not q.endswith("ideal_wavefronts")}
+        measured["dram_read_bytes"] *= dram_read_scale
+        for k, dv in (change or {}).items():
+            measured[k] += dv
+        return SimpleNamespace(measured=measured, info=INFO, ncu_version="2025.3.1.0")
+
+    return profile
+
+
+def by_quantity(result):
+    return {r["quantity"]: r for r in result.rows}
+
+
+def test_the_plan_covers_every_variant_at_its_default_and_ragged_shapes():
+    specs = fidelity.plan()
+    for exp in all_experiments():
+        for v in exp.variants:
+            mine = [s for s in specs if s.experiment is exp and s.variant.name == v.name]
+            shapes = {s.shape.values for s in mine}
+            assert exp.default_shapes[0] in shapes, (exp.name, v.name)
+            assert fidelity.RAGGED_SHAPES[exp.name][0] in shapes, (exp.name, v.name)
+            assert all(s.params == v.default_params() for s in mine)
+    # The second SGEMM ragged shape (odd sizes: scalar paths) only where it changes the instructions.
+    odd = [s.variant.name for s in specs if s.shape.values == fidelity.RAGGED_SHAPES["sgemm"][1]]
+    assert odd == ["v4", "v5", "v6", "v7", "v8", "v9"]
+    assert len(fidelity.plan(["stencil"], ["regs"], "ragged")) == 1
+    with pytest.raises(GpulabError, match="no variant named v42"):
+        fidelity.plan(["sgemm"], ["v42"])
+    with pytest.raises(GpulabError, match="both, default or ragged"):
+        fidelity.plan(None, None, "all")
+
+
+def test_ragged_shapes_cut_every_edge():
+    """Each ragged shape is valid and, for every modelled variant, cheap to predict."""
+    for exp in all_experiments():
+        for dims in fidelity.RAGGED_SHAPES[exp.name]:
+            exp.shape(*dims)
+    sgemm_dims = fidelity.RAGGED_SHAPES["sgemm"]
+    assert any(k % 4 == 0 and n % 4 == 0 and m % 128 and n % 128 and k % 8 for m, n, k in sgemm_dims)  # float4 paths
+    assert any(k % 4 and n % 4 for m, n, k in sgemm_dims)  # scalar paths
+
+
+def test_an_exact_run():
+    res = fidelity.measure_one(spec("sgemm", "v1", (300, 388, 196)), profile=fake_profile())
+    rows = by_quantity(res)
+    assert res.exact[0] == res.exact[1] == len(fidelity.COUNTED)
+    for q in fidelity.COUNTED:
+        assert rows[q]["exact"] is True and rows[q]["verdict"] == "exact" and rows[q]["ratio"] == 1.0
+    assert rows["smem_load_requests"]["ncu_metric"] == "smsp__inst_executed_op_shared_ld_pred_on_any.sum"
+    assert rows["dram_read_bytes"]["verdict"] == "not judged"  # 0.8 MB of inputs fit in L2
+    assert rows["dram_read_bytes"]["predicted"] == 4 * (300 * 196 + 196 * 388)
+    assert rows["dram_write_bytes"]["predicted"] == 4 * 300 * 388
+    first = res.rows[0]
+    assert (first["experiment"], first["variant"], first["params"], first["shape"]) == ("sgemm", "v1", "TILE=32", "300x388x196")
+    assert first["gpu"] == "NVIDIA H200" and len(first["source_sha"]) == 12
+
+
+def test_arbitration_noise_is_recognised_and_a_real_difference_is_not():
+    s = spec("sgemm", "v1", (300, 388, 196))
+    res = fidelity.measure_one(s, profile=fake_profile({
+        "smem_load_wavefronts": 37, "smem_load_bank_conflicts": 37, "gmem_load_sectors": 1}))
+    rows = by_quantity(res)
+    assert rows["smem_load_ideal_wavefronts"]["exact"] is True
+    for q in ("smem_load_wavefronts", "smem_load_bank_conflicts"):
+        assert rows[q]["exact"] is False and rows[q]["verdict"] == "arbitration" and "+37" in rows[q]["note"]
+    assert rows["gmem_load_sectors"]["verdict"] == "differs"
+    assert res.exact == (len(fidelity.COUNTED) - 1, len(fidelity.COUNTED))
+    # Extra wavefronts that are not all counted as conflicts: a model error, not arbitration.
+    res = fidelity.measure_one(s, profile=fake_profile({"smem_load_wavefronts": 37}))
+    rows = by_quantity(res)
+    assert rows["smem_load_wavefronts"]["verdict"] == "differs"
+    assert rows["smem_load_ideal_wavefronts"]["verdict"] == "differs"
+
+
+@pytest.mark.parametrize("scale, verdict", [(1.0, "within 15%"), (1.14, "within 15%"), (0.9, "within 15%"),
+                                            (1.3, "outside 15%"), (0.5, "outside 15%")])
+def test_dram_reads_are_judged_where_the_inputs_exceed_l2(scale, verdict):
+    s = spec("coalesce", "cols", (4096, 4096))  # 64 MiB of input, over the 60 MiB L2
+    row = by_quantity(fidelity.measure_one(s, profile=fake_profile(dram_read_scale=scale)))["dram_read_bytes"]
+    assert row["predicted"] == 4 * 4096 * 4096
+    assert row["verdict"] == verdict and "exceed" in row["note"]
+    assert row["ratio"] == pytest.approx(scale)
+
+
+def test_a_variant_without_a_model_is_measured_and_says_so(monkeypatch):
+    exp = get_experiment("stencil")
+    monkeypatch.setattr(type(exp), "variants", tuple(dataclasses.replace(v, access=None) for v in exp.variants))
+    s = spec("stencil", "regs", (100_003,))
+    measured = {q: 1.0 for q in fidelity.QUANTITIES}
+
+    res = fidelity.measure_one(s, profile=lambda s, seed=0: SimpleNamespace(measured=measured, info=INFO, ncu_version=""))
+    rows = by_quantity(res)
+    assert res.exact == (0, 0)
+    assert rows["gmem_load_requests"]["verdict"] == "no model" and "no access model" in rows["gmem_load_requests"]["note"]
+    assert rows["gmem_load_requests"]["measured"] == 1.0 and rows["gmem_load_requests"]["exact"] is None
+
+
+def test_a_failed_run_is_a_row_and_a_missing_ncu_stops_everything():
+    s = spec("stencil", "global", (100_003,))
+
+    def wrong(s, seed=0):
+        raise GpulabError("stencil global R=3 100003 computes a wrong answer (3 wrong)")
+
+    res = fidelity.measure_one(s, profile=wrong)
+    assert res.error and res.rows[0]["verdict"] == "error" and "wrong answer" in res.rows[0]["note"]
+
+    def no_ncu(s, seed=0):
+        raise ncu_mod.NcuNotFound("Nsight Compute (ncu) not found")
+
+    with pytest.raises(ncu_mod.NcuNotFound):
+        fidelity.measure_one(s, profile=no_ncu)
+
+
+def test_nan_counters_are_not_measured():
+    s = spec("grayscale", "row", (1001, 333))
+    res = fidelity.measure_one(s, profile=fake_profile({"gmem_store_sectors": math.nan}))
+    row = by_quantity(res)["gmem_store_sectors"]
+    assert row["verdict"] == "not measured" and row["measured"] is None and row["exact"] is None
+
+
+def test_save_replaces_the_rows_of_the_same_run_and_replay_checks_them(tmp_path):
+    path = tmp_path / "fidelity.csv"
+    a = fidelity.measure_one(spec("grayscale", "vec4", (1001, 333)), profile=fake_profile())
+    b = fidelity.measure_one(spec("coalesce", "rows", (999, 1001)), profile=fake_profile())
+    fidelity.save(path, [a, b])
+    fidelity.save(path, [fidelity.measure_one(spec("grayscale", "vec4", (1001, 333)),
+                                              profile=fake_profile({"gmem_load_sectors": 5}))])
+    rows = read_csv(path)
+    assert len(rows) == 2 * len(fidelity.QUANTITIES)
+    vec4 = {r["quantity"]: r for r in rows if r["variant"] == "vec4"}
+    assert vec4["gmem_load_sectors"]["exact"] is False  # the second measurement replaced the first
+
+    failures, checked, skipped = fidelity.replay(rows)
+    assert not failures and not skipped
+    assert checked == 2 * len(fidelity.COUNTED) - 1  # the quantity that differed is not held to anything
+
+    # A model (or kernel) change that breaks an exact agreement fails the replay, naming it.
+    tampered = [dict(r, measured=r["measured"] + 1) if (r["variant"], r["quantity"]) == ("rows", "gmem_load_requests")
+                else r for r in rows]
+    failures, _, _ = fidelity.replay(tampered)
+    assert len(failures) == 1 and "gmem_load_requests" in failures[0] and "coalesce rows VEC=1 999x1001" in failures[0]
+    assert "the access model changed" in failures[0]
+    moved = [dict(r, source_sha="0123456789ab") for r in tampered]
+    assert "kernel source changed" in fidelity.replay(moved)[0][0]
+
+    # A run whose variant is gone is skipped with the reason, not failed.
+    gone = [dict(r, variant="v99") for r in rows if r["variant"] == "rows"]
+    failures, checked, skipped = fidelity.replay(gone)
+    assert not failures and checked == 0 and "no variant 'v99'" in skipped[0]
+
+
+def test_output_bytes_allocate_nothing():
+    exp = get_experiment("coalesce")
+    assert fidelity.output_bytes(exp, exp.shape(8192, 8192)) == 4 * 8192 * 8192
+    exp = get_experiment("grayscale")
+    assert fidelity.output_bytes(exp, exp.shape(7680, 4320)) == 7680 * 4320
+
+
+def test_parse_params_round_trips_the_record_label():
+    v = get_experiment("sgemm").variant("v1")
+    assert fidelity.parse_params(v.params_label({"TILE": 16})) == {"TILE": 16}
+    assert fidelity.parse_params("") == {} and fidelity.parse_params(None) == {}
+
+
+def test_the_command_without_ncu_is_one_line_exit_2(tmp_path):
+    env = {**os.environ, "GPULAB_NO_GPU": "1", "GPULAB_NCU": str(tmp_path / "no-ncu")}
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "fidelity", "stencil"], capture_output=True, text=True,
+                       env=env, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and "GPULAB_NCU" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "results").exists()
+
+
+def test_the_command_end_to_end_with_a_stand_in_profiler(monkeypatch, tmp_path, capsys):
+    """`gpulab fidelity stencil --shapes ragged`: every run measured, a table of what differs, the CSV."""
+    from gpulab import cli, profiling
+
+    calls = []
+
+    def profile(s, seed=0):
+        calls.append(s.label)
+        change = {"gmem_load_sectors": 3} if s.variant.name == "regs" else {}
+        return fake_profile(change)(s, seed)
+
+    monkeypatch.setattr(profiling, "profile", profile)
+    monkeypatch.setattr(ncu_mod, "find_ncu", lambda env=None: "/fake/ncu")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["gpulab", "fidelity", "stencil", "--shapes", "ragged"])
+    cli.main()
+    out = capsys.readouterr().out
+    runs = len(get_experiment("stencil").variants)
+    assert len(calls) == runs
+    assert "stencil global R=3 100003: 14/14 counted quantities exact" in out
+    assert "differs" in out and "gmem_load_sectors" in out
+    assert f"{runs - 1} of {runs} modelled runs exact on every counted quantity" in out
+    rows = read_csv(tmp_path / "results" / "h200" / "fidelity.csv")
+    assert len(rows) == runs * len(fidelity.QUANTITIES)
+
+
+def test_a_kernel_edited_since_its_measurement_is_named(tmp_path):
+    res = fidelity.measure_one(spec("coalesce", "rows", (999, 1001)), profile=fake_profile())
+    assert fidelity.changed_kernels(res.rows) == []
+    stale = [dict(r, source_sha="0123456789ab") for r in res.rows]
+    (line,) = fidelity.changed_kernels(stale)
+    assert line.startswith("coalesce rows VEC=1 999x1001 (measured 0123456789ab")
