@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The device session in two calls, so each stays inside the 10-minute limit of one call.
-#   stage "check":   GPU tests, ceilings, and the tune of the top SGEMM rung
-#   stage "publish": every benchmark into results/<gpu>/, the fidelity table, a profile and a compare
+# The device session in three calls, so each stays inside the 10-minute limit of one call.
+#   stage "check":    GPU tests, ceilings, and the tune of the top SGEMM rung
+#   stage "publish":  every benchmark into results/<gpu>/ and a compare (ncu)
+#   stage "fidelity": predicted vs ncu-measured counters for every variant (results/<gpu>/fidelity.csv)
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch-<stage>.tgz.
-# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh check|publish
+# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh check|publish|fidelity
 set -uo pipefail
-stage=${1:?usage: device_batch.sh check|publish}
+stage=${1:?usage: device_batch.sh check|publish|fidelity}
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -26,9 +27,11 @@ check)
 publish)
     TAIL=40 step bench_sgemm 220 gpulab bench sgemm
     for e in coalesce stencil grayscale; do TAIL=3 step "bench_$e" 80 gpulab bench "$e"; done
-    TAIL=8 step fidelity_sgemm 180 gpulab fidelity sgemm
-    TAIL=8 step fidelity_memory 180 gpulab fidelity coalesce stencil grayscale
     TAIL=40 step compare 60 gpulab compare sgemm v0 v1 --size 2048
+    ;;
+fidelity)
+    TAIL=8 step fidelity_sgemm 200 gpulab fidelity sgemm
+    TAIL=8 step fidelity_memory 200 gpulab fidelity coalesce stencil grayscale
     ;;
 esac
 cp -r results "$OUT/" 2>/dev/null
