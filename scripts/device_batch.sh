@@ -19,7 +19,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, p
 }
 case $stage in
 check)
-    step pytest_gpu 230 python3 -m pytest -m gpu -q -p no:cacheprovider -n 4 --maxfail=10
+    step pytest_gpu 230 python3 -m pytest -m gpu -q -p no:cacheprovider --maxfail=10
     step ceilings 80 gpulab ceilings --refresh
     TAIL=14 step tune_v9 200 gpulab tune sgemm v9 --param BM=64,128 --param BN=64,128 --param BK=8 \
         --param WM=32,64 --param WN=64 --param WNITER=2 --param STAGES=2,3 --param MINB=2 --param GROUP_M=8

@@ -7,6 +7,7 @@ options and the NVRTC version.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -177,14 +178,34 @@ def compile_kernel(
         meta = json.loads(meta_path.read_text())
         return Compiled(cubin_path, entry, arch, Resources(**meta["resources"]), meta["log"])
 
-    cubin, log = _run_nvrtc(text, str(source), options)
+    with _compile_lock():
+        cubin, log = _run_nvrtc(text, str(source), options)
     per_entry = parse_ptxas_log(log)
     if entry not in per_entry:
-        raise CompileError(f"{source}: no kernel named '{entry}' (an extern \"C\" __global__ function)")
+        found = ", ".join(per_entry) or "none in the ptxas report"
+        raise CompileError(f"{source}: no kernel named '{entry}' (an extern \"C\" __global__ function); "
+                           f"kernels found: {found}")
     resources = per_entry[entry]
     _write_atomic(cubin_path, cubin)
     _write_atomic(meta_path, json.dumps({"resources": dataclasses.asdict(resources), "log": log}).encode())
     return Compiled(cubin_path, entry, arch, resources, log)
+
+
+@contextlib.contextmanager
+def _compile_lock():
+    """One NVRTC compile at a time across processes sharing the cache (pytest -n, parallel tunes):
+    on the H200, four concurrent processes got ptxas reports that lacked the kernel they compiled."""
+    try:
+        import fcntl
+    except ImportError:  # no POSIX locks (Windows): compile without one
+        yield
+        return
+    with open(cache_dir() / ".compile.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _run_nvrtc(text: str, name: str, options: list[str]) -> tuple[bytes, str]:
