@@ -82,7 +82,11 @@ def probe() -> tuple[DeviceInfo | None, str]:
             cuda_runtime_version=_version(runtime.runtimeGetVersion()),
         )
     except Exception as exc:  # no driver, no device node, a broken install
-        return None, f"no usable CUDA device ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+        text = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        if "InsufficientDriver" in text or "NoDevice" in text:
+            # What CuPy's runtime says when there is no NVIDIA driver at all, as on a CPU-only machine.
+            return None, f"no NVIDIA driver or GPU was found ({text})"
+        return None, f"no usable CUDA device ({type(exc).__name__}: {text})"
     return info, ""
 
 

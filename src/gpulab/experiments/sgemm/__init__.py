@@ -241,7 +241,7 @@ class Sgemm(Experiment):
     # Seed 000's sweep (512..4096), the large size, and the ragged shapes the ladder must also be fast on.
     default_shapes = ((512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
                       (8192, 8192, 8192), (4000, 4000, 4000), (1000, 3000, 777), (4097, 4097, 4097))
-    test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096))
+    test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096), (4097, 4097, 4097))
     # Small, mid and large, aligned and ragged: the tune keeps the fastest config of each (bench
     # then uses the one tuned at the nearest size), and an overall best by geometric mean.
     tune_shapes = ((1024, 1024, 1024), (1000, 3000, 777), (2048, 2048, 2048), (4096, 4096, 4096),
