@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The device session in three calls, so each stays inside the 10-minute limit of one call.
 #   stage "check":    GPU tests, ceilings, and the tune of the top SGEMM rung
+#   stage "verify":   GPU tests only (after a change to GPU code), in one process: with pytest -n 8 on
+#                     the H200 (2026-11-30) some compiles got ptxas reports without their kernel, even
+#                     with the compile lock; serial, all 883 passed in 122 s
 #   stage "publish":  every benchmark into results/<gpu>/ and a compare (ncu)
 #   stage "fidelity": predicted vs ncu-measured counters for every variant (results/<gpu>/fidelity.csv)
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch-<stage>.tgz.
-# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh check|publish|fidelity
+# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh check|verify|publish|fidelity
 set -uo pipefail
-stage=${1:?usage: device_batch.sh check|publish|fidelity}
+stage=${1:?usage: device_batch.sh check|verify|publish|fidelity}
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -24,6 +27,9 @@ check)
     TAIL=14 step tune_v9 200 gpulab tune sgemm v9 --param BM=64,128 --param BN=64,128 --param BK=8 \
         --param WM=32,64 --param WN=64 --param WNITER=2 --param STAGES=2,3 --param MINB=2 --param GROUP_M=8
     ;;
+verify)
+    TAIL=12 step pytest_gpu "${LIMIT:-400}" python3 -m pytest -m gpu -q -p no:cacheprovider -p no:xdist --maxfail=10
+    ;;
 publish)
     TAIL=40 step bench_sgemm 220 gpulab bench sgemm
     for e in coalesce stencil grayscale; do TAIL=3 step "bench_$e" 80 gpulab bench "$e"; done
@@ -34,5 +40,5 @@ fidelity)
     TAIL=8 step fidelity_memory 200 gpulab fidelity coalesce stencil grayscale
     ;;
 esac
-cp -r results "$OUT/" 2>/dev/null
-tar czf "$OUT/batch-$stage.tgz" -C "$OUT" logs results
+# One archive (few files come back from the machine); the logs stay beside it for a call cut short.
+tar czf "$OUT/batch-$stage.tgz" -C "$OUT" logs -C "$PWD" results

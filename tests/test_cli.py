@@ -26,6 +26,7 @@ def gpulab(*args, cwd=None):
     (["bench", "sgemm", "--param", "TILE"], "NAME=V1,V2"),
     (["bench", "sgemm", "--param", "NOPE=1"], "no chosen variant"),
     (["bench", "sgemm", "--size", "64"], "no NVIDIA GPU"),
+    (["fidelity", "--rejudge"], "no fidelity table to rejudge"),
 ])
 def test_bad_input_is_one_line_exit_2(args, words, tmp_path):
     r = gpulab(*args, cwd=tmp_path)

@@ -44,3 +44,12 @@ def test_the_recorded_kernels_are_the_current_ones():
     changed = fidelity.changed_kernels(_rows())
     assert not changed, ("kernels changed since results/h200/fidelity.csv was measured; re-run `gpulab fidelity` "
                          "for them on the card and commit the CSV:\n" + "\n".join(changed))
+
+
+def test_the_recorded_verdicts_are_those_of_the_current_models():
+    """`gpulab fidelity --rejudge` would change nothing: the committed table's predictions and
+    verdicts are what the current models say about its measurements."""
+    rows = _rows()
+    again, _ = fidelity.rejudge(rows)
+    key = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured", "verdict")
+    assert [tuple(r.get(k) for k in key) for r in again] == [tuple(r.get(k) for k in key) for r in rows]

@@ -170,7 +170,8 @@ def test_recorded_full_set_csv(variant):
 def test_recorded_profile_csv(variant):
     """Our own capture (export, then import as raw CSV): every metric asked for has a number."""
     (k,) = ncu.parse_csv(_fixture(f"sgemm_{variant}_512_raw.csv").read_text())
-    assert ncu.missing_metrics(k, metric_names()) == []
+    # the cp.async (ldgsts) counters were added after these captures were recorded
+    assert [m for m in ncu.missing_metrics(k, metric_names()) if "ldgsts" not in m] == []
     requests, sectors = SEED_004[variant]
     m = measure(k, {})
     assert (m["gmem_load_requests"], m["gmem_load_sectors"]) == (requests, sectors)
@@ -182,6 +183,8 @@ def test_recorded_oneshot_matches_import():
     (imp,) = ncu.parse_csv(_fixture("sgemm_v1_512_raw.csv").read_text())
     for q in COUNTED:
         if not q.metric or q.metric.startswith("dram__"):  # DRAM bytes vary a little run to run
+            continue
+        if "ldgsts" in q.metric:  # added after these captures were recorded
             continue
         if "shared" in q.metric and ("wavefronts" in q.metric or "bank_conflicts" in q.metric):
             continue  # checked below: they move together from run to run

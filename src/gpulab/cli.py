@@ -563,6 +563,9 @@ def _predict_summary_table(title: str, p: dict):
     count("shared store requests (instructions)", "smem_store_requests")
     count("  wavefronts", "smem_store_wavefronts")
     count("  bank conflicts", "smem_store_bank_conflicts")
+    if p.get("smem_ldgsts_requests"):  # cp.async: its global side is in the global loads above
+        count("cp.async instructions (LDGSTS; shared wavefronts not modelled)", "smem_ldgsts_requests")
+        count("  global requests (lanes that read; in the global loads above)", "gmem_ldgsts_requests")
     table.add_row("compulsory DRAM bytes (inputs read once, output written once)",
                   f"{p['dram_compulsory_bytes']:,}", "dram__bytes_read.sum + dram__bytes_write.sum")
     table.add_row("FLOPs", f"{p['flops']:,.0f}", "")
@@ -651,6 +654,7 @@ def fidelity(
     shapes: str = typer.Option("both", "--shapes", help="both, default (the first default shape) or ragged"),
     out: Optional[Path] = typer.Option(None, "--out", help="the CSV (default results/<gpu>/fidelity.csv; rows of the same runs are replaced)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    rejudge: bool = typer.Option(False, "--rejudge", help="no GPU: fresh predictions and verdicts for the recorded ncu numbers (--out, or every results/*/fidelity.csv)"),
 ) -> None:
     """Every variant's access model against Nsight Compute on this card: predicted | measured per
     counted quantity, at the default and a ragged shape, into results/<gpu>/fidelity.csv."""
@@ -660,6 +664,9 @@ def fidelity(
     from gpulab import fidelity as fid
     from gpulab.gpu.ncu import find_ncu
 
+    if rejudge:
+        _rejudge_fidelity([out] if out else sorted(Path("results").glob("*/" + fid.FILE_NAME)))
+        return
     specs = fid.plan(experiments or None, split_list(variant) or None, shapes)
     find_ncu()  # fail before the first run when ncu is missing
     results: list = []
@@ -699,6 +706,22 @@ def fidelity(
     perfect = sum(1 for res in modelled if res.exact[0] == res.exact[1])
     console.print(f"{perfect} of {len(modelled)} modelled runs exact on every counted quantity; "
                   f"{len(results) - len(modelled)} runs measured without a model or failed; wrote {path}", markup=False)
+
+
+def _rejudge_fidelity(paths: list[Path]) -> None:
+    from gpulab import fidelity as fid
+    from gpulab.records import read_csv, write_csv
+
+    if not paths or not all(p.exists() for p in paths):
+        raise GpulabError("no fidelity table to rejudge: run `gpulab fidelity` on the card first, or name one with --out")
+    for path in paths:
+        rows, kept = fid.rejudge(read_csv(path))
+        write_csv(path, rows)
+        for why in kept:
+            console.print(f"  left as recorded: {why}", markup=False)
+        judged = [r for r in rows if r.get("quantity") in fid.COUNTED and r.get("exact") is not None]
+        good = sum(1 for r in judged if r["exact"] is True or r.get("verdict") == "arbitration")
+        console.print(f"{path}: {good} of {len(judged)} counted quantities exact under the current models", markup=False)
 
 
 def _compile_everything(arch: str) -> None:

@@ -55,9 +55,16 @@ COUNTED = (
     "l1tex_global_load_bytes", "l1tex_global_store_bytes",
     "smem_load_requests", "smem_load_wavefronts", "smem_load_bank_conflicts", "smem_load_ideal_wavefronts",
     "smem_store_requests", "smem_store_wavefronts", "smem_store_bank_conflicts", "smem_store_ideal_wavefronts",
+    # cp.async (LDGSTS) on its own counters (its global side is in the gmem_load_* ones too)
+    "gmem_ldgsts_requests", "smem_ldgsts_requests",
 )
+SHARED_OPS = ("load", "store")  # the smem_<op>_* families with wavefronts and conflicts
+# Recorded beside the counted ones, with no prediction to judge them by (gpulab.model.predict says why).
+MEASURED_ONLY = ("smem_ldgsts_wavefronts", "smem_ldgsts_bank_conflicts")
+UNMODELLED_NOTE = ("the shared side of cp.async: its wavefronts follow the global sectors' arrival, "
+                   "which the model does not predict")
 DRAM = ("dram_read_bytes", "dram_write_bytes")
-QUANTITIES = COUNTED + DRAM
+QUANTITIES = COUNTED + MEASURED_ONLY + DRAM
 
 
 # -- predictions ---------------------------------------------------------------------------------
@@ -92,8 +99,10 @@ def predicted_quantities(spec) -> dict[str, int] | None:
     check_launch(model, spec.variant.launch(spec.params, spec.shape))
     p = predict(model)
     out = {q: int(p[q]) for q in COUNTED if q in p}
-    for op in ("load", "store"):
+    for op in SHARED_OPS:
         out[f"smem_{op}_ideal_wavefronts"] = int(p[f"smem_{op}_wavefronts"] - p[f"smem_{op}_bank_conflicts"])
+    if out.get("smem_ldgsts_requests") == 0:  # no cp.async: nothing of it to write either
+        out |= dict.fromkeys(MEASURED_ONLY, 0)
     written = output_bytes(spec.experiment, spec.shape)
     out["dram_read_bytes"] = int(model.dram_compulsory_bytes) - written
     out["dram_write_bytes"] = written
@@ -103,7 +112,7 @@ def predicted_quantities(spec) -> dict[str, int] | None:
 def measured_quantities(measured: dict) -> dict[str, float]:
     """The quantities of QUANTITIES from a Profile's `measured` dict (gpulab.profiling.measure)."""
     out = {q: measured.get(q, math.nan) for q in QUANTITIES if not q.endswith("ideal_wavefronts")}
-    for op in ("load", "store"):
+    for op in SHARED_OPS:
         out[f"smem_{op}_ideal_wavefronts"] = (measured.get(f"smem_{op}_wavefronts", math.nan)
                                               - measured.get(f"smem_{op}_bank_conflicts", math.nan))
     return out
@@ -133,11 +142,13 @@ def compare(predicted: dict | None, measured: dict, l2_bytes: int | None, no_mod
                "ratio": None, "exact": None, "verdict": "", "note": ""}
         if not _finite(meas):
             row["verdict"], row["note"] = "not measured", "ncu gave no value"
+        elif q in MEASURED_ONLY and pred is None:
+            row["verdict"], row["note"] = "not modelled", UNMODELLED_NOTE
         elif pred is None:
             row["verdict"], row["note"] = "no model", no_model
         else:
             row["ratio"] = meas / pred if pred else (1.0 if meas == 0 else math.inf)
-            if q in COUNTED:
+            if q in COUNTED or q in MEASURED_ONLY:  # the latter predicted only as 0, where there is no cp.async
                 row["exact"] = meas == pred
                 row["verdict"] = "exact" if row["exact"] else "differs"
             else:
@@ -152,7 +163,7 @@ def _explain_arbitration(rows: list[dict]) -> None:
     """Wavefronts and conflicts over the prediction by the same amount, with the ideal count exact:
     shared-memory arbitration between warps, which ncu counts as bank conflicts."""
     by = {r["quantity"]: r for r in rows}
-    for op in ("load", "store"):
+    for op in SHARED_OPS:
         waves, conflicts, ideal = (by[f"smem_{op}_{x}"] for x in ("wavefronts", "bank_conflicts", "ideal_wavefronts"))
         if not (ideal["exact"] and waves["exact"] is False and conflicts["exact"] is False):
             continue
@@ -378,3 +389,42 @@ def replay(rows: list[dict]) -> tuple[list[str], int, list[str]]:
                     + (" (the kernel source changed since: re-run gpulab fidelity on the card)" if changed else
                        " (same kernel source: the access model changed)"))
     return failures, checked, skipped
+
+
+# -- rejudge (CPU): recorded measurements under the current models and rules ----------------------
+RUN_COLUMNS = ("experiment", "variant", "params", "shape", "source_sha")
+STAMP_COLUMNS = ("ncu_version", "gpu", "arch", "driver", "nvrtc", "date")
+
+
+def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
+    """(the rows again, what was left as recorded and why): each run's counted quantities get fresh
+    predictions and verdicts from its recorded ncu numbers, which are never changed. Runs whose
+    kernel source changed since they were measured, or that no longer exist, stay as recorded (they
+    need the card); so do the DRAM rows, whose verdict needs the card's L2 size. Quantities no
+    longer compared are dropped, and none is added that the run did not record."""
+    from gpulab.profiling import QUANTITIES as PROFILE_QUANTITIES
+
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(run_key(r), []).append(r)
+    out, kept = [], []
+    for key, recorded in groups.items():
+        spec, why = spec_from_row(recorded[0])
+        if spec is None or recorded[0].get("source_sha") != source_sha(spec) or any(r.get("verdict") == "error" for r in recorded):
+            out += recorded
+            kept.append(f"{' '.join(key)}: " + (why or "the kernel changed since, or the run failed: measure it again"))
+            continue
+        measured = {r["quantity"]: r["measured"] for r in recorded if r.get("measured") is not None}
+        predicted = predicted_quantities(spec)
+        by = {r["quantity"]: r for r in recorded}
+        base = {c: recorded[0].get(c) for c in RUN_COLUMNS}
+        stamp = {c: recorded[0].get(c) for c in STAMP_COLUMNS}
+        for r in compare(predicted, measured_quantities(measured), None):
+            if r["quantity"] not in by:
+                continue
+            if r["quantity"] in DRAM:
+                out.append(by[r["quantity"]])
+                continue
+            q = PROFILE_QUANTITIES.get(r["quantity"])
+            out.append({**base, **r, "ncu_metric": q.metric if q and q.metric else "", **stamp})
+    return out, kept

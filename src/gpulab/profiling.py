@@ -40,9 +40,10 @@ from gpulab.profile_target import LAUNCH_SKIP, make_spec, target_argv
 from gpulab.report import readings
 
 try:  # the model names the ncu metric of each counter it predicts: one source for both sides
+    from gpulab.model.predict import NCU_MEASURED_ONLY as _MEASURED_ONLY
     from gpulab.model.predict import NCU_METRICS as _MODEL_METRICS
 except ImportError:  # pragma: no cover - the model package is optional to this module
-    _MODEL_METRICS = {}
+    _MODEL_METRICS, _MEASURED_ONLY = {}, {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +93,14 @@ COUNTED: tuple[Quantity, ...] = (
     Quantity("l1tex_global_store_bytes",
              _m("l1tex_global_store_bytes", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"),
              "L1TEX global store bytes", "lower", "bytes"),
+    # cp.async (LDGSTS) alone; its global side is inside the global load counters above as well.
+    # Its shared wavefronts are measured only: the model does not predict them.
+    *(Quantity(key, metrics[key], label, better) for metrics, key, label, better in (
+        (_MODEL_METRICS, "gmem_ldgsts_requests", "cp.async global requests", "lower"),
+        (_MODEL_METRICS, "smem_ldgsts_requests", "cp.async instructions", None),
+        (_MEASURED_ONLY, "smem_ldgsts_wavefronts", "cp.async shared wavefronts (not modelled)", "lower"),
+        (_MEASURED_ONLY, "smem_ldgsts_bank_conflicts", "cp.async shared bank conflicts (not modelled)", "lower"),
+    ) if key in metrics),
     Quantity("dram_read_bytes", "dram__bytes_read.sum", "DRAM bytes read", "lower", "bytes"),
     Quantity("dram_write_bytes", "dram__bytes_write.sum", "DRAM bytes written", "lower", "bytes"),
     Quantity("dram_bytes", None, "DRAM bytes read + written (vs compulsory)", "lower", "bytes"),

@@ -193,8 +193,10 @@ def compile_kernel(
 
 @contextlib.contextmanager
 def _compile_lock():
-    """One NVRTC compile at a time across processes sharing the cache (pytest -n, parallel tunes):
-    on the H200, four concurrent processes got ptxas reports that lacked the kernel they compiled."""
+    """One NVRTC compile at a time across processes sharing the cache (pytest -n, parallel tunes).
+    On the H200 (NVRTC 13.0), concurrent processes got ptxas reports that lacked the kernel they
+    compiled; with this lock it still happened under pytest -n 8 (2026-11-30), so the cause is
+    elsewhere and not yet found. Until it is, the GPU tests run in one process there."""
     try:
         import fcntl
     except ImportError:  # no POSIX locks (Windows): compile without one

@@ -39,6 +39,23 @@ no bank) and no guard treats them differently. The helpers say that in one line:
   every(n)                        each index its own class: the default, always exact.
 A wrong class declaration is caught by `predict(..., exhaustive=True)`, which ignores the classes
 and enumerates everything: the tests compare the two at small ragged shapes for every model.
+
+cp.async (SASS LDGSTS) is the third kind of global instruction: `Instruction(name, "global",
+"ldgsts", width, address=<global source>, shared_address=<shared destination>, reads=<guard>)`. Its
+global side is counted like a load (requests, sectors) and its shared side like a store
+(wavefronts by the store rules: no phase merge), both over the `active` lanes; `reads` says which
+active lanes read global memory at all (cp.async with src-size 0 reads nothing and zero-fills its
+destination). Nsight Compute counts the global side inside the global-load counters
+(`..._global_op_ld`: recorded for sgemm v9 at 512^3, 49,152 requests = 64 warps x 64 tiles x 12
+LDGSTS and no LDG), and the instructions on their own (`..._op_ldgsts`); the shared side never under
+shared loads or stores. `summarize` follows: gmem_load_* include LDGSTS; gmem_ldgsts_requests and
+smem_ldgsts_requests (instructions) count it alone.
+
+The shared side's wavefronts are not predicted. On the H200 (2026-11-30) they follow no rule this
+model knows: 2 per fully active 4-byte LDGSTS where an STS would take 1 (512^3: 196,608 measured,
+98,304 by the store rules, the surplus reported as bank conflicts); 8.5 to 12 per 16-byte LDGSTS
+reading rows that are 16 B off a sector boundary (300x388x196); up to 31 where lanes zero-fill. The
+shared writes land as the global sectors arrive, so they depend on the global side's alignment.
 """
 
 from __future__ import annotations
@@ -63,6 +80,14 @@ ALLOC_ALIGN_BYTES = 256
 _BATCH_LANES = 1 << 20
 # Past this many lanes an evaluation would take minutes: the model is missing symmetry classes.
 MAX_LANES = 1 << 28
+# The kind of a cp.async instruction (SASS LDGSTS): a global read and a shared write in one.
+LDGSTS = "ldgsts"
+# The global sectors of a 16-byte LDGSTS are counted per quarter-warp (8 lanes, 128 B) and summed,
+# not as the warp's distinct sectors (LDG.128 is): fitted to ncu's op_ld sectors for sgemm v9 at
+# 300x388x196 on the H200 (B rows 16 B off a sector boundary: 20 sectors per misaligned row of 32
+# float4, not 17; 117,920 counted, 112,040 by distinct sectors). 4-byte LDGSTS: distinct sectors
+# (exact there and at 129x67x33). 8-byte: not measured; assumed per half-warp.
+LDGSTS_SECTOR_GROUP_LANES = {16: 8, 8: 16}
 
 
 # -- the model's vocabulary -----------------------------------------------------------------------
@@ -79,21 +104,28 @@ class Loop:
 
 @dataclasses.dataclass(frozen=True)
 class Instruction:
-    """One memory instruction of the kernel (one SASS LDG/STG/LDS/STS), executed by every warp of
-    every block, once per iteration of its loops."""
+    """One memory instruction of the kernel (one SASS LDG/STG/LDS/STS/LDGSTS), executed by every
+    warp of every block, once per iteration of its loops."""
 
     name: str
     space: str  # 'global' or 'shared'
-    kind: str  # 'load' or 'store'
+    kind: str  # 'load' or 'store'; or 'ldgsts' (space 'global'): cp.async, global -> shared
     width: int  # bytes per lane: 1, 2, 4, 8 or 16
-    address: Callable[[SimpleNamespace], Any]
+    address: Callable[[SimpleNamespace], Any]  # for 'ldgsts': the global source
     active: Callable[[SimpleNamespace], Any] | None = None
     loops: tuple[Loop, ...] = ()
     blocks: Mapping[str, Classes] = dataclasses.field(default_factory=dict)  # keys 'x', 'y', 'z'
+    shared_address: Callable[[SimpleNamespace], Any] | None = None  # 'ldgsts' only: the destination
+    reads: Callable[[SimpleNamespace], Any] | None = None  # 'ldgsts' only: active lanes with src-size > 0
 
     def __post_init__(self) -> None:
-        if self.space not in warp.SPACES or self.kind not in warp.KINDS or self.width not in warp.WIDTHS:
+        if self.kind == LDGSTS:
+            if self.space != "global" or self.shared_address is None or self.width not in (4, 8, 16):
+                raise ValueError(f"{self.name}: an ldgsts is space 'global' with a shared_address, 4, 8 or 16 bytes")
+        elif self.space not in warp.SPACES or self.kind not in warp.KINDS or self.width not in warp.WIDTHS:
             raise ValueError(f"{self.name}: bad space/kind/width {self.space}/{self.kind}/{self.width}")
+        elif self.shared_address is not None or self.reads is not None:
+            raise ValueError(f"{self.name}: shared_address and reads belong to ldgsts (cp.async) only")
         reserved = {"bx", "by", "bz", "tx", "ty", "tz", "tid", "lane", "warp"}
         for loop in self.loops:
             if loop.name in reserved:
@@ -186,7 +218,9 @@ def instruction_counts(model: KernelAccess, instr: Instruction, exhaustive: bool
     thread = dict(tx=tid % bdx, ty=(tid // bdx) % bdy, tz=tid // (bdx * bdy), tid=tid,
                   lane=tid % warp.WARP_LANES, warp=tid // warp.WARP_LANES)
 
-    fields = ("requests", "sectors", "lines", "wavefronts", "ideal_wavefronts", "bytes_requested")
+    # instructions: warp instructions with an active lane (an ldgsts whose lanes all have
+    # src-size 0 is one, though it makes no global request)
+    fields = ("requests", "sectors", "lines", "wavefronts", "ideal_wavefronts", "bytes_requested", "instructions")
     totals = dict.fromkeys(fields, 0)
     batch = max(1, _BATCH_LANES // padded)
     for start in range(0, weight.size, batch):
@@ -200,13 +234,30 @@ def instruction_counts(model: KernelAccess, instr: Instruction, exhaustive: bool
         act = np.broadcast_to(exists, (c, padded))
         if instr.active is not None:
             act = act & np.broadcast_to(np.asarray(instr.active(index), dtype=bool), (c, padded))
-        counts = warp.count(addr.reshape(-1, warp.WARP_LANES), instr.width, instr.space, instr.kind,
-                            act.reshape(-1, warp.WARP_LANES))
+        if instr.kind == LDGSTS:  # the global side as a load of the lanes that read
+            reads = act
+            if instr.reads is not None:
+                reads = act & np.broadcast_to(np.asarray(instr.reads(index), dtype=bool), (c, padded))
+            glob = warp.count(addr.reshape(-1, warp.WARP_LANES), instr.width, "global", "load",
+                              reads.reshape(-1, warp.WARP_LANES))
+            # Sectors per 128-byte lane group (8 lanes of 16 B), summed: a sector two groups share
+            # counts twice (fitted to the H200, see LDGSTS_SECTOR_GROUP_LANES)
+            group = LDGSTS_SECTOR_GROUP_LANES.get(instr.width, warp.WARP_LANES)
+            parts = warp.count(addr.reshape(-1, group), instr.width, "global", "load", reads.reshape(-1, group))
+            sectors = parts.sectors.reshape(-1, warp.WARP_LANES // group).sum(axis=1)
+            # Instructions: warps with an active lane, whether or not any lane reads. The shared
+            # side's wavefronts are not modelled (see the module docstring).
+            per_warp = {"requests": glob.requests, "sectors": sectors, "lines": glob.lines,
+                        "bytes_requested": glob.bytes_requested,
+                        "instructions": act.reshape(-1, warp.WARP_LANES).any(axis=1).astype(np.int64)}
+        else:
+            counts = warp.count(addr.reshape(-1, warp.WARP_LANES), instr.width, instr.space, instr.kind,
+                                act.reshape(-1, warp.WARP_LANES))
+            per_warp = {f: getattr(counts, f) for f in fields if hasattr(counts, f)}
+            per_warp["instructions"] = counts.requests
         w = weight[sl]
-        for f in fields:
-            if hasattr(counts, f):
-                per_combo = getattr(counts, f).reshape(c, -1).sum(axis=1)
-                totals[f] += int(np.dot(per_combo, w))
+        for f, values in per_warp.items():
+            totals[f] += int(np.dot(values.reshape(c, -1).sum(axis=1), w))
     return {"name": instr.name, "space": instr.space, "kind": instr.kind, "width": instr.width,
             **totals, "bank_conflicts": totals["wavefronts"] - totals["ideal_wavefronts"]}
 
@@ -241,13 +292,14 @@ def summarize(rows: Sequence[dict], model: KernelAccess, fma_gflops=None, copy_g
     def total(space, kind, field):
         return sum(r[field] for r in rows if r["space"] == space and r["kind"] == kind)
 
-    for kind, op in (("load", "load"), ("store", "store")):
-        requests = total("global", kind, "requests")
-        sectors = total("global", kind, "sectors")
+    # ncu's global-load counters include the global side of LDGSTS (see the module docstring)
+    for kinds, op in ((("load", LDGSTS), "load"), (("store",), "store")):
+        requests = sum(total("global", k, "requests") for k in kinds)
+        sectors = sum(total("global", k, "sectors") for k in kinds)
         out[f"gmem_{op}_requests"] = requests
         out[f"gmem_{op}_sectors"] = sectors
         out[f"gmem_{op}_sectors_per_request"] = sectors / requests if requests else 0.0
-        out[f"gmem_{op}_requested_bytes"] = total("global", kind, "bytes_requested")
+        out[f"gmem_{op}_requested_bytes"] = sum(total("global", k, "bytes_requested") for k in kinds)
     out["l1tex_global_load_bytes"] = out["gmem_load_sectors"] * warp.SECTOR_BYTES
     out["l1tex_global_store_bytes"] = out["gmem_store_sectors"] * warp.SECTOR_BYTES
     for kind, op in (("load", "load"), ("store", "store")):
@@ -255,6 +307,9 @@ def summarize(rows: Sequence[dict], model: KernelAccess, fma_gflops=None, copy_g
         out[f"smem_{op}_wavefronts"] = total("shared", kind, "wavefronts")
         out[f"smem_{op}_bank_conflicts"] = total("shared", kind, "bank_conflicts")
         out[f"smem_{op}_requested_bytes"] = total("shared", kind, "bytes_requested")
+    # cp.async alone: its global requests (lanes that read) and its instructions
+    out["gmem_ldgsts_requests"] = total("global", LDGSTS, "requests")
+    out["smem_ldgsts_requests"] = total("global", LDGSTS, "instructions")
     out["dram_compulsory_bytes"] = int(model.dram_compulsory_bytes)
     out["flops"] = float(model.flops)
     out["arithmetic_intensity_flop_per_byte"] = (
@@ -285,6 +340,17 @@ NCU_METRICS: dict[str, str] = {
     "smem_store_requests": "smsp__inst_executed_op_shared_st_pred_on_any.sum",
     "smem_store_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "smem_store_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    # cp.async (LDGSTS, both .ACCESS = .ca and .BYPASS = .cg): the sm__sass_ family covers both
+    # (the l1tex__t_*_op_ldgsts_cache_access counters only .ca). Its sector count is left out: it
+    # differs from the L1TEX count of the same reads (141,440 vs 117,920 for v9 at 300x388x196 on
+    # the H200), which gmem_load_sectors already holds and the model matches.
+    "gmem_ldgsts_requests": "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+    "smem_ldgsts_requests": "smsp__inst_executed_op_ldgsts_pred_on_any.sum",
+}
+# Measured and shown beside the predictions, never predicted (see the module docstring).
+NCU_MEASURED_ONLY: dict[str, str] = {
+    "smem_ldgsts_wavefronts": "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "smem_ldgsts_bank_conflicts": "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
 }
 
 

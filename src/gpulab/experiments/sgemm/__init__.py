@@ -14,6 +14,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
+    v9_access,
 )
 
 # Above this many multiply-adds the float64 reference is computed on the GPU (cuBLAS DGEMM):
@@ -353,6 +354,7 @@ class Sgemm(Experiment):
             file="v9_cp_async.cu",
             summary="cp.async ring of STAGES tiles in dynamic shared memory, grouped rasterization",
             launch=_v9_launch,
+            access=v9_access,
             params=_tile_params(bm=64) + _warp_params(wm=64, wn=64, wniter=2) + (
                 Param("STAGES", (2, 3, 4, 5), 3, "tiles in the cp.async ring"),
                 Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),

@@ -640,3 +640,221 @@ def v8_access(params: Params, shape: Shape) -> KernelAccess:
     store appearing twice (prologue, loop) and executed ktiles times in all.
     """
     return _float4_model(params, shape, _warp_layout(params, slices=True, stages=2))
+
+
+# -- v9: cp.async ---------------------------------------------------------------------------------
+
+
+def _classes_by(keys) -> tuple[tuple[int, int], ...]:
+    """Classes of range(len(keys)) that group the indices with equal keys (one key per index, any
+    hashable): representative the first index of each group, multiplicity the group's size. For
+    index maps that are no plain stride (v9's grouped block order, its ring of stages)."""
+    first: dict = {}
+    count: dict = {}
+    for i, key in enumerate(keys):
+        first.setdefault(key, i)
+        count[key] = count.get(key, 0) + 1
+    return tuple((first[k], count[k]) for k in first)
+
+
+def v9_access(params: Params, shape: Shape) -> KernelAccess:
+    """v9_cp_async.cu: a 1D grid of grid_m x grid_n blocks in groups of GROUP_M block-rows; block
+    (bm, bn) computes rows [row0, row0+BM) x columns [col0, col0+BN) and stores rows >= row_lo = bm*BM,
+    columns >= col_lo = bn*BN. With M >= BM and N >= BN (FAST) edge blocks move inward (row0 =
+    min(row_lo, M-BM), ...); else row0 = row_lo, col0 = col_lo and every copy is checked.
+
+    Tile j (k0 = k_first + j*BK, k_first = K % BK - BK when K is ragged, else 0) is copied once
+    (prologue or main loop) into ring slot j % STAGES: per thread A_COPIES 4-byte cp.async.ca of A
+    (lane: k = tid & 7, row = tid >> 3, copy l a pass of THREADS/8 rows or 8 k further; landing
+    transposed in As[k][row] of the padded As[BK][BM+4]) and B_COPIES cp.async of B (16-byte .cg
+    per float4 when N % 4 == 0, else 4-byte .ca per float; idx = tid + l*THREADS, row idx /
+    B_PER_ROW, column idx % B_PER_ROW). A copy outside 0 <= k < K (only tile 0 has one, when K is
+    ragged) has src-size 0: it reads nothing, points at the matrix's first element and zero-fills;
+    the checked path clamps rows of A to M-1 and columns of B past N (to col0 on the float4 path,
+    N-1 on the other). Every lane issues every copy (no @P guard: the in-range flag is LDGSTS's
+    zero-fill operand). Per tile t: BK x (WM/16 + WNITER) LDS.128 fragments from slot t % STAGES, as
+    v6-v8. Write-back through the per-warp slices as v7 (`_slices_writeback`), the guard being
+    row_lo <= row < M and col_lo <= col < N.
+
+    Assumes (SASS of NVRTC 13.5 sm_90 at the default and the tuned configs of results/h200/tuned.json:
+    BM=64, BN=64|128, WM=32|64, STAGES=2|3): A_COPIES LDGSTS.E and B_COPIES LDGSTS.E.BYPASS.128 or
+    LDGSTS.E per issued tile, none predicated; the epilogue's LDS and STG predicated by the guard;
+    the `@!PT LDS RZ, [RZ]` the compiler puts before LDGSTS never execute.
+    """
+    import numpy as np
+
+    BM, BN, BK = params["BM"], params["BN"], params["BK"]
+    WM, WN, WNITER, STAGES, GROUP_M = params["WM"], params["WN"], params["WNITER"], params["STAGES"], params["GROUP_M"]
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    T = 32 * (BM // WM) * (BN // WN)
+    AS_LD = BM + 4
+    tile_bytes = F32 * (BK * AS_LD + BK * BN)
+    base = buffers(A=F32 * M * K, B=F32 * K * N, C=F32 * M * N)
+    A, B, C = base["A"], base["B"], base["C"]
+    vec = N % 4 == 0  # and B, C 16-byte aligned: cudaMalloc bases are
+    fast = M >= BM and N >= BN
+    grid_m, grid_n = cdiv(M, BM), cdiv(N, BN)
+    blocks = grid_m * grid_n
+    ktiles = cdiv(K, BK)
+    k_first = K % BK - BK if K % BK else 0
+    a_copies = BM * BK // T
+    per_row, bw = (BN // 4, 4) if vec else (BN, 1)
+    b_copies = BK * BN // (4 if vec else 1) // T
+
+    # -- the block's tile, from its 1D id (grouped rasterization) --
+    def bm_bn(pid):
+        per_group = GROUP_M * grid_n
+        first_m = (pid // per_group) * GROUP_M
+        rows = np.minimum(grid_m - first_m, GROUP_M)
+        return first_m + (pid % per_group) % rows, (pid % per_group) // rows
+
+    def origin(pid):  # (row0, col0, row_lo, col_lo)
+        bm, bn = bm_bn(pid)
+        row_lo, col_lo = bm * BM, bn * BN
+        if fast:
+            return np.minimum(row_lo, M - BM), np.minimum(col_lo, N - BN), row_lo, col_lo
+        return row_lo, col_lo, row_lo, col_lo
+
+    pids = np.arange(blocks, dtype=np.int64)
+    row0s, col0s, row_los, col_los = (np.asarray(x) for x in origin(pids))
+    # What a block's counts can depend on: its origin modulo 128 bytes, and whether it is an edge
+    # block (moved inward, or cut by M / N). Only the last block-row / -column is an edge.
+    a_edge = (row0s != row_los) | (row0s + BM > M)
+    b_edge = (col0s != col_los) | (col0s + BN > N)
+    a_key = list(zip((F32 * row0s * K) % 128, a_edge, np.where(a_edge, row0s, -1)))
+    b_key = list(zip((F32 * col0s) % 128, b_edge, np.where(b_edge, col0s, -1)))
+    c_key = list(zip((F32 * row0s * N) % 128, np.where(a_edge, row0s, -1), col0s % 32, np.where(b_edge, col0s, -1)))
+    a_blocks, b_blocks, c_blocks = ({"x": _classes_by(k)} for k in (a_key, b_key, c_key))
+    smem_blocks = {"x": same(blocks)}
+
+    def slot(step):
+        return (step % STAGES) * tile_bytes
+
+    steps = np.arange(ktiles)
+    slot_res = (slot(steps) % 128).tolist()
+    a_tiles = Loop("j", ktiles, _classes_by(zip(steps == 0, (F32 * BK * steps) % 128, slot_res)))
+    b_tiles = Loop("j", ktiles, _classes_by(zip(steps == 0, (F32 * BK * N * steps) % 128, slot_res)))
+    smem_tiles = Loop("t", ktiles, _classes_by(slot_res))
+
+    # -- the copies --
+    def a_row_k(i):
+        rows_per_pass = T // 8
+        row = origin(i.bx)[0] + (i.tid >> 3) + (i.l * rows_per_pass) % BM
+        k = k_first + i.j * BK + (i.tid & 7) + 8 * ((i.l * rows_per_pass) // BM)
+        return row, k
+
+    def a_ok(i):
+        _, k = a_row_k(i)
+        return (k >= 0) & (k < K)
+
+    def a_src(i):
+        row, k = a_row_k(i)
+        return np.where(a_ok(i), A + F32 * (np.minimum(row, M - 1) * K + k), A)
+
+    def a_dst(i):
+        rows_per_pass = T // 8
+        return slot(i.j) + F32 * (((i.tid & 7) + 8 * ((i.l * rows_per_pass) // BM)) * AS_LD
+                                  + (i.tid >> 3) + (i.l * rows_per_pass) % BM)
+
+    def b_rc(i):
+        col0 = origin(i.bx)[1]
+        col_b = col0 + (i.tid % per_row) * bw
+        r = k_first + i.j * BK + i.tid // per_row + (i.l * T) // per_row
+        c = col_b + ((i.l * T) % per_row) * bw
+        c = np.where(c < N, c, col_b - col_b % BN if vec else N - 1)
+        return r, c
+
+    def b_ok(i):
+        r, _ = b_rc(i)
+        return (r >= 0) & (r < K)
+
+    def b_src(i):
+        r, c = b_rc(i)
+        return np.where(b_ok(i), B + F32 * (r * N + c), B)
+
+    def b_dst(i):
+        return slot(i.j) + F32 * (BK * AS_LD + (i.tid // per_row + (i.l * T) // per_row) * BN
+                                  + (i.tid % per_row) * bw + ((i.l * T) % per_row) * bw)
+
+    out = [
+        Instruction("ldgsts A -> As[k][row] (cp.async.ca 4 B)", "global", "ldgsts", F32,
+                    address=a_src, shared_address=a_dst, reads=a_ok,
+                    loops=(a_tiles, Loop("l", a_copies, every(a_copies))), blocks=a_blocks),
+        Instruction("ldgsts B -> Bs[r][c] " + ("(cp.async.cg 16 B)" if vec else "(cp.async.ca 4 B, scalar path)"),
+                    "global", "ldgsts", 16 if vec else F32,
+                    address=b_src, shared_address=b_dst, reads=b_ok,
+                    loops=(b_tiles, Loop("l", b_copies, every(b_copies))), blocks=b_blocks),
+    ]
+
+    # -- the main loop's fragments (v6-v8's warp tiling, zig-zag lanes) --
+    def wm_(i):
+        return (i.warp // (BN // WN)) * WM
+
+    def wn_(i):
+        return (i.warp % (BN // WN)) * WN
+
+    def lr_(i):
+        return (i.lane & 1) | ((i.lane >> 4) << 1)
+
+    def lc_(i):
+        return (i.lane >> 1) & 7
+
+    k_loop = Loop("k", BK, every(BK))
+    out += [
+        Instruction("lds.128 As[k][a fragment]", "shared", "load", 16,
+                    address=lambda i: slot(i.t) + F32 * (i.k * AS_LD + wm_(i) + 16 * i.f + 4 * lr_(i)),
+                    loops=(smem_tiles, k_loop, Loop("f", WM // 16, every(WM // 16))), blocks=smem_blocks),
+        Instruction("lds.128 Bs[k][b fragment]", "shared", "load", 16,
+                    address=lambda i: slot(i.t) + F32 * (BK * AS_LD + i.k * BN + wn_(i) + 32 * i.g + 4 * lc_(i)),
+                    loops=(smem_tiles, k_loop, Loop("g", WNITER, every(WNITER))), blocks=smem_blocks),
+    ]
+
+    # -- the write-back through the per-warp slices (v7's), guarded by the stored range --
+    frags = (Loop("f", WM // 16, every(WM // 16)), Loop("g", WNITER, every(WNITER)))
+
+    def slice_base(i):
+        return F32 * (i.warp * 16 * CS_LD)
+
+    def rbase(i):
+        return origin(i.bx)[0] + wm_(i) + 16 * i.f
+
+    def cbase(i):
+        return origin(i.bx)[1] + wn_(i) + 32 * i.g
+
+    def stored(i, row, col):
+        _, _, row_lo, col_lo = origin(i.bx)
+        return (row >= row_lo) & (row < M) & (col >= col_lo) & (col < N)
+
+    out.append(Instruction("sts.128 slice[lr*4+r][lc*4..]", "shared", "store", 16,
+                           address=lambda i: slice_base(i) + F32 * ((lr_(i) * 4 + i.r) * CS_LD + lc_(i) * 4),
+                           loops=frags + (Loop("r", 4, every(4)),), blocks=smem_blocks))
+    if vec:
+        def p(i):
+            return i.lane // 8 + 4 * i.s
+
+        def guard(i):
+            return stored(i, rbase(i) + p(i), cbase(i) + 4 * (i.lane % 8))
+
+        loops = frags + (Loop("s", 4, every(4)),)
+        out += [
+            Instruction("lds.128 slice[p][4q..]", "shared", "load", 16,
+                        address=lambda i: slice_base(i) + F32 * (p(i) * CS_LD + 4 * (i.lane % 8)),
+                        active=guard, loops=loops, blocks=c_blocks),
+            Instruction("stg.128 C[row][col..col+3]", "global", "store", 16,
+                        address=lambda i: C + F32 * ((rbase(i) + p(i)) * N + cbase(i) + 4 * (i.lane % 8)),
+                        active=guard, loops=loops, blocks=c_blocks),
+        ]
+    else:
+        def guard(i):
+            return stored(i, rbase(i) + i.p, cbase(i) + i.lane)
+
+        loops = frags + (Loop("p", 16, every(16)),)
+        out += [
+            Instruction("lds slice[p][lane] (scalar path)", "shared", "load", F32,
+                        address=lambda i: slice_base(i) + F32 * (i.p * CS_LD + i.lane),
+                        active=guard, loops=loops, blocks=c_blocks),
+            Instruction("stg C[row][col] (scalar path)", "global", "store", F32,
+                        address=lambda i: C + F32 * ((rbase(i) + i.p) * N + cbase(i) + i.lane),
+                        active=guard, loops=loops, blocks=c_blocks),
+        ]
+    return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
