@@ -102,23 +102,11 @@ def attach_ceilings(records: list[dict], experiment, ceilings) -> list[dict]:
 @app.command("list")
 def list_command() -> None:
     """Experiments, their variants, params and accepted shapes."""
-    from rich.table import Table
-
     from gpulab.experiments import all_experiments
+    from gpulab.report.tables import experiment_table
 
     for exp in all_experiments():
-        table = Table(title=f"{exp.name}: {exp.title}  (shape {'x'.join(exp.dims)}, each 1..{exp.max_dim})",
-                      title_justify="left")
-        for col in ("variant", "what it is", "params (default first, then choices)", "file"):
-            table.add_column(col)
-        for v in exp.variants:
-            params = "; ".join(
-                f"{p.name}={p.default} of {','.join(map(str, p.choices))}" for p in v.params) or "-"
-            note = " [magenta](demonstration: expected wrong)[/]" if v.expected_wrong else ""
-            table.add_row(v.name, v.summary + note, params, v.file)
-        for lib in exp.vendor_baselines():
-            table.add_row(lib, "vendor library baseline, timed by the same harness", "-", "-")
-        console.print(table)
+        console.print(experiment_table(exp))
         console.print(f"  default shapes: {', '.join('x'.join(map(str, s)) for s in exp.default_shapes)}\n")
 
 
@@ -163,25 +151,15 @@ def ceilings(
 ) -> None:
     """This card's own limits: copy bandwidth, FP32 FMA rate, cuBLAS FP32 and TF32 at 4096^3 and 8192^3.
     Measured once, stored in results/<gpu>/ceilings.csv, reused until --refresh."""
-    from rich.table import Table
-
     from gpulab.ceilings import ensure
     from gpulab.gpu.device import require_gpu
+    from gpulab.report.tables import ceilings_table
 
     device = require_gpu()
     folder = results_dir(device.slug)
     with console.status("measuring ceilings") as status:
         found = ensure(device, folder, refresh=refresh, progress=lambda text: status.update(f"ceilings: {text}"))
-    first = found.rows[0]
-    table = Table(title=f"Ceilings of {first.get('gpu')} (driver {first.get('driver')}, {first.get('date')})",
-                  title_justify="left")
-    for col in ("ceiling", "GB/s", "GFLOP/s", "time ms", "SM MHz after", "what"):
-        table.add_column(col, justify="left" if col in ("ceiling", "what") else "right")
-    for r in found.rows:
-        table.add_row(r["ceiling"], f"{r['gbps']:,.0f}" if r.get("gbps") else "",
-                      f"{r['gflops']:,.0f}" if r.get("gflops") else "", f"{r['time_ms']:.4f}",
-                      str(r.get("sm_clock_mhz") or ""), r.get("what") or "")
-    console.print(table)
+    console.print(ceilings_table(found))
     verb = "measured and wrote" if found.measured else "reused (gpulab ceilings --refresh to measure again)"
     console.print(f"{verb} {found.path}")
 
@@ -235,8 +213,8 @@ def tune(
     (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json."""
     from gpulab import tune as t
     from gpulab.experiments import get_experiment
-    from gpulab.gpu.timing import TimingPolicy
-    from gpulab.lab import Lab, LabOptions, RunSpec, compile_spec, parse_param_overrides
+    from gpulab.lab import parse_param_overrides
+    from gpulab.report.tables import tune_table
 
     exp = get_experiment(experiment)
     v = exp.variant(variant)
@@ -247,80 +225,25 @@ def tune(
     overrides = parse_param_overrides(param or [])
     for name, values in overrides.items():
         v.param_grid({name: values})  # validates names and values with the usual messages
-    shapes = (resolve_shapes(exp, size, shape) if (size or shape)
-              else [exp.shape(*s) for s in (exp.tune_shapes or exp.default_shapes)])
-    ok, rejected = t.feasible(v, t.search_space(v, overrides))
-    lab = Lab(LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50)))
-    folder = results_dir(lab.device.slug)
-    current = t.tuned_defaults(exp, folder)(v)
-    configs = t.sample(ok, limit, first=current)
-    console.print(f"{exp.name} {v.name}: {len(ok) + len(rejected)} configs, {len(rejected)} rejected by "
-                  f"constraints, timing {len(configs)} on {', '.join(s.label for s in shapes)}")
-    for params, reason in rejected[:5]:
+    shapes = resolve_shapes(exp, size, shape) if (size or shape) else t.tune_shapes(exp)
+    plan = t.plan_tune(exp, v, overrides, shapes, limit)
+    console.print(f"{exp.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected by "
+                  f"constraints, timing {len(plan.configs)} on {', '.join(s.label for s in shapes)}")
+    for params, reason in plan.rejected[:5]:
         console.print(f"  skipped {v.params_label(params)}: {reason}", markup=False)
-    path = folder / f"tune-{exp.name}-{v.name}.csv"
-    rows = t.resume_rows(path)
-    done = t.done_keys(rows)
+    done = plan.resume()
     if done:
-        console.print(f"resuming: {len(done)} config x shape results already in {path}")
-    lab.preflight([RunSpec(exp, v, current, s) for s in shapes])
+        console.print(f"resuming: {len(done)} config x shape results already in {plan.path}")
+    plan.preflight()
     with progress_bar() as bar:
-        task = bar.add_task("tuning", total=len(configs) * len(shapes))
-        for params in configs:
-            for s in shapes:
-                spec = RunSpec(exp, v, params, s)
-                bar.update(task, description=spec.label)
-                if (v.params_label(params), s.label) not in done:
-                    rows.append(_tune_one(lab, spec, compile_spec, rows, path))
-                bar.advance(task)
-    scored = []
-    for params in configs:
-        mine = [r for r in rows if (r.get("params") or "") == v.params_label(params)]
-        value = t.score(mine, shapes)
-        if value is not None:
-            scored.append((value, params))
-    if not scored:
-        raise GpulabError(f"no config of {v.name} ran correctly on every shape; see {path}")
-    scored.sort(key=lambda x: -x[0])
-    best_value, best = scored[0]
-    tried = [r for r in rows if (r.get("params") or "") in {v.params_label(p) for p in configs}]
-    by_shape = t.best_by_shape(tried, shapes)
-    t.write_best(folder, exp, v, best, best_value, shapes, lab.env, by_shape)
-    from rich.table import Table
-
-    unit = "GFLOP/s" if exp.bound == "compute" else "GB/s"
-    table = Table(title=f"{exp.name} {v.name}: best configs (geomean {unit} over {len(shapes)} shapes)",
-                  title_justify="left")
-    table.add_column("params")
-    table.add_column(unit, justify="right")
-    for value, params in scored[:10]:
-        table.add_row(v.params_label(params), f"{value:,.0f}")
-    console.print(table)
-    for label, entry in by_shape.items():
+        task = bar.add_task("tuning", total=plan.runs)
+        result = t.run_tune(plan, on_start=lambda label: bar.update(task, description=label),
+                            on_end=lambda: bar.advance(task))
+    console.print(tune_table(exp, v, result.scored, len(shapes)))
+    for label, entry in result.by_shape.items():
         console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
-    console.print(f"best overall {v.params_label(best)} and the fastest per shape saved to "
-                  f"{t.tuned_path(folder)}; bench and run use them; every result in {path}")
-
-
-def _tune_one(lab, spec, compile_spec, rows: list[dict], path: Path) -> dict:
-    """One config x shape. A row marking it unfinished is saved first, so a run that dies inside it
-    (a fault poisons the CUDA context) is skipped, with that reason, when the tune resumes."""
-    from gpulab import tune as t
-
-    pending = spec.base_record() | {"skip_reason": "did not finish: the process stopped during this run"}
-    t.save_rows(path, rows + [pending])
-    resources = compile_spec(spec, lab.arch).resources
-    if resources.spill_stores_bytes:
-        record = pending | resources.as_record() | {"skip_reason": "spills registers to local memory"}
-    else:
-        try:
-            record = lab.execute(spec)
-        except GpulabError as exc:
-            if "faulted" in str(exc):
-                raise
-            record = spec.base_record() | {"skip_reason": str(exc)}
-    t.save_rows(path, rows + [record])
-    return record
+    console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
+                  f"{t.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
 
 
 @app.command()
@@ -402,23 +325,6 @@ def _one_shape(exp, size: Optional[str], shape: Optional[str]):
     return shapes[0]
 
 
-def _profile_header(prof) -> str:
-    from gpulab.profile_target import CHECK_LAUNCHES, TOTAL_LAUNCHES, WARMUP_LAUNCHES
-
-    dev = prof.info.get("device", {})
-    return (f"[bold]{prof.spec.label}[/] on {dev.get('name', '?')} ({dev.get('arch', '?')}), "
-            f"ncu {prof.ncu_version or '?'}: launch {TOTAL_LAUNCHES} of {TOTAL_LAUNCHES} captured "
-            f"({CHECK_LAUNCHES} checked, {WARMUP_LAUNCHES} warm-up), clocks unlocked, caches flushed per pass")
-
-
-def _save_profiles(profiles, csv_path: Optional[Path]) -> Path:
-    from gpulab.profiling import profile_csv_path, upsert_records
-
-    path = csv_path or profile_csv_path(profiles[0])
-    upsert_records(path, [p.record() for p in profiles])
-    return path
-
-
 @app.command()
 def profile(
     experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
@@ -434,15 +340,15 @@ def profile(
     """Profile one launch under Nsight Compute: predicted | measured for every counted quantity,
     the headline metrics with a reading each, the top stalls; the counters join the record (CSV)."""
     from gpulab.experiments import get_experiment
-    from gpulab.profiling import profile as run_profile, spec_for
-    from gpulab.report.profile_tables import counted_table, headline_table, stalls_table, top_stall_line
+    from gpulab.profiling import profile as run_profile, save_profiles, spec_for
+    from gpulab.report.profile_tables import counted_table, header_line, headline_table, stalls_table, top_stall_line
 
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
     exp = get_experiment(experiment)
     spec = spec_for(experiment, variant, param or [], _one_shape(exp, size, shape))
     prof = run_profile(spec, full=full, report_out=out, seed=seed)
-    console.print(_profile_header(prof))
+    console.print(header_line(prof))
     console.print(counted_table(prof))
     console.print(headline_table(prof))
     console.print(stalls_table(prof))
@@ -453,7 +359,7 @@ def profile(
     if prof.report_path:
         console.print(f"full report: {prof.report_path}\n  open it with: ncu-ui {prof.report_path}"
                       f"\n  or read it here: ncu -i {prof.report_path} --page details", markup=False)
-    console.print(f"wrote the record to {_save_profiles([prof], csv_path)}", markup=False)
+    console.print(f"wrote the record to {save_profiles([prof], csv_path)}", markup=False)
 
 
 @app.command()
@@ -471,7 +377,7 @@ def compare(
     """Profile two variants (or two configs of one) and show their key metrics side by side: the
     direction and size of each change, and what it means."""
     from gpulab.experiments import get_experiment
-    from gpulab.profiling import profile as run_profile, spec_for
+    from gpulab.profiling import profile as run_profile, save_profiles, spec_for
     from gpulab.report.profile_tables import compare_story, compare_table
 
     exp = get_experiment(experiment)
@@ -494,103 +400,10 @@ def compare(
     console.print(compare_table(pa, pb))
     for line in compare_story(pa, pb):
         console.print(f"  {line}", markup=False)
-    console.print(f"wrote both records to {_save_profiles(profiles, csv_path)}", markup=False)
+    console.print(f"wrote both records to {save_profiles(profiles, csv_path)}", markup=False)
 
 
 # -- predictions: the access model, no GPU -----------------------------------------------------
-# The H200 lent for development, as reference/h200.md records it: used for the roofline floor only
-# when no card's measured ceilings are at hand, and labelled so.
-H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0}
-
-
-def _predict_ceilings(gpu: Optional[str]) -> tuple[Optional[float], Optional[float], str]:
-    """(FMA GFLOP/s, copy GB/s, where they come from) for the roofline floor: results/<gpu>/
-    ceilings.csv of --gpu, else of the GPU in this machine, else of the one card with results, else
-    the H200 reference values (labelled as such)."""
-    from gpulab.ceilings import FILE_NAME, ceilings_path, load
-
-    slug = gpu
-    if slug is None:
-        from gpulab.gpu.device import probe
-
-        info, _ = probe()
-        if info is not None:
-            slug = info.slug
-        else:
-            found = sorted(p.parent.name for p in Path("results").glob(f"*/{FILE_NAME}"))
-            slug = found[0] if len(found) == 1 else None
-    if slug is not None:
-        stored = load(ceilings_path(results_dir(slug)))
-        if stored is not None and stored.fma_gflops and stored.copy_gbps:
-            first = stored.rows[0]
-            when = str(first.get("date") or "")[:10]
-            return (stored.fma_gflops, stored.copy_gbps,
-                    f"measured on {first.get('gpu') or slug}{' ' + when if when else ''} ({stored.path})")
-        if gpu is not None:
-            raise GpulabError(f"no complete ceilings in {ceilings_path(results_dir(slug))}; measure them on that card "
-                              "with gpulab ceilings, or leave out --gpu")
-    ref = H200_REFERENCE_CEILINGS
-    return (ref["fma_gflops"], ref["copy_gb_per_s"],
-            "H200 REFERENCE values from reference/h200.md, not measured by gpulab: run gpulab ceilings on the card")
-
-
-def _predict_summary_table(title: str, p: dict):
-    from rich.table import Table
-
-    from gpulab.model.predict import NCU_METRICS
-
-    table = Table(title=title, title_justify="left")
-    for col, justify in (("quantity", "left"), ("predicted", "right"), ("ncu metric it compares with", "left")):
-        table.add_column(col, justify=justify)
-
-    def count(label, key):
-        table.add_row(label, f"{p[key]:,}", NCU_METRICS.get(key, ""))
-
-    def ratio(label, key):
-        table.add_row(label, f"{p[key]:.2f}", "")
-
-    count("global load requests", "gmem_load_requests")
-    count("  sectors", "gmem_load_sectors")
-    ratio("  sectors per request", "gmem_load_sectors_per_request")
-    count("global store requests", "gmem_store_requests")
-    count("  sectors", "gmem_store_sectors")
-    ratio("  sectors per request", "gmem_store_sectors_per_request")
-    count("bytes into L1TEX, global loads (sectors x 32)", "l1tex_global_load_bytes")
-    count("bytes into L1TEX, global stores (sectors x 32)", "l1tex_global_store_bytes")
-    count("shared load requests (instructions)", "smem_load_requests")
-    count("  wavefronts", "smem_load_wavefronts")
-    count("  bank conflicts", "smem_load_bank_conflicts")
-    count("shared store requests (instructions)", "smem_store_requests")
-    count("  wavefronts", "smem_store_wavefronts")
-    count("  bank conflicts", "smem_store_bank_conflicts")
-    if p.get("smem_ldgsts_requests"):  # cp.async: its global side is in the global loads above
-        count("cp.async instructions (LDGSTS; shared wavefronts not modelled)", "smem_ldgsts_requests")
-        count("  global requests (lanes that read; in the global loads above)", "gmem_ldgsts_requests")
-    table.add_row("compulsory DRAM bytes (inputs read once, output written once)",
-                  f"{p['dram_compulsory_bytes']:,}", "dram__bytes_read.sum + dram__bytes_write.sum")
-    table.add_row("FLOPs", f"{p['flops']:,.0f}", "")
-    table.add_row("arithmetic intensity (flop per compulsory DRAM byte)",
-                  f"{p['arithmetic_intensity_flop_per_byte']:.2f}", "")
-    return table
-
-
-def _predict_instruction_table(rows: list[dict]):
-    from rich.table import Table
-    from rich.text import Text  # instruction names hold brackets (A[row][k]) that are not markup
-
-    table = Table(title="per instruction, summed over the launch", title_justify="left")
-    for col in ("instruction", "space", "op", "bytes/lane", "requests", "sectors | wavefronts", "per request",
-                "bank conflicts", "bytes requested"):
-        table.add_column(col, justify="left" if col in ("instruction", "space", "op") else "right")
-    for r in rows:
-        moved = r["sectors"] if r["space"] == "global" else r["wavefronts"]
-        per = f"{moved / r['requests']:.2f}" if r["requests"] else "-"
-        conflicts = f"{r['bank_conflicts']:,}" if r["space"] == "shared" else "-"
-        table.add_row(Text(r["name"]), r["space"], r["kind"], str(r["width"]), f"{r['requests']:,}", f"{moved:,}", per,
-                      conflicts, f"{r['bytes_requested']:,}")
-    return table
-
-
 @app.command()
 def predict(
     experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
@@ -606,10 +419,12 @@ def predict(
     arithmetic intensity, the roofline floor, and every memory instruction. Needs no GPU."""
     import time
 
+    from gpulab.ceilings import ceilings_for_roofline
     from gpulab.experiments import get_experiment
     from gpulab.model.predict import check_launch, instruction_table, summarize
     from gpulab.profile_target import make_spec
     from gpulab.profiling import parse_variant_arg, single_params
+    from gpulab.report import predict_tables
 
     exp = get_experiment(experiment)
     name, inline = parse_variant_arg(variant)
@@ -629,7 +444,7 @@ def predict(
         rows = instruction_table(model, exhaustive=exhaustive)
     except ValueError as exc:  # a model the evaluator refuses (too slow without classes, bad classes)
         raise GpulabError(f"{spec.label}: the access model cannot be evaluated: {exc}") from None
-    fma, copy, source = _predict_ceilings(gpu)
+    fma, copy, source = ceilings_for_roofline(gpu)
     p = summarize(rows, model, fma, copy)
     elapsed = time.perf_counter() - start
     threads = model.block[0] * model.block[1] * model.block[2]
@@ -638,13 +453,13 @@ def predict(
                   f"({'every block and step evaluated' if exhaustive else 'exact by symmetry classes'}, {elapsed:.2f} s)")
     console.print(f"  grid {model.grid} x block {model.block}: {blocks:,} blocks, {blocks * -(-threads // 32):,} warps",
                   markup=False, highlight=False)
-    console.print(_predict_summary_table(f"{exp.name} {v.name}: the launch", p))
+    console.print(predict_tables.summary_table(f"{exp.name} {v.name}: the launch", p))
     console.print(f"roofline floor {p['roofline_floor_ms']:.4f} ms, {p['roofline_bound']}-bound: "
                   f"{p['flops']:,.0f} flop / {fma:,.0f} GFLOP/s = {p['roofline_compute_ms']:.4f} ms, "
                   f"{p['dram_compulsory_bytes']:,} B / {copy:,.0f} GB/s = {p['roofline_memory_ms']:.4f} ms", markup=False,
                   highlight=False)
     console.print(f"  ceilings: {source}", markup=False, highlight=False)
-    console.print(_predict_instruction_table(rows))
+    console.print(predict_tables.instruction_table(rows))
 
 
 @app.command()
@@ -658,11 +473,9 @@ def fidelity(
 ) -> None:
     """Every variant's access model against Nsight Compute on this card: predicted | measured per
     counted quantity, at the default and a ragged shape, into results/<gpu>/fidelity.csv."""
-    from rich.table import Table
-    from rich.text import Text
-
     from gpulab import fidelity as fid
     from gpulab.gpu.ncu import find_ncu
+    from gpulab.report import fidelity_tables
 
     if rejudge:
         _rejudge_fidelity([out] if out else sorted(Path("results").glob("*/" + fid.FILE_NAME)))
@@ -677,9 +490,7 @@ def fidelity(
             bar.update(task, description=f"ncu: {spec.label}")
             res = fid.measure_one(spec, seed=seed)
             results.append(res)
-            good, judged = res.exact
-            status = f"error: {res.error}" if res.error else (f"{good}/{judged} counted quantities exact" if judged else "no model: measured only")
-            console.print(Text(f"  {spec.label}: {status} ({res.seconds:.1f} s)"))
+            console.print(fidelity_tables.run_line(res))
             if path is None and (slug := fid.gpu_slug_of(results)):
                 path = fid.fidelity_path(slug)
             if path is not None:
@@ -687,30 +498,15 @@ def fidelity(
             bar.advance(task)
     if path is None:
         raise GpulabError("no run produced counters, so nothing was written; see the errors above")
-    table = Table(title="quantities that differ from the prediction (arbitration noise aside)", title_justify="left")
-    for col in ("run", "quantity", "predicted", "measured", "ratio", "verdict / note"):
-        table.add_column(col, justify="right" if col in ("predicted", "measured", "ratio") else "left")
-    shown = 0
-    for res in results:
-        for r in res.rows:
-            bad = r.get("verdict") in ("differs", "error") or str(r.get("verdict", "")).startswith("outside")
-            if bad:
-                shown += 1
-                fmt = lambda x: "" if x is None else f"{x:,.0f}"  # noqa: E731
-                table.add_row(Text(res.spec.label), r["quantity"], fmt(r.get("predicted")), fmt(r.get("measured")),
-                              "" if r.get("ratio") is None else f"{r['ratio']:.4f}",
-                              Text(f"{r.get('verdict')}: {r.get('note') or ''}".strip(": ")))
-    if shown:
+    if (table := fidelity_tables.differ_table(results)) is not None:
         console.print(table)
-    modelled = [res for res in results if res.exact[1]]
-    perfect = sum(1 for res in modelled if res.exact[0] == res.exact[1])
-    console.print(f"{perfect} of {len(modelled)} modelled runs exact on every counted quantity; "
-                  f"{len(results) - len(modelled)} runs measured without a model or failed; wrote {path}", markup=False)
+    console.print(fidelity_tables.summary_line(results, path), markup=False)
 
 
 def _rejudge_fidelity(paths: list[Path]) -> None:
     from gpulab import fidelity as fid
     from gpulab.records import read_csv, write_csv
+    from gpulab.report.fidelity_tables import rejudge_line
 
     if not paths or not all(p.exists() for p in paths):
         raise GpulabError("no fidelity table to rejudge: run `gpulab fidelity` on the card first, or name one with --out")
@@ -719,9 +515,7 @@ def _rejudge_fidelity(paths: list[Path]) -> None:
         write_csv(path, rows)
         for why in kept:
             console.print(f"  left as recorded: {why}", markup=False)
-        judged = [r for r in rows if r.get("quantity") in fid.COUNTED and r.get("exact") is not None]
-        good = sum(1 for r in judged if r["exact"] is True or r.get("verdict") == "arbitration")
-        console.print(f"{path}: {good} of {len(judged)} counted quantities exact under the current models", markup=False)
+        console.print(rejudge_line(path, rows), markup=False)
 
 
 def _compile_everything(arch: str) -> None:

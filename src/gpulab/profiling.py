@@ -323,6 +323,13 @@ def upsert_records(path: Path, new: list[dict]) -> None:
     write_csv(path, [r for r in rows if key(r) not in replaced] + new)
 
 
+def save_profiles(profiles: list[Profile], csv_path: Path | None = None) -> Path:
+    """Join the profiles' records to the CSV (default: the first profile's card's profile.csv); the path."""
+    path = csv_path or profile_csv_path(profiles[0])
+    upsert_records(path, [p.record() for p in profiles])
+    return path
+
+
 # -- parsing the command line's variant arguments -----------------------------------------------
 def parse_variant_arg(text: str) -> tuple[str, dict[str, int]]:
     """'v1' -> ('v1', {}); 'v1:TILE=16' or 'v1:TILE=16,BM=64' -> ('v1', {'TILE': 16, 'BM': 64})."""

@@ -2,6 +2,9 @@
 harness on several shapes, keep every result as it comes (an interrupted tune resumes), and record
 the best config per card, which `bench` and `run` then use as the variant's defaults.
 
+`gpulab tune` is plan_tune (the configs; opens the lab), TunePlan.resume and .preflight, then run_tune
+(times, scores, writes tuned.json); the command prints between the steps.
+
 Files, per card (results/<gpu>/):
   tune-<experiment>-<variant>.csv   every config x shape tried, with its skip reason if it could not run
   tuned.json                        {experiment: {variant: {"params": {...}, "score_gflops": ..., ...}}}
@@ -9,12 +12,13 @@ Files, per card (results/<gpu>/):
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
 import random
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
@@ -141,3 +145,126 @@ def done_keys(rows: list[dict]) -> set[tuple[str, str]]:
 
 def save_rows(path: Path, rows: list[dict]) -> None:
     write_csv(path, rows)
+
+
+# -- one tune, start to end (gpulab tune) -----------------------------------------------------------
+def tune_shapes(experiment: Experiment) -> list[Shape]:
+    """The shapes a tune scores on when none are asked for: the experiment's tune shapes, else its defaults."""
+    return [experiment.shape(*s) for s in (experiment.tune_shapes or experiment.default_shapes)]
+
+
+@dataclasses.dataclass
+class TunePlan:
+    """What a tune will time, fixed before the first run: the size of the search space, the sampled
+    configs (today's default first), those the constraints rejected with the reason, the lab that
+    times them and the CSV that keeps every result (rows: what it held when the tune resumed, then
+    each result as it comes)."""
+
+    experiment: Experiment
+    variant: Variant
+    shapes: list[Shape]
+    lab: Any  # gpulab.lab.Lab, imported lazily: it needs the GPU stack
+    folder: Path
+    current: Params
+    space_size: int
+    configs: list[Params]
+    rejected: list[tuple[Params, str]]
+    rows: list[dict] = dataclasses.field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.folder / f"tune-{self.experiment.name}-{self.variant.name}.csv"
+
+    @property
+    def runs(self) -> int:
+        return len(self.configs) * len(self.shapes)
+
+    def resume(self) -> set[tuple[str, str]]:
+        """Read what an earlier tune of this variant saved; the (params, shape) pairs it need not run again."""
+        self.rows = resume_rows(self.path)
+        return done_keys(self.rows)
+
+    def preflight(self) -> None:
+        """Stop before the first run if a shape does not fit in the card's free memory."""
+        from gpulab.lab import RunSpec
+
+        self.lab.preflight([RunSpec(self.experiment, self.variant, self.current, s) for s in self.shapes])
+
+
+@dataclasses.dataclass
+class TuneResult:
+    scored: list[tuple[float, Params]]  # (geomean rate, params), the best first
+    by_shape: dict[str, dict]  # best_by_shape of every config this tune timed
+
+    @property
+    def best(self) -> Params:
+        return self.scored[0][1]
+
+
+def plan_tune(experiment: Experiment, variant: Variant, overrides: dict[str, tuple[int, ...]],
+              shapes: list[Shape], limit: int, results_root: Path = Path("results")) -> TunePlan:
+    """Split the search space by the constraints, open the lab (this needs the GPU) and sample at
+    most `limit` configs, the one this card runs today leading."""
+    from gpulab.gpu.timing import TimingPolicy
+    from gpulab.lab import Lab, LabOptions
+
+    ok, rejected = feasible(variant, search_space(variant, overrides))
+    lab = Lab(LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50)))
+    folder = Path(results_root) / lab.device.slug
+    current = tuned_defaults(experiment, folder)(variant)
+    return TunePlan(experiment, variant, shapes, lab, folder, current, len(ok) + len(rejected),
+                    sample(ok, limit, first=current), rejected)
+
+
+def run_tune(plan: TunePlan, on_start: Callable[[str], None] = lambda label: None,
+             on_end: Callable[[], None] = lambda: None) -> TuneResult:
+    """Time every planned config on every shape, skipping what plan.resume() found done and saving
+    each result as it comes; score each config over the shapes and record the best one, and the
+    fastest per shape, in tuned.json. on_start(label) and on_end() bracket each config x shape (a
+    progress bar)."""
+    from gpulab.lab import RunSpec
+
+    exp, v = plan.experiment, plan.variant
+    done = done_keys(plan.rows)
+    for params in plan.configs:
+        for s in plan.shapes:
+            spec = RunSpec(exp, v, params, s)
+            on_start(spec.label)
+            if (v.params_label(params), s.label) not in done:
+                plan.rows.append(_tune_one(plan.lab, spec, plan.rows, plan.path))
+            on_end()
+    scored = []
+    for params in plan.configs:
+        mine = [r for r in plan.rows if (r.get("params") or "") == v.params_label(params)]
+        value = score(mine, plan.shapes)
+        if value is not None:
+            scored.append((value, params))
+    if not scored:
+        raise GpulabError(f"no config of {v.name} ran correctly on every shape; see {plan.path}")
+    scored.sort(key=lambda x: -x[0])
+    best_value, best = scored[0]
+    tried = [r for r in plan.rows if (r.get("params") or "") in {v.params_label(p) for p in plan.configs}]
+    by_shape = best_by_shape(tried, plan.shapes)
+    write_best(plan.folder, exp, v, best, best_value, plan.shapes, plan.lab.env, by_shape)
+    return TuneResult(scored, by_shape)
+
+
+def _tune_one(lab, spec, rows: list[dict], path: Path) -> dict:
+    """One config x shape. A row marking it unfinished is saved first, so a run that dies inside it
+    (a fault poisons the CUDA context) is skipped, with that reason, when the tune resumes."""
+    from gpulab.lab import compile_spec
+
+    pending = spec.base_record() | {"skip_reason": "did not finish: the process stopped during this run"}
+    save_rows(path, rows + [pending])
+    resources = compile_spec(spec, lab.arch).resources
+    if resources.spill_stores_bytes:
+        record = pending | resources.as_record() | {"skip_reason": "spills registers to local memory"}
+    else:
+        try:
+            record = lab.execute(spec)
+        except GpulabError as exc:
+            if "faulted" in str(exc):
+                raise
+            record = spec.base_record() | {"skip_reason": str(exc)}
+    save_rows(path, rows + [record])
+    return record

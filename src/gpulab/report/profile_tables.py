@@ -8,7 +8,16 @@ import math
 
 from rich.table import Table
 
+from gpulab.profile_target import CHECK_LAUNCHES, TOTAL_LAUNCHES, WARMUP_LAUNCHES
 from gpulab.report import readings
+
+
+def header_line(prof) -> str:
+    """The run, the card and the ncu version, and which launch was captured (rich markup: the label in bold)."""
+    dev = prof.info.get("device", {})
+    return (f"[bold]{prof.spec.label}[/] on {dev.get('name', '?')} ({dev.get('arch', '?')}), "
+            f"ncu {prof.ncu_version or '?'}: launch {TOTAL_LAUNCHES} of {TOTAL_LAUNCHES} captured "
+            f"({CHECK_LAUNCHES} checked, {WARMUP_LAUNCHES} warm-up), clocks unlocked, caches flushed per pass")
 
 
 def fmt(value, kind: str = "count") -> str:

@@ -104,3 +104,45 @@ def summary_table(records: list[dict], baseline: str, title: str,
         table.add_row(r["shape"], r["best"], _num(r["time_ms"], ".4f"), _num(r["speedup"], ".2f") + "x"
                       if r["speedup"] else "", _num(r["pct_of_cublas"], ".1f"))
     return table
+
+
+def experiment_table(exp) -> Table:
+    """`gpulab list`: an experiment's variants with their params and files, then its vendor baselines."""
+    table = Table(title=f"{exp.name}: {exp.title}  (shape {'x'.join(exp.dims)}, each 1..{exp.max_dim})",
+                  title_justify="left")
+    for col in ("variant", "what it is", "params (default first, then choices)", "file"):
+        table.add_column(col)
+    for v in exp.variants:
+        params = "; ".join(
+            f"{p.name}={p.default} of {','.join(map(str, p.choices))}" for p in v.params) or "-"
+        note = " [magenta](demonstration: expected wrong)[/]" if v.expected_wrong else ""
+        table.add_row(v.name, v.summary + note, params, v.file)
+    for lib in exp.vendor_baselines():
+        table.add_row(lib, "vendor library baseline, timed by the same harness", "-", "-")
+    return table
+
+
+def ceilings_table(ceilings) -> Table:
+    """`gpulab ceilings`: every ceiling of a gpulab.ceilings.Ceilings, titled with its card, driver and date."""
+    first = ceilings.rows[0]
+    table = Table(title=f"Ceilings of {first.get('gpu')} (driver {first.get('driver')}, {first.get('date')})",
+                  title_justify="left")
+    for col in ("ceiling", "GB/s", "GFLOP/s", "time ms", "SM MHz after", "what"):
+        table.add_column(col, justify="left" if col in ("ceiling", "what") else "right")
+    for r in ceilings.rows:
+        table.add_row(r["ceiling"], f"{r['gbps']:,.0f}" if r.get("gbps") else "",
+                      f"{r['gflops']:,.0f}" if r.get("gflops") else "", f"{r['time_ms']:.4f}",
+                      str(r.get("sm_clock_mhz") or ""), r.get("what") or "")
+    return table
+
+
+def tune_table(exp, variant, scored: list[tuple[float, dict]], n_shapes: int, top: int = 10) -> Table:
+    """`gpulab tune`: the best `top` configs by their geomean rate over the n_shapes shapes (scored: best first)."""
+    unit = "GFLOP/s" if exp.bound == "compute" else "GB/s"
+    table = Table(title=f"{exp.name} {variant.name}: best configs (geomean {unit} over {n_shapes} shapes)",
+                  title_justify="left")
+    table.add_column("params")
+    table.add_column(unit, justify="right")
+    for value, params in scored[:top]:
+        table.add_row(variant.params_label(params), f"{value:,.0f}")
+    return table
