@@ -292,25 +292,11 @@ def readme(
     results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
 ) -> None:
     """Regenerate the README's result tables (blocks <!-- gpulab:GPU-EXPERIMENT -->) from the CSVs."""
-    from gpulab.experiments import all_experiments
-    from gpulab.report.markdown import ceilings_block, experiment_block, ladder_block, update_readme
+    from gpulab.report.markdown import readme_blocks, update_readme
 
     if not readme_path.exists():
         raise GpulabError(f"{readme_path} not found; run from the repository root or pass --readme")
-    blocks = {}
-    for gpu_dir in sorted(p for p in results.glob("*") if p.is_dir()):
-        if (gpu_dir / "ceilings.csv").exists():
-            blocks[f"{gpu_dir.name}-ceilings"] = ceilings_block(gpu_dir / "ceilings.csv")
-        for exp in all_experiments():
-            csv_path = gpu_dir / f"{exp.name}.csv"
-            if csv_path.exists():
-                rate = "gflops" if exp.bound == "compute" else "gbps"
-                blocks[f"{gpu_dir.name}-{exp.name}"] = experiment_block(
-                    csv_path, exp.baseline, rate, exp.readme_variants)
-                if exp.headline_shape:
-                    blocks[f"{gpu_dir.name}-{exp.name}-ladder"] = ladder_block(
-                        csv_path, exp, exp.shape(*exp.headline_shape).label)
-    done = update_readme(readme_path, blocks)
+    done = update_readme(readme_path, readme_blocks(results))
     console.print(f"regenerated {len(done)} block(s): {', '.join(done) or 'none'}")
 
 

@@ -106,6 +106,67 @@ def ceilings_block(csv_path: Path) -> str:
     return "\n".join(lines) + "\n\n" + provenance(rows) + "\n"
 
 
+def fidelity_block(csv_path: Path) -> str:
+    """How exactly the access models predicted the card's counters: per counted quantity, the runs
+    where prediction and ncu agree; then every disagreement, one line each."""
+    from gpulab.fidelity import COUNTED
+
+    rows = read_csv(csv_path)
+    judged = [r for r in rows if r.get("quantity") in COUNTED and r.get("exact") is not None]
+    runs = {tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in rows}
+    lines = ["| quantity | runs exact | differs | arbitration noise |", "|---|---|---|---|"]
+    for q in COUNTED:
+        mine = [r for r in judged if r["quantity"] == q]
+        if not mine:
+            continue
+        exact = sum(1 for r in mine if r["exact"] is True)
+        noise = sum(1 for r in mine if r.get("verdict") == "arbitration")
+        lines.append(f"| {q} | {exact} of {len(mine)} | {len(mine) - exact - noise or ''} | {noise or ''} |")
+    differ = [r for r in judged if r.get("verdict") == "differs"]
+    by_quantity: dict[str, list[dict]] = {}
+    for r in differ:
+        by_quantity.setdefault(r["quantity"], []).append(r)
+    notes = []
+    for q, mine in by_quantity.items():
+        shown = ", ".join(f"{r['experiment']} {r['variant']} {r['shape']} ({r['predicted']:,.0f} -> {r['measured']:,.0f})"
+                          for r in mine[:6])
+        more = f" and {len(mine) - 6} more" if len(mine) > 6 else ""
+        notes.append(f"- {q}, predicted -> measured: {shown}{more}")
+    dram = [r for r in rows if r.get("quantity") == "dram_read_bytes" and str(r.get("verdict", "")).startswith(("within", "outside"))]
+    within = sum(1 for r in dram if str(r["verdict"]).startswith("within"))
+    text = "\n".join(lines) + f"\n\n{len(runs)} runs. DRAM bytes read within 15% of the compulsory bytes in {within} of " \
+        f"the {len(dram)} runs whose inputs exceed the L2.\n"
+    if notes:
+        text += "\nWhere they differ:\n\n" + "\n".join(notes) + "\n"
+    r = next((r for r in rows if r.get("gpu")), {})
+    dates = sorted({str(r.get("date", ""))[:10] for r in rows if r.get("date")})
+    return text + (f"\n_{r.get('gpu', '?')}, driver {r.get('driver', '?')}, NVRTC {r.get('nvrtc', '?')}, "
+                   f"Nsight Compute {r.get('ncu_version', '?')}, {', '.join(dates) or '?'}._\n")
+
+
+def readme_blocks(results_root: Path) -> dict[str, str]:
+    """Every generated block the results allow, by name (<GPU>-<experiment>, <GPU>-ceilings, ...)."""
+    from gpulab.experiments import all_experiments
+    from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
+
+    blocks = {}
+    for gpu_dir in sorted(p for p in Path(results_root).glob("*") if p.is_dir()):
+        if (gpu_dir / "ceilings.csv").exists():
+            blocks[f"{gpu_dir.name}-ceilings"] = ceilings_block(gpu_dir / "ceilings.csv")
+        if (gpu_dir / FIDELITY_FILE).exists():
+            blocks[f"{gpu_dir.name}-fidelity"] = fidelity_block(gpu_dir / FIDELITY_FILE)
+        for exp in all_experiments():
+            csv_path = gpu_dir / f"{exp.name}.csv"
+            if csv_path.exists():
+                rate = "gflops" if exp.bound == "compute" else "gbps"
+                blocks[f"{gpu_dir.name}-{exp.name}"] = experiment_block(
+                    csv_path, exp.baseline, rate, exp.readme_variants)
+                if exp.headline_shape:
+                    blocks[f"{gpu_dir.name}-{exp.name}-ladder"] = ladder_block(
+                        csv_path, exp, exp.shape(*exp.headline_shape).label)
+    return blocks
+
+
 def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
     """Rewrite the named generated blocks in place (atomically); returns the names rewritten."""
     text = readme.read_text()
