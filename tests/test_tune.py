@@ -6,6 +6,7 @@ import json
 import pytest
 
 from gpulab import tune
+from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Param, Variant
 
@@ -90,3 +91,57 @@ def test_tuned_defaults_pick_the_config_tuned_at_the_nearest_size(tmp_path):
     assert pick(v1, SGEMM.shape(1000, 1200, 900)) == {"TILE": 16}
     assert pick(v1, SGEMM.square(8192)) == {"TILE": 32}
     assert pick(v1) == {"TILE": 32}
+
+
+class _StandInLab:
+    """Times nothing: a config's 'rate' is a fixed function of its params, TILE=16 fails its check,
+    and the calls are recorded so the test can see what a resumed tune runs again."""
+
+    arch = "sm_90"
+    env = {"gpu": "Stand-in GPU", "driver": "0", "date": "2026-11-30"}
+
+    def __init__(self):
+        self.calls = []
+
+    def execute(self, spec):
+        self.calls.append(spec.label)
+        tile = spec.params["TILE"]
+        ok = tile != 16
+        return spec.base_record() | {"correct": ok, "time_ms": 1.0 / tile, "gflops": 100.0 * tile}
+
+
+def test_run_tune_saves_as_it_goes_resumes_and_records_the_best(tmp_path):
+    v = SGEMM.variant("v1")
+    shapes = [SGEMM.shape(64, 64, 64), SGEMM.shape(17, 33, 65)]
+    configs = [{"TILE": t} for t in (8, 16, 32)]
+
+    def plan(lab):
+        return tune.TunePlan(SGEMM, v, shapes, lab, tmp_path, {"TILE": 8}, 3, configs, [])
+
+    lab = _StandInLab()
+    first = plan(lab)
+    first.resume()
+    result = tune.run_tune(first)
+    assert len(lab.calls) == 6
+    assert result.best == {"TILE": 32} and [p for _, p in result.scored] == [{"TILE": 32}, {"TILE": 8}]
+    saved = json.loads(tune.tuned_path(tmp_path).read_text())["sgemm"]["v1"]
+    assert saved["params"] == {"TILE": 32} and saved["gpu"] == "Stand-in GPU"
+    assert set(saved["by_shape"]) == {s.label for s in shapes}
+    assert len(tune.resume_rows(first.path)) == 6  # every result saved, no pending row left
+
+    again = _StandInLab()
+    second = plan(again)
+    assert len(second.resume()) == 6
+    assert tune.run_tune(second).best == {"TILE": 32} and again.calls == []  # nothing timed twice
+
+
+def test_run_tune_with_no_correct_config_says_where_to_look(tmp_path):
+    v = SGEMM.variant("v1")
+
+    class AllWrong(_StandInLab):
+        def execute(self, spec):
+            return super().execute(spec) | {"correct": False}
+
+    p = tune.TunePlan(SGEMM, v, [SGEMM.shape(64, 64, 64)], AllWrong(), tmp_path, {"TILE": 8}, 1, [{"TILE": 8}], [])
+    with pytest.raises(GpulabError, match="no config of v1 ran correctly"):
+        tune.run_tune(p)
