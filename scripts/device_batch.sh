@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The device session in three calls, so each stays inside the 10-minute limit of one call.
 #   stage "check":    GPU tests, ceilings, and the tune of the top SGEMM rung
-#   stage "verify":   GPU tests only (after a change to GPU code), in one process: with pytest -n 8 on
-#                     the H200 (2026-11-30) some compiles got ptxas reports without their kernel, even
-#                     with the compile lock; serial, all 883 passed in 122 s
+#   stage "verify":   GPU tests only (after a change to GPU code), in one process. With pytest -n 8
+#                     on the H200 (2026-11-30) a kernel two workers compiled came back from NVRTC's own
+#                     cache without a ptxas report; compile.py now turns that cache off (--no-cache),
+#                     which the card has not run yet. Serial, all 883 passed in 122 s
 #   stage "publish":  every benchmark into results/<gpu>/ and a compare (ncu)
 #   stage "fidelity": predicted vs ncu-measured counters for every variant (results/<gpu>/fidelity.csv)
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch-<stage>.tgz.

@@ -87,3 +87,26 @@ def test_cache_is_keyed_by_params_and_arch(fresh_cache):
 def test_bad_arch_is_refused(fresh_cache):
     with pytest.raises(GpulabError, match="sm_XY"):
         gcompile.compile_kernel(fresh_cache / "x.cu", "k", arch="hopper")
+
+
+@pytest.mark.parametrize("version, expected", [("12.8", []), ("12.9", ["--no-cache"]), ("13.0", ["--no-cache"])])
+def test_nvrtc_own_cache_is_off_where_it_exists(version, expected):
+    """A hit in NVRTC's own cache (12.9+, with a driver) skips ptxas and its report."""
+    assert gcompile.own_cache_options(version) == expected
+
+
+def test_nvrtc_is_asked_not_to_cache_and_each_kernel_compiles_once(fresh_cache, monkeypatch):
+    src = fresh_cache / "k.cu"
+    src.write_text('extern "C" __global__ void k(float* a) { a[threadIdx.x] = 1.f; }\n')
+    calls = []
+    real = gcompile._run_nvrtc
+
+    def spy(text, name, options):
+        calls.append(options)
+        return real(text, name, options)
+
+    monkeypatch.setattr(gcompile, "_run_nvrtc", spy)
+    first = gcompile.compile_kernel(src, "k")
+    second = gcompile.compile_kernel(src, "k")
+    assert len(calls) == 1 and second.resources == first.resources
+    assert set(gcompile.own_cache_options(gcompile.nvrtc_version())) <= set(calls[0])

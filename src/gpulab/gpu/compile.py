@@ -121,6 +121,16 @@ def nvrtc_version() -> str:
     return f"{major}.{minor}"
 
 
+def own_cache_options(version: str) -> list[str]:
+    """NVRTC 12.9 and later keep their own compile cache (beside the driver's) where a driver is
+    installed; a hit skips ptxas, and with it the -v report that gpulab reads registers and spills
+    from. gpulab caches cubin and report together, so NVRTC's cache is turned off. On the H200
+    (NVRTC 13.0) it surfaced as 'no kernel named ...' when two pytest workers compiled the same
+    kernel; a machine without a driver never showed it."""
+    major, minor = (int(x) for x in version.split(".")[:2])
+    return ["--no-cache"] if (major, minor) >= (12, 9) else []
+
+
 def _check(nvrtc, err, what: str) -> None:
     if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         raise GpulabError(f"NVRTC {what} failed: {err}")
@@ -162,6 +172,7 @@ def compile_kernel(
         "-lineinfo",
         "-Xptxas=-v",
         f"-I{INCLUDE_DIR}",
+        *own_cache_options(nvrtc_version()),
         *define_options(params),
         *extra_options,
     ]
@@ -173,30 +184,40 @@ def compile_kernel(
     )
     key = hashlib.sha256(key_material.encode()).hexdigest()[:24]
     cubin_path = cache_dir() / f"{Path(source).stem}-{key}.cubin"
-    meta_path = cubin_path.with_suffix(".json")
-    if cubin_path.exists() and meta_path.exists():
-        meta = json.loads(meta_path.read_text())
-        return Compiled(cubin_path, entry, arch, Resources(**meta["resources"]), meta["log"])
-
+    cached = _from_cache(cubin_path, entry, arch)
+    if cached is not None:
+        return cached
     with _compile_lock():
+        # Another process may have compiled it while this one waited: compile each kernel once.
+        cached = _from_cache(cubin_path, entry, arch)
+        if cached is not None:
+            return cached
         cubin, log = _run_nvrtc(text, str(source), options)
-    per_entry = parse_ptxas_log(log)
-    if entry not in per_entry:
-        found = ", ".join(per_entry) or "none in the ptxas report"
-        raise CompileError(f"{source}: no kernel named '{entry}' (an extern \"C\" __global__ function); "
-                           f"kernels found: {found}")
-    resources = per_entry[entry]
-    _write_atomic(cubin_path, cubin)
-    _write_atomic(meta_path, json.dumps({"resources": dataclasses.asdict(resources), "log": log}).encode())
+        per_entry = parse_ptxas_log(log)
+        if entry not in per_entry:
+            found = ", ".join(per_entry) or "none in the ptxas report"
+            raise CompileError(f"{source}: no kernel named '{entry}' (an extern \"C\" __global__ function); "
+                               f"kernels found: {found}")
+        resources = per_entry[entry]
+        _write_atomic(cubin_path, cubin)
+        _write_atomic(cubin_path.with_suffix(".json"),
+                      json.dumps({"resources": dataclasses.asdict(resources), "log": log}).encode())
     return Compiled(cubin_path, entry, arch, resources, log)
+
+
+def _from_cache(cubin_path: Path, entry: str, arch: str) -> Compiled | None:
+    """The cached compile, when both its cubin and its ptxas report (written after it) are there."""
+    meta_path = cubin_path.with_suffix(".json")
+    if not (cubin_path.exists() and meta_path.exists()):
+        return None
+    meta = json.loads(meta_path.read_text())
+    return Compiled(cubin_path, entry, arch, Resources(**meta["resources"]), meta["log"])
 
 
 @contextlib.contextmanager
 def _compile_lock():
-    """One NVRTC compile at a time across processes sharing the cache (pytest -n, parallel tunes).
-    On the H200 (NVRTC 13.0), concurrent processes got ptxas reports that lacked the kernel they
-    compiled; with this lock it still happened under pytest -n 8 (2026-11-30), so the cause is
-    elsewhere and not yet found. Until it is, the GPU tests run in one process there."""
+    """One NVRTC compile at a time across processes sharing the cache (pytest -n, parallel tunes),
+    so that a kernel two processes need is compiled once: the second finds the first's cubin."""
     try:
         import fcntl
     except ImportError:  # no POSIX locks (Windows): compile without one
