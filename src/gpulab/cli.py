@@ -280,10 +280,20 @@ def report(
             sections.append({"title": title, "records": records, "png": png,
                              "notes": best_lines(records, exp.baseline).splitlines(),
                              "provenance": provenance(records).strip("_")})
+        fidelity_csv = gpu_dir / "fidelity.csv"
+        if fidelity_csv.exists():
+            rows = read_csv(fidelity_csv)
+            sections.append({"title": "Predicted before measured: access models vs Nsight Compute",
+                             "table_html": html.fidelity_table(rows),
+                             "notes": ["ncu's counts; where the model predicted otherwise, its number below "
+                                       "(red: the model is off; grey: arbitration noise or DRAM bytes within "
+                                       "tolerance; hover for the verdict)"],
+                             "provenance": f"{fidelity_csv}, written by gpulab fidelity on the card"})
         if sections:
             out = gpu_dir / "report.html"
             write_atomic(out, html.page(gpu_dir.name, sections))
-            console.print(f"wrote {out} and {len(sections)} plot(s) in {gpu_dir}/")
+            plotted = sum(1 for s in sections if s.get("png"))
+            console.print(f"wrote {out} and {plotted} plot(s) in {gpu_dir}/")
 
 
 @app.command()

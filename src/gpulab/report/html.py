@@ -13,7 +13,7 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; 
 table { border-collapse: collapse; font-size: 13px; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
 th { background: #f0f0f0; } td.l, th.l { text-align: left; }
-.wrong { color: #b00; } .expected { color: #80a; } .skip { color: #a60; }
+.wrong { color: #b00; } .expected { color: #80a; } .skip { color: #a60; } .noise { color: #777; }
 img { max-width: 100%; } .prov { color: #666; font-size: 12px; }
 """
 
@@ -56,6 +56,46 @@ def records_table(records: list[dict]) -> str:
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
+# The counters of the predicted-vs-measured table, as (quantity, header).
+FIDELITY_COLUMNS = (
+    ("gmem_load_requests", "global load req"), ("gmem_load_sectors", "global load sectors"),
+    ("gmem_store_requests", "global store req"), ("gmem_store_sectors", "global store sectors"),
+    ("smem_load_requests", "shared load req"), ("smem_load_wavefronts", "shared load wavefronts"),
+    ("smem_load_bank_conflicts", "shared load conflicts"), ("smem_store_wavefronts", "shared store wavefronts"),
+    ("smem_store_bank_conflicts", "shared store conflicts"), ("dram_read_bytes", "DRAM read bytes"),
+)
+
+
+def _fidelity_cell(r: dict | None) -> str:
+    """ncu's number; where it is not the prediction, the prediction beside it and the verdict."""
+    if r is None or r.get("measured") is None:
+        return "<td></td>"
+    measured = f"{r['measured']:,.0f}"
+    verdict = str(r.get("verdict") or "")
+    if r.get("exact") is True or r.get("predicted") is None:
+        return f"<td>{measured}</td>"
+    cls = "noise" if verdict in ("arbitration", "not judged", "info") or verdict.startswith("within") else "wrong"
+    tip = html.escape(f"{verdict}: {r.get('note') or ''}".strip(": "))
+    return f'<td class="{cls}" title="{tip}">{measured}<br>pred {r["predicted"]:,.0f}</td>'
+
+
+def fidelity_table(rows: list[dict]) -> str:
+    """One row per profiled run: Nsight Compute's counters, with the prediction shown wherever it
+    differs (red where the model is wrong, grey for arbitration noise and DRAM within tolerance)."""
+    runs: dict[tuple, dict[str, dict]] = {}
+    for r in rows:
+        key = tuple(r.get(k) or "" for k in ("experiment", "variant", "params", "shape"))
+        runs.setdefault(key, {})[r.get("quantity")] = r
+    head = "".join(f"<th class='l'>{h}</th>" for h in ("experiment", "variant", "params", "shape"))
+    head += "".join(f"<th>{h}</th>" for _, h in FIDELITY_COLUMNS)
+    body = []
+    for key, by in runs.items():
+        cells = "".join(f"<td class='l'>{html.escape(str(k))}</td>" for k in key)
+        cells += "".join(_fidelity_cell(by.get(q)) for q, _ in FIDELITY_COLUMNS)
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
 def _img(png: Path | None) -> str:
     if png is None or not Path(png).exists():
         return ""
@@ -64,7 +104,7 @@ def _img(png: Path | None) -> str:
 
 
 def page(gpu: str, sections: list[dict]) -> str:
-    """sections: [{title, records, png, notes (list of str), provenance}]"""
+    """sections: [{title, records or table_html, png, notes (list of str), provenance}]"""
     parts = [f"<!doctype html><meta charset='utf-8'><title>gpulab: {html.escape(gpu)}</title>",
              f"<style>{STYLE}</style><h1>gpulab results: {html.escape(gpu)}</h1>"]
     for s in sections:
@@ -72,7 +112,7 @@ def page(gpu: str, sections: list[dict]) -> str:
         parts.append(_img(s.get("png")))
         if s.get("notes"):
             parts.append("<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in s["notes"]) + "</ul>")
-        parts.append(records_table(s["records"]))
+        parts.append(s["table_html"] if "table_html" in s else records_table(s["records"]))
         if s.get("provenance"):
             parts.append(f"<p class='prov'>{html.escape(s['provenance'])}</p>")
     return "\n".join(parts) + "\n"
