@@ -69,3 +69,12 @@ def test_report_command_writes_plot_and_html_from_csv(tmp_path):
     # the predicted-vs-measured section: v9's ragged shared-load count differs, so both numbers show
     assert "Predicted before measured" in html
     assert '49,032<br>pred 48,975' in html and 'class="wrong"' in html
+
+
+def test_ladder_block_calculates_blocks_per_sm_for_older_records():
+    from gpulab.experiments import get_experiment
+    from gpulab.report.markdown import ladder_block
+
+    text = ladder_block(H200_SGEMM, get_experiment("sgemm"), "4096x4096x4096")
+    v3 = next(line for line in text.splitlines() if line.startswith("| v3 |"))
+    assert "| 148 | 1 |" in v3  # 148 registers x 256 threads: one block per SM on sm_90

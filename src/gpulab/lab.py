@@ -112,13 +112,26 @@ def constraint_reason(spec: RunSpec) -> str | None:
 
 
 def compile_record(spec: RunSpec, arch: str) -> dict:
-    """The record of a compile-only run: what ptxas reported (used with no GPU)."""
+    """The record of a compile-only run: what ptxas reported and the occupancy it allows (used with
+    no GPU)."""
     record = spec.base_record()
     reason = spec.variant.constraints(spec.params, None) if spec.variant else None
     if reason:
         return record | {"skip_reason": reason}
     compiled = compile_spec(spec, arch)
-    return record | compiled.resources.as_record() | {"arch": arch}
+    launch = spec.variant.launch(spec.params, spec.shape)
+    return record | compiled.resources.as_record() | occupancy_record(compiled.resources, launch, arch) | {"arch": arch}
+
+
+def occupancy_record(resources, launch, arch: str) -> dict:
+    """Theoretical blocks per SM, occupancy and what limits it, for an architecture whose SM limits
+    gpulab knows (empty otherwise: the driver's own number comes with `gpulab profile`)."""
+    from gpulab.gpu.occupancy import SM_LIMITS, occupancy
+
+    if arch not in SM_LIMITS:
+        return {}
+    smem = resources.smem_static_bytes + launch.smem_dynamic_bytes
+    return occupancy(launch.threads_per_block, resources.registers, smem, SM_LIMITS[arch]).as_record()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,7 +254,7 @@ class Lab:
                 "smem_dynamic_bytes": launch.smem_dynamic_bytes,
                 "grid": launch.grid,
                 "block": launch.block,
-            }
+            } | occupancy_record(compiled.resources, launch, self.arch)
             if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > self.device.smem_per_block_optin_bytes:
                 return record | {"skip_reason": "needs more shared memory than a block may have"} | self.env
         if self.options.check:

@@ -33,8 +33,6 @@ WARMUP_LAUNCHES = 2
 # The captured launch is the first one after these: ncu's --launch-skip.
 LAUNCH_SKIP = CHECK_LAUNCHES + WARMUP_LAUNCHES
 TOTAL_LAUNCHES = LAUNCH_SKIP + 1
-# Bytes the driver reserves per block out of the SM's shared memory (sm_80 and later).
-RESERVED_SMEM_PER_BLOCK = 1024
 
 
 def make_spec(experiment: str, variant: str, params: dict[str, int], shape):
@@ -67,37 +65,31 @@ def target_argv(spec, info_path: Path, seed: int = 0, python: str | None = None)
 
 def occupancy(compiled, launch, device) -> dict:
     """Theoretical occupancy: blocks per SM from the driver (cuOccupancyMaxActiveBlocksPerMultiprocessor),
-    and which resource sets it, from the per-resource limits worked out here."""
+    and which resource sets it, from gpulab.gpu.occupancy's per-resource limits with this card's numbers."""
     import cupy
     from cupy.cuda import driver
 
+    from gpulab.gpu.occupancy import card_limits
+    from gpulab.gpu.occupancy import occupancy as pure_occupancy
+
     threads = launch.threads_per_block
-    warps_per_block = -(-threads // 32)
     attrs = cupy.cuda.Device().attributes
-    max_warps = device.max_threads_per_sm // 32
     kernel = cupy.RawModule(path=str(compiled.cubin_path)).get_function(compiled.entry)
     if launch.smem_dynamic_bytes > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = launch.smem_dynamic_bytes
     blocks = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, launch.smem_dynamic_bytes)
 
-    regs = compiled.resources.registers
-    reg_per_warp = -(-max(regs, 1) * 32 // 256) * 256  # registers are allocated per warp, 256 at a time
-    smem_block = compiled.resources.smem_static_bytes + launch.smem_dynamic_bytes
-    smem_sm = attrs.get("MaxSharedMemoryPerMultiprocessor", device.smem_per_sm_bytes)
-    reserved = attrs.get("ReservedSharedMemoryPerBlock", RESERVED_SMEM_PER_BLOCK)
-    limits = {
-        "warps": max_warps // warps_per_block,
-        "blocks per SM": attrs.get("MaxBlocksPerMultiprocessor", 32),
-        "registers": (device.regs_per_sm // reg_per_warp) // warps_per_block,
-        "shared memory": smem_sm // (smem_block + reserved) if smem_block else 10**9,
-    }
-    limiter = ", ".join(k for k, v in limits.items() if v == blocks) or "the shared-memory carveout"
+    limits = card_limits(device, attrs)
+    mine = pure_occupancy(threads, compiled.resources.registers,
+                          compiled.resources.smem_static_bytes + launch.smem_dynamic_bytes, limits)
+    limiter = ", ".join(k for k, v in mine.limits.items() if v == blocks) or "the shared-memory carveout"
     return {
         "blocks_per_sm": int(blocks),
-        "warps_per_block": warps_per_block,
-        "max_warps_per_sm": max_warps,
-        "theoretical_occupancy_pct": 100.0 * blocks * warps_per_block / max_warps,
+        "warps_per_block": mine.warps_per_block,
+        "max_warps_per_sm": limits.max_warps,
+        "theoretical_occupancy_pct": 100.0 * blocks * mine.warps_per_block / limits.max_warps,
         "occupancy_limiter": limiter,
+        "computed_blocks_per_sm": mine.blocks_per_sm,  # gpulab.gpu.occupancy's answer, held to the driver's
     }
 
 

@@ -81,7 +81,8 @@ def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
     """One row per variant at one shape (its fastest correct config): what changed, registers,
     GFLOP/s and % of the vendor library -- the ladder, read top to bottom."""
     records = [r for r in read_csv(csv_path) if r["shape"] == shape_label]
-    lines = ["| rung | what changed | params | regs | GFLOP/s | % of cuBLAS |", "|---|---|---|---|---|---|"]
+    lines = ["| rung | what changed | params | regs | blocks/SM (calculated) | GFLOP/s | % of cuBLAS |",
+             "|---|---|---|---|---|---|---|"]
     for v in experiment.variants:
         rows = [r for r in records if r["variant"] == v.name and r.get("correct") and r.get("time_ms")]
         if not rows:
@@ -89,11 +90,25 @@ def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
         best = max(rows, key=lambda r: r.get("gflops") or 0)
         pct = best.get("pct_of_cublas")
         lines.append(f"| {v.name} | {v.summary} | {best.get('params') or ''} | {best.get('reg_per_thread', '')} "
-                     f"| {best['gflops']:,.0f} | {'' if pct is None else f'{pct:.1f}%'} |")
+                     f"| {blocks_per_sm(best)} | {best['gflops']:,.0f} | {'' if pct is None else f'{pct:.1f}%'} |")
     lib = next((r for r in records if r["variant"] in experiment.vendor_baselines() and r.get("gflops")), None)
     if lib:
-        lines.append(f"| {lib['variant']} | vendor library | | | {lib['gflops']:,.0f} | 100.0% |")
+        lines.append(f"| {lib['variant']} | vendor library | | | | {lib['gflops']:,.0f} | 100.0% |")
     return "\n".join(lines) + f"\n\nAt {shape_label}. " + provenance(records) + "\n"
+
+
+def blocks_per_sm(r: dict) -> str:
+    """Theoretical blocks per SM of a record: recorded, or worked out from its registers, shared
+    memory and block (records written before gpulab recorded it), where its arch's limits are known."""
+    from gpulab.gpu.occupancy import SM_LIMITS, occupancy
+
+    if r.get("theoretical_blocks_per_sm") is not None:
+        return str(r["theoretical_blocks_per_sm"])
+    if r.get("arch") not in SM_LIMITS or not r.get("block") or r.get("reg_per_thread") is None:
+        return ""
+    x, y, z = (int(n) for n in str(r["block"]).split("x"))
+    smem = (r.get("smem_static_bytes") or 0) + (r.get("smem_dynamic_bytes") or 0)
+    return str(occupancy(x * y * z, r["reg_per_thread"], smem, SM_LIMITS[r["arch"]]).blocks_per_sm)
 
 
 def ceilings_block(csv_path: Path) -> str:

@@ -57,15 +57,19 @@ def bench_table(records: list[dict], title: str) -> Table:
 def resources_table(records: list[dict], title: str) -> Table:
     table = Table(title=title, title_justify="left")
     for col in ("experiment", "variant", "params", "regs", "smem B", "spill st B", "spill ld B",
-                "stack B", "barriers", "note"):
-        table.add_column(col, justify="left" if col in ("experiment", "variant", "params", "note") else "right")
+                "stack B", "barriers", "blocks/SM", "occupancy", "limited by", "note"):
+        table.add_column(col, justify="left" if col in ("experiment", "variant", "params", "limited by", "note")
+                         else "right")
     for r in records:
         spills = r.get("spill_stores_bytes")
+        occ = r.get("theoretical_occupancy_pct")
         table.add_row(
             r["experiment"], r["variant"], r.get("params") or "",
             _num(r.get("reg_per_thread"), "d"), _num(r.get("smem_static_bytes"), "d"),
             ("[red]" if spills else "") + _num(spills, "d"), _num(r.get("spill_loads_bytes"), "d"),
-            _num(r.get("stack_frame_bytes"), "d"), _num(r.get("barriers"), "d"), r.get("skip_reason") or "",
+            _num(r.get("stack_frame_bytes"), "d"), _num(r.get("barriers"), "d"),
+            _num(r.get("theoretical_blocks_per_sm"), "d"), "" if occ is None else f"{occ:g}%",
+            r.get("occupancy_limiter") or "", r.get("skip_reason") or "",
         )
     return table
 
