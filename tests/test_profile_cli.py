@@ -64,6 +64,9 @@ if "--version" in args:
     print("NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2025.3.1.0 (build 36398880)")
     sys.exit(0)
 values = json.loads(Path({values!r}).read_text())
+if "--page" in args and args[args.index("--page") + 1] == "source":  # --sass: the recorded source page
+    Path(args[args.index("--log-file") + 1]).write_text(Path({source!r}).read_text())
+    sys.exit(0)
 if "--import" in args:
     variant = Path(args[args.index("--import") + 1]).read_text().strip()
     names = {names!r}
@@ -94,7 +97,9 @@ def fake_ncu(tmp_path) -> Path:
     values = tmp_path / "values.json"
     values.write_text(json.dumps(VALUES))
     script = tmp_path / "fake-ncu"
-    script.write_text(FAKE.format(python=sys.executable, values=str(values), names=metric_names(), info=INFO))
+    source = Path(__file__).parent / "fixtures" / "ncu" / "sgemm_v9_129x67x33_source.csv"
+    script.write_text(FAKE.format(python=sys.executable, values=str(values), names=metric_names(), info=INFO,
+                                  source=str(source)))
     script.chmod(0o755)
     return script
 
@@ -123,6 +128,17 @@ def test_profile_end_to_end_writes_the_record(tmp_path, fake_ncu):
     assert row["ncu_dram_read_bytes"] == 2101504 and row["theoretical_occupancy_pct"] == 100
     assert row["ncu_launch_skip"] == 3 and row["ncu_version"] == "2025.3.1.0"
     assert "time_ms" not in row  # never time under ncu
+
+
+def test_profile_sass_counts_per_instruction_beside_the_model(tmp_path, fake_ncu):
+    r = gpulab("profile", "sgemm", "v1:TILE=16", "--size", "64", "--sass", "--sass-csv", "sass.csv",
+               cwd=tmp_path, ncu=fake_ncu)
+    assert r.returncode == 0, r.stderr
+    for words in ("memory instructions by kind", "shared load", "global ldgsts", "hottest instructions",
+                  "instructions to sass.csv"):
+        assert words in r.stdout, words
+    rows = read_csv(tmp_path / "sass.csv")
+    assert len(rows) > 400 and {"address", "instruction", "executed", "shared_wavefronts"} <= set(rows[0])
 
 
 def test_profile_record_is_replaced_not_duplicated(tmp_path, fake_ncu):
@@ -188,6 +204,7 @@ def test_ncu_env_var_pointing_nowhere(tmp_path):
     (["profile", "sgemm", "v1", "--param", "BLOCK=16"], "has no param BLOCK"),
     (["profile", "sgemm", "v1", "--size", "64,128"], "one shape at a time"),
     (["profile", "sgemm", "v1", "--out", "x.ncu-rep"], "add --full"),
+    (["profile", "sgemm", "v1", "--sass-csv", "x.csv"], "add --sass"),
     (["compare", "sgemm", "v1", "v1:TILE=32"], "same run"),
     (["compare", "sgemm", "v0", "v1", "--param-a", "TILE=16"], "has no param TILE"),
 ])

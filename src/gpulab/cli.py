@@ -332,6 +332,8 @@ def profile(
     out: Optional[Path] = typer.Option(None, "--out", help="where --full saves its report (default results/<gpu>/profiles/)"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV the record joins (default results/<gpu>/profile.csv)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    sass: bool = typer.Option(False, "--sass", help="also count per SASS instruction (ncu's source page): memory instructions by kind beside the model, and where the warps stalled"),
+    sass_csv: Optional[Path] = typer.Option(None, "--sass-csv", help="with --sass: every instruction's counters into this CSV"),
 ) -> None:
     """Profile one launch under Nsight Compute: predicted | measured for every counted quantity,
     the headline metrics with a reading each, the top stalls; the counters join the record (CSV)."""
@@ -341,6 +343,8 @@ def profile(
 
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
+    if sass_csv is not None and not sass:
+        raise GpulabError("--sass-csv is where --sass writes its table: add --sass")
     exp = get_experiment(experiment)
     spec = spec_for(experiment, variant, param or [], _one_shape(exp, size, shape))
     prof = run_profile(spec, full=full, report_out=out, seed=seed)
@@ -356,6 +360,28 @@ def profile(
         console.print(f"full report: {prof.report_path}\n  open it with: ncu-ui {prof.report_path}"
                       f"\n  or read it here: ncu -i {prof.report_path} --page details", markup=False)
     console.print(f"wrote the record to {save_profiles([prof], csv_path)}", markup=False)
+    if sass:
+        _print_sass(spec, seed, sass_csv)
+
+
+def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
+    from gpulab.model.predict import instruction_table
+    from gpulab.profiling import sass_profile
+    from gpulab.records import write_csv
+    from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
+
+    kernel, rows = sass_profile(spec, seed=seed)
+    model = None
+    if spec.variant.access is not None:
+        access = spec.variant.access(spec.params, spec.shape)
+        model = model_by_kind(instruction_table(access), {i.name: i.width for i in access.instructions})
+    console.print(kinds_table(rows, model, f"{kernel}: memory instructions by kind, counted per SASS instruction "
+                                           "(red: not the model's number)"))
+    console.print(hot_table(rows))
+    if csv_path is not None:
+        write_csv(csv_path, [{"address": r.address, "instruction": r.source, "access": r.access, **r.counts}
+                             for r in rows])
+        console.print(f"wrote {len(rows)} instructions to {csv_path}", markup=False)
 
 
 @app.command()

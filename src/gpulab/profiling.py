@@ -306,6 +306,20 @@ def profile(spec, *, full: bool = False, report_out: Path | None = None, results
                    ncu_mod.ncu_version(ncu), saved, tuple(ncu_mod.missing_metrics(launch, metrics)))
 
 
+def sass_profile(spec, seed: int = 0, ncu: str | None = None):
+    """The same launch as `profile` captures, counted per SASS instruction (ncu's source page):
+    (kernel name, [gpulab.gpu.ncu_source.SassRow])."""
+    from gpulab.gpu import ncu_source
+
+    ncu = ncu or ncu_mod.find_ncu()
+    with tempfile.TemporaryDirectory(prefix="gpulab-ncu-") as tmp:
+        request = ncu_mod.CaptureRequest(
+            target=tuple(target_argv(spec, Path(tmp) / "target.json", seed)), kernel_name=spec.experiment.entry,
+            launch_skip=LAUNCH_SKIP, metrics=(), source_counters=True,
+        )
+        return ncu_source.parse_source_csv(ncu_source.capture_source(request, ncu, child_env()))
+
+
 def profile_csv_path(prof: Profile, results_root: Path = Path("results")) -> Path:
     return results_root / prof.info["device"]["slug"] / "profile.csv"
 

@@ -125,13 +125,14 @@ class CaptureRequest:
     launch_skip: int
     metrics: tuple[str, ...]
     full_set: bool = False  # add `--set full` (every section) to the metrics
+    source_counters: bool = False  # per-instruction counters instead (gpulab.gpu.ncu_source)
 
     def __post_init__(self) -> None:
         if not self.target:
             raise ValueError("nothing to profile: empty target argv")
         if self.launch_skip < 0:
             raise ValueError("launch_skip must be >= 0")
-        if not self.metrics and not self.full_set:
+        if not self.metrics and not self.full_set and not self.source_counters:
             raise ValueError("no metrics asked for")
         bad = [m for m in self.metrics if not re.fullmatch(r"[A-Za-z0-9_.]+", m)]
         if bad:
