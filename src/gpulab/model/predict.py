@@ -35,6 +35,7 @@ no bank) and no guard treats them differently. The helpers say that in one line:
   same(n)                         the address does not depend on this index, nor does any guard;
   shifted(n, stride_bytes, edge)  the address moves by stride_bytes per index; indices are grouped
                                   by the address modulo 128, each index in `edge` is its own class;
+  periodic(n, period, edge)       as shifted, for an address that repeats every `period` indices;
   ragged(n, tile, extent)         the tiles that stick out past `extent` (the ones a guard cuts);
   every(n)                        each index its own class: the default, always exact.
 A wrong class declaration is caught by `predict(..., exhaustive=True)`, which ignores the classes
@@ -163,13 +164,19 @@ def ragged(n: int, tile: int, extent: int) -> tuple[int, ...]:
 def shifted(n: int, stride_bytes: int, edge: Iterable[int] = ()) -> Classes:
     """Classes of range(n) for an address moving stride_bytes per index: regular indices group by
     (i * stride_bytes) mod 128; each edge index stands alone."""
+    return periodic(n, SYMMETRY_BYTES // math.gcd(stride_bytes % SYMMETRY_BYTES, SYMMETRY_BYTES), edge)
+
+
+def periodic(n: int, period: int, edge: Iterable[int] = ()) -> Classes:
+    """Classes of range(n) by index mod `period`, each edge index alone: for an address that
+    repeats, up to a multiple of 128 bytes, every `period` indices (any period, where `shifted`
+    derives it from a stride)."""
+    period = max(1, int(period))
     special = sorted({i for i in edge if 0 <= i < n})
     special_set = set(special)
-    period = SYMMETRY_BYTES // math.gcd(stride_bytes % SYMMETRY_BYTES, SYMMETRY_BYTES)
     classes = [(i, 1) for i in special]
     for r in range(min(period, n)):
-        members = (n - r + period - 1) // period
-        members -= sum(1 for i in special if i % period == r)
+        members = (n - r + period - 1) // period - sum(1 for i in special if i % period == r)
         if members <= 0:
             continue
         rep = r

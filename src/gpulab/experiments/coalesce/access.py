@@ -13,29 +13,10 @@ from __future__ import annotations
 import math
 
 from gpulab.experiments.base import Params, Shape
-from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, cdiv, shifted
+from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, cdiv, periodic, shifted
 
 F32 = 4
 THREADS = 256
-
-
-def periodic(n: int, period: int, edge=()) -> tuple[tuple[int, int], ...]:
-    """Classes of range(n) by index mod `period` (each index in `edge` alone): for an address that
-    repeats, up to a multiple of 128 bytes, every `period` indices (`shifted` covers only the
-    periods that divide 128)."""
-    period = max(1, int(period))
-    special = sorted({i for i in edge if 0 <= i < n})
-    special_set = set(special)
-    classes = [(i, 1) for i in special]
-    for r in range(min(period, n)):
-        members = (n - r + period - 1) // period - sum(1 for i in special if i % period == r)
-        if members <= 0:
-            continue
-        rep = r
-        while rep in special_set:
-            rep += period
-        classes.append((rep, members))
-    return tuple(classes)
 
 
 def _copy(name_load: str, name_store: str, width: int, base: dict, elem, active, blocks, loops=()):
