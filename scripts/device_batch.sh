@@ -7,10 +7,13 @@
 #                     which the card has not run yet. Serial, all 883 passed in 122 s
 #   stage "publish":  every benchmark into results/<gpu>/ and a compare (ncu)
 #   stage "fidelity": predicted vs ncu-measured counters for every variant (results/<gpu>/fidelity.csv)
+#   stage "sass":     `gpulab profile --sass` of every run whose counted quantities differ in
+#                     fidelity.csv: per-instruction counts to settle whether the model or the
+#                     launch-wide counter is off (CSV per run under $OUT/logs/sass)
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch-<stage>.tgz.
-# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh check|verify|publish|fidelity
+# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh check|verify|publish|fidelity|sass
 set -uo pipefail
-stage=${1:?usage: device_batch.sh check|verify|publish|fidelity}
+stage=${1:?usage: device_batch.sh check|verify|publish|fidelity|sass}
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -39,6 +42,26 @@ publish)
 fidelity)
     TAIL=8 step fidelity_sgemm 200 gpulab fidelity sgemm
     TAIL=8 step fidelity_memory 200 gpulab fidelity coalesce stencil grayscale
+    ;;
+sass)
+    mkdir -p "$logs/sass"
+    # experiment, variant:params, shape of each run with a 'differs' row (params joined by commas)
+    python3 - "$(ls results/*/fidelity.csv | head -1)" > "$logs/sass_runs.txt" <<'PY'
+import csv, sys
+seen = []
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["verdict"] == "differs":
+        run = (r["experiment"], r["variant"] + (":" + r["params"].replace(" ", ",") if r["params"] else ""), r["shape"])
+        if run not in seen:
+            seen.append(run)
+for run in seen:
+    print(*run)
+PY
+    while read -r exp var shape <&3; do  # fd 3: the profiled programs must not eat the list
+        name=$(echo "$exp-$var-$shape" | tr ':,=' '_._')
+        TAIL=2 step "sass_$name" 60 gpulab profile "$exp" "$var" --shape "$shape" --sass \
+            --sass-csv "$logs/sass/$name.csv" --csv "$logs/sass/profile.csv"
+    done 3< "$logs/sass_runs.txt"
     ;;
 esac
 # One archive (few files come back from the machine); the logs stay beside it for a call cut short.
