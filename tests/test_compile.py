@@ -110,3 +110,18 @@ def test_nvrtc_is_asked_not_to_cache_and_each_kernel_compiles_once(fresh_cache, 
     second = gcompile.compile_kernel(src, "k")
     assert len(calls) == 1 and second.resources == first.resources
     assert set(gcompile.own_cache_options(gcompile.nvrtc_version())) <= set(calls[0])
+
+
+def test_a_variant_newer_than_the_arch_says_why_and_every_other_compiles_for_sm_75(fresh_cache):
+    """NVRTC 13 targets sm_75 (seed 000's T4) and newer; only what declares min_sm is left out."""
+    for exp in all_experiments():
+        shape = exp.shape(*exp.default_shapes[0])
+        for v in exp.variants:
+            reason = v.arch_reason("sm_75")
+            if v.min_sm:
+                assert reason == f"needs sm_{v.min_sm} or newer ({v.min_sm_for}); this is sm_75"
+                assert v.arch_reason("sm_90") is None and v.arch_reason("sm_100a") is None
+                continue
+            assert reason is None
+            record = compile_record(RunSpec(exp, v, v.default_params(), shape), "sm_75")
+            assert record["reg_per_thread"] > 0 and record["spill_stores_bytes"] == 0, (exp.name, v.name)

@@ -53,6 +53,11 @@ def test_warps_and_blocks_limits_and_the_record():
     assert occupancy(64, 16, 0, small).limiter == "blocks per SM"
 
 
+def test_before_sm_80_a_block_without_shared_memory_is_not_limited_by_it():
+    occ = occupancy(256, 32, 0, SM_LIMITS["sm_75"])
+    assert occ.limits["shared memory"] == SM_LIMITS["sm_75"].max_blocks and occ.blocks_per_sm == 4  # 32 warps / 8
+
+
 def test_unknown_arch_and_empty_block():
     with pytest.raises(GpulabError, match="no SM limits known for sm_42"):
         limits_for("sm_42")

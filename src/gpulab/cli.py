@@ -574,13 +574,14 @@ def main() -> None:
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # click's usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
+    except Exception as exc:
+        # Usage errors (an unknown option, a bad value) arrive here in non-standalone mode as click
+        # exceptions, from click or from the copy of it that newer typer releases carry inside
+        # (typer._click): recognised by what they can do, not by where they come from.
+        if callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int):
             exc.show()
-            sys.exit(2)
-        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(exc.exit_code)
+        if type(exc).__name__ == "Abort":
             sys.exit(130)
         raise
 

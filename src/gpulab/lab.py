@@ -105,33 +105,37 @@ def compile_spec(spec: RunSpec, arch: str = DEFAULT_ARCH) -> Compiled:
     return compile_kernel(spec.experiment.source(spec.variant), spec.experiment.entry, spec.params, arch)
 
 
-def constraint_reason(spec: RunSpec) -> str | None:
+def constraint_reason(spec: RunSpec, arch: str | None = None) -> str | None:
+    """Why `spec` cannot run (on `arch`, where given), or None."""
     if spec.variant is None:
         return None
-    return spec.variant.constraints(spec.params, spec.shape)
+    return (spec.variant.arch_reason(arch) if arch else None) or spec.variant.constraints(spec.params, spec.shape)
 
 
 def compile_record(spec: RunSpec, arch: str) -> dict:
     """The record of a compile-only run: what ptxas reported and the occupancy it allows (used with
     no GPU)."""
     record = spec.base_record()
-    reason = spec.variant.constraints(spec.params, None) if spec.variant else None
+    reason = (spec.variant.arch_reason(arch) or spec.variant.constraints(spec.params, None)) if spec.variant else None
     if reason:
         return record | {"skip_reason": reason}
+    from gpulab.gpu.occupancy import SM_LIMITS
+
     compiled = compile_spec(spec, arch)
     launch = spec.variant.launch(spec.params, spec.shape)
-    return record | compiled.resources.as_record() | occupancy_record(compiled.resources, launch, arch) | {"arch": arch}
+    return (record | compiled.resources.as_record() | occupancy_record(compiled.resources, launch, SM_LIMITS.get(arch))
+            | {"arch": arch})
 
 
-def occupancy_record(resources, launch, arch: str) -> dict:
-    """Theoretical blocks per SM, occupancy and what limits it, for an architecture whose SM limits
-    gpulab knows (empty otherwise: the driver's own number comes with `gpulab profile`)."""
-    from gpulab.gpu.occupancy import SM_LIMITS, occupancy
+def occupancy_record(resources, launch, limits) -> dict:
+    """Theoretical blocks per SM, occupancy and what limits it, for an SM's `limits` (a
+    gpulab.gpu.occupancy.SmLimits; None, where they are not known, gives nothing)."""
+    from gpulab.gpu.occupancy import occupancy
 
-    if arch not in SM_LIMITS:
+    if limits is None:
         return {}
     smem = resources.smem_static_bytes + launch.smem_dynamic_bytes
-    return occupancy(launch.threads_per_block, resources.registers, smem, SM_LIMITS[arch]).as_record()
+    return occupancy(launch.threads_per_block, resources.registers, smem, limits).as_record()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +159,18 @@ class Lab:
         self.env = environment(self.device, self.arch)
         self._flusher: L2Flusher | None = None
         self._check_count = 0
+        self._sm_limits = None
+
+    @property
+    def sm_limits(self):
+        """This card's SM limits, from the driver's attributes (any NVIDIA GPU, listed or not)."""
+        if self._sm_limits is None:
+            import cupy
+
+            from gpulab.gpu.occupancy import card_limits
+
+            self._sm_limits = card_limits(self.device, cupy.cuda.Device().attributes)
+        return self._sm_limits
 
     # -- the pieces --------------------------------------------------------------------------
     def _flush(self):
@@ -244,7 +260,7 @@ class Lab:
     # -- one run -> one record -----------------------------------------------------------------
     def execute(self, spec: RunSpec) -> dict:
         record = spec.base_record()
-        reason = constraint_reason(spec)
+        reason = constraint_reason(spec, self.arch)
         if reason:
             return record | {"skip_reason": reason} | self.env
         if spec.variant is not None:
@@ -254,7 +270,7 @@ class Lab:
                 "smem_dynamic_bytes": launch.smem_dynamic_bytes,
                 "grid": launch.grid,
                 "block": launch.block,
-            } | occupancy_record(compiled.resources, launch, self.arch)
+            } | occupancy_record(compiled.resources, launch, self.sm_limits)
             if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > self.device.smem_per_block_optin_bytes:
                 return record | {"skip_reason": "needs more shared memory than a block may have"} | self.env
         if self.options.check:

@@ -104,6 +104,8 @@ def run(spec, seed: int, info_path: Path | None) -> dict:
 
     device = require_gpu()
     exp = spec.experiment
+    if reason := spec.variant.arch_reason(device.arch):
+        raise GpulabError(f"{spec.label} cannot run on this card: {reason}")
     compiled = compile_spec(spec, device.arch)
     launch = spec.variant.launch(spec.params, spec.shape)
     if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > device.smem_per_block_optin_bytes:

@@ -210,6 +210,8 @@ def plan_tune(experiment: Experiment, variant: Variant, overrides: dict[str, tup
 
     ok, rejected = feasible(variant, search_space(variant, overrides))
     lab = Lab(LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50)))
+    if reason := variant.arch_reason(lab.arch):
+        raise GpulabError(f"{experiment.name} {variant.name} cannot run on this card: {reason}")
     folder = Path(results_root) / lab.device.slug
     current = tuned_defaults(experiment, folder)(variant)
     return TunePlan(experiment, variant, shapes, lab, folder, current, len(ok) + len(rejected),

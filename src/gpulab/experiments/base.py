@@ -79,6 +79,8 @@ class Variant:
     a config cannot run (shape None: checks that depend on params alone), or None. A variant with
     `expected_wrong` is a demonstration (a race, say): its wrong outputs are reported, never passed.
     `access` is the variant's memory-access model for `gpulab predict` (see gpulab.model), if any.
+    `min_sm` is the oldest architecture whose instructions it uses (80: sm_80, for cp.async), with
+    `min_sm_for` saying which; on an older card it is skipped with that reason.
     """
 
     name: str
@@ -91,6 +93,15 @@ class Variant:
     access: Callable[..., Any] | None = None
     # The param values `bench` and `run` sweep when none are given, e.g. {"TILE": (8, 16, 32)}.
     sweep: dict[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
+    min_sm: int = 0
+    min_sm_for: str = ""
+
+    def arch_reason(self, arch: str) -> str | None:
+        """Why this variant cannot run on `arch` ('sm_75'), or None."""
+        number = int("".join(ch for ch in arch.split("_")[-1] if ch.isdigit()) or 0)
+        if self.min_sm and number < self.min_sm:
+            return f"needs sm_{self.min_sm} or newer ({self.min_sm_for}); this is {arch}"
+        return None
 
     def default_params(self) -> Params:
         return {p.name: p.default for p in self.params}

@@ -35,8 +35,11 @@ class SmLimits:
     smem_reserved_per_block: int = SMEM_RESERVED_PER_BLOCK
 
 
-# From the CUDA C++ Programming Guide's table of compute-capability limits.
+# From the CUDA C++ Programming Guide's table of compute-capability limits, for `gpulab run` and
+# `list` without a GPU (with one, the card's own attributes are used: gpulab.lab.Lab.sm_limits).
+# Before sm_80 the driver reserves no shared memory per block. (NVRTC 13 targets nothing older than sm_75.)
 SM_LIMITS: dict[str, SmLimits] = {
+    "sm_75": SmLimits(max_warps=32, max_blocks=16, regs=65536, smem_bytes=64 * 1024, smem_reserved_per_block=0),
     "sm_80": SmLimits(max_warps=64, max_blocks=32, regs=65536, smem_bytes=164 * 1024),
     "sm_86": SmLimits(max_warps=48, max_blocks=16, regs=65536, smem_bytes=100 * 1024),
     "sm_89": SmLimits(max_warps=48, max_blocks=24, regs=65536, smem_bytes=100 * 1024),
@@ -95,6 +98,8 @@ def occupancy(threads_per_block: int, regs_per_thread: int, smem_per_block_bytes
         "warps": limits.max_warps // warps,
         "blocks per SM": limits.max_blocks,
         "registers": warps_by_regs // warps,
-        "shared memory": limits.smem_bytes // (smem + limits.smem_reserved_per_block),
+        # (before sm_80 nothing is reserved: a block without shared memory is not limited by it)
+        "shared memory": limits.smem_bytes // (smem + limits.smem_reserved_per_block) if smem or
+        limits.smem_reserved_per_block else limits.max_blocks,
     }
     return Occupancy(min(by.values()), warps, limits.max_warps, by)

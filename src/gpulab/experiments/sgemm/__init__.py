@@ -353,6 +353,7 @@ class Sgemm(Experiment):
             name="v9",
             file="v9_cp_async.cu",
             summary="cp.async ring of STAGES tiles in dynamic shared memory, grouped rasterization",
+            min_sm=80, min_sm_for="cp.async",
             launch=_v9_launch,
             access=v9_access,
             params=_tile_params(bm=64) + _warp_params(wm=64, wn=64, wniter=2) + (
