@@ -63,3 +63,16 @@ def test_unknown_arch_and_empty_block():
         limits_for("sm_42")
     with pytest.raises(ValueError):
         occupancy(0, 32, 0, H90)
+
+
+def test_card_limits_from_the_driver_attributes():
+    """With a GPU the card's own numbers are used (the H200's, as its driver reports them)."""
+    from gpulab.gpu.device import DeviceInfo
+    from gpulab.gpu.occupancy import card_limits
+
+    h200 = DeviceInfo("NVIDIA H200", (9, 0), 132, 62914560, 232448, 233472, 65536, 2048, 150 << 30,
+                      1980000, 3201000, "580.159.04", "13.2")
+    attrs = {"MaxBlocksPerMultiprocessor": 32, "MaxSharedMemoryPerMultiprocessor": 233472,
+             "ReservedSharedMemoryPerBlock": 1024}
+    assert card_limits(h200, attrs) == H90
+    assert card_limits(h200, {}) == H90  # the same from the device's own properties and defaults
