@@ -251,48 +251,14 @@ def report(
     results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
 ) -> None:
     """Plots (PNG) and one HTML page per card, from the CSVs under results/<gpu>/."""
-    from gpulab.experiments import all_experiments
-    from gpulab.records import read_csv, write_atomic
-    from gpulab.ceilings import ceilings_path
-    from gpulab.ceilings import load as load_ceilings
-    from gpulab.report import html, plots
-    from gpulab.report.markdown import best_lines, provenance
+    from gpulab.report import card_page
 
     gpu_dirs = sorted(p for p in results.glob("*") if p.is_dir())
     if not gpu_dirs:
         raise GpulabError(f"no results under {results}/; run gpulab bench or gpulab run first")
     for gpu_dir in gpu_dirs:
-        ceils = load_ceilings(ceilings_path(gpu_dir))
-        sections = []
-        for exp in all_experiments():
-            csv_path = gpu_dir / f"{exp.name}.csv"
-            if not csv_path.exists():
-                continue
-            records = read_csv(csv_path)
-            title = f"{exp.name}: {exp.title}"
-            if exp.bound == "compute":
-                png = plots.plot_compute(records, title, gpu_dir / f"{exp.name}.png",
-                                         ceiling_gflops=ceils.fma_gflops if ceils else None,
-                                         libraries=tuple(exp.vendor_baselines()))
-            else:
-                png = plots.plot_memory(records, title, gpu_dir / f"{exp.name}.png",
-                                        ceiling_gbps=ceils.copy_gbps if ceils else None)
-            sections.append({"title": title, "records": records, "png": png,
-                             "notes": best_lines(records, exp.baseline).splitlines(),
-                             "provenance": provenance(records).strip("_")})
-        fidelity_csv = gpu_dir / "fidelity.csv"
-        if fidelity_csv.exists():
-            rows = read_csv(fidelity_csv)
-            sections.append({"title": "Predicted before measured: access models vs Nsight Compute",
-                             "table_html": html.fidelity_table(rows),
-                             "notes": ["ncu's counts; where the model predicted otherwise, its number below "
-                                       "(red: the model is off; grey: arbitration noise or DRAM bytes within "
-                                       "tolerance; hover for the verdict)"],
-                             "provenance": f"{fidelity_csv}, written by gpulab fidelity on the card"})
-        if sections:
-            out = gpu_dir / "report.html"
-            write_atomic(out, html.page(gpu_dir.name, sections))
-            plotted = sum(1 for s in sections if s.get("png"))
+        if written := card_page.write(gpu_dir):
+            out, plotted = written
             console.print(f"wrote {out} and {plotted} plot(s) in {gpu_dir}/")
 
 
