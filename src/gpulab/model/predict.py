@@ -42,11 +42,10 @@ A wrong class declaration is caught by `predict(..., exhaustive=True)`, which ig
 and enumerates everything: the tests compare the two at small ragged shapes for every model.
 
 cp.async (SASS LDGSTS) is the third kind of global instruction: `Instruction(name, "global",
-"ldgsts", width, address=<global source>, shared_address=<shared destination>, reads=<guard>)`. Its
-global side is counted like a load (requests, sectors) and its shared side like a store
-(wavefronts by the store rules: no phase merge), both over the `active` lanes; `reads` says which
-active lanes read global memory at all (cp.async with src-size 0 reads nothing and zero-fills its
-destination). Nsight Compute counts the global side inside the global-load counters
+"ldgsts", width, address=<global source>, reads=<guard>)`. Its global side is counted like a load
+(requests, sectors) over the lanes that read: `reads` says which active lanes read global memory at
+all (cp.async with src-size 0 reads nothing and zero-fills its destination); its instructions are
+the warps with any active lane. Nsight Compute counts the global side inside the global-load counters
 (`..._global_op_ld`: recorded for sgemm v9 at 512^3, 49,152 requests = 64 warps x 64 tiles x 12
 LDGSTS and no LDG), and the instructions on their own (`..._op_ldgsts`); the shared side never under
 shared loads or stores. `summarize` follows: gmem_load_* include LDGSTS; gmem_ldgsts_requests and
@@ -116,17 +115,16 @@ class Instruction:
     active: Callable[[SimpleNamespace], Any] | None = None
     loops: tuple[Loop, ...] = ()
     blocks: Mapping[str, Classes] = dataclasses.field(default_factory=dict)  # keys 'x', 'y', 'z'
-    shared_address: Callable[[SimpleNamespace], Any] | None = None  # 'ldgsts' only: the destination
     reads: Callable[[SimpleNamespace], Any] | None = None  # 'ldgsts' only: active lanes with src-size > 0
 
     def __post_init__(self) -> None:
         if self.kind == LDGSTS:
-            if self.space != "global" or self.shared_address is None or self.width not in (4, 8, 16):
-                raise ValueError(f"{self.name}: an ldgsts is space 'global' with a shared_address, 4, 8 or 16 bytes")
+            if self.space != "global" or self.width not in (4, 8, 16):
+                raise ValueError(f"{self.name}: an ldgsts is space 'global', 4, 8 or 16 bytes")
         elif self.space not in warp.SPACES or self.kind not in warp.KINDS or self.width not in warp.WIDTHS:
             raise ValueError(f"{self.name}: bad space/kind/width {self.space}/{self.kind}/{self.width}")
-        elif self.shared_address is not None or self.reads is not None:
-            raise ValueError(f"{self.name}: shared_address and reads belong to ldgsts (cp.async) only")
+        elif self.reads is not None:
+            raise ValueError(f"{self.name}: reads belongs to ldgsts (cp.async) only")
         reserved = {"bx", "by", "bz", "tx", "ty", "tz", "tid", "lane", "warp"}
         for loop in self.loops:
             if loop.name in reserved:

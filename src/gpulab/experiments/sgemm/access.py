@@ -438,7 +438,7 @@ def _float4_model(params: Params, shape: Shape, lay: _Float4Layout) -> KernelAcc
                            loops=(smem_steps(), k_loop, Loop("g", lay.n_bfrag, every(lay.n_bfrag))),
                            blocks=t.smem_blocks()))
     frags = (Loop("f", lay.n_afrag, every(lay.n_afrag)), Loop("g", lay.n_bfrag, every(lay.n_bfrag)))
-    out += _slices_writeback(t, lay, frags, vec_bc) if lay.slices else _direct_writeback(t, lay, frags, vec_bc)
+    out += _slices_writeback(t, frags, vec_bc) if lay.slices else _direct_writeback(t, lay, frags, vec_bc)
     return KernelAccess(grid=t.grid(), block=(T, 1, 1), instructions=tuple(out), **t.work())
 
 
@@ -467,28 +467,35 @@ def _direct_writeback(t: _Tiles, lay: _Float4Layout, frags, vec_bc: bool) -> lis
 CS_LD = 36  # v7/v8: a warp's write-back slice is 16 rows of 32 floats, padded to 36
 
 
-def _slices_writeback(t: _Tiles, lay: _Float4Layout, frags, vec_bc: bool) -> list[Instruction]:
-    """v7/v8: for each 16 x 32 sub-tile (f, g) of its warp tile, a warp writes its accumulators into
+def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, c_blocks=None,
+                      smem_blocks=None) -> list[Instruction]:
+    """v7-v9: for each 16 x 32 sub-tile (f, g) of its warp tile, a warp writes its accumulators into
     its slice (four unguarded STS.128, lane row lr*4 + r, column lc*4), then reads rows back: the
     float4 path has lane (p = lane/8 + 4s, q = lane % 8) read slice[p][4q..] (LDS.128) and store it
     (STG.128), s < 4; the scalar path has lane l read slice[p][l] (LDS.32) and store it (STG.32),
-    p < 16. Each read-and-store pair is guarded by row < M and col < N (the LDS too: it sits inside
-    the guard in the SASS)."""
+    p < 16. Each read-and-store pair is guarded by `stored(i, row, col)` (the LDS too: it sits inside
+    the guard in the SASS): row < M and col < N unless the rung says otherwise. `origin(i)` is the
+    (row, col) of the block's tile of C: (by*BM, bx*BN) unless the rung says otherwise (v9: a 1D
+    grid whose edge blocks move inward). `c_blocks` / `smem_blocks` are the block classes."""
     M, N, C = t.M, t.N, t.base["C"]
     wm_, wn_, lr_, lc_ = _warp_lane(t)
+    origin = origin or (lambda i: (i.by * t.BM, i.bx * t.BN))
+    stored = stored or (lambda i, row, col: (row < M) & (col < N))
+    c_blocks = c_blocks or t.c_blocks()
+    smem_blocks = smem_blocks or t.smem_blocks()
 
     def slice_base(i):
         return F32 * (i.warp * 16 * CS_LD)
 
     def rbase(i):
-        return i.by * t.BM + wm_(i) + 16 * i.f
+        return origin(i)[0] + wm_(i) + 16 * i.f
 
     def cbase(i):
-        return i.bx * t.BN + wn_(i) + 32 * i.g
+        return origin(i)[1] + wn_(i) + 32 * i.g
 
     out = [Instruction("sts.128 slice[lr*4+r][lc*4..]", "shared", "store", 16,
                        address=lambda i: slice_base(i) + F32 * ((lr_(i) * 4 + i.r) * CS_LD + lc_(i) * 4),
-                       loops=frags + (Loop("r", 4, every(4)),), blocks=t.smem_blocks())]
+                       loops=frags + (Loop("r", 4, every(4)),), blocks=smem_blocks)]
     if vec_bc:
         def p(i):
             return i.lane // 8 + 4 * i.s
@@ -497,32 +504,32 @@ def _slices_writeback(t: _Tiles, lay: _Float4Layout, frags, vec_bc: bool) -> lis
             return cbase(i) + 4 * (i.lane % 8)
 
         def guard(i):
-            return (rbase(i) + p(i) < M) & (col(i) < N)
+            return stored(i, rbase(i) + p(i), col(i))
 
         loops = frags + (Loop("s", 4, every(4)),)
         out += [
             Instruction("lds.128 slice[p][4q..]", "shared", "load", 16,
                         address=lambda i: slice_base(i) + F32 * (p(i) * CS_LD + 4 * (i.lane % 8)),
-                        active=guard, loops=loops, blocks=t.c_blocks()),
+                        active=guard, loops=loops, blocks=c_blocks),
             Instruction("stg.128 C[row][col..col+3]", "global", "store", 16,
                         address=lambda i: C + F32 * ((rbase(i) + p(i)) * N + col(i)),
-                        active=guard, loops=loops, blocks=t.c_blocks()),
+                        active=guard, loops=loops, blocks=c_blocks),
         ]
     else:
         def col(i):
             return cbase(i) + i.lane
 
         def guard(i):
-            return (rbase(i) + i.p < M) & (col(i) < N)
+            return stored(i, rbase(i) + i.p, col(i))
 
         loops = frags + (Loop("p", 16, every(16)),)
         out += [
             Instruction("lds slice[p][lane] (scalar path)", "shared", "load", F32,
                         address=lambda i: slice_base(i) + F32 * (i.p * CS_LD + i.lane),
-                        active=guard, loops=loops, blocks=t.c_blocks()),
+                        active=guard, loops=loops, blocks=c_blocks),
             Instruction("stg C[row][col] (scalar path)", "global", "store", F32,
                         address=lambda i: C + F32 * ((rbase(i) + i.p) * N + col(i)),
-                        active=guard, loops=loops, blocks=t.c_blocks()),
+                        active=guard, loops=loops, blocks=c_blocks),
         ]
     return out
 
@@ -676,7 +683,8 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     v6-v8. Write-back through the per-warp slices as v7 (`_slices_writeback`), the guard being
     row_lo <= row < M and col_lo <= col < N.
 
-    Assumes (SASS of NVRTC 13.5 sm_90 at the default and the tuned configs of results/h200/tuned.json:
+    Assumes (SASS of NVRTC 13.5 sm_90, and of 13.0 on the H200 per its source page, at the default
+    and the tuned configs of results/h200/tuned.json:
     BM=64, BN=64|128, WM=32|64, STAGES=2|3): A_COPIES LDGSTS.E and B_COPIES LDGSTS.E.BYPASS.128 or
     LDGSTS.E per issued tile, none predicated; the epilogue's LDS and STG predicated by the guard;
     the `@!PT LDS RZ, [RZ]` the compiler puts before LDGSTS never execute.
@@ -687,10 +695,11 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     WM, WN, WNITER, STAGES, GROUP_M = params["WM"], params["WN"], params["WNITER"], params["STAGES"], params["GROUP_M"]
     M, N, K = shape["M"], shape["N"], shape["K"]
     T = 32 * (BM // WM) * (BN // WN)
+    t = _Tiles(params, shape, T)  # sizes, buffers and the warp tiles as v6-v8 (not their 2D grid)
+    wm_, wn_, lr_, lc_ = _warp_lane(t)
     AS_LD = BM + 4
     tile_bytes = F32 * (BK * AS_LD + BK * BN)
-    base = buffers(A=F32 * M * K, B=F32 * K * N, C=F32 * M * N)
-    A, B, C = base["A"], base["B"], base["C"]
+    A, B = t.base["A"], t.base["B"]
     vec = N % 4 == 0  # and B, C 16-byte aligned: cudaMalloc bases are
     fast = M >= BM and N >= BN
     grid_m, grid_n = cdiv(M, BM), cdiv(N, BN)
@@ -732,8 +741,9 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
 
     steps = np.arange(ktiles)
     slot_res = (slot(steps) % 128).tolist()
-    a_tiles = Loop("j", ktiles, _classes_by(zip(steps == 0, (F32 * BK * steps) % 128, slot_res)))
-    b_tiles = Loop("j", ktiles, _classes_by(zip(steps == 0, (F32 * BK * N * steps) % 128, slot_res)))
+    # the copies' global addresses: tile 0 alone (its k may start below 0), the rest by k0 mod 128 bytes
+    a_tiles = Loop("j", ktiles, _classes_by(zip(steps == 0, (F32 * BK * steps) % 128)))
+    b_tiles = Loop("j", ktiles, _classes_by(zip(steps == 0, (F32 * BK * N * steps) % 128)))
     smem_tiles = Loop("t", ktiles, _classes_by(slot_res))
 
     # -- the copies --
@@ -751,11 +761,6 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
         row, k = a_row_k(i)
         return np.where(a_ok(i), A + F32 * (np.minimum(row, M - 1) * K + k), A)
 
-    def a_dst(i):
-        rows_per_pass = T // 8
-        return slot(i.j) + F32 * (((i.tid & 7) + 8 * ((i.l * rows_per_pass) // BM)) * AS_LD
-                                  + (i.tid >> 3) + (i.l * rows_per_pass) % BM)
-
     def b_rc(i):
         col0 = origin(i.bx)[1]
         col_b = col0 + (i.tid % per_row) * bw
@@ -772,33 +777,17 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
         r, c = b_rc(i)
         return np.where(b_ok(i), B + F32 * (r * N + c), B)
 
-    def b_dst(i):
-        return slot(i.j) + F32 * (BK * AS_LD + (i.tid // per_row + (i.l * T) // per_row) * BN
-                                  + (i.tid % per_row) * bw + ((i.l * T) % per_row) * bw)
-
     out = [
         Instruction("ldgsts A -> As[k][row] (cp.async.ca 4 B)", "global", "ldgsts", F32,
-                    address=a_src, shared_address=a_dst, reads=a_ok,
+                    address=a_src, reads=a_ok,
                     loops=(a_tiles, Loop("l", a_copies, every(a_copies))), blocks=a_blocks),
         Instruction("ldgsts B -> Bs[r][c] " + ("(cp.async.cg 16 B)" if vec else "(cp.async.ca 4 B, scalar path)"),
                     "global", "ldgsts", 16 if vec else F32,
-                    address=b_src, shared_address=b_dst, reads=b_ok,
+                    address=b_src, reads=b_ok,
                     loops=(b_tiles, Loop("l", b_copies, every(b_copies))), blocks=b_blocks),
     ]
 
     # -- the main loop's fragments (v6-v8's warp tiling, zig-zag lanes) --
-    def wm_(i):
-        return (i.warp // (BN // WN)) * WM
-
-    def wn_(i):
-        return (i.warp % (BN // WN)) * WN
-
-    def lr_(i):
-        return (i.lane & 1) | ((i.lane >> 4) << 1)
-
-    def lc_(i):
-        return (i.lane >> 1) & 7
-
     k_loop = Loop("k", BK, every(BK))
     out += [
         Instruction("lds.128 As[k][a fragment]", "shared", "load", 16,
@@ -809,52 +798,12 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
                     loops=(smem_tiles, k_loop, Loop("g", WNITER, every(WNITER))), blocks=smem_blocks),
     ]
 
-    # -- the write-back through the per-warp slices (v7's), guarded by the stored range --
-    frags = (Loop("f", WM // 16, every(WM // 16)), Loop("g", WNITER, every(WNITER)))
-
-    def slice_base(i):
-        return F32 * (i.warp * 16 * CS_LD)
-
-    def rbase(i):
-        return origin(i.bx)[0] + wm_(i) + 16 * i.f
-
-    def cbase(i):
-        return origin(i.bx)[1] + wn_(i) + 32 * i.g
-
+    # -- the write-back through the per-warp slices (v7's), guarded by the rows and columns it stores --
     def stored(i, row, col):
         _, _, row_lo, col_lo = origin(i.bx)
         return (row >= row_lo) & (row < M) & (col >= col_lo) & (col < N)
 
-    out.append(Instruction("sts.128 slice[lr*4+r][lc*4..]", "shared", "store", 16,
-                           address=lambda i: slice_base(i) + F32 * ((lr_(i) * 4 + i.r) * CS_LD + lc_(i) * 4),
-                           loops=frags + (Loop("r", 4, every(4)),), blocks=smem_blocks))
-    if vec:
-        def p(i):
-            return i.lane // 8 + 4 * i.s
-
-        def guard(i):
-            return stored(i, rbase(i) + p(i), cbase(i) + 4 * (i.lane % 8))
-
-        loops = frags + (Loop("s", 4, every(4)),)
-        out += [
-            Instruction("lds.128 slice[p][4q..]", "shared", "load", 16,
-                        address=lambda i: slice_base(i) + F32 * (p(i) * CS_LD + 4 * (i.lane % 8)),
-                        active=guard, loops=loops, blocks=c_blocks),
-            Instruction("stg.128 C[row][col..col+3]", "global", "store", 16,
-                        address=lambda i: C + F32 * ((rbase(i) + p(i)) * N + cbase(i) + 4 * (i.lane % 8)),
-                        active=guard, loops=loops, blocks=c_blocks),
-        ]
-    else:
-        def guard(i):
-            return stored(i, rbase(i) + i.p, cbase(i) + i.lane)
-
-        loops = frags + (Loop("p", 16, every(16)),)
-        out += [
-            Instruction("lds slice[p][lane] (scalar path)", "shared", "load", F32,
-                        address=lambda i: slice_base(i) + F32 * (i.p * CS_LD + i.lane),
-                        active=guard, loops=loops, blocks=c_blocks),
-            Instruction("stg C[row][col] (scalar path)", "global", "store", F32,
-                        address=lambda i: C + F32 * ((rbase(i) + i.p) * N + cbase(i) + i.lane),
-                        active=guard, loops=loops, blocks=c_blocks),
-        ]
+    frags = (Loop("f", WM // 16, every(WM // 16)), Loop("g", WNITER, every(WNITER)))
+    out += _slices_writeback(t, frags, vec, origin=lambda i: origin(i.bx)[:2], stored=stored,
+                             c_blocks=c_blocks, smem_blocks=smem_blocks)
     return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
