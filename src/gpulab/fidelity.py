@@ -252,8 +252,14 @@ class RunResult:
 
     @property
     def exact(self) -> tuple[int, int]:
-        judged = [r for r in self.rows if r["quantity"] in COUNTED and r["exact"] is not None]
-        return sum(1 for r in judged if r["exact"] or r["verdict"] == "arbitration"), len(judged)
+        return agreement(self.rows)
+
+
+def agreement(rows: list[dict]) -> tuple[int, int]:
+    """(counted quantities that agree with the prediction, counted quantities judged): exact, or
+    off only by the arbitration noise that ncu counts as bank conflicts."""
+    judged = [r for r in rows if r.get("quantity") in COUNTED and r.get("exact") is not None]
+    return sum(1 for r in judged if r["exact"] is True or r.get("verdict") == "arbitration"), len(judged)
 
 
 def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResult:

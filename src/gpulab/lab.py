@@ -16,6 +16,7 @@ from gpulab.check import CheckResult
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.gpu.compile import DEFAULT_ARCH, Compiled, compile_kernel
+from gpulab.gpu.occupancy import SM_LIMITS, card_limits, occupancy
 from gpulab.gpu.timing import L2Flusher, Timing, TimingPolicy, time_it
 
 
@@ -119,8 +120,6 @@ def compile_record(spec: RunSpec, arch: str) -> dict:
     reason = (spec.variant.arch_reason(arch) or spec.variant.constraints(spec.params, None)) if spec.variant else None
     if reason:
         return record | {"skip_reason": reason}
-    from gpulab.gpu.occupancy import SM_LIMITS
-
     compiled = compile_spec(spec, arch)
     launch = spec.variant.launch(spec.params, spec.shape)
     return (record | compiled.resources.as_record() | occupancy_record(compiled.resources, launch, SM_LIMITS.get(arch))
@@ -130,8 +129,6 @@ def compile_record(spec: RunSpec, arch: str) -> dict:
 def occupancy_record(resources, launch, limits) -> dict:
     """Theoretical blocks per SM, occupancy and what limits it, for an SM's `limits` (a
     gpulab.gpu.occupancy.SmLimits; None, where they are not known, gives nothing)."""
-    from gpulab.gpu.occupancy import occupancy
-
     if limits is None:
         return {}
     smem = resources.smem_static_bytes + launch.smem_dynamic_bytes
@@ -166,8 +163,6 @@ class Lab:
         """This card's SM limits, from the driver's attributes (any NVIDIA GPU, listed or not)."""
         if self._sm_limits is None:
             import cupy
-
-            from gpulab.gpu.occupancy import card_limits
 
             self._sm_limits = card_limits(self.device, cupy.cuda.Device().attributes)
         return self._sm_limits

@@ -1,5 +1,6 @@
 """gpulab.gpu.occupancy against the driver's own occupancy calculator, for every variant's default
-config on this card: the number `gpulab run` prints without a GPU must be the one the card gives."""
+config on this card: the number `gpulab run` prints without a GPU must be the one the card gives.
+gpulab.profile_target.occupancy asks the driver and computes its own beside it."""
 
 import pytest
 
@@ -18,22 +19,13 @@ def _cases():
 
 @pytest.mark.parametrize("exp, variant, shape", list(_cases()))
 def test_blocks_per_sm_match_the_driver(exp, variant, shape):
-    import cupy
-    from cupy.cuda import driver
-
     from gpulab.gpu.device import require_gpu
-    from gpulab.gpu.occupancy import card_limits, occupancy
+    from gpulab.profile_target import occupancy
 
     device = require_gpu()
+    if reason := variant.arch_reason(device.arch):
+        pytest.skip(reason)
     params = variant.default_params()
     compiled = compile_spec(RunSpec(exp, variant, params, shape), device.arch)
-    launch = variant.launch(params, shape)
-    kernel = cupy.RawModule(path=str(compiled.cubin_path)).get_function(compiled.entry)
-    if launch.smem_dynamic_bytes > 48 * 1024:
-        kernel.max_dynamic_shared_size_bytes = launch.smem_dynamic_bytes
-    theirs = driver.occupancyMaxActiveBlocksPerMultiprocessor(
-        kernel.kernel.ptr, launch.threads_per_block, launch.smem_dynamic_bytes)
-    ours = occupancy(launch.threads_per_block, compiled.resources.registers,
-                     compiled.resources.smem_static_bytes + launch.smem_dynamic_bytes,
-                     card_limits(device, cupy.cuda.Device().attributes))
-    assert ours.blocks_per_sm == theirs, (ours.limits, compiled.resources)
+    got = occupancy(compiled, variant.launch(params, shape), device)
+    assert got["computed_blocks_per_sm"] == got["blocks_per_sm"], (got, compiled.resources)

@@ -183,7 +183,8 @@ class Capture:
     capture_output: str  # what ncu and the program printed during the capture
 
 
-def _run(cmd: list[str], timeout: float, env: Mapping[str, str] | None, what: str):
+def run_tool(cmd: list[str], timeout: float, env: Mapping[str, str] | None, what: str):
+    """Run an ncu command line; a timeout or a missing executable is a one-line NcuFailed."""
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                               env=None if env is None else dict(env), errors="replace")
@@ -248,10 +249,10 @@ def capture(
     report.parent.mkdir(parents=True, exist_ok=True)
     if report.exists():
         report.unlink()
-    result = _run(capture_command(ncu, request, report), timeout, env, "ncu")
+    result = run_tool(capture_command(ncu, request, report), timeout, env, "ncu")
     output = (result.stdout or "") + "\n" + (result.stderr or "")
     classify_failure(result.returncode, output, request, report.exists())
-    imported = _run(import_command(ncu, report), IMPORT_TIMEOUT_S, env, "ncu --import")
+    imported = run_tool(import_command(ncu, report), IMPORT_TIMEOUT_S, env, "ncu --import")
     if imported.returncode != 0:
         said = tool_lines(imported.stdout + "\n" + imported.stderr) or last_lines(imported.stderr)
         raise NcuFailed(f"ncu could not read back {report.name} (exit {imported.returncode}): "

@@ -82,7 +82,7 @@ def capture_source(request: ncu_mod.CaptureRequest, ncu: str | None = None, env:
     ncu = ncu or ncu_mod.find_ncu(env)
     with tempfile.TemporaryDirectory(prefix="gpulab-ncu-source-") as tmp:
         log = Path(tmp) / "source.csv"
-        result = ncu_mod._run(source_command(ncu, request, log), timeout, env, "ncu")
+        result = ncu_mod.run_tool(source_command(ncu, request, log), timeout, env, "ncu")
         output = (result.stdout or "") + "\n" + (result.stderr or "")
         text = log.read_text(errors="replace") if log.exists() else ""
         ncu_mod.classify_failure(result.returncode, output + "\n" + text, request, '"Kernel Name"' in text)

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text  # run labels and notes are plain text, never markup
 
-from gpulab.fidelity import COUNTED
+from gpulab.fidelity import agreement
 
 
 def run_line(res) -> Text:
@@ -50,6 +50,5 @@ def summary_line(results: list, path: Path) -> str:
 
 def rejudge_line(path: Path, rows: list[dict]) -> str:
     """How many counted quantities of a rejudged fidelity.csv are exact under the current models."""
-    judged = [r for r in rows if r.get("quantity") in COUNTED and r.get("exact") is not None]
-    good = sum(1 for r in judged if r["exact"] is True or r.get("verdict") == "arbitration")
-    return f"{path}: {good} of {len(judged)} counted quantities exact under the current models"
+    good, judged = agreement(rows)
+    return f"{path}: {good} of {judged} counted quantities exact under the current models"
