@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# The device session in three calls, so each stays inside the 10-minute limit of one call.
-#   stage "check":    GPU tests, ceilings, and the tune of the top SGEMM rung
-#   stage "verify":   GPU tests only (after a change to GPU code), in one process. With pytest -n 8
-#                     on the H200 (2026-11-30) a kernel two workers compiled came back from NVRTC's own
-#                     cache without a ptxas report; compile.py now turns that cache off (--no-cache),
-#                     which the card has not run yet. Serial, all 883 passed in 122 s
-#   stage "publish":  every benchmark into results/<gpu>/ and a compare (ncu)
-#   stage "fidelity": predicted vs ncu-measured counters for every variant (results/<gpu>/fidelity.csv)
-#   stage "sass":     `gpulab profile --sass` of every run whose counted quantities differ in
-#                     fidelity.csv: per-instruction counts to settle whether the model or the
-#                     launch-wide counter is off (CSV per run under $OUT/logs/sass)
-# Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch-<stage>.tgz.
-# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh check|verify|publish|fidelity|sass
+# The device session as named stages; one call runs several in order, so a call can fill its
+# 10-minute limit without a second machine start.
+#   "verify":    GPU tests, 8 workers (compile.py passes NVRTC --no-cache, so two workers compiling one
+#                kernel both get a ptxas report); any failure is re-run alone, serially, to tell a
+#                parallel-only failure from a real one; then the `exclusive` tests alone
+#   "ceilings":  the card's ceilings, measured again (--refresh)
+#   "tune":      the tune of the top SGEMM rung
+#   "sgemm":     `gpulab bench sgemm` (the ladder, tuned configs) into results/<gpu>/
+#   "memory":    `gpulab bench` coalesce, stencil and grayscale into results/<gpu>/
+#   "compare":   `gpulab compare sgemm v0 v1` under ncu
+#   "fidelity":  predicted vs ncu-measured counters for every variant (results/<gpu>/fidelity.csv)
+#   "probe":     scripts/probe_counters.py: three captures of one launch, hardware vs instrumented counters
+#   "ncu_fixtures": re-record tests/fixtures/ncu (the CSV the CPU tests parse)
+#   "profile_tests": the GPU tests that run ncu (after a change to what gpulab asks ncu for)
+#   "sass":      `gpulab profile --sass` of every run whose counted quantities differ in
+#                fidelity.csv: per-instruction counts to settle whether the model or the
+#                launch-wide counter is off (CSV per run under $OUT/logs/sass)
+# Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch.tgz.
+# Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh STAGE [STAGE...]
 set -uo pipefail
-stage=${1:?usage: device_batch.sh check|verify|publish|fidelity|sass}
+[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|sass ..." >&2; exit 2; }
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -24,19 +30,29 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, p
     echo "== $name: exit $rc in $((SECONDS - t0)) s"
     tail -n "${TAIL:-6}" "$logs/$name.log"
 }
+for stage in "$@"; do
 case $stage in
-check)
-    step pytest_gpu 230 python3 -m pytest -m gpu -q -p no:cacheprovider --maxfail=10
+verify)
+    TAIL=12 step pytest_gpu "${LIMIT:-300}" python3 -m pytest -m "gpu and not exclusive" -q -n 8 \
+        -o cache_dir="$OUT/pytest-cache" --maxfail=30
+    grep -q " passed" "$logs/pytest_gpu.log" && ! grep -qE "[0-9]+ (failed|error)" "$logs/pytest_gpu.log" || \
+        TAIL=12 step pytest_gpu_rerun 200 python3 -m pytest -m gpu -q -p no:xdist -o cache_dir="$OUT/pytest-cache" --lf
+    TAIL=4 step pytest_gpu_exclusive 120 python3 -m pytest -m "gpu and exclusive" -q -p no:xdist
+    ;;
+ceilings)
     step ceilings 80 gpulab ceilings --refresh
+    ;;
+tune)
     TAIL=14 step tune_v9 200 gpulab tune sgemm v9 --param BM=64,128 --param BN=64,128 --param BK=8 \
         --param WM=32,64 --param WN=64 --param WNITER=2 --param STAGES=2,3 --param MINB=2 --param GROUP_M=8
     ;;
-verify)
-    TAIL=12 step pytest_gpu "${LIMIT:-400}" python3 -m pytest -m gpu -q -p no:cacheprovider -p no:xdist --maxfail=10
+sgemm)
+    TAIL=40 step bench_sgemm 240 gpulab bench sgemm
     ;;
-publish)
-    TAIL=40 step bench_sgemm 220 gpulab bench sgemm
+memory)
     for e in coalesce stencil grayscale; do TAIL=3 step "bench_$e" 80 gpulab bench "$e"; done
+    ;;
+compare)
     TAIL=40 step compare 60 gpulab compare sgemm v0 v1 --size 2048
     ;;
 fidelity)
@@ -63,6 +79,26 @@ PY
             --sass-csv "$logs/sass/$name.csv" --csv "$logs/sass/profile.csv"
     done 3< "$logs/sass_runs.txt"
     ;;
+probe)
+    # Is a counter a fixed count of one launch? Three captures each of the two runs that settled it.
+    hw_vs_sass="--metric l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum --metric smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_st.sum
+        --metric lts__t_sectors_srcunit_tex_op_write.sum --metric smsp__inst_executed_op_shared_ld.sum
+        --metric smsp__inst_executed_op_shared_ld_pred_on_any.sum --metric smsp__inst_executed_op_shared_ld_pred_off_all.sum
+        --metric smsp__sass_inst_executed_op_shared_ld.sum"
+    TAIL=12 step probe_v9 120 python3 scripts/probe_counters.py sgemm v9 --shape 129x67x33 $hw_vs_sass
+    TAIL=12 step probe_gray 120 python3 scripts/probe_counters.py grayscale row --shape 3840x2160 $hw_vs_sass
+    ;;
+ncu_fixtures)
+    # the recorded ncu output the CPU tests parse, with today's metric list (after a change to it)
+    TAIL=4 step ncu_fixtures 120 python3 -m gpulab.gpu.ncu_capture_fixtures --out tests/fixtures/ncu
+    ;;
+profile_tests)
+    TAIL=6 step pytest_profile 200 python3 -m pytest -m gpu -q -p no:cacheprovider tests/gpu/test_profile_gpu.py tests/gpu/test_occupancy_gpu.py
+    ;;
+*)
+    echo "unknown stage $stage" >&2
+    ;;
 esac
+done
 # One archive (few files come back from the machine); the logs stay beside it for a call cut short.
-tar czf "$OUT/batch-$stage.tgz" -C "$OUT" logs -C "$PWD" results
+tar czf "$OUT/batch.tgz" -C "$OUT" logs -C "$PWD" results tests/fixtures

@@ -143,6 +143,7 @@ def ceilings(lab, tmp_path_factory):
     return ceil.ensure(lab.device, tmp_path_factory.mktemp("ceilings"), refresh=True)
 
 
+@pytest.mark.exclusive  # under pytest -n 8 on the H200 another worker's kernels cut the FMA rate to 46 of 66 TFLOP/s
 def test_ceilings_measured_and_plausible(lab, ceilings):
     from cupy._core import _routines_linalg as linalg
 
