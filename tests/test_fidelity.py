@@ -83,7 +83,7 @@ def test_an_exact_run():
     assert res.exact[0] == res.exact[1] == len(fidelity.COUNTED)
     for q in fidelity.COUNTED:
         assert rows[q]["exact"] is True and rows[q]["verdict"] == "exact" and rows[q]["ratio"] == 1.0
-    assert rows["smem_load_requests"]["ncu_metric"] == "smsp__inst_executed_op_shared_ld_pred_on_any.sum"
+    assert rows["smem_load_requests"]["ncu_metric"] == "smsp__sass_inst_executed_op_shared_ld.sum"
     assert rows["dram_read_bytes"]["verdict"] == "not judged"  # 0.8 MB of inputs fit in L2
     assert rows["dram_read_bytes"]["predicted"] == 4 * (300 * 196 + 196 * 388)
     assert rows["dram_write_bytes"]["predicted"] == 4 * 300 * 388
@@ -273,3 +273,34 @@ def test_rejudge_refreshes_verdicts_and_never_touches_measurements():
     again, kept = fidelity.rejudge(edited)
     assert again == edited and len(kept) == 1 and "measure it again" in kept[0]
 
+
+
+def test_hardware_counters_are_shown_beside_the_instrumented_count_never_judged():
+    """Store sectors and shared requests are judged by ncu's instrumented counters; the hardware
+    counters of the same things (hw_*) carry the prediction and ratio but no verdict of exactness,
+    and a hardware count off the prediction does not cost the run its agreement."""
+    res = fidelity.measure_one(spec("sgemm", "v9", (129, 67, 33)), profile=fake_profile(
+        {"hw_smem_load_requests": 16, "hw_gmem_store_sectors": -7}))
+    rows = by_quantity(res)
+    assert res.exact[0] == res.exact[1]
+    hw = rows["hw_smem_load_requests"]
+    assert hw["predicted"] == rows["smem_load_requests"]["predicted"] and hw["measured"] == hw["predicted"] + 16
+    assert hw["exact"] is None and hw["verdict"] == "hardware counter" and "not a fixed count" in hw["note"]
+    assert rows["hw_gmem_store_sectors"]["ratio"] < 1 and rows["hw_gmem_store_sectors"]["exact"] is None
+    assert rows["hw_smem_store_requests"]["note"] == ""  # equal to the prediction: nothing to explain
+    assert rows["hw_gmem_store_sectors"]["ncu_metric"] == "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+    assert rows["gmem_store_sectors"]["ncu_metric"] == "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_st.sum"
+
+
+def test_rejudge_leaves_a_count_recorded_from_another_metric_as_it_was():
+    """A quantity gpulab now reads from another ncu metric was not measured the new way: its
+    recorded row stays, untouched, and the run is named to be measured again."""
+    rows = fidelity.measure_one(spec("sgemm", "v9", (129, 67, 33)), profile=fake_profile(
+        {"smem_load_requests": 16})).rows
+    old = [dict(r, ncu_metric="smsp__inst_executed_op_shared_ld_pred_on_any.sum")
+           if r["quantity"] == "smem_load_requests" else dict(r) for r in rows]
+    again, kept = fidelity.rejudge(old)
+    (row,) = [r for r in again if r["quantity"] == "smem_load_requests"]
+    assert row == next(r for r in old if r["quantity"] == "smem_load_requests")
+    assert len(kept) == 1 and "smem_load_requests recorded from another ncu metric" in kept[0]
+    assert [r["quantity"] for r in again] == [r["quantity"] for r in old]

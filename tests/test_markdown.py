@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from gpulab.records import read_csv
+from gpulab.records import read_csv, write_csv
 from gpulab.report.markdown import experiment_block, fidelity_block, pivot, update_readme
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,8 +32,6 @@ def test_update_readme_rewrites_only_the_named_block(tmp_path):
 
 
 def test_fidelity_block_counts_agreement_per_quantity(tmp_path):
-    from gpulab.records import write_csv
-
     base = {"experiment": "sgemm", "params": "", "shape": "64x64x64", "gpu": "NVIDIA H200", "driver": "580",
             "nvrtc": "13.0", "ncu_version": "2025.3.1.0", "date": "2026-11-30T00:00:00"}
     rows = [
@@ -58,7 +56,12 @@ def test_report_command_writes_plot_and_html_from_csv(tmp_path):
 
     (tmp_path / "results" / "h200").mkdir(parents=True)
     shutil.copy(H200_SGEMM, tmp_path / "results" / "h200" / "sgemm.csv")
-    shutil.copy(H200_SGEMM.with_name("fidelity.csv"), tmp_path / "results" / "h200" / "fidelity.csv")
+    # the card's fidelity table with one count planted off its prediction, to see how a difference shows
+    fidelity_rows = read_csv(H200_SGEMM.with_name("fidelity.csv"))
+    planted = next(r for r in fidelity_rows if r["quantity"] == "smem_load_requests" and r["variant"] == "v9"
+                   and r["shape"] == "129x67x33")
+    planted.update(measured=planted["predicted"] + 16, exact=False, verdict="differs")
+    write_csv(tmp_path / "results" / "h200" / "fidelity.csv", fidelity_rows)
     r = subprocess.run([sys.executable, "-m", "gpulab.cli", "report"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
@@ -66,9 +69,10 @@ def test_report_command_writes_plot_and_html_from_csv(tmp_path):
     html = (tmp_path / "results" / "h200" / "report.html").read_text()
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "data:image/png;base64," in html and "cublas" in html and "NVIDIA H200" in html
-    # the predicted-vs-measured section: v9's ragged shared-load count differs, so both numbers show
+    # the predicted-vs-measured section: where a count differs, both numbers show, marked wrong;
+    # the card's own rows all agree, so the planted one is the only wrong cell
     assert "Predicted before measured" in html
-    assert '49,032<br>pred 48,975' in html and 'class="wrong"' in html
+    assert '1,843<br>pred 1,827' in html and html.count('class="wrong"') == 1
 
 
 def test_ladder_block_calculates_blocks_per_sm_for_older_records():

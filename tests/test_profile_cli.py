@@ -17,6 +17,7 @@ from gpulab.records import read_csv
 # The numbers of sgemm v0 / v1 with 16 x 16 blocks at 512^3 on the H200 (tests/fixtures/ncu), rounded.
 BASE = {
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": 8192, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 32768,
+    "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_st.sum": 32768,
     "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum": 1048576, "dram__bytes_write.sum": 0,
     "lts__t_sector_hit_rate.pct": 95.0, "sm__warps_active.avg.pct_of_peak_sustained_active": 80.0,
     "sm__warps_active.avg.per_cycle_active": 51.0, "smsp__issue_active.avg.pct_of_peak_sustained_active": 42.0,
@@ -27,7 +28,8 @@ VALUES = {
         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 8388608,
         "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 16777216,
         "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": 536870912,
-        "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 0, "dram__bytes_read.sum": 2103808,
+        "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 0, "smsp__sass_inst_executed_op_shared_ld.sum": 0,
+        "dram__bytes_read.sum": 2103808,
         "dram__throughput.avg.pct_of_peak_sustained_elapsed": 18.1, "gpu__time_duration.sum": 58592,
         "l1tex__t_sector_hit_rate.pct": 88.6, "smsp__warps_eligible.avg.per_cycle_active": 1.32,
         stall_metric("long_scoreboard"): 9.5, stall_metric("lg_throttle"): 3.0,
@@ -36,7 +38,7 @@ VALUES = {
         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 524288,
         "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 2097152,
         "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": 67108864,
-        "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 5242880,
+        "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 5242880, "smsp__sass_inst_executed_op_shared_ld.sum": 5242880,
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 6294748,
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 3292, "dram__bytes_read.sum": 2101504,
         "dram__throughput.avg.pct_of_peak_sustained_elapsed": 9.6, "gpu__time_duration.sum": 44256,

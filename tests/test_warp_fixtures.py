@@ -22,8 +22,11 @@ import pytest
 from gpulab.model import warp
 from gpulab.model.pattern_fixtures import METRICS, measure, number, parse_ncu_csv
 from gpulab.model.patterns import PATTERNS, Pattern, pattern
-from gpulab.model.predict import NCU_METRICS
+from gpulab.model.predict import NCU_HARDWARE, NCU_METRICS
 
+# The one-warp probes were recorded with the hardware counters (exact for launches this small), also
+# where fidelity reads ncu's instrumented count instead (store sectors, shared requests).
+FIXTURE_METRICS = {**NCU_METRICS, **{k.removeprefix("hw_"): v for k, v in NCU_HARDWARE.items() if k.startswith("hw_")}}
 FIXTURE = Path(__file__).parent / "fixtures" / "warp_patterns.json"
 MAKE_IT = "python3 -m gpulab.model.pattern_fixtures --out tests/fixtures/warp_patterns.json (on a GPU)"
 METRIC_LIST = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "ncu" / "ncu_metrics_gh100.txt"
@@ -34,7 +37,7 @@ def expected_metrics(p: Pattern) -> dict[str, int]:
     c = warp.count(p.addresses, p.width, p.space, p.kind, p.active)
     prefix = "gmem" if p.space == "global" else "smem"
     fields = ("requests", "sectors") if p.space == "global" else ("requests", "wavefronts", "bank_conflicts")
-    return {NCU_METRICS[f"{prefix}_{p.kind}_{f}"]: int(getattr(c, f)) * p.repeat for f in fields}
+    return {FIXTURE_METRICS[f"{prefix}_{p.kind}_{f}"]: int(getattr(c, f)) * p.repeat for f in fields}
 
 
 def mismatches(p: Pattern, entry: dict) -> list[str]:
@@ -71,7 +74,7 @@ def test_metric_names_exist_in_ncu():
     if not METRIC_LIST.exists():
         pytest.skip(f"ncu's metric list is not at {METRIC_LIST}")
     known = {line.split()[0] for line in METRIC_LIST.read_text().splitlines() if line.strip()}
-    for name in set(METRICS) | set(NCU_METRICS.values()):
+    for name in set(METRICS) | set(NCU_METRICS.values()) | set(NCU_HARDWARE.values()):
         base = name.rsplit(".", 1)[0]  # the .sum roll-up is not in the list, the counter is
         assert base in known, name
 
@@ -146,7 +149,7 @@ def test_fixture_script_end_to_end_with_a_stand_in_ncu(tmp_path, monkeypatch):
         assert mismatches(pattern(name), by_name[name]) == []
     # ... and the comparison does fail when the hardware disagrees or the pattern changed.
     entry = by_name["lds128_ex1_consecutive"]
-    entry["measured"][NCU_METRICS["smem_load_wavefronts"]] = 2
+    entry["measured"][FIXTURE_METRICS["smem_load_wavefronts"]] = 2
     assert mismatches(pattern("lds128_ex1_consecutive"), entry) == [
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum: model 4, measured 2"
     ]

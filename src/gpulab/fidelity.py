@@ -8,8 +8,12 @@
     -> results/<gpu>/fidelity.csv (rows of the same run are replaced, others kept)
 
 What is held to what:
-- counted quantities (global requests and sectors, loads and stores, the L1TEX bytes they imply;
+- counted quantities (global requests and sectors, loads and stores, the L1TEX bytes loads imply;
   shared requests, wavefronts and bank conflicts, loads and stores) must equal ncu's count exactly.
+  Store sectors and shared requests are ncu's instrumented counts (from each executed instruction's
+  predicate and addresses); the hardware counters of the same things, and L1TEX's store bytes, are
+  recorded beside them (hw_*), never judged: on the H200 they move between captures of one launch
+  (gpulab.model.predict.NCU_METRICS has the numbers).
   Shared wavefronts have one known source of noise: arbitration between warps adds a few
   wavefronts that change from run to run, and ncu counts exactly those as bank conflicts (recorded
   on the H200, tests/test_ncu.py). So `smem_*_ideal_wavefronts` (wavefronts minus conflicts) is
@@ -52,7 +56,7 @@ DRAM_TOLERANCE = 0.15
 
 COUNTED = (
     "gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors",
-    "l1tex_global_load_bytes", "l1tex_global_store_bytes",
+    "l1tex_global_load_bytes",
     "smem_load_requests", "smem_load_wavefronts", "smem_load_bank_conflicts", "smem_load_ideal_wavefronts",
     "smem_store_requests", "smem_store_wavefronts", "smem_store_bank_conflicts", "smem_store_ideal_wavefronts",
     # cp.async (LDGSTS) on its own counters (its global side is in the gmem_load_* ones too)
@@ -63,8 +67,14 @@ SHARED_OPS = ("load", "store")  # the smem_<op>_* families with wavefronts and c
 MEASURED_ONLY = ("smem_ldgsts_wavefronts", "smem_ldgsts_bank_conflicts")
 UNMODELLED_NOTE = ("the shared side of cp.async: its wavefronts follow the global sectors' arrival, "
                    "which the model does not predict")
+# Hardware counters of counts that the COUNTED rows take from ncu's instrumentation (hw_<quantity>),
+# and L1TEX's store bytes: shown with the prediction and ratio, never judged exact
+# (gpulab.model.predict's NCU_METRICS says why).
+HARDWARE = ("hw_gmem_store_sectors", "l1tex_global_store_bytes", "hw_smem_load_requests", "hw_smem_store_requests")
+HARDWARE_NOTE = ("a hardware counter: not a fixed count of one launch on the H200 (it moves between captures); "
+                 "the instrumented count in the row without hw_ is the one held to the model")
 DRAM = ("dram_read_bytes", "dram_write_bytes")
-QUANTITIES = COUNTED + MEASURED_ONLY + DRAM
+QUANTITIES = COUNTED + HARDWARE + MEASURED_ONLY + DRAM
 
 
 # -- predictions ---------------------------------------------------------------------------------
@@ -99,6 +109,7 @@ def predicted_quantities(spec) -> dict[str, int] | None:
     check_launch(model, spec.variant.launch(spec.params, spec.shape))
     p = predict(model)
     out = {q: int(p[q]) for q in COUNTED if q in p}
+    out |= {q: int(p[q.removeprefix("hw_")]) for q in HARDWARE if q.removeprefix("hw_") in p}
     for op in SHARED_OPS:
         out[f"smem_{op}_ideal_wavefronts"] = int(p[f"smem_{op}_wavefronts"] - p[f"smem_{op}_bank_conflicts"])
     if out.get("smem_ldgsts_requests") == 0:  # no cp.async: nothing of it to write either
@@ -151,6 +162,9 @@ def compare(predicted: dict | None, measured: dict, l2_bytes: int | None, no_mod
             if q in COUNTED or q in MEASURED_ONLY:  # the latter predicted only as 0, where there is no cp.async
                 row["exact"] = meas == pred
                 row["verdict"] = "exact" if row["exact"] else "differs"
+            elif q in HARDWARE:  # shown, never judged: row["exact"] stays None
+                row["verdict"] = "hardware counter"
+                row["note"] = "" if meas == pred else HARDWARE_NOTE
             else:
                 row["exact"] = False  # DRAM bytes are judged by tolerance, never counted exactly
         rows.append(row)
@@ -406,8 +420,9 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
     """(the rows again, what was left as recorded and why): each run's counted quantities get fresh
     predictions and verdicts from its recorded ncu numbers, which are never changed. Runs whose
     kernel source changed since they were measured, or that no longer exist, stay as recorded (they
-    need the card); so do the DRAM rows, whose verdict needs the card's L2 size. Quantities no
-    longer compared are dropped, and none is added that the run did not record."""
+    need the card); so do the DRAM rows, whose verdict needs the card's L2 size, and any quantity
+    recorded from another ncu metric than the one gpulab reads for it now. Quantities no longer
+    compared are dropped, and none is added that the run did not record."""
     from gpulab.profiling import QUANTITIES as PROFILE_QUANTITIES
 
     groups: dict[tuple, list[dict]] = {}
@@ -420,7 +435,15 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
             out += recorded
             kept.append(f"{' '.join(key)}: " + (why or "the kernel changed since, or the run failed: measure it again"))
             continue
-        measured = {r["quantity"]: r["measured"] for r in recorded if r.get("measured") is not None}
+        # A recorded number is re-judged only if it came from the metric that measures its quantity
+        # today; one counted by another metric stays as recorded (its row names that metric).
+        stale = {r["quantity"] for r in recorded
+                 if _metric_of(PROFILE_QUANTITIES, r["quantity"]) not in ("", r.get("ncu_metric") or "")}
+        if stale:
+            kept.append(f"{' '.join(key)}: {', '.join(sorted(stale))} recorded from another ncu metric than "
+                        "gpulab reads now: measure it again")
+        measured = {r["quantity"]: r["measured"] for r in recorded
+                    if r.get("measured") is not None and r["quantity"] not in stale}
         predicted = predicted_quantities(spec)
         by = {r["quantity"]: r for r in recorded}
         base = {c: recorded[0].get(c) for c in RUN_COLUMNS}
@@ -428,9 +451,13 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
         for r in compare(predicted, measured_quantities(measured), None):
             if r["quantity"] not in by:
                 continue
-            if r["quantity"] in DRAM:
+            if r["quantity"] in DRAM or r["quantity"] in stale:
                 out.append(by[r["quantity"]])
                 continue
-            q = PROFILE_QUANTITIES.get(r["quantity"])
-            out.append({**base, **r, "ncu_metric": q.metric if q and q.metric else "", **stamp})
+            out.append({**base, **r, "ncu_metric": _metric_of(PROFILE_QUANTITIES, r["quantity"]), **stamp})
     return out, kept
+
+
+def _metric_of(quantities: dict, name: str) -> str:
+    q = quantities.get(name)
+    return q.metric if q and q.metric else ""

@@ -40,10 +40,11 @@ from gpulab.profile_target import LAUNCH_SKIP, make_spec, target_argv
 from gpulab.report import readings
 
 try:  # the model names the ncu metric of each counter it predicts: one source for both sides
+    from gpulab.model.predict import NCU_HARDWARE as _HARDWARE
     from gpulab.model.predict import NCU_MEASURED_ONLY as _MEASURED_ONLY
     from gpulab.model.predict import NCU_METRICS as _MODEL_METRICS
 except ImportError:  # pragma: no cover - the model package is optional to this module
-    _MODEL_METRICS, _MEASURED_ONLY = {}, {}
+    _MODEL_METRICS, _MEASURED_ONLY, _HARDWARE = {}, {}, {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,18 +71,22 @@ COUNTED: tuple[Quantity, ...] = (
     Quantity("gmem_load_sectors_per_request", None, "  sectors per load request", None, "ratio"),
     Quantity("gmem_store_requests", _m("gmem_store_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
              "global store requests", "lower"),
-    Quantity("gmem_store_sectors", _m("gmem_store_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+    Quantity("gmem_store_sectors", _m("gmem_store_sectors", "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_st.sum"),
              "global store sectors", "lower"),
+    Quantity("hw_gmem_store_sectors", _HARDWARE.get("hw_gmem_store_sectors"), "  the same, hardware counter (not exact)",
+             "lower"),
     Quantity("gmem_store_sectors_per_request", None, "  sectors per store request", None, "ratio"),
-    Quantity("smem_load_requests", _m("smem_load_requests", "smsp__inst_executed_op_shared_ld_pred_on_any.sum"),
+    Quantity("smem_load_requests", _m("smem_load_requests", "smsp__sass_inst_executed_op_shared_ld.sum"),
              "shared load requests (instructions)"),
+    Quantity("hw_smem_load_requests", _HARDWARE.get("hw_smem_load_requests"), "  the same, hardware counter (not exact)"),
     Quantity("smem_load_wavefronts", _m("smem_load_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
              "shared load wavefronts", "lower"),
     Quantity("smem_load_bank_conflicts",
              _m("smem_load_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
              "shared load bank conflicts", "lower"),
-    Quantity("smem_store_requests", _m("smem_store_requests", "smsp__inst_executed_op_shared_st_pred_on_any.sum"),
+    Quantity("smem_store_requests", _m("smem_store_requests", "smsp__sass_inst_executed_op_shared_st.sum"),
              "shared store requests (instructions)"),
+    Quantity("hw_smem_store_requests", _HARDWARE.get("hw_smem_store_requests"), "  the same, hardware counter (not exact)"),
     Quantity("smem_store_wavefronts",
              _m("smem_store_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
              "shared store wavefronts", "lower"),
@@ -91,8 +96,8 @@ COUNTED: tuple[Quantity, ...] = (
     Quantity("l1tex_global_load_bytes", _m("l1tex_global_load_bytes", "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"),
              "L1TEX global load bytes", "lower", "bytes"),
     Quantity("l1tex_global_store_bytes",
-             _m("l1tex_global_store_bytes", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"),
-             "L1TEX global store bytes", "lower", "bytes"),
+             _HARDWARE.get("l1tex_global_store_bytes", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"),
+             "L1TEX global store bytes (hardware, not exact)", "lower", "bytes"),
     # cp.async (LDGSTS) alone; its global side is inside the global load counters above as well.
     # Its shared wavefronts are measured only: the model does not predict them.
     *(Quantity(key, metrics[key], label, better) for metrics, key, label, better in (
@@ -106,7 +111,8 @@ COUNTED: tuple[Quantity, ...] = (
     Quantity("dram_bytes", None, "DRAM bytes read + written (vs compulsory)", "lower", "bytes"),
 )
 # The counted quantity whose prediction lives under another name in the model's output.
-PREDICTED_AS = {"dram_bytes": "dram_compulsory_bytes"}
+PREDICTED_AS = {"dram_bytes": "dram_compulsory_bytes",
+               **{k: k.removeprefix("hw_") for k in _HARDWARE if k.startswith("hw_")}}
 
 HEADLINE: tuple[Quantity, ...] = (
     Quantity("duration_ns", "gpu__time_duration.sum", "duration under ncu (not a timing)", "lower", "ns"),

@@ -150,13 +150,25 @@ def fidelity_block(csv_path: Path) -> str:
     dram = [r for r in rows if r.get("quantity") == "dram_read_bytes" and str(r.get("verdict", "")).startswith(("within", "outside"))]
     within = sum(1 for r in dram if str(r["verdict"]).startswith("within"))
     text = "\n".join(lines) + f"\n\n{len(runs)} runs. DRAM bytes read within 15% of the compulsory bytes in {within} of " \
-        f"the {len(dram)} runs whose inputs exceed the L2.\n"
+        f"the {len(dram)} runs whose inputs exceed the L2.{_hardware_line(rows)}\n"
     if notes:
         text += "\nWhere they differ:\n\n" + "\n".join(notes) + "\n"
     r = next((r for r in rows if r.get("gpu")), {})
     dates = sorted({str(r.get("date", ""))[:10] for r in rows if r.get("date")})
     return text + (f"\n_{r.get('gpu', '?')}, driver {r.get('driver', '?')}, NVRTC {r.get('nvrtc', '?')}, "
                    f"Nsight Compute {r.get('ncu_version', '?')}, {', '.join(dates) or '?'}._\n")
+
+
+def _hardware_line(rows: list[dict]) -> str:
+    """The hardware counters recorded beside the instrumented counts they are not judged by."""
+    hw = [r for r in rows if str(r.get("quantity", "")).startswith("hw_") and r.get("ratio") is not None]
+    if not hw:
+        return ""
+    off = [r["ratio"] - 1 for r in hw if r["measured"] != r["predicted"]]
+    spread = f" ({min(off):+.2%} to {max(off):+.2%})" if off else ""
+    return (" Store sectors and shared requests are ncu's instrumented counts; the hardware counters of the "
+            f"same things (hw_*), recorded beside them, read the predicted number in {len(hw) - len(off)} of "
+            f"{len(hw)} cases and moved off it in {len(off)}{spread}.")
 
 
 def readme_blocks(results_root: Path) -> dict[str, str]:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text  # instruction names hold brackets (A[row][k]) that are not markup
 
-from gpulab.model.predict import NCU_METRICS
+from gpulab.model.predict import NCU_HARDWARE, NCU_METRICS
+
+COMPARED_WITH = {**NCU_METRICS, **NCU_HARDWARE}
 
 
 def summary_table(title: str, p: dict) -> Table:
@@ -17,7 +19,7 @@ def summary_table(title: str, p: dict) -> Table:
         table.add_column(col, justify=justify)
 
     def count(label, key):
-        table.add_row(label, f"{p[key]:,}", NCU_METRICS.get(key, ""))
+        table.add_row(label, f"{p[key]:,}", COMPARED_WITH.get(key, ""))
 
     def ratio(label, key):
         table.add_row(label, f"{p[key]:.2f}", "")
