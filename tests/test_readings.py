@@ -116,3 +116,21 @@ def test_compare_story_tells_the_seed_000_story():
 def test_compare_story_same_stall():
     story = rd.compare_story({"top_stall": "mio_throttle"}, {"top_stall": "mio_throttle"}, "a", "b")
     assert story == ["Both stall most on MIO throttle: " + rd.STALLS["mio_throttle"].meaning + "."]
+
+
+def test_shared_wavefronts_over_by_exactly_their_extra_conflicts_read_as_arbitration():
+    """v9 at 4096^3 on the H200 (2026-12-01): store wavefronts 548,860 against the model's 524,288,
+    with 24,572 bank conflicts where the model has none; wavefronts minus conflicts are the model's."""
+    from types import SimpleNamespace
+
+    from gpulab.report.profile_tables import counted_reading
+
+    predicted = {"smem_store_wavefronts": 524_288, "smem_store_bank_conflicts": 0, "smem_store_requests": 131_072}
+    prof = SimpleNamespace(measured={"smem_store_wavefronts": 548_860.0, "smem_store_bank_conflicts": 24_572.0,
+                                     "smem_store_requests": 131_072.0},
+                           prediction=lambda k: predicted.get(k), info={})
+    for key in ("smem_store_wavefronts", "smem_store_bank_conflicts"):
+        assert counted_reading(prof, key).startswith("24,572 over the model, exactly the extra bank conflicts")
+    prof.measured["smem_store_bank_conflicts"] = 20_000.0  # not the same extra: the layout is not the model's
+    assert "its accounting of this kernel is off" in counted_reading(prof, "smem_store_wavefronts")
+    assert "way bank conflict" in counted_reading(prof, "smem_store_bank_conflicts")

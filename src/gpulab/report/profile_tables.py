@@ -44,8 +44,22 @@ def _ratio(measured, predicted) -> str:
     return f"{measured / predicted:.3f}"
 
 
+def _arbitration_extra(prof, op: str) -> float | None:
+    """Wavefronts over the prediction when they are over by exactly the conflicts over it, else None."""
+    m, p = prof.measured, prof.prediction
+    w, c = f"smem_{op}_wavefronts", f"smem_{op}_bank_conflicts"
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (m.get(w), m.get(c), p(w), p(c))):
+        return None
+    extra = m[w] - p(w)
+    return extra if extra > 0 and extra == m[c] - p(c) else None
+
+
 def counted_reading(prof, key: str) -> str | None:
     m = prof.measured
+    if key in ("smem_load_wavefronts", "smem_load_bank_conflicts", "smem_store_wavefronts", "smem_store_bank_conflicts"):
+        extra = _arbitration_extra(prof, key.split("_")[1])
+        if extra is not None:
+            return readings.arbitration(extra)
     if key.endswith("_sectors_per_request"):
         op = key.split("_")[1]
         return readings.sectors_per_request(m.get(key)) if m.get(f"gmem_{op}_requests") else None

@@ -146,6 +146,14 @@ def bank_conflicts(conflicts: float | None, requests: float | None, wavefronts: 
     return f"{per:.1f} extra wavefronts per request: about a {per + 1:.0f}-way bank conflict on average"
 
 
+def arbitration(extra: float) -> str:
+    """Shared wavefronts over the model by exactly the bank conflicts ncu counted over it: the ideal
+    wavefronts (wavefronts minus conflicts) are the model's, so the layout is as predicted and the
+    extra is warps contending for shared memory (different on every run; gpulab.fidelity)."""
+    return (f"{extra:,.0f} over the model, exactly the extra bank conflicts: arbitration between warps, "
+            "not the layout (wavefronts minus conflicts are the model's)")
+
+
 def dram_vs_floor(measured: float | None, floor: float | None, l2_bytes: float | None = None) -> str | None:
     """DRAM bytes moved against the compulsory floor (every input read once, output written once)."""
     if measured is None or floor is None or _nan(measured) or not floor:
