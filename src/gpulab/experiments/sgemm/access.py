@@ -753,13 +753,15 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
         k = k_first + i.j * BK + (i.tid & 7) + 8 * ((i.l * rows_per_pass) // BM)
         return row, k
 
-    def a_ok(i):
-        _, k = a_row_k(i)
+    def in_k(k):  # a copy whose k lies outside [0, K) reads nothing and zero-fills (src-size 0)
         return (k >= 0) & (k < K)
+
+    def a_ok(i):
+        return in_k(a_row_k(i)[1])
 
     def a_src(i):
         row, k = a_row_k(i)
-        return np.where(a_ok(i), A + F32 * (np.minimum(row, M - 1) * K + k), A)
+        return np.where(in_k(k), A + F32 * (np.minimum(row, M - 1) * K + k), A)
 
     def b_rc(i):
         col0 = origin(i.bx)[1]
@@ -770,12 +772,11 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
         return r, c
 
     def b_ok(i):
-        r, _ = b_rc(i)
-        return (r >= 0) & (r < K)
+        return in_k(b_rc(i)[0])
 
     def b_src(i):
         r, c = b_rc(i)
-        return np.where(b_ok(i), B + F32 * (r * N + c), B)
+        return np.where(in_k(r), B + F32 * (r * N + c), B)
 
     out = [
         Instruction("ldgsts A -> As[k][row] (cp.async.ca 4 B)", "global", "ldgsts", F32,
