@@ -306,8 +306,7 @@ def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResu
     from gpulab.profiling import QUANTITIES as PROFILE_QUANTITIES
 
     for r in rows:
-        q = PROFILE_QUANTITIES.get(r["quantity"])
-        r["ncu_metric"] = q.metric if q and q.metric else ""
+        r["ncu_metric"] = _metric_of(PROFILE_QUANTITIES, r["quantity"])
     stamp = {"ncu_version": prof.ncu_version, **{k: env.get(k) for k in ("gpu", "arch", "driver", "nvrtc", "date")}}
     out = [{**base, **r, **stamp} for r in rows]
     return RunResult(spec, out, time.perf_counter() - start)

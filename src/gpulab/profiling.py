@@ -39,12 +39,11 @@ from gpulab.gpu import ncu as ncu_mod
 from gpulab.profile_target import LAUNCH_SKIP, make_spec, target_argv
 from gpulab.report import readings
 
-try:  # the model names the ncu metric of each counter it predicts: one source for both sides
-    from gpulab.model.predict import NCU_HARDWARE as _HARDWARE
-    from gpulab.model.predict import NCU_MEASURED_ONLY as _MEASURED_ONLY
-    from gpulab.model.predict import NCU_METRICS as _MODEL_METRICS
-except ImportError:  # pragma: no cover - the model package is optional to this module
-    _MODEL_METRICS, _MEASURED_ONLY, _HARDWARE = {}, {}, {}
+# The model names the ncu metric of each counter it predicts (and of those it measures beside):
+# one source for both sides.
+from gpulab.model.predict import NCU_HARDWARE, NCU_MEASURED_ONLY, NCU_METRICS
+
+_METRIC = {**NCU_METRICS, **NCU_HARDWARE, **NCU_MEASURED_ONLY}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,60 +58,42 @@ class Quantity:
     kind: str = "count"  # count | ratio | pct | bytes | per | ns
 
 
-def _m(key: str, default: str) -> str:
-    return _MODEL_METRICS.get(key, default)
+def _counted(key: str, label: str, better: str | None = "lower", kind: str = "count") -> Quantity:
+    return Quantity(key, _METRIC[key], label, better, kind)
 
 
+_HW = "  the same, hardware counter (not exact)"
 COUNTED: tuple[Quantity, ...] = (
-    Quantity("gmem_load_requests", _m("gmem_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
-             "global load requests", "lower"),
-    Quantity("gmem_load_sectors", _m("gmem_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
-             "global load sectors", "lower"),
+    _counted("gmem_load_requests", "global load requests"),
+    _counted("gmem_load_sectors", "global load sectors"),
     Quantity("gmem_load_sectors_per_request", None, "  sectors per load request", None, "ratio"),
-    Quantity("gmem_store_requests", _m("gmem_store_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
-             "global store requests", "lower"),
-    Quantity("gmem_store_sectors", _m("gmem_store_sectors", "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_st.sum"),
-             "global store sectors", "lower"),
-    Quantity("hw_gmem_store_sectors", _HARDWARE.get("hw_gmem_store_sectors"), "  the same, hardware counter (not exact)",
-             "lower"),
+    _counted("gmem_store_requests", "global store requests"),
+    _counted("gmem_store_sectors", "global store sectors"),
+    _counted("hw_gmem_store_sectors", _HW),
     Quantity("gmem_store_sectors_per_request", None, "  sectors per store request", None, "ratio"),
-    Quantity("smem_load_requests", _m("smem_load_requests", "smsp__sass_inst_executed_op_shared_ld.sum"),
-             "shared load requests (instructions)"),
-    Quantity("hw_smem_load_requests", _HARDWARE.get("hw_smem_load_requests"), "  the same, hardware counter (not exact)"),
-    Quantity("smem_load_wavefronts", _m("smem_load_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
-             "shared load wavefronts", "lower"),
-    Quantity("smem_load_bank_conflicts",
-             _m("smem_load_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
-             "shared load bank conflicts", "lower"),
-    Quantity("smem_store_requests", _m("smem_store_requests", "smsp__sass_inst_executed_op_shared_st.sum"),
-             "shared store requests (instructions)"),
-    Quantity("hw_smem_store_requests", _HARDWARE.get("hw_smem_store_requests"), "  the same, hardware counter (not exact)"),
-    Quantity("smem_store_wavefronts",
-             _m("smem_store_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
-             "shared store wavefronts", "lower"),
-    Quantity("smem_store_bank_conflicts",
-             _m("smem_store_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
-             "shared store bank conflicts", "lower"),
-    Quantity("l1tex_global_load_bytes", _m("l1tex_global_load_bytes", "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"),
-             "L1TEX global load bytes", "lower", "bytes"),
-    Quantity("l1tex_global_store_bytes",
-             _HARDWARE.get("l1tex_global_store_bytes", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"),
-             "L1TEX global store bytes (hardware, not exact)", "lower", "bytes"),
+    _counted("smem_load_requests", "shared load requests (instructions)", None),
+    _counted("hw_smem_load_requests", _HW, None),
+    _counted("smem_load_wavefronts", "shared load wavefronts"),
+    _counted("smem_load_bank_conflicts", "shared load bank conflicts"),
+    _counted("smem_store_requests", "shared store requests (instructions)", None),
+    _counted("hw_smem_store_requests", _HW, None),
+    _counted("smem_store_wavefronts", "shared store wavefronts"),
+    _counted("smem_store_bank_conflicts", "shared store bank conflicts"),
+    _counted("l1tex_global_load_bytes", "L1TEX global load bytes", kind="bytes"),
+    _counted("l1tex_global_store_bytes", "L1TEX global store bytes (hardware, not exact)", kind="bytes"),
     # cp.async (LDGSTS) alone; its global side is inside the global load counters above as well.
     # Its shared wavefronts are measured only: the model does not predict them.
-    *(Quantity(key, metrics[key], label, better) for metrics, key, label, better in (
-        (_MODEL_METRICS, "gmem_ldgsts_requests", "cp.async global requests", "lower"),
-        (_MODEL_METRICS, "smem_ldgsts_requests", "cp.async instructions", None),
-        (_MEASURED_ONLY, "smem_ldgsts_wavefronts", "cp.async shared wavefronts (not modelled)", "lower"),
-        (_MEASURED_ONLY, "smem_ldgsts_bank_conflicts", "cp.async shared bank conflicts (not modelled)", "lower"),
-    ) if key in metrics),
+    _counted("gmem_ldgsts_requests", "cp.async global requests"),
+    _counted("smem_ldgsts_requests", "cp.async instructions", None),
+    _counted("smem_ldgsts_wavefronts", "cp.async shared wavefronts (not modelled)"),
+    _counted("smem_ldgsts_bank_conflicts", "cp.async shared bank conflicts (not modelled)"),
     Quantity("dram_read_bytes", "dram__bytes_read.sum", "DRAM bytes read", "lower", "bytes"),
     Quantity("dram_write_bytes", "dram__bytes_write.sum", "DRAM bytes written", "lower", "bytes"),
     Quantity("dram_bytes", None, "DRAM bytes read + written (vs compulsory)", "lower", "bytes"),
 )
 # The counted quantity whose prediction lives under another name in the model's output.
 PREDICTED_AS = {"dram_bytes": "dram_compulsory_bytes",
-               **{k: k.removeprefix("hw_") for k in _HARDWARE if k.startswith("hw_")}}
+               **{k: k.removeprefix("hw_") for k in NCU_HARDWARE if k.startswith("hw_")}}
 
 HEADLINE: tuple[Quantity, ...] = (
     Quantity("duration_ns", "gpu__time_duration.sum", "duration under ncu (not a timing)", "lower", "ns"),
