@@ -385,6 +385,38 @@ def test_incomplete_ceilings_file_is_not_used(tmp_path):
     assert ceil.load(tmp_path / "missing.csv") is None
 
 
+def test_l2_ceiling_is_optional_and_read_when_present(tmp_path):
+    path = ceil.ceilings_path(tmp_path)
+    ceil.save(path, _ceiling_rows())
+    assert ceil.load(path).l2_gbps is None  # a file from before the L2 ceiling is still complete
+    ceil.save(path, _ceiling_rows() + [{"ceiling": ceil.L2_NAME, "gbps": 9876.5, "size_bytes": 30277632,
+                                        "time_ms": 0.8, "gpu": "NVIDIA H200"}])
+    assert ceil.load(path).l2_gbps == pytest.approx(9876.5)
+
+
+@pytest.mark.parametrize("sms, l2", [(132, 60 << 20), (40, 4 << 20), (1, 64 << 10)])
+def test_l2_buffer_fits_half_the_l2_in_whole_grid_strides(sms, l2):
+    blocks, n4 = ceil.l2_geometry(sms, l2)
+    stride = blocks * ceil.THREADS
+    assert n4 % stride == 0 and n4 >= stride  # every pass reads each float4 once
+    assert 16 * n4 <= l2 * ceil.L2_FRACTION
+    assert blocks % sms == 0  # the same number of blocks on every SM
+    if (sms, l2) == (132, 60 << 20):  # the H200: 8 blocks per SM, 7 strides, 30.3 MB
+        assert blocks == 1056 and 16 * n4 == 30_277_632
+
+
+def test_l2_buffer_too_small_for_one_block_per_sm_says_so():
+    with pytest.raises(GpulabError, match="holds less than one float4"):
+        ceil.l2_geometry(132, 1 << 20)
+
+
+def test_l2_read_kernel_compiles_without_spills():
+    from gpulab.gpu.compile import compile_kernel
+
+    res = compile_kernel(ceil.KERNEL_DIR / "l2_read.cu", "l2_read", {}, "sm_90").resources
+    assert res.registers > 0 and res.spill_stores_bytes == 0 and res.spill_loads_bytes == 0
+
+
 class _FakeDevice:
     name = "NVIDIA H200"
 

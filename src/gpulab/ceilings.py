@@ -4,9 +4,14 @@ Every rate gpulab reports is shown against a limit measured on the same card, ne
   copy_memcpy       cudaMemcpyAsync device to device, 1 GiB, bytes read + written
   copy_kernel       gpulab's float4 copy kernel (experiments/ceilings/copy.cu), same buffers
   fma_fp32          gpulab's FFMA kernel (experiments/ceilings/fma.cu): 8 independent chains per thread
+  l2_read           gpulab's L2 read kernel (experiments/ceilings/l2_read.cu): float4 reads that
+                    bypass L1 (ld.global.cg), PASSES passes over a buffer of at most half the L2
+                    (its size in size_bytes; 30.3 MB on an H200), already in L2; bytes read
   cublas_fp32_N     cuBLAS SGEMM through CuPy, FP32 compute (TF32 off), N = 4096 and 8192
   cublas_tf32_N     the same with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores), to show what a
                     "FP32" baseline that lets TF32 in would claim
+The L2 row is the roof of the roofline's L2 line (report/roofline.py); files measured before it
+existed lack it and stay complete: the roofline then leaves that line out.
 The copy ceiling is the better of the two copies; memory-bound records get `pct_of_ceiling` against
 it, compute-bound ones (sgemm) against fma_fp32 (and already carry pct_of_cublas from their own
 cuBLAS row). They are stored in results/<gpu>/ceilings.csv with the date, driver and clocks, and
@@ -37,10 +42,15 @@ FMA_ITERS = 1 << 16  # ~4.4 ms per launch at 64 TFLOP/s on 132 SMs; a multiple o
 FMA_BLOCKS_PER_SM = 8  # of 256 threads: 2048 threads, every SM full
 GEMM_SIZES = (4096, 8192)
 THREADS = 256
+L2_NAME = "l2_read"
+L2_FRACTION = 0.5  # the buffer is at most this share of the L2: it stays resident in both halves' reach
+L2_BLOCKS_PER_SM = 8  # of 256 threads, as the FMA kernel: every SM full of loads in flight
+L2_PASSES = 256  # ~0.8 ms over 30 MB at 10 TB/s: long enough for events to time
+L2_RTOL = 1e-3  # float32 sums of ~7,000 values per thread against a float64 sum of the buffer
 
 
 def names() -> tuple[str, ...]:
-    """Every ceiling a complete file holds."""
+    """Every ceiling a complete file must hold (L2_NAME is optional: older files lack it)."""
     gemm = tuple(f"cublas_{m}_{n}" for m in ("fp32", "tf32") for n in GEMM_SIZES)
     return ("copy_memcpy", "copy_kernel", "fma_fp32") + gemm
 
@@ -63,6 +73,12 @@ class Ceilings:
     def copy_gbps(self) -> float | None:
         best = self.best_copy
         return best["gbps"] if best else None
+
+    @property
+    def l2_gbps(self) -> float | None:
+        """The L2 read bandwidth, or None where it was not measured (files from before it existed)."""
+        r = self.row(L2_NAME)
+        return r.get("gbps") if r else None
 
     @property
     def fma_gflops(self) -> float | None:
@@ -263,6 +279,10 @@ def measure(device, policy=None, progress=None) -> list[dict]:
         raise GpulabError("the FMA ceiling kernel produced non-finite values")
     del out
 
+    say("L2 read bandwidth")
+    what, t, values = measure_l2(device, policy)
+    row(L2_NAME, what, t, **values)
+
     # cuBLAS SGEMM, FP32 then TF32, checked against a float64 GEMM so the mode is proven, not assumed.
     for n in GEMM_SIZES:
         say(f"cuBLAS SGEMM {n}^3, FP32 and TF32")
@@ -286,3 +306,41 @@ def measure(device, policy=None, progress=None) -> list[dict]:
         del a, b, c, ref
     cupy.get_default_memory_pool().free_all_blocks()
     return rows
+
+
+def l2_geometry(sm_count: int, l2_bytes: int) -> tuple[int, int]:
+    """(blocks, float4s in the buffer) for the L2 read: the buffer a whole number of grid strides
+    and at most L2_FRACTION of the L2; fewer blocks per SM where one stride alone is too big."""
+    budget = int(l2_bytes * L2_FRACTION) // 16
+    for per_sm in range(L2_BLOCKS_PER_SM, 0, -1):
+        stride = sm_count * per_sm * THREADS
+        if stride <= budget:
+            return sm_count * per_sm, stride * (budget // stride)
+    raise GpulabError(f"an L2 of {l2_bytes} bytes holds less than one float4 per thread of one block per SM")
+
+
+def measure_l2(device, policy):
+    """The L2 read ceiling on `device`: (what was timed, its Timing, the row's values)."""
+    import cupy
+
+    from gpulab.gpu.compile import compile_kernel
+    from gpulab.gpu.launch import load as load_kernel
+    from gpulab.gpu.launch import synchronize
+    from gpulab.gpu.timing import time_it
+
+    blocks, n4 = l2_geometry(device.sm_count, device.l2_bytes)
+    size = 16 * n4
+    buf = cupy.random.random(4 * n4, dtype=cupy.float32)
+    out = cupy.empty(blocks * THREADS, dtype=cupy.float32)
+    kernel = load_kernel(compile_kernel(KERNEL_DIR / "l2_read.cu", "l2_read", {}, device.arch))
+    args = (buf, out, np.int64(n4), np.int32(L2_PASSES))
+    # No flush: the buffer must be in L2, which the warm-up launches leave it in.
+    t = time_it(lambda: kernel((blocks, 1, 1), (THREADS, 1, 1), args), policy, None)
+    synchronize("L2 read ceiling")
+    got = float(out.astype(cupy.float64).sum())
+    want = L2_PASSES * float(buf.astype(cupy.float64).sum())
+    if not abs(got - want) <= L2_RTOL * abs(want):
+        raise GpulabError(f"the L2 read ceiling kernel summed {got:.6g}, expected {want:.6g}")
+    what = (f"gpulab l2_read: float4 ld.global.cg, {L2_PASSES} passes over {size / 1e6:.1f} MB "
+            f"({size / device.l2_bytes:.0%} of the L2) already in L2, {blocks} blocks of {THREADS}; bytes read")
+    return what, t, {"size_bytes": size, "gbps": L2_PASSES * size / (t.median_ms / 1e3) / 1e9}

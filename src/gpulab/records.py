@@ -93,12 +93,16 @@ def to_csv_text(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Replace `path` with `data` (text as UTF-8, or bytes: a PNG) all at once."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(text)
+        if isinstance(data, bytes):
+            tmp.write_bytes(data)
+        else:
+            tmp.write_text(data, encoding="utf-8")
         os.replace(tmp, path)
     finally:
         if tmp.exists():

@@ -148,7 +148,7 @@ def test_ceilings_measured_and_plausible(lab, ceilings):
     from cupy._core import _routines_linalg as linalg
 
     assert ceilings.measured and ceilings.path.exists()
-    assert {r["ceiling"] for r in ceilings.rows} == set(ceil.names())
+    assert {r["ceiling"] for r in ceilings.rows} == set(ceil.names()) | {ceil.L2_NAME}
     again = ceil.ensure(lab.device, ceilings.path.parent)
     assert not again.measured and again.copy_gbps == pytest.approx(ceilings.copy_gbps, rel=1e-6)
     for r in ceilings.rows:
@@ -156,6 +156,9 @@ def test_ceilings_measured_and_plausible(lab, ceilings):
               f"  sm {r.get('sm_clock_mhz')} MHz  err {r.get('max_rel_err', '')}")
         assert r["gpu"] == lab.device.name and r["driver"] and r["date"] and r["time_ms"] > 0
     assert ceilings.copy_gbps > 100 and ceilings.fma_gflops > 1000
+    # L2 hits are served faster than DRAM: a read ceiling no better than the copy did not stay in L2
+    l2 = ceilings.row(ceil.L2_NAME)
+    assert ceilings.l2_gbps > 1.2 * ceilings.copy_gbps and l2["size_bytes"] <= lab.device.l2_bytes * ceil.L2_FRACTION
     for n in ceil.GEMM_SIZES:
         fp32, tf32 = ceilings.row(f"cublas_fp32_{n}"), ceilings.row(f"cublas_tf32_{n}")
         assert fp32["max_rel_err"] <= 2e-5 and fp32["tf32_visible"] is False

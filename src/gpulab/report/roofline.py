@@ -1,0 +1,144 @@
+"""A roofline per card, from measured ceilings only, with each rung where the access model puts it.
+
+The roofs (results/<gpu>/ceilings.csv, nothing from a datasheet):
+  FP32 FMA     fma_fp32, gpulab's FFMA kernel
+  tensor TF32  the faster cublas_tf32_N: the tensor-core rate cuBLAS reached on this card, where measured
+  DRAM         the best copy (bytes read + written per second)
+  L2           l2_read, gpulab's read kernel over a buffer that fits in L2, where measured (older
+               ceilings.csv files lack it: the line is left out, never guessed)
+
+The points: each rung of an experiment that does arithmetic (flops > 0), at its headline shape (its
+first default shape when it has none), its fastest correct config there, at its measured GFLOP/s.
+Its arithmetic intensity comes from gpulab.model.predict, twice:
+  filled marker  flops / the global bytes the model says the kernel asks of L1TEX (its load and store
+                 sectors x 32 B). Each of those sectors that misses L1 is a request to L2, so this is
+                 the intensity against L2 when L1 catches nothing: read it against the L2 roof.
+  hollow marker  flops / the compulsory DRAM bytes (each input read once, the output written once):
+                 read it against the DRAM roof. Every rung of one experiment at one shape shares it.
+A thin line joins a rung's two markers. The further right the filled marker, the more reuse the
+kernel found on chip (shared memory, registers) before asking L1TEX.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from gpulab.fidelity import parse_params
+from gpulab.model.predict import check_launch, predict
+from gpulab.report.plots import CEILING_COLOUR, best_per_rung, plt, series_style
+
+SECTOR_BYTES = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class Roof:
+    name: str  # what the legend says
+    kind: str  # 'compute' (GFLOP/s) or 'bandwidth' (GB/s)
+    value: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    experiment: str
+    variant: str
+    params: str
+    shape: str
+    gflops: float
+    l1_intensity: float  # flop per byte the kernel asks of L1TEX
+    dram_intensity: float  # flop per compulsory DRAM byte
+
+
+def roofs(ceilings) -> list[Roof]:
+    """The roofs a gpulab.ceilings.Ceilings holds (an L2 or tensor line only where measured)."""
+    out = []
+    if ceilings is None:
+        return out
+    if ceilings.fma_gflops:
+        out.append(Roof(f"FP32 FMA {ceilings.fma_gflops / 1e3:,.1f} TFLOP/s", "compute", ceilings.fma_gflops))
+    tensor = [r for r in ceilings.rows if str(r.get("ceiling", "")).startswith("cublas_tf32") and r.get("gflops")]
+    if tensor:
+        best = max(tensor, key=lambda r: r["gflops"])
+        out.append(Roof(f"TF32 tensor (cuBLAS, {best['ceiling'].rsplit('_', 1)[-1]}^3) "
+                        f"{best['gflops'] / 1e3:,.0f} TFLOP/s", "compute", best["gflops"]))
+    if ceilings.copy_gbps:
+        out.append(Roof(f"DRAM copy {ceilings.copy_gbps / 1e3:,.2f} TB/s", "bandwidth", ceilings.copy_gbps))
+    l2 = ceilings.l2_gbps if hasattr(ceilings, "l2_gbps") else None
+    if l2:
+        out.append(Roof(f"L2 read {l2 / 1e3:,.1f} TB/s", "bandwidth", l2))
+    return out
+
+
+def roofline_shape(exp):
+    """The shape an experiment's points are read at: its headline shape, else its first default."""
+    return exp.shape(*exp.headline_shape) if exp.headline_shape else exp.default_shape_list()[0]
+
+
+def points(exp, records: list[dict]) -> list[Point]:
+    """One point per rung with an access model and a correct timed record at the roofline shape."""
+    shape = roofline_shape(exp)
+    if not exp.flops(shape):
+        return []
+    best = best_per_rung(records, shape.label)
+    out = []
+    for v in exp.variants:
+        r = best.get(v.name)
+        if r is None or v.access is None or not r.get("gflops"):
+            continue
+        params = parse_params(r.get("params"))
+        model = v.access(params, shape)
+        check_launch(model, v.launch(params, shape))
+        p = predict(model)
+        l1_bytes = (p["gmem_load_sectors"] + p["gmem_store_sectors"]) * SECTOR_BYTES
+        if not l1_bytes or not p["dram_compulsory_bytes"]:
+            continue
+        out.append(Point(exp.name, v.name, r.get("params") or "", shape.label, float(r["gflops"]),
+                         p["flops"] / l1_bytes, p["flops"] / p["dram_compulsory_bytes"]))
+    return out
+
+
+def roofline_figure(all_points: list[Point], roof_list: list[Roof], title: str):
+    """Log-log: the roofs as lines, each point labelled with its rung."""
+    fig, ax = plt.subplots(figsize=(10, 6), dpi=110)
+    xs = [x for p in all_points for x in (p.l1_intensity, p.dram_intensity)]
+    lo = min(xs + [1.0]) / 4
+    hi = max(xs + [100.0]) * 4
+    x = np.geomspace(lo, hi, 200)
+    compute = [r for r in roof_list if r.kind == "compute"]
+    top = max((r.value for r in compute), default=None)
+    for i, r in enumerate(compute):
+        ax.axhline(r.value, color=CEILING_COLOUR if i == 0 else "#7030a0", linestyle="-" if i == 0 else "-.",
+                   linewidth=1.8, label=r.name)
+    for r, style in zip((r for r in roof_list if r.kind == "bandwidth"), ("--", (0, (6, 2, 1, 2)))):
+        y = r.value * x  # GB/s x flop/B = GFLOP/s
+        if top:
+            y = np.minimum(y, top)
+        ax.plot(x, y, color="#404040" if "DRAM" in r.name else "#2060c0", linestyle=style, linewidth=1.6,
+                label=r.name)
+    experiments = list(dict.fromkeys(p.experiment for p in all_points))
+    for i, p in enumerate(all_points):
+        style = series_style(i)
+        ax.plot([p.l1_intensity, p.dram_intensity], [p.gflops, p.gflops], color=style["color"], linewidth=0.7,
+                alpha=0.6)
+        ax.plot(p.l1_intensity, p.gflops, linestyle="none", markersize=8, markeredgecolor="black",
+                markeredgewidth=0.5, label=f"{p.variant}" if len(experiments) == 1 else f"{p.experiment} {p.variant}",
+                **style)
+        ax.plot(p.dram_intensity, p.gflops, linestyle="none", markersize=7, markerfacecolor="none",
+                color=style["color"], marker=style["marker"])
+        ax.annotate(p.variant, (p.l1_intensity, p.gflops), xytext=(6, -3), textcoords="offset points",
+                    fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ys = [p.gflops for p in all_points] + [r.value for r in compute] + [r.value * lo for r in roof_list
+                                                                        if r.kind == "bandwidth"]
+    ax.set_ylim(max(min(ys) / 2, 1.0), max(ys) * 2)
+    ax.set_xlabel("arithmetic intensity (flop per byte, predicted by the access model)")
+    ax.set_ylabel("GFLOP/s (measured)")
+    ax.set_title(title, fontsize=11)
+    ax.grid(True, which="both", alpha=0.25)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+              title="filled: flop per L1TEX byte\nhollow: per compulsory DRAM byte", title_fontsize=8)
+    fig.tight_layout()
+    return fig
