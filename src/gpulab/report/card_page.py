@@ -1,41 +1,128 @@
-"""One card's report: a plot per experiment and one HTML page, from the CSVs in results/<gpu>/."""
+"""One card's report, from the CSVs in results/<gpu>/: the plots (PNGs beside the CSVs) and one
+self-contained HTML page, report.html, with the plots embedded.
+
+The pictures, and the files they are written to:
+  <exp>-ladder.png   a ladder's rungs as % of the vendor library at the headline shape (plots.py)
+  <exp>.png          a ladder's GFLOP/s by size; a memory-bound experiment's GB/s per shape
+  roofline.png       every rung that does arithmetic, on the card's measured roofs (roofline.py)
+  profiles.png       Nsight Compute's speed of light and stalls per profiled run (profile_plots.py)
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from gpulab.ceilings import ceilings_path
+from gpulab.ceilings import load as load_ceilings
+from gpulab.experiments import all_experiments
+from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
+from gpulab.records import read_csv, write_atomic
+from gpulab.report import html, plots, profile_plots, roofline
+from gpulab.report.markdown import best_lines, provenance
+
 FIDELITY_NOTE = ("ncu's counts; where the model predicted otherwise, its number below (red: the model is off; "
                  "grey: arbitration noise or DRAM bytes within tolerance; hover for the verdict)")
+PROFILE_FILE = "profile.csv"
+ROOFLINE_NOTES = (
+    "Roofs: measured on this card by gpulab ceilings (FP32 FMA kernel, cuBLAS TF32 for the tensor cores, "
+    "the best 1 GiB copy for DRAM, the L2 read kernel for L2); none from a datasheet.",
+    "Points: each rung's fastest correct config at the shape named, at its measured GFLOP/s. Filled: "
+    "flops per byte of global traffic the access model predicts at L1TEX (load + store sectors x 32 B), "
+    "which is what reaches L2 if L1 catches nothing: read it against the L2 roof. Hollow: flops per "
+    "compulsory DRAM byte (inputs read once, output written once): read it against the DRAM roof.",
+)
+NO_L2_NOTE = ("No L2 roof: this card's ceilings.csv was measured before gpulab had an L2 ceiling; "
+              "gpulab ceilings --refresh on the card adds it.")
 
 
-def sections(gpu_dir: Path) -> list[dict]:
-    """The page's sections (see gpulab.report.html.page), drawing each experiment's plot on the way."""
-    from gpulab.ceilings import ceilings_path
-    from gpulab.ceilings import load as load_ceilings
-    from gpulab.experiments import all_experiments
-    from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
-    from gpulab.records import read_csv
-    from gpulab.report import html, plots
-    from gpulab.report.markdown import best_lines, provenance
+def _ladder(exp, records: list[dict], ceils, gpu_dir: Path, gpu: str) -> list[dict]:
+    """The ladder's two pictures, or [] where the experiment has no headline shape or library row."""
+    libraries = list(exp.vendor_baselines())
+    if not exp.headline_shape or not libraries:
+        return []
+    shape = exp.shape(*exp.headline_shape).label
+    rungs = [v.name for v in exp.variants]
+    fma = ceils.fma_gflops if ceils else None
+    images = []
+    try:
+        bars = plots.ladder_bars_figure(records, rungs, shape, libraries[0], fma,
+                                        f"{exp.name} ladder at {shape} on {gpu}")
+    except ValueError:  # no library row at the headline shape: the bars have nothing to be % of
+        bars = None
+    if bars is not None:
+        images.append({"path": plots.save(bars, gpu_dir / f"{exp.name}-ladder.png"), "alt": f"{exp.name} ladder",
+                       "caption": f"Each rung's fastest config at {shape} as % of {libraries[0]}; bar labels "
+                                  "in TFLOP/s."})
+    lines = plots.ladder_lines_figure(records, rungs, libraries[0], fma, f"{exp.name}: GFLOP/s by size on {gpu}")
+    images.append({"path": plots.save(lines, gpu_dir / f"{exp.name}.png"), "alt": f"{exp.name} by size",
+                   "caption": "Square power-of-two shapes as lines; the ragged shapes in their own panel."})
+    return images
 
-    ceils = load_ceilings(ceilings_path(gpu_dir))
-    out = []
+
+def experiment_sections(gpu_dir: Path, ceils) -> tuple[list[dict], list]:
+    """(one section per experiment with a CSV, the roofline points of those that do arithmetic)."""
+    out, points = [], []
+    gpu = gpu_dir.name
     for exp in all_experiments():
         csv_path = gpu_dir / f"{exp.name}.csv"
         if not csv_path.exists():
             continue
         records = read_csv(csv_path)
+        gpu = next((r["gpu"] for r in records if r.get("gpu")), gpu)
         title = f"{exp.name}: {exp.title}"
         if exp.bound == "compute":
-            png = plots.plot_compute(records, title, gpu_dir / f"{exp.name}.png",
-                                     ceiling_gflops=ceils.fma_gflops if ceils else None,
-                                     libraries=tuple(exp.vendor_baselines()))
+            images = _ladder(exp, records, ceils, gpu_dir, gpu)
         else:
-            png = plots.plot_memory(records, title, gpu_dir / f"{exp.name}.png",
-                                    ceiling_gbps=ceils.copy_gbps if ceils else None)
-        out.append({"title": title, "records": records, "png": png,
+            fig = plots.memory_figure(records, f"{title} on {gpu}", ceiling_gbps=ceils.copy_gbps if ceils else None)
+            images = [{"path": plots.save(fig, gpu_dir / f"{exp.name}.png"), "alt": exp.name}]
+        points += roofline.points(exp, records)
+        out.append({"title": title, "records": records, "images": images,
                     "notes": best_lines(records, exp.baseline).splitlines(),
                     "provenance": provenance(records).strip("_")})
+    return out, points
+
+
+def roofline_section(gpu_dir: Path, ceils, points: list) -> dict | None:
+    roofs = roofline.roofs(ceils)
+    if not points or not roofs:
+        return None
+    gpu = ceils.rows[0].get("gpu") or gpu_dir.name
+    shapes = ", ".join(dict.fromkeys(f"{p.experiment} at {p.shape}" for p in points))
+    fig = roofline.roofline_figure(points, roofs, f"Roofline on {gpu}: {shapes}")
+    notes = list(ROOFLINE_NOTES) + ([] if ceils.l2_gbps else [NO_L2_NOTE])
+    return {"title": "Roofline: measured roofs, predicted intensity", "notes": notes,
+            "images": [{"path": plots.save(fig, gpu_dir / "roofline.png"), "alt": "roofline"}],
+            "provenance": f"roofs from {ceilings_path(gpu_dir)}; intensities from gpulab.model.predict"}
+
+
+def profile_section(gpu_dir: Path) -> dict | None:
+    path = gpu_dir / PROFILE_FILE
+    if not path.exists():
+        return None
+    rows = read_csv(path)
+    if not rows:
+        return None
+    gpu = rows[0].get("gpu") or gpu_dir.name
+    fig = profile_plots.profile_figure(rows, f"Nsight Compute on {gpu}")
+    return {"title": "Profiles: Nsight Compute's speed of light and stalls",
+            "images": [{"path": plots.save(fig, gpu_dir / "profiles.png"), "alt": "profiles"}],
+            "table_html": html.profile_table(rows),
+            "provenance": f"{path}, written by gpulab profile on the card ({provenance(rows).strip('_')})"}
+
+
+def sections(gpu_dir: Path) -> list[dict]:
+    """The page's sections (see gpulab.report.html.page), drawing the plots on the way."""
+    gpu_dir = Path(gpu_dir)
+    ceils = load_ceilings(ceilings_path(gpu_dir))
+    out = []
+    if ceils is not None:
+        out.append({"title": "Ceilings: this card's own limits", "table_html": html.ceilings_table(ceils.rows),
+                    "provenance": provenance(ceils.rows).strip("_")})
+    experiments, points = experiment_sections(gpu_dir, ceils)
+    out += experiments
+    for extra in (roofline_section(gpu_dir, ceils, points) if ceils else None, profile_section(gpu_dir)):
+        if extra:
+            out.append(extra)
     fidelity_csv = gpu_dir / FIDELITY_FILE
     if fidelity_csv.exists():
         out.append({"title": "Predicted before measured: access models vs Nsight Compute",
@@ -46,12 +133,9 @@ def sections(gpu_dir: Path) -> list[dict]:
 
 def write(gpu_dir: Path) -> tuple[Path, int] | None:
     """Write results/<gpu>/report.html; (its path, how many plots) or None when there is nothing."""
-    from gpulab.records import write_atomic
-    from gpulab.report import html
-
     parts = sections(gpu_dir)
-    if not parts:
+    if not any(s.get("images") for s in parts) and not any(s.get("records") for s in parts):
         return None
-    out = gpu_dir / "report.html"
-    write_atomic(out, html.page(gpu_dir.name, parts))
-    return out, sum(1 for s in parts if s.get("png"))
+    out = Path(gpu_dir) / "report.html"
+    write_atomic(out, html.page(Path(gpu_dir).name, parts))
+    return out, sum(len(s.get("images", ())) for s in parts)

@@ -9,12 +9,17 @@ import math
 from pathlib import Path
 
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
-table { border-collapse: collapse; font-size: 13px; margin: 1em 0; }
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1180px; padding: 0 1em; color: #222;
+       line-height: 1.4; }
+nav { font-size: 14px; background: #f6f6f6; padding: .5em 1em; border-radius: 4px; }
+nav a { margin-right: 1.2em; white-space: nowrap; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: 13px; margin: .6em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
-th { background: #f0f0f0; } td.l, th.l { text-align: left; }
+th { background: #f0f0f0; position: sticky; top: 0; } td.l, th.l { text-align: left; }
 .wrong { color: #b00; } .expected { color: #80a; } .skip { color: #a60; } .noise { color: #777; }
-img { max-width: 100%; } .prov { color: #666; font-size: 12px; }
+figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { color: #555; font-size: 13px; } .prov { color: #666; font-size: 12px; }
 """
 
 COLUMNS = (  # (column, header, format)
@@ -96,23 +101,71 @@ def fidelity_table(rows: list[dict]) -> str:
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
-def _img(png: Path | None) -> str:
+# The columns of the profiles table: (profile.csv column, header, format).
+PROFILE_COLUMNS = (
+    ("experiment", "experiment", None), ("variant", "variant", None), ("params", "params", None),
+    ("shape", "shape", None), ("ncu_duration_ns", "duration us", "us"), ("ncu_sm_throughput_pct", "SM %", ".1f"),
+    ("ncu_memory_throughput_pct", "memory %", ".1f"), ("ncu_l1tex_throughput_pct", "L1TEX %", ".1f"),
+    ("ncu_l2_throughput_pct", "L2 %", ".1f"), ("ncu_dram_throughput_pct", "DRAM %", ".1f"),
+    ("ncu_l1_hit_rate_pct", "L1 hit %", ".1f"), ("ncu_l2_hit_rate_pct", "L2 hit %", ".1f"),
+    ("ncu_achieved_occupancy_pct", "achieved occ. %", ".1f"), ("ncu_issue_slots_busy_pct", "issue busy %", ".1f"),
+    ("ncu_top_stall", "top stall", None),
+)
+
+
+def profile_table(rows: list[dict]) -> str:
+    """One row per profiled run: ncu's speed of light, hit rates, occupancy and top stall."""
+    head = "".join(f'<th class="{"l" if f is None else ""}">{h}</th>' for _, h, f in PROFILE_COLUMNS)
+    body = []
+    for r in rows:
+        cells = []
+        for c, _, f in PROFILE_COLUMNS:
+            v = r.get(c)
+            if f == "us":
+                v, f = (v / 1e3 if isinstance(v, (int, float)) else v), ",.1f"
+            cells.append(f'<td class="{"l" if f is None else ""}">{_cell(v, f)}</td>')
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def ceilings_table(rows: list[dict]) -> str:
+    head = "<tr><th class='l'>ceiling</th><th>GB/s</th><th>GFLOP/s</th><th class='l'>what</th></tr>"
+    body = "".join(f"<tr><td class='l'>{html.escape(str(r.get('ceiling')))}</td><td>{_cell(r.get('gbps'), ',.0f')}</td>"
+                   f"<td>{_cell(r.get('gflops'), ',.0f')}</td><td class='l'>{html.escape(str(r.get('what') or ''))}</td></tr>"
+                   for r in rows)
+    return f"<table>{head}{body}</table>"
+
+
+def _img(png: Path | None, alt: str = "", caption: str = "") -> str:
+    """A PNG embedded as a data URI (the page travels alone), in a figure with its caption."""
     if png is None or not Path(png).exists():
         return ""
     data = base64.b64encode(Path(png).read_bytes()).decode()
-    return f'<img alt="{html.escape(Path(png).name)}" src="data:image/png;base64,{data}">'
+    cap = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+    return (f'<figure><img alt="{html.escape(alt or Path(png).name)}" src="data:image/png;base64,{data}">'
+            f"{cap}</figure>")
+
+
+def _anchor(title: str) -> str:
+    return "s-" + "".join(ch if ch.isalnum() else "-" for ch in title.lower()).strip("-")[:40]
 
 
 def page(gpu: str, sections: list[dict]) -> str:
-    """sections: [{title, records or table_html, png, notes (list of str), provenance}]"""
-    parts = [f"<!doctype html><meta charset='utf-8'><title>gpulab: {html.escape(gpu)}</title>",
-             f"<style>{STYLE}</style><h1>gpulab results: {html.escape(gpu)}</h1>"]
+    """sections: [{title, images: [{path, alt, caption}], notes (list of str), records or table_html,
+    provenance}]; a navigation line on top links each section."""
+    nav = " ".join(f'<a href="#{_anchor(s["title"])}">{html.escape(s["title"].split(":")[0])}</a>' for s in sections)
+    parts = [f"<!doctype html><html lang='en'><meta charset='utf-8'>"
+             f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+             f"<title>gpulab: {html.escape(gpu)}</title>",
+             f"<style>{STYLE}</style><h1>gpulab results: {html.escape(gpu)}</h1><nav>{nav}</nav>"]
     for s in sections:
-        parts.append(f"<h2>{html.escape(s['title'])}</h2>")
-        parts.append(_img(s.get("png")))
+        parts.append(f"<h2 id='{_anchor(s['title'])}'>{html.escape(s['title'])}</h2>")
+        parts.extend(_img(i["path"], i.get("alt", ""), i.get("caption", "")) for i in s.get("images", ()))
         if s.get("notes"):
             parts.append("<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in s["notes"]) + "</ul>")
-        parts.append(s["table_html"] if "table_html" in s else records_table(s["records"]))
+        table = s["table_html"] if "table_html" in s else records_table(s["records"]) if s.get("records") else ""
+        if table:
+            parts.append(f"<div class='scroll'>{table}</div>")
         if s.get("provenance"):
             parts.append(f"<p class='prov'>{html.escape(s['provenance'])}</p>")
     return "\n".join(parts) + "\n"

@@ -98,6 +98,17 @@ def points(exp, records: list[dict]) -> list[Point]:
     return out
 
 
+def label_groups(all_points: list[Point], close: float = 1.15) -> dict[tuple[float, float], list[str]]:
+    """One label per cluster of filled markers: points at the same intensity whose rates are within
+    a factor `close` share one label ('v6, v7, v8') at the first one, so no two labels overlap."""
+    groups: dict[tuple[float, float], list[str]] = {}
+    for p in sorted(all_points, key=lambda p: (p.l1_intensity, p.gflops)):
+        key = next((k for k in groups if abs(k[0] / p.l1_intensity - 1) < 0.02 and p.gflops / k[1] < close), None)
+        groups.setdefault(key or (p.l1_intensity, p.gflops), []).append(p.variant)
+    order = {p.variant: i for i, p in enumerate(all_points)}
+    return {k: sorted(v, key=order.get) for k, v in groups.items()}
+
+
 def roofline_figure(all_points: list[Point], roof_list: list[Roof], title: str):
     """Log-log: the roofs as lines, each point labelled with its rung."""
     fig, ax = plt.subplots(figsize=(10, 6), dpi=110)
@@ -126,14 +137,13 @@ def roofline_figure(all_points: list[Point], roof_list: list[Roof], title: str):
                 **style)
         ax.plot(p.dram_intensity, p.gflops, linestyle="none", markersize=7, markerfacecolor="none",
                 color=style["color"], marker=style["marker"])
-        ax.annotate(p.variant, (p.l1_intensity, p.gflops), xytext=(6, -3), textcoords="offset points",
-                    fontsize=8)
+    for (x0, y0), names in label_groups(all_points).items():
+        ax.annotate(", ".join(names), (x0, y0), xytext=(7, -3), textcoords="offset points", fontsize=8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
-    ys = [p.gflops for p in all_points] + [r.value for r in compute] + [r.value * lo for r in roof_list
-                                                                        if r.kind == "bandwidth"]
-    ax.set_ylim(max(min(ys) / 2, 1.0), max(ys) * 2)
+    ys = [p.gflops for p in all_points] + [r.value for r in compute]
+    ax.set_ylim(max(min(ys) / 3, 1.0), max(ys) * 2)
     ax.set_xlabel("arithmetic intensity (flop per byte, predicted by the access model)")
     ax.set_ylabel("GFLOP/s (measured)")
     ax.set_title(title, fontsize=11)

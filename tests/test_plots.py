@@ -1,0 +1,166 @@
+"""What the report's figures contain, drawn from the committed H200 results: the series, their
+labels and values, the ceilings, and that no two series look alike (colour and marker)."""
+
+from pathlib import Path
+
+import matplotlib.colors as mcolors
+import pytest
+
+from gpulab.ceilings import L2_NAME, Ceilings
+from gpulab.ceilings import load as load_ceilings
+from gpulab.experiments import get_experiment
+from gpulab.records import read_csv
+from gpulab.report import card_page, plots, profile_plots, roofline
+
+ROOT = Path(__file__).resolve().parents[1]
+H200 = ROOT / "results" / "h200"
+SGEMM = get_experiment("sgemm")
+RUNGS = [v.name for v in SGEMM.variants]
+HEADLINE = SGEMM.shape(*SGEMM.headline_shape).label
+
+
+@pytest.fixture(scope="module")
+def records():
+    return read_csv(H200 / "sgemm.csv")
+
+
+@pytest.fixture(scope="module")
+def ceilings():
+    return load_ceilings(H200 / "ceilings.csv")
+
+
+def _legend_texts(fig) -> list[str]:
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    return [t.get_text() for leg in legends for t in leg.get_texts()]
+
+
+def test_series_styles_never_repeat_within_seventy():
+    pairs = {(plots.series_style(i)["color"], plots.series_style(i)["marker"]) for i in range(70)}
+    assert len(pairs) == 70
+
+
+def test_ladder_lines_one_distinct_series_per_rung_legend_outside_ragged_apart(records, ceilings):
+    fig = plots.ladder_lines_figure(records, RUNGS, "cublas", ceilings.fma_gflops, "t")
+    styles = plots.styles_of(fig)
+    labels = [s[0] for s in styles]
+    assert labels[:len(RUNGS)] == RUNGS and "cublas" in labels and any(lb.startswith("FMA ceiling") for lb in labels)
+    seen = [(c, m) for _, c, m in styles]
+    assert len(seen) == len(set(seen)), f"two series look alike: {styles}"
+    main, side = fig.axes
+    # the sweep panel holds only square power-of-two sizes; the ragged shapes are the other panel's columns
+    xs = {x for line in main.get_lines() for x in line.get_xdata() if line.get_label() in RUNGS}
+    assert xs == {512, 1024, 2048, 4096, 8192}
+    assert [t.get_text() for t in side.get_xticklabels()] == ["4000x4000x4000", "1000x3000x777", "4097x4097x4097"]
+    v9_ragged = [line for line in side.get_lines() if line.get_color() == plots.series_style(RUNGS.index("v9"))["color"]
+                 and line.get_marker() == plots.series_style(RUNGS.index("v9"))["marker"]]
+    want = [plots.best_per_rung(records, s)["v9"]["gflops"] for s in ("4000x4000x4000", "1000x3000x777", "4097x4097x4097")]
+    assert list(v9_ragged[0].get_ydata()) == pytest.approx(want)
+    # the legend sits to the right of every axes, covering none of them
+    fig.canvas.draw()
+    legend_box = fig.legends[0].get_window_extent()
+    assert all(legend_box.x0 >= ax.get_window_extent().x1 for ax in fig.axes)
+    assert set(RUNGS) <= set(_legend_texts(fig))
+
+
+def test_ladder_bars_are_percent_of_cublas_labelled_in_tflops(records, ceilings):
+    fig = plots.ladder_bars_figure(records, RUNGS, HEADLINE, "cublas", ceilings.fma_gflops, "t")
+    ax = fig.axes[0]
+    best = plots.best_per_rung(records, HEADLINE)
+    heights = [p.get_height() for p in ax.patches]
+    assert heights == pytest.approx([100 * best[v]["gflops"] / best["cublas"]["gflops"] for v in RUNGS])
+    assert [t.get_text() for t in ax.get_xticklabels()] == RUNGS
+    assert [t.get_text() for t in ax.texts] == [f"{best[v]['gflops'] / 1e3:.1f}" for v in RUNGS]
+    levels = {round(line.get_ydata()[0], 1) for line in ax.get_lines()}
+    assert levels == {100.0, round(100 * ceilings.fma_gflops / best["cublas"]["gflops"], 1)}
+    legend = _legend_texts(fig)
+    assert any(t.startswith("cublas 49.7 TFLOP/s") for t in legend) and any("FMA ceiling 65.9" in t for t in legend)
+    colours = [mcolors.to_hex(p.get_facecolor()) for p in ax.patches]
+    assert len(set(colours)) == len(RUNGS)
+
+
+def test_ladder_bars_need_the_library_row(records):
+    with pytest.raises(ValueError, match="no cublas row"):
+        plots.ladder_bars_figure([r for r in records if r["variant"] != "cublas"], RUNGS, HEADLINE, "cublas", None, "t")
+
+
+def test_memory_bars_distinct_per_config():
+    rows = read_csv(H200 / "coalesce.csv")
+    fig = plots.memory_figure(rows, "coalesce", ceiling_gbps=4300.0)
+    ax = fig.axes[0]
+    configs = {c.get_label(): (mcolors.to_hex(c.patches[0].get_facecolor()), c.patches[0].get_hatch())
+               for c in ax.containers}
+    assert len(configs) == len({plots._label(r) for r in rows})
+    assert len(set(configs.values())) == len(configs), "two configs share a colour and hatch"
+    assert any(t.startswith("copy ceiling 4,300") for t in _legend_texts(fig))
+
+
+def test_roofline_points_come_from_the_access_model(records):
+    points = roofline.points(SGEMM, records)
+    assert [p.variant for p in points] == RUNGS
+    m = n = k = 4096
+    for p in points:
+        assert p.shape == HEADLINE
+        assert p.dram_intensity == pytest.approx(2 * m * n * k / (4 * (m * k + k * n + m * n)))
+    by = {p.variant: p for p in points}
+    # v0 re-reads A and B from L1 for every multiply-add: about half a flop per byte; tiling raises it
+    assert by["v0"].l1_intensity == pytest.approx(0.5, rel=0.01)
+    assert by["v0"].l1_intensity < by["v1"].l1_intensity < by["v2"].l1_intensity < by["v3"].l1_intensity
+    assert by["v9"].gflops == plots.best_per_rung(records, HEADLINE)["v9"]["gflops"]
+
+
+def test_roofline_draws_measured_roofs_only_and_an_l2_line_only_when_measured(records, ceilings):
+    points = roofline.points(SGEMM, records)
+    without = roofline.roofline_figure(points, roofline.roofs(ceilings), "t")
+    names = [line.get_label() for line in without.axes[0].get_lines()]
+    assert not any(n.startswith("L2") for n in names)
+    assert any(n.startswith("FP32 FMA 65.9") for n in names) and any(n.startswith("DRAM copy 4.30") for n in names)
+    assert any(n.startswith("TF32 tensor") and "365" in n for n in names)
+    with_l2 = Ceilings(ceilings.rows + [{"ceiling": L2_NAME, "gbps": 11000.0}])
+    fig = roofline.roofline_figure(points, roofline.roofs(with_l2), "t")
+    ax = fig.axes[0]
+    assert any(line.get_label() == "L2 read 11.0 TB/s" for line in ax.get_lines())
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    filled = [line for line in ax.get_lines() if line.get_label() in RUNGS]
+    assert [line.get_xdata()[0] for line in filled] == pytest.approx([p.l1_intensity for p in points])
+    seen = [(mcolors.to_hex(line.get_color()), line.get_marker()) for line in filled]
+    assert len(set(seen)) == len(seen)
+    # every rung is named on the plot, those at one spot in one label
+    labelled = ", ".join(t.get_text() for t in ax.texts)
+    assert all(v in labelled for v in RUNGS) and "v6, v7, v8" in labelled
+
+
+def test_profile_figure_speed_of_light_and_stalls_per_run():
+    rows = read_csv(H200 / "profile.csv")
+    fig = profile_plots.profile_figure(rows, "t")
+    sol, stall = fig.axes
+    assert [t.get_text() for t in sol.get_yticklabels()] == [f"sgemm {r['variant']}\n{r['shape']}" for r in rows]
+    widths = [p.get_width() for p in sol.patches]
+    assert len(widths) == 5 * len(rows)
+    want = [r[col] for col, _ in profile_plots.SPEED_OF_LIGHT for r in rows]
+    assert widths == pytest.approx(want)
+    names = _legend_texts(fig)
+    assert {"SM", "memory", "L1TEX", "L2", "DRAM"} <= set(names)
+    assert {"long scoreboard", "MIO throttle", "other"} <= set(names) and "selected" not in names
+    # the stack of each run sums its stall cycles, 'selected' (the issue itself) left out
+    totals = [sum(p.get_width() for p in stall.patches if abs(p.get_y() + p.get_height() / 2 - i) < 1e-6)
+              for i in range(len(rows))]
+    for r, total in zip(rows, totals):
+        want = sum(v for k, v in r.items() if k.startswith("ncu_stall_") and k != "ncu_stall_selected_cycles_per_inst")
+        assert total == pytest.approx(want, rel=1e-6)
+
+
+def test_card_page_writes_every_plot_and_embeds_them(tmp_path):
+    import shutil
+
+    card = tmp_path / "h200"
+    shutil.copytree(H200, card, ignore=shutil.ignore_patterns("*.png", "report.html"))
+    out, count = card_page.write(card)
+    pngs = sorted(p.name for p in card.glob("*.png"))
+    assert pngs == ["coalesce.png", "grayscale.png", "profiles.png", "roofline.png", "sgemm-ladder.png", "sgemm.png",
+                    "stencil.png"]
+    assert count == len(pngs)
+    page = out.read_text()
+    assert page.count("src=\"data:image/png;base64,") == len(pngs) and "<img" in page
+    assert "No L2 roof" in page  # the committed ceilings predate the L2 ceiling
+    assert "long_scoreboard" in page and "Predicted before measured" in page
+    assert not list(card.glob(".*.tmp"))  # written whole, no temporary left behind
