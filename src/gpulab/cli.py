@@ -149,7 +149,7 @@ def bench(
 def ceilings(
     refresh: bool = typer.Option(False, "--refresh", help="measure again even if results/<gpu>/ceilings.csv exists"),
 ) -> None:
-    """This card's own limits: copy bandwidth, FP32 FMA rate, cuBLAS FP32 and TF32 at 4096^3 and 8192^3.
+    """This card's own limits: copy bandwidth, L2 read bandwidth, FP32 FMA rate, cuBLAS FP32 and TF32 at 4096^3 and 8192^3.
     Measured once, stored in results/<gpu>/ceilings.csv, reused until --refresh."""
     from gpulab.ceilings import ensure
     from gpulab.gpu.device import require_gpu

@@ -131,11 +131,17 @@ def sections(gpu_dir: Path) -> list[dict]:
     return out
 
 
+def _card_name(gpu_dir: Path, parts: list[dict]) -> str:
+    """'NVIDIA H200 (h200)': the card the records name, and its folder."""
+    name = next((r["gpu"] for s in parts for r in s.get("records") or () if r.get("gpu")), None)
+    return f"{name} ({gpu_dir.name})" if name else gpu_dir.name
+
+
 def write(gpu_dir: Path) -> tuple[Path, int] | None:
     """Write results/<gpu>/report.html; (its path, how many plots) or None when there is nothing."""
     parts = sections(gpu_dir)
     if not any(s.get("images") for s in parts) and not any(s.get("records") for s in parts):
         return None
     out = Path(gpu_dir) / "report.html"
-    write_atomic(out, html.page(Path(gpu_dir).name, parts))
+    write_atomic(out, html.page(_card_name(Path(gpu_dir), parts), parts))
     return out, sum(len(s.get("images", ())) for s in parts)

@@ -85,7 +85,8 @@ def ladder_bars_figure(records: list[dict], rungs: list[str], shape: str, librar
                   linewidth=0.5, label="rungs (fastest config at this shape)")
     for rect, v in zip(bars, names):
         ax.annotate(f"{best[v]['gflops'] / 1e3:.1f}", (rect.get_x() + rect.get_width() / 2, rect.get_height()),
-                    xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=8)
+                    xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=8,
+                    bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
     ax.axhline(100.0, color="black", linestyle="--", linewidth=1.5,
                label=f"{library} {lib['gflops'] / 1e3:.1f} TFLOP/s = 100%")
     top = max(pct + [100.0])
