@@ -40,7 +40,7 @@ def test_series_styles_never_repeat_within_seventy():
 
 
 def test_ladder_lines_one_distinct_series_per_rung_legend_outside_ragged_apart(records, ceilings):
-    fig = plots.ladder_lines_figure(records, RUNGS, "cublas", ceilings.fma_gflops, "t")
+    fig = plots.ladder_lines_figure(records, RUNGS, "cublas", ("FMA ceiling", ceilings.fma_gflops), "t")
     styles = plots.styles_of(fig)
     labels = [s[0] for s in styles]
     assert labels[:len(RUNGS)] == RUNGS and "cublas" in labels and any(lb.startswith("FMA ceiling") for lb in labels)
@@ -63,7 +63,7 @@ def test_ladder_lines_one_distinct_series_per_rung_legend_outside_ragged_apart(r
 
 
 def test_ladder_bars_are_percent_of_cublas_labelled_in_tflops(records, ceilings):
-    fig = plots.ladder_bars_figure(records, RUNGS, HEADLINE, "cublas", ceilings.fma_gflops, "t")
+    fig = plots.ladder_bars_figure(records, RUNGS, HEADLINE, "cublas", ("FMA ceiling", ceilings.fma_gflops), "t")
     ax = fig.axes[0]
     best = plots.best_per_rung(records, HEADLINE)
     heights = [p.get_height() for p in ax.patches]

@@ -42,7 +42,7 @@ def _ladder(exp, records: list[dict], ceils, gpu_dir: Path, gpu: str) -> list[di
         return []
     shape = exp.shape(*exp.headline_shape).label
     rungs = [v.name for v in exp.variants]
-    fma = ceils.fma_gflops if ceils else None
+    fma = ("FMA ceiling", ceils.fma_gflops) if ceils and ceils.fma_gflops else None
     images = []
     try:
         bars = plots.ladder_bars_figure(records, rungs, shape, libraries[0], fma,
@@ -59,9 +59,10 @@ def _ladder(exp, records: list[dict], ceils, gpu_dir: Path, gpu: str) -> list[di
     return images
 
 
-def experiment_sections(gpu_dir: Path, ceils) -> tuple[list[dict], list]:
-    """(one section per experiment with a CSV, the roofline points of those that do arithmetic)."""
-    out, points = [], []
+def experiment_sections(gpu_dir: Path, ceils) -> tuple[list[dict], list, list[str]]:
+    """(one section per experiment with a CSV, the roofline points of those that do arithmetic,
+    the names of those that count no flops and so have no place on a roofline)."""
+    out, points, no_flops = [], [], []
     gpu = gpu_dir.name
     for exp in all_experiments():
         csv_path = gpu_dir / f"{exp.name}.csv"
@@ -76,13 +77,15 @@ def experiment_sections(gpu_dir: Path, ceils) -> tuple[list[dict], list]:
             fig = plots.memory_figure(records, f"{title} on {gpu}", ceiling_gbps=ceils.copy_gbps if ceils else None)
             images = [{"path": plots.save(fig, gpu_dir / f"{exp.name}.png"), "alt": exp.name}]
         points += roofline.points(exp, records)
+        if not exp.flops(roofline.roofline_shape(exp)):
+            no_flops.append(exp.name)
         out.append({"title": title, "records": records, "images": images,
                     "notes": best_lines(records, exp.baseline).splitlines(),
                     "provenance": provenance(records).strip("_")})
-    return out, points
+    return out, points, no_flops
 
 
-def roofline_section(gpu_dir: Path, ceils, points: list) -> dict | None:
+def roofline_section(gpu_dir: Path, ceils, points: list, no_flops: list[str]) -> dict | None:
     roofs = roofline.roofs(ceils)
     if not points or not roofs:
         return None
@@ -90,6 +93,9 @@ def roofline_section(gpu_dir: Path, ceils, points: list) -> dict | None:
     shapes = ", ".join(dict.fromkeys(f"{p.experiment} at {p.shape}" for p in points))
     fig = roofline.roofline_figure(points, roofs, f"Roofline on {gpu}: {shapes}")
     notes = list(ROOFLINE_NOTES) + ([] if ceils.l2_gbps else [NO_L2_NOTE])
+    if no_flops:
+        notes.append(f"Not on it: {', '.join(no_flops)}, which move bytes and count no flops; their GB/s "
+                     "against the copy ceiling are in their own sections.")
     return {"title": "Roofline: measured roofs, predicted intensity", "notes": notes,
             "images": [{"path": plots.save(fig, gpu_dir / "roofline.png"), "alt": "roofline"}],
             "provenance": f"roofs from {ceilings_path(gpu_dir)}; intensities from gpulab.model.predict"}
@@ -118,9 +124,9 @@ def sections(gpu_dir: Path) -> list[dict]:
     if ceils is not None:
         out.append({"title": "Ceilings: this card's own limits", "table_html": html.ceilings_table(ceils.rows),
                     "provenance": provenance(ceils.rows).strip("_")})
-    experiments, points = experiment_sections(gpu_dir, ceils)
+    experiments, points, no_flops = experiment_sections(gpu_dir, ceils)
     out += experiments
-    for extra in (roofline_section(gpu_dir, ceils, points) if ceils else None, profile_section(gpu_dir)):
+    for extra in (roofline_section(gpu_dir, ceils, points, no_flops) if ceils else None, profile_section(gpu_dir)):
         if extra:
             out.append(extra)
     fidelity_csv = gpu_dir / FIDELITY_FILE

@@ -36,6 +36,9 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 LIBRARY_STYLE = {"color": "black", "marker": "*", "linestyle": "--", "linewidth": 2.2, "markersize": 10}
 CEILING_COLOUR = "#c00000"
 DPI = 110
+# A ceiling a ladder is drawn against: (its name in the legend, GFLOP/s), e.g. ("FMA ceiling", 65924.0);
+# a tensor-core ladder passes its tensor rate instead.
+Ceiling = tuple[str, float]
 
 
 def series_style(i: int) -> dict:
@@ -71,8 +74,9 @@ def is_ragged(r: dict) -> bool:
 
 # -- the ladder ------------------------------------------------------------------------------------
 def ladder_bars_figure(records: list[dict], rungs: list[str], shape: str, library: str,
-                       fma_gflops: float | None, title: str):
-    """One bar per rung at `shape`: its GFLOP/s as % of `library`'s, labelled with its TFLOP/s."""
+                       ceiling: Ceiling | None, title: str):
+    """One bar per rung at `shape`: its GFLOP/s as % of `library`'s, labelled with its TFLOP/s;
+    `ceiling` (name, GFLOP/s) marked as a line at its own %."""
     best = best_per_rung(records, shape)
     lib = best.get(library)
     if lib is None or not lib.get("gflops"):
@@ -90,11 +94,12 @@ def ladder_bars_figure(records: list[dict], rungs: list[str], shape: str, librar
     ax.axhline(100.0, color="black", linestyle="--", linewidth=1.5,
                label=f"{library} {lib['gflops'] / 1e3:.1f} TFLOP/s = 100%")
     top = max(pct + [100.0])
-    if fma_gflops:
-        fma_pct = 100.0 * fma_gflops / lib["gflops"]
-        ax.axhline(fma_pct, color=CEILING_COLOUR, linestyle=":", linewidth=1.8,
-                   label=f"FMA ceiling {fma_gflops / 1e3:.1f} TFLOP/s = {fma_pct:.0f}%")
-        top = max(top, fma_pct)
+    if ceiling:
+        name, gflops = ceiling
+        pct_line = 100.0 * gflops / lib["gflops"]
+        ax.axhline(pct_line, color=CEILING_COLOUR, linestyle=":", linewidth=1.8,
+                   label=f"{name} {gflops / 1e3:.1f} TFLOP/s = {pct_line:.0f}%")
+        top = max(top, pct_line)
     ax.set_ylim(0, top * 1.12)
     ax.set_xticks(x, names)
     ax.set_xlabel(f"rung (bar labels: TFLOP/s at {shape})")
@@ -105,7 +110,7 @@ def ladder_bars_figure(records: list[dict], rungs: list[str], shape: str, librar
     return fig
 
 
-def ladder_lines_figure(records: list[dict], rungs: list[str], library: str, fma_gflops: float | None,
+def ladder_lines_figure(records: list[dict], rungs: list[str], library: str, ceiling: Ceiling | None,
                         title: str):
     """GFLOP/s against N: the square power-of-two shapes as lines (left), the ragged shapes as
     markers in a panel of their own (right); one colour and marker per rung, the library black."""
@@ -123,9 +128,9 @@ def ladder_lines_figure(records: list[dict], rungs: list[str], library: str, fma
         points = [(best[s][v]["m"], best[s][v]["gflops"]) for s in sweep if v in best[s]]
         if points:
             main.plot(*zip(*points), label=v, **style)
-    if fma_gflops:
-        main.axhline(fma_gflops, color=CEILING_COLOUR, linestyle=":", linewidth=1.8,
-                     label=f"FMA ceiling {fma_gflops:,.0f}")
+    if ceiling:
+        main.axhline(ceiling[1], color=CEILING_COLOUR, linestyle=":", linewidth=1.8,
+                     label=f"{ceiling[0]} {ceiling[1]:,.0f}")
     main.set_xscale("log", base=2)
     main.set_xlabel("N (M = N = K)")
     main.set_ylabel("GFLOP/s (fastest config per rung)")
@@ -140,8 +145,8 @@ def ladder_lines_figure(records: list[dict], rungs: list[str], library: str, fma
             points = [(j + offsets[i], best[s][v]["gflops"]) for j, s in enumerate(ragged) if v in best[s]]
             if points:
                 side.plot(*zip(*points), **style)
-        if fma_gflops:
-            side.axhline(fma_gflops, color=CEILING_COLOUR, linestyle=":", linewidth=1.8)
+        if ceiling:
+            side.axhline(ceiling[1], color=CEILING_COLOUR, linestyle=":", linewidth=1.8)
         side.set_xticks(range(len(ragged)), ragged, rotation=25, fontsize=8, ha="right")
         side.set_xlim(-0.6, len(ragged) - 0.4)
         side.set_title("ragged shapes", fontsize=10)
