@@ -11,3 +11,14 @@ class CompileError(GpulabError):
 
 class NoGpuError(GpulabError):
     """A command needs an NVIDIA GPU and none is usable."""
+
+
+class DeviceFault(GpulabError):
+    """A kernel faulted on the device (an illegal or misaligned address, a trap): the CUDA context
+    of this process is unusable from here on, so whatever runs next must run in a fresh process.
+    `error` is the CUDA error alone (e.g. "cudaErrorIllegalAddress: an illegal memory access was
+    encountered"), for a row that records it."""
+
+    def __init__(self, message: str, error: str = ""):
+        super().__init__(message)
+        self.error = error or message

@@ -39,6 +39,17 @@ class RunSpec:
         p = self.variant.params_label(self.params) if self.variant else ""
         return f"{self.experiment.name} {self.name}{' ' + p if p else ''} {self.shape.label}"
 
+    def __reduce__(self):
+        # A spec crosses into the worker process (gpulab.worker) by reference: the experiment by its
+        # registry name (or, for one outside the registry, pickled by its importable class), the
+        # variant by its name among the experiment's variants. Variants hold lambdas (launch,
+        # constraints), which do not pickle; one that is not among its experiment's variants must
+        # itself be picklable.
+        variant = self.variant
+        if variant is not None and any(v is variant for v in self.experiment.variants):
+            variant = variant.name
+        return _spec_from_refs, (_experiment_ref(self.experiment), variant, self.params, self.shape, self.library)
+
     def base_record(self) -> dict:
         return {
             "experiment": self.experiment.name,
@@ -47,6 +58,24 @@ class RunSpec:
             **self.shape.as_record(),
             "expected_wrong": bool(self.variant and self.variant.expected_wrong),
         }
+
+
+def _experiment_ref(experiment: Experiment):
+    from gpulab.experiments import get_experiment
+
+    try:
+        if get_experiment(experiment.name) is experiment:
+            return experiment.name
+    except GpulabError:
+        pass
+    return experiment
+
+
+def _spec_from_refs(experiment, variant, params: Params, shape: Shape, library: str) -> RunSpec:
+    from gpulab.experiments import get_experiment
+
+    exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
+    return RunSpec(exp, exp.variant(variant) if isinstance(variant, str) else variant, params, shape, library)
 
 
 def parse_param_overrides(texts: Iterable[str]) -> dict[str, tuple[int, ...]]:
@@ -166,6 +195,18 @@ class Lab:
 
             self._sm_limits = card_limits(self.device, cupy.cuda.Device().attributes)
         return self._sm_limits
+
+    def healthy(self) -> bool:
+        """Whether this process's CUDA context still works (a fault leaves it unusable)."""
+        import cupy
+
+        from gpulab.gpu.launch import cuda_errors
+
+        try:
+            cupy.cuda.Device().synchronize()
+        except cuda_errors():
+            return False
+        return True
 
     # -- the pieces --------------------------------------------------------------------------
     def _flush(self):

@@ -20,7 +20,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from gpulab.errors import GpulabError
+from gpulab.errors import DeviceFault, GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.records import read_csv, write_atomic, write_csv
 
@@ -263,10 +263,10 @@ def _tune_one(lab, spec, rows: list[dict], path: Path) -> dict:
         record = pending | resources.as_record() | {"skip_reason": "spills registers to local memory"}
     else:
         try:
-            record = lab.execute(spec)
+            record = lab.execute(spec)  # a fault in the worker comes back as a marked row
+        except DeviceFault:
+            raise  # in-process (GPULAB_IN_PROCESS): the context is gone, the pending row stays
         except GpulabError as exc:
-            if "faulted" in str(exc):
-                raise
             record = spec.base_record() | {"skip_reason": str(exc)}
     save_rows(path, rows + [record])
     return record

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from gpulab.errors import GpulabError
+from gpulab.errors import DeviceFault, GpulabError
 from gpulab.gpu.compile import Compiled
 
 # Above this a block must opt in to dynamic shared memory (cudaFuncSetAttribute).
@@ -39,16 +39,24 @@ class LoadedKernel:
 
 
 def synchronize(what: str) -> None:
-    """Wait for the device; a fault inside the kernel (illegal address...) is reported here."""
+    """Wait for the device; a fault inside the kernel (illegal address...) is reported here, as a
+    DeviceFault: every CUDA error at a synchronization is one, whatever its text."""
     import cupy
 
     try:
         cupy.cuda.Device().synchronize()
-    except Exception as exc:
-        raise GpulabError(
+    except cuda_errors() as exc:
+        raise DeviceFault(
             f"{what} faulted on the device: {exc}. The CUDA context is now unusable; fix the kernel "
-            "(compute-sanitizer python3 -m gpulab ... finds the bad access) and rerun"
+            "(gpulab sanitize finds the bad access) and rerun", str(exc)
         ) from None
+
+
+def cuda_errors() -> tuple[type[Exception], ...]:
+    """The exception types CuPy raises for an error the CUDA runtime or driver returned."""
+    from cupy.cuda import driver, runtime
+
+    return runtime.CUDARuntimeError, driver.CUDADriverError
 
 
 @functools.cache

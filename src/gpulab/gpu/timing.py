@@ -7,7 +7,8 @@ import dataclasses
 import statistics
 from typing import Callable
 
-from gpulab.errors import GpulabError
+from gpulab.errors import DeviceFault
+from gpulab.gpu.launch import cuda_errors
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,8 +74,8 @@ def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], No
         stop.record()
         try:
             stop.synchronize()
-        except Exception as exc:  # a fault inside the kernel surfaces at this synchronization
-            raise GpulabError(f"the timed launch faulted on the device: {exc}") from None
+        except cuda_errors() as exc:  # a fault inside the kernel surfaces at this synchronization
+            raise DeviceFault(f"the timed launch faulted on the device: {exc}", str(exc)) from None
         return cupy.cuda.get_elapsed_time(start, stop)
 
     # Warm-up by time: module load, clocks ramping and caches of the instruction path settle.
