@@ -184,3 +184,34 @@ def test_runspecs_cross_into_the_worker_by_reference():
     assert [s.label for s in back] == [s.label for s in specs]
     assert all(b.experiment is exp for b in back)
     assert back[0].variant is exp.variant("v1") and back[-1].library == "cublas"
+
+
+def test_the_table_marks_an_unfinished_run_as_a_failure_not_a_skip():
+    from rich.console import Console
+
+    from gpulab.report.tables import bench_table
+
+    rows = [{"experiment": "sgemm", "variant": "v1", "params": "", "shape": "64x64x64",
+             "skip_reason": f"faulted: {ILLEGAL_ADDRESS}"},
+            {"experiment": "sgemm", "variant": "nosync", "params": "", "shape": "64x64x64", "expected_wrong": True,
+             "skip_reason": "timed out after 3 s (execute did not finish; the worker was replaced)"}]
+    console = Console(record=True, width=300)
+    console.print(bench_table(rows, "t"))
+    text = console.export_text()
+    assert f"faulted: {ILLEGAL_ADDRESS}" in text and "timed out after 3 s" in text
+    assert "skipped" not in text and "expected wrong" not in text
+
+
+def test_the_cli_ends_a_sweep_with_unfinished_runs_with_one_line_and_exit_1(capsys):
+    from gpulab.cli import exit_if_unfinished
+    from gpulab.worker import Unfinished
+
+    class Done:
+        unfinished = [Unfinished("sgemm v1 64x64x64", f"faulted: {ILLEGAL_ADDRESS}")]
+
+    with pytest.raises(SystemExit) as info:
+        exit_if_unfinished(Done())
+    assert info.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("1 run(s) did not finish") and ILLEGAL_ADDRESS in err
+    exit_if_unfinished(object())  # an in-process Lab has no list: nothing to say

@@ -68,6 +68,16 @@ def run_specs(lab, specs, what: str) -> list[dict]:
     return records
 
 
+def exit_if_unfinished(lab) -> None:
+    """After a sweep whose rows are all written: one line naming the runs that faulted or timed
+    out, and exit code 1."""
+    from gpulab.worker import unfinished_line
+
+    if line := unfinished_line(lab):
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
 def show_bench(experiment, records: list[dict]) -> None:
     from gpulab.report.tables import bench_table, summary_table
 
@@ -125,16 +135,17 @@ def bench(
     """Check and time variants of one experiment; print a table; write a CSV."""
     from gpulab.experiments import get_experiment
     from gpulab.gpu.timing import TimingPolicy
-    from gpulab.lab import Lab, LabOptions, derive, parse_param_overrides, plan
+    from gpulab.lab import LabOptions, derive, parse_param_overrides, plan
     from gpulab.records import write_csv
     from gpulab.tune import tuned_defaults
+    from gpulab.worker import open_lab
 
     exp = get_experiment(experiment)
     overrides = parse_param_overrides(param or [])
     shapes = resolve_shapes(exp, size, shape)
     variants = split_list(variant) or None
     plan(exp, variants, overrides, shapes)  # names and values are checked before the GPU is touched
-    lab = Lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
+    lab = open_lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
     specs = plan(exp, variants, overrides, shapes, defaults=tuned_defaults(exp, results_dir(lab.device.slug)))
     lab.preflight(specs)
     records = derive(run_specs(lab, specs, f"bench {exp.name}"), exp.baseline)
@@ -143,6 +154,7 @@ def bench(
     write_csv(path, records)
     show_bench(exp, records)
     console.print(f"wrote {len(records)} rows to {path}")
+    exit_if_unfinished(lab)
 
 
 @app.command()
@@ -181,10 +193,11 @@ def run(
         console.print(f"Everything above compiled for {arch or 'sm_90'}; {NO_GPU_HINT}.", markup=False)
         return
 
-    from gpulab.lab import Lab, LabOptions, derive, plan
+    from gpulab.lab import LabOptions, derive, plan
     from gpulab.records import write_csv
+    from gpulab.worker import open_lab
 
-    lab = Lab(LabOptions())
+    lab = open_lab(LabOptions())
     folder = out_dir or results_dir(lab.device.slug)
     console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {lab.env['driver']}, "
                   f"CUDA runtime {info.cuda_runtime_version})")
@@ -198,6 +211,7 @@ def run(
         write_csv(folder / f"{exp.name}.csv", records)
         show_bench(exp, records)
         console.print(f"wrote {folder / (exp.name + '.csv')}\n")
+    exit_if_unfinished(lab)
 
 
 @app.command()
@@ -244,6 +258,7 @@ def tune(
         console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
     console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
                   f"{t.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
+    exit_if_unfinished(plan.lab)
 
 
 @app.command()

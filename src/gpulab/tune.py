@@ -163,7 +163,7 @@ class TunePlan:
     experiment: Experiment
     variant: Variant
     shapes: list[Shape]
-    lab: Any  # gpulab.lab.Lab, imported lazily: it needs the GPU stack
+    lab: Any  # gpulab.worker.IsolatedLab (or the in-process gpulab.lab.Lab), imported lazily: it needs the GPU stack
     folder: Path
     current: Params
     space_size: int
@@ -206,10 +206,11 @@ def plan_tune(experiment: Experiment, variant: Variant, overrides: dict[str, tup
     """Split the search space by the constraints, open the lab (this needs the GPU) and sample at
     most `limit` configs, the one this card runs today leading."""
     from gpulab.gpu.timing import TimingPolicy
-    from gpulab.lab import Lab, LabOptions
+    from gpulab.lab import LabOptions
+    from gpulab.worker import open_lab
 
     ok, rejected = feasible(variant, search_space(variant, overrides))
-    lab = Lab(LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50)))
+    lab = open_lab(LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50)))
     if reason := variant.arch_reason(lab.arch):
         raise GpulabError(f"{experiment.name} {variant.name} cannot run on this card: {reason}")
     folder = Path(results_root) / lab.device.slug

@@ -26,6 +26,7 @@ import traceback
 from typing import Any, Callable
 
 from gpulab.errors import DeviceFault, GpulabError
+from gpulab.report.tables import FAULTED, TIMED_OUT
 
 RUN_TIMEOUT_S = 600.0  # one check and timing; the slowest default run takes seconds
 START_TIMEOUT_S = 180.0  # a fresh worker: import CuPy, open the device
@@ -98,8 +99,10 @@ class LabWorker:
         self.starts += 1
         try:
             self.info = self._receive(self.start_timeout_s, "starting the worker")
-        except (WorkerFault, WorkerTimeout) as exc:
+        except WorkerFault as exc:
             raise GpulabError(f"the lab's worker process could not start: {exc}") from None
+        except WorkerTimeout as exc:
+            raise GpulabError(f"the lab's worker process did not start: {exc}") from None
         return self.info
 
     def call(self, method: str, *args, timeout_s: float | None = None) -> Any:
@@ -117,7 +120,7 @@ class LabWorker:
             ready = True  # the other end is gone: recv() says so below
         if not ready:
             self.stop()
-            raise WorkerTimeout(f"timed out after {timeout_s:g} s ({what} did not finish; the worker was replaced)")
+            raise WorkerTimeout(f"after {timeout_s:g} s ({what} did not finish; the worker was replaced)")
         try:
             kind, value = self._conn.recv()
         except (EOFError, OSError):
@@ -237,9 +240,9 @@ class IsolatedLab:
         try:
             return self.worker.call("execute", spec, timeout_s=self.timeout_s)
         except WorkerFault as exc:
-            reason = f"faulted: {exc}"
+            reason = f"{FAULTED}{exc}"
         except WorkerTimeout as exc:
-            reason = str(exc)
+            reason = f"{TIMED_OUT} {exc}"
         self.unfinished.append(Unfinished(spec.label, reason))
         return spec.base_record() | {"skip_reason": reason} | self.env
 

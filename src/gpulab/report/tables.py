@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import math
 
+from rich.markup import escape
 from rich.table import Table
+
+# A run that did not finish (gpulab.worker) has a skip_reason that begins with one of these: its
+# kernel faulted on the device (or its process died), or it ran past the per-run time limit.
+FAULTED, TIMED_OUT = "faulted: ", "timed out"
+
+
+def did_not_finish(record: dict) -> bool:
+    return str(record.get("skip_reason") or "").startswith((FAULTED, TIMED_OUT))
 
 
 def _num(value, fmt: str) -> str:
@@ -16,6 +25,8 @@ def _num(value, fmt: str) -> str:
 
 
 def _status(r: dict) -> str:
+    if did_not_finish(r):  # a fault or a hang: a failure, not a skip, demonstration or not
+        return f"[red]{escape(str(r['skip_reason']))}[/]"
     if r.get("skip_reason") and not r.get("expected_wrong"):
         return f"[yellow]skipped[/]: {r['skip_reason']}"
     if r.get("expected_wrong"):
