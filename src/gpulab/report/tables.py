@@ -162,3 +162,31 @@ def tune_table(exp, variant, scored: list[tuple[float, dict]], n_shapes: int, to
     for value, params in scored[:top]:
         table.add_row(variant.params_label(params), f"{value:,.0f}")
     return table
+
+
+def sanitize_table(rows: list[dict], title: str) -> Table:
+    """One line per run, one column per tool: clean, the error count, or what went wrong."""
+    tools = list(dict.fromkeys(r["tool"] for r in rows))
+    table = Table(title=title)
+    for name in ("experiment", "variant", "params", "shape", *tools, "first report"):
+        table.add_column(name, overflow="fold")
+    runs: dict[tuple, dict[str, dict]] = {}
+    for r in rows:
+        runs.setdefault((r["experiment"], r["variant"], r.get("params") or "", r["shape"]), {})[r["tool"]] = r
+    for key, by_tool in runs.items():
+        cells = []
+        for tool in tools:
+            r = by_tool.get(tool)
+            if r is None:
+                cells.append("")
+            elif r["verdict"] == "clean":
+                cells.append("[green]0[/]")
+            elif r["verdict"].startswith("hazard reported"):
+                cells.append(f"[magenta]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (expected)[/]")
+            elif r.get("errors") is not None:
+                cells.append(f"[red]{(r.get('errors') or 0) + (r.get('warnings') or 0)}[/]")
+            else:
+                cells.append(f"[red]{escape(r['verdict'])}[/]")
+        first = next((r["first_report"] for r in by_tool.values() if r.get("first_report")), "")
+        table.add_row(*(escape(str(k)) for k in key), *cells, escape(first))
+    return table

@@ -1,0 +1,239 @@
+"""gpulab sanitize without a GPU: finding compute-sanitizer, the plan, the command, and the parser.
+
+Where the log texts below come from: compute-sanitizer's report format as published in public bug
+reports of its output (memcheck: ggml-org/llama.cpp issue 6948 and muhos/ParaFROST issue 10, both
+compute-sanitizer 2023-2024; racecheck: NVIDIA/cccl issue 1903 and kokkos/kokkos issue 6217 for the
+'RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)' line; synccheck: ggml-org/llama.cpp
+issue 27678; initcheck: NVIDIA/cudf issue 8873), with our kernels' names, offsets and sizes put in.
+Every line carries the '========= ' prefix; details are indented four spaces under their headline.
+"""
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpulab import sanitize as san
+from gpulab.errors import GpulabError
+from gpulab.experiments import all_experiments, get_experiment
+from gpulab.lab import RunSpec
+
+MEMCHECK_OOB = """\
+========= COMPUTE-SANITIZER
+========= Invalid __global__ read of size 4 bytes
+=========     at sgemm+0x2f0 in /work/tests/gpu/planted/reads_past_k.cu:17
+=========     by thread (9,15,0) in block (2,16,0)
+=========     Address 0x7f3c1e6a0c9c is out of bounds
+=========     and is 4 bytes after the nearest allocation at 0x7f3c1e694000 of size 79,156 bytes
+=========
+========= Invalid __global__ read of size 4 bytes
+=========     at sgemm+0x2f0 in /work/tests/gpu/planted/reads_past_k.cu:17
+=========     by thread (10,15,0) in block (2,16,0)
+=========     Address 0x7f3c1e6a0ca0 is out of bounds
+=========     and is 8 bytes after the nearest allocation at 0x7f3c1e694000 of size 79,156 bytes
+=========
+========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaDeviceSynchronize.
+=========
+========= ERROR SUMMARY: 1,093 errors
+========= ERROR SUMMARY: 1,073 errors were not printed. Use --print-limit option to adjust the number of printed errors
+"""
+
+MEMCHECK_CLEAN = """\
+========= COMPUTE-SANITIZER
+========= ERROR SUMMARY: 0 errors
+"""
+
+RACECHECK_NOSYNC = """\
+========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at stencil+0x1c0 in /src/gpulab/experiments/stencil/demo_nosync.cu:22
+=========     and Read access at stencil+0x2b0 in /src/gpulab/experiments/stencil/demo_nosync.cu:30 [1,536 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+"""
+
+RACECHECK_WARNING_ONLY = """\
+========= COMPUTE-SANITIZER
+========= Warning: Race reported between Read access at stencil+0x1f20 in /src/kernel.cu:249
+=========     and Write access at stencil+0x14b0 in /src/kernel.cu:349 [4 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)
+"""
+
+SYNCCHECK = """\
+========= COMPUTE-SANITIZER
+========= Barrier error detected. Divergent thread(s) in block
+=========     at sgemm+0x4a0 in /src/kernel.cu:31
+=========     by thread (0,0,0) in block (0,0,0)
+=========
+========= ERROR SUMMARY: 4,000 errors
+"""
+
+INITCHECK = """\
+========= COMPUTE-SANITIZER
+========= Uninitialized __global__ memory read of size 4 bytes
+=========     at grayscale+0x150 in /src/kernel.cu:12
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address 0x7fc406200400
+=========
+========= ERROR SUMMARY: 1 error
+"""
+
+
+def test_memcheck_out_of_bounds_count_and_first_report():
+    r = san.parse_log(MEMCHECK_OOB)
+    assert r.errors == 1093 and r.warnings == 0
+    assert r.first == "Invalid __global__ read of size 4 bytes; at sgemm+0x2f0 in /work/tests/gpu/planted/reads_past_k.cu:17"
+
+
+def test_a_clean_log_has_zero_errors_and_no_report():
+    assert san.parse_log(MEMCHECK_CLEAN) == san.Report(0, 0, "")
+
+
+def test_racecheck_summary_gives_errors_and_warnings():
+    r = san.parse_log(RACECHECK_NOSYNC)
+    assert (r.errors, r.warnings) == (1, 0)
+    assert r.first.startswith("Error: Race reported between Write access at stencil+0x1c0")
+    assert r.first.endswith("and Read access at stencil+0x2b0 in /src/gpulab/experiments/stencil/demo_nosync.cu:30 [1,536 hazards]")
+    w = san.parse_log(RACECHECK_WARNING_ONLY)
+    assert (w.errors, w.warnings) == (0, 1) and w.first.startswith("Warning: Race reported")
+
+
+@pytest.mark.parametrize("text, errors, headline", [
+    (SYNCCHECK, 4000, "Barrier error detected. Divergent thread(s) in block"),
+    (INITCHECK, 1, "Uninitialized __global__ memory read of size 4 bytes"),
+])
+def test_synccheck_and_initcheck(text, errors, headline):
+    r = san.parse_log(text)
+    assert r.errors == errors and r.first.startswith(headline + "; at ")
+
+
+def test_no_summary_is_none_not_zero():
+    assert san.parse_log("========= COMPUTE-SANITIZER\n========= Invalid __global__ read of size 4 bytes\n").errors is None
+    assert san.parse_log("").errors is None
+
+
+def _spec(experiment="stencil", variant="nosync"):
+    exp = get_experiment(experiment)
+    v = exp.variant(variant)
+    return RunSpec(exp, v, v.default_params(), san.sanitize_shape(exp))
+
+
+@pytest.mark.parametrize("tool, report, expected, fails", [
+    ("racecheck", san.Report(1, 0, "Error: Race"), "hazard reported (a demonstration)", False),
+    ("racecheck", san.Report(0, 0, ""), "MISSED: the demonstration's hazard was not reported", True),
+    ("memcheck", san.Report(0, 0, ""), "clean", False),
+    ("memcheck", san.Report(2, 0, "Invalid"), "ERRORS", True),
+])
+def test_verdicts_for_the_demonstration(tool, report, expected, fails):
+    row = _spec().base_record() | {"tool": tool}
+    row["verdict"] = san.verdict(row, report)
+    assert row["verdict"] == expected and san.failed(row) is fails
+
+
+def test_a_correct_variant_with_a_racecheck_warning_fails():
+    row = _spec("stencil", "shared").base_record() | {"tool": "racecheck"}
+    row["verdict"] = san.verdict(row, san.Report(0, 1, "Warning: Race"))
+    assert row["verdict"] == "ERRORS" and san.failed(row)
+
+
+def test_plan_covers_every_variant_and_every_tuned_config_at_ragged_shapes():
+    tuned = {"sgemm": {"v9": {"params": {"BM": 64, "BN": 128, "BK": 8, "WM": 32, "WN": 64, "WNITER": 2, "TM": 4,
+                                          "TN": 4, "STAGES": 3, "MINB": 2, "GROUP_M": 8},
+                              "by_shape": {"4096x4096x4096": {"params": {"BM": 64, "BN": 128, "BK": 8, "WM": 64, "WN": 64,
+                                                                         "WNITER": 2, "TM": 4, "TN": 4, "STAGES": 2,
+                                                                         "MINB": 2, "GROUP_M": 8}}}}}}
+    specs, skipped = san.plan(all_experiments(), tuned, "sm_90")
+    assert skipped == []
+    names = {(s.experiment.name, s.variant.name) for s in specs}
+    assert names == {(e.name, v.name) for e in all_experiments() for v in e.variants}
+    v9 = [s for s in specs if s.experiment.name == "sgemm" and s.variant.name == "v9"]
+    assert len(v9) == 3  # the default, the tuned best, the tuned best at 4096^3
+    for s in specs:
+        assert all(d > 1 for d in s.shape.values) and s.library == ""
+    assert {s.shape.label for s in specs if s.experiment.name == "sgemm"} == {"257x131x77"}
+
+
+def test_plan_skips_what_the_card_cannot_run():
+    specs, skipped = san.plan([get_experiment("sgemm")], {}, "sm_75")
+    assert [s.variant.name for s, _ in skipped] == ["v9"] and "sm_80" in skipped[0][1]
+
+
+def test_command_filters_to_the_runs_kernel_and_logs_apart(tmp_path):
+    cmd = san.command(Path("/cs"), "racecheck", "stencil", tmp_path / "s.pkl", tmp_path / "s.log")
+    assert cmd[:3] == ["/cs", "--tool", "racecheck"]
+    assert cmd[cmd.index("--kernel-name") + 1] == "kne=stencil"
+    assert cmd[cmd.index("--launch-count") + 1] == "2"
+    assert cmd[cmd.index("--log-file") + 1] == str(tmp_path / "s.log")
+    assert cmd[-4:] == [sys.executable, "-m", "gpulab.sanitize_child", str(tmp_path / "s.pkl")]
+
+
+def _fake_sanitizer(tmp_path: Path, log: str, exit_code: int = 0) -> Path:
+    """A stand-in compute-sanitizer: writes a recorded log where --log-file says, runs nothing."""
+    (tmp_path / "log.txt").write_text(log)
+    script = tmp_path / "compute-sanitizer"
+    script.write_text(f"""#!{sys.executable}
+import shutil, sys
+args = sys.argv[1:]
+shutil.copy({str(tmp_path / 'log.txt')!r}, args[args.index('--log-file') + 1])
+print('{{"correct": true, "detail": ""}}')
+sys.exit({exit_code})
+""")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_sanitize_one_makes_the_row_from_the_log(tmp_path):
+    fake = _fake_sanitizer(tmp_path, RACECHECK_NOSYNC)
+    row = san.sanitize_one(fake, _spec(), "racecheck", tmp_path / "work")
+    assert (row["experiment"], row["variant"], row["params"], row["shape"]) == ("stencil", "nosync", "R=3", "100003")
+    assert row["tool"] == "racecheck" and row["errors"] == 1 and row["warnings"] == 0
+    assert row["verdict"] == "hazard reported (a demonstration)" and row["checked_values"] == "correct"
+    assert row["first_report"].startswith("Error: Race reported")
+
+
+def test_a_sanitizer_that_stops_without_a_summary_is_a_failure(tmp_path):
+    fake = _fake_sanitizer(tmp_path, "========= COMPUTE-SANITIZER\n========= Error: Target application terminated before first instrumented API call\n", 1)
+    row = san.sanitize_one(fake, _spec("stencil", "shared"), "memcheck", tmp_path / "work")
+    assert row["errors"] is None and san.failed(row)
+    assert row["verdict"].startswith("no summary from compute-sanitizer (exit 1)")
+
+
+def test_find_sanitizer_order(tmp_path, monkeypatch):
+    fake = _fake_sanitizer(tmp_path, "")
+    monkeypatch.setenv("GPULAB_SANITIZER", str(fake))
+    assert san.find_sanitizer() == fake
+    monkeypatch.setenv("GPULAB_SANITIZER", str(tmp_path / "missing"))
+    with pytest.raises(GpulabError, match="GPULAB_SANITIZER=.* is not an executable"):
+        san.find_sanitizer()
+    monkeypatch.delenv("GPULAB_SANITIZER")
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    home = tmp_path / "cuda"
+    (home / "bin").mkdir(parents=True)
+    monkeypatch.setenv("CUDA_HOME", str(home))
+    if not Path("/usr/local/cuda/bin/compute-sanitizer").exists():
+        with pytest.raises(GpulabError, match=r"looked at GPULAB_SANITIZER, PATH, \$CUDA_HOME/bin, /usr/local/cuda/bin"):
+            san.find_sanitizer()
+    os.symlink(fake, home / "bin" / "compute-sanitizer")
+    assert san.find_sanitizer() == home / "bin" / "compute-sanitizer"
+
+
+def test_missing_sanitizer_is_one_line_and_exit_2(tmp_path):
+    env = os.environ | {"PATH": str(tmp_path), "CUDA_HOME": str(tmp_path)}
+    env.pop("GPULAB_SANITIZER", None)
+    if Path("/usr/local/cuda/bin/compute-sanitizer").exists():
+        pytest.skip("this machine has /usr/local/cuda/bin/compute-sanitizer")
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "sanitize"], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "looked at" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_merge_replaces_only_the_same_run_and_tool():
+    old = [{"experiment": "sgemm", "variant": "v1", "params": "TILE=16", "shape": "257x131x77", "tool": t, "errors": 5}
+           for t in ("memcheck", "racecheck")]
+    new = [{"experiment": "sgemm", "variant": "v1", "params": "TILE=16", "shape": "257x131x77", "tool": "memcheck", "errors": 0}]
+    merged = san.merge(old, new)
+    assert [(r["tool"], r["errors"]) for r in merged] == [("racecheck", 5), ("memcheck", 0)]
