@@ -8,6 +8,8 @@ import time
 import pytest
 
 from gpulab.errors import DeviceFault, GpulabError, NoGpuError
+from gpulab.experiments import get_experiment
+from gpulab.experiments.base import Launch, Variant
 from gpulab.worker import IsolatedLab, LabWorker, WorkerCrash, WorkerFault, WorkerTimeout, unfinished_line
 
 # CuPy's own text for error 700 (str(cupy.cuda.runtime.CUDARuntimeError(700))).
@@ -41,6 +43,9 @@ class StandInLab:
     def preflight(self, specs) -> None:
         if any(s.action == "too big" for s in specs):
             raise GpulabError("standin too big needs 9 GiB; choose a smaller shape")
+
+    def describe(self, spec) -> tuple:
+        return spec.label, spec.variant.file, type(spec.experiment).__name__
 
     def execute(self, spec) -> dict:
         if spec.action == "die":
@@ -175,7 +180,6 @@ def test_run_timeout_from_the_environment(monkeypatch):
 def test_runspecs_cross_into_the_worker_by_reference():
     import pickle
 
-    from gpulab.experiments import get_experiment
     from gpulab.lab import plan
 
     exp = get_experiment("sgemm")
@@ -215,3 +219,22 @@ def test_the_cli_ends_a_sweep_with_unfinished_runs_with_one_line_and_exit_1(caps
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("1 run(s) did not finish") and ILLEGAL_ADDRESS in err
     exit_if_unfinished(object())  # an in-process Lab has no list: nothing to say
+
+
+def _planted_launch(p, s):
+    return Launch((1, 1, 1), (16, 16, 1))
+
+
+class _PlantedSgemm(type(get_experiment("sgemm"))):
+    """A stand-in experiment defined in a test module, as the GPU tests plant kernels."""
+
+    variants = (Variant(name="planted", file="/planted/hangs.cu", summary="planted", launch=_planted_launch),)
+
+
+def test_a_spec_of_an_experiment_defined_in_a_test_crosses_into_the_worker():
+    from gpulab.lab import RunSpec
+
+    exp = _PlantedSgemm()
+    spec = RunSpec(exp, exp.variant("planted"), {}, exp.shape(17, 33, 65))
+    with LabWorker(None, factory=make_standin) as worker:
+        assert worker.call("describe", spec) == ("sgemm planted 17x33x65", "/planted/hangs.cu", "_PlantedSgemm")
