@@ -164,7 +164,7 @@ def test_plan_skips_what_the_card_cannot_run():
 def test_command_filters_to_the_runs_kernel_and_logs_apart(tmp_path):
     cmd = san.command(Path("/cs"), "racecheck", "stencil", tmp_path / "s.pkl", tmp_path / "s.log")
     assert cmd[:3] == ["/cs", "--tool", "racecheck"]
-    assert cmd[cmd.index("--kernel-name") + 1] == "kne=stencil"
+    assert cmd[cmd.index("--kernel-name") + 1] == "kernel_name=stencil"
     assert cmd[cmd.index("--launch-count") + 1] == "2"
     assert cmd[cmd.index("--log-file") + 1] == str(tmp_path / "s.log")
     assert cmd[-4:] == [sys.executable, "-m", "gpulab.sanitize_child", str(tmp_path / "s.pkl")]

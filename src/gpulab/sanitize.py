@@ -99,7 +99,7 @@ def plan(experiments: list[Experiment], tuned: dict, arch: str) -> tuple[list[Ru
 # -- one (run, tool) ----------------------------------------------------------------------------
 def command(sanitizer: Path, tool: str, entry: str, spec_file: Path, log_file: Path) -> list[str]:
     return [str(sanitizer), "--tool", tool,
-            "--kernel-name", f"kne={entry}",  # the run's kernel only (extern "C": its name is unmangled)
+            "--kernel-name", f"kernel_name={entry}",  # the run's kernel only, by its exact (extern "C": unmangled) name
             "--launch-count", "2",  # the check's launches: one, or two for integer outputs
             "--print-limit", "20", "--show-backtrace", "no",
             "--log-file", str(log_file),  # the reports apart from the child's own JSON line
