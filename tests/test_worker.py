@@ -238,3 +238,13 @@ def test_a_spec_of_an_experiment_defined_in_a_test_crosses_into_the_worker():
     spec = RunSpec(exp, exp.variant("planted"), {}, exp.shape(17, 33, 65))
     with LabWorker(None, factory=make_standin) as worker:
         assert worker.call("describe", spec) == ("sgemm planted 17x33x65", "/planted/hangs.cu", "_PlantedSgemm")
+
+
+def test_a_run_that_cannot_travel_to_the_worker_says_so(lab):
+    from gpulab.lab import RunSpec
+
+    exp = get_experiment("sgemm")
+    stray = Variant(name="stray", file="/x.cu", summary="not among sgemm's variants", launch=lambda p, s: None)
+    with pytest.raises(GpulabError, match="cannot be sent to the lab's worker process.*GPULAB_IN_PROCESS=1"):
+        lab.execute(RunSpec(exp, stray, {}, exp.shape(1, 1, 1)))
+    assert lab.execute(Spec("after"))["time_ms"] == 1.0

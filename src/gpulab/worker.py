@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import os
+import pickle
 import signal
 import traceback
 from typing import Any, Callable
@@ -108,7 +109,14 @@ class LabWorker:
     def call(self, method: str, *args, timeout_s: float | None = None) -> Any:
         self.start()
         try:
-            self._conn.send((method, args))
+            payload = pickle.dumps((method, args))  # first, so that a run that cannot travel says so
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            raise GpulabError(
+                f"{method}: the run cannot be sent to the lab's worker process ({exc}); its experiment must be "
+                "importable by name and its variant one of the experiment's own (or picklable). "
+                "GPULAB_IN_PROCESS=1 runs it in this process instead") from None
+        try:
+            self._conn.send_bytes(payload)
         except (BrokenPipeError, OSError):
             raise self._died(method) from None
         return self._receive(timeout_s, method)
@@ -198,8 +206,6 @@ def _fault(conn, message: str) -> None:
 def _portable(exc: BaseException) -> BaseException:
     """The exception itself where it survives pickling (a GpulabError does); else a WorkerCrash
     carrying the worker's traceback."""
-    import pickle
-
     if isinstance(exc, GpulabError):
         try:
             pickle.loads(pickle.dumps(exc))
