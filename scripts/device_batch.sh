@@ -13,13 +13,16 @@
 #   "probe":     scripts/probe_counters.py: three captures of one launch, hardware vs instrumented counters
 #   "ncu_fixtures": re-record tests/fixtures/ncu (the CSV the CPU tests parse)
 #   "profile_tests": the GPU tests that run ncu (after a change to what gpulab asks ncu for)
+#   "faults":    the planted fault, hang and out-of-bounds kernels (tests/gpu/test_faults_gpu.py) alone
+#   "sanitize":  `gpulab sanitize`: every variant and tuned config under compute-sanitizer's four tools
+#   "overhead":  the same small bench in-process and through the isolated worker, timed whole
 #   "sass":      `gpulab profile --sass` of every run whose counted quantities differ in
 #                fidelity.csv: per-instruction counts to settle whether the model or the
 #                launch-wide counter is off (CSV per run under $OUT/logs/sass)
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch.tgz.
 # Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh STAGE [STAGE...]
 set -uo pipefail
-[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|sass ..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|sass ..." >&2; exit 2; }
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -36,7 +39,7 @@ verify)
     TAIL=12 step pytest_gpu "${LIMIT:-300}" python3 -m pytest -m "gpu and not exclusive" -q -n 8 \
         -o cache_dir="$OUT/pytest-cache" --maxfail=30
     grep -q " passed" "$logs/pytest_gpu.log" && ! grep -qE "[0-9]+ (failed|error)" "$logs/pytest_gpu.log" || \
-        TAIL=12 step pytest_gpu_rerun 200 python3 -m pytest -m gpu -q -p no:xdist -o cache_dir="$OUT/pytest-cache" --lf
+        TAIL=12 step pytest_gpu_rerun "${RERUN_LIMIT:-200}" python3 -m pytest -m gpu -q -p no:xdist -o cache_dir="$OUT/pytest-cache" --lf
     TAIL=4 step pytest_gpu_exclusive 120 python3 -m pytest -m "gpu and exclusive" -q -p no:xdist
     ;;
 ceilings)
@@ -58,6 +61,21 @@ compare)
 fidelity)
     TAIL=8 step fidelity_sgemm 200 gpulab fidelity sgemm
     TAIL=8 step fidelity_memory 200 gpulab fidelity coalesce stencil grayscale
+    ;;
+faults)
+    TAIL=12 step pytest_faults "${LIMIT:-300}" python3 -m pytest tests/gpu/test_faults_gpu.py -q -p no:cacheprovider
+    ;;
+sanitize)
+    TAIL=30 step sanitize "${LIMIT:-240}" gpulab sanitize
+    ;;
+overhead)
+    for mode in inproc isolated; do
+        t0=$(date +%s%N)
+        if [ $mode = inproc ]; then export GPULAB_IN_PROCESS=1; else unset GPULAB_IN_PROCESS; fi
+        TAIL=3 step "overhead_$mode" 120 gpulab bench sgemm --variant v1 --size 512,1024 --out "$logs/overhead_$mode.csv"
+        unset GPULAB_IN_PROCESS
+        echo "overhead $mode: $(( ($(date +%s%N) - t0) / 1000000 )) ms whole command"
+    done
     ;;
 sass)
     mkdir -p "$logs/sass"
