@@ -170,6 +170,13 @@ def test_command_filters_to_the_runs_kernel_and_logs_apart(tmp_path):
     assert cmd[-4:] == [sys.executable, "-m", "gpulab.sanitize_child", str(tmp_path / "s.pkl")]
 
 
+def test_initcheck_watches_every_kernel(tmp_path):
+    """initcheck learns what is initialised only from the kernels it instruments: filtered to ours,
+    the copies back of CuPy's results read as uninitialised (H200, 2026-12-01)."""
+    cmd = san.command(Path("/cs"), "initcheck", "stencil", tmp_path / "s.pkl", tmp_path / "s.log")
+    assert "--kernel-name" not in cmd and "--launch-count" not in cmd
+
+
 def _fake_sanitizer(tmp_path: Path, log: str, exit_code: int = 0) -> Path:
     """A stand-in compute-sanitizer: writes a recorded log where --log-file says, runs nothing."""
     (tmp_path / "log.txt").write_text(log)

@@ -7,7 +7,8 @@ accesses), racecheck (shared-memory hazards), synccheck (barrier misuse) and ini
 (uninitialised global reads). Each run is checked once, at a small ragged shape (edges in every
 dimension), in a child program (gpulab.sanitize_child) under each tool, with only the run's own
 kernel instrumented (--kernel-name) and at most two of its launches (--launch-count): CuPy's and
-cuBLAS's kernels, which build inputs and references, are not sanitized.
+cuBLAS's kernels, which build inputs and references, are not sanitized, except under initcheck,
+which must see their writes to know the memory initialised.
 
 Rows go to results/<gpu>/sanitize.csv: the run, the tool, the error count (racecheck: errors and
 warnings), the first report line, and a verdict. A correct variant must be clean under all four;
@@ -98,9 +99,14 @@ def plan(experiments: list[Experiment], tuned: dict, arch: str) -> tuple[list[Ru
 
 # -- one (run, tool) ----------------------------------------------------------------------------
 def command(sanitizer: Path, tool: str, entry: str, spec_file: Path, log_file: Path) -> list[str]:
-    return [str(sanitizer), "--tool", tool,
-            "--kernel-name", f"kernel_name={entry}",  # the run's kernel only, by its exact (extern "C": unmangled) name
-            "--launch-count", "2",  # the check's launches: one, or two for integer outputs
+    # initcheck knows memory as written only through the kernels it instruments: with CuPy's fill and
+    # reduction kernels filtered out, every copy back of their results read as uninitialised (seen on
+    # the H200, 2026-12-01). So initcheck watches every kernel; the other tools only the run's own.
+    only_ours = [] if tool == "initcheck" else [
+        "--kernel-name", f"kernel_name={entry}",  # the run's kernel only, by its exact (extern "C": unmangled) name
+        "--launch-count", "2",  # the check's launches: one, or two for integer outputs
+    ]
+    return [str(sanitizer), "--tool", tool, *only_ours,
             "--print-limit", "20", "--show-backtrace", "no",
             "--log-file", str(log_file),  # the reports apart from the child's own JSON line
             sys.executable, "-m", "gpulab.sanitize_child", str(spec_file)]

@@ -1,7 +1,8 @@
-// Planted kernel that never ends: it spins on a flag nothing clears. The flag is volatile, so the
-// compiler must re-read it and cannot remove the loop (an empty infinite loop may be dropped).
+// Planted kernel that never ends. clock64() is a volatile read the compiler must repeat and the
+// counter never runs backwards, so the loop cannot be proven finite and removed (a loop on a
+// volatile local was: the H200 ran this kernel to its end, 2026-12-01).
 extern "C" __global__ void sgemm(int M, int N, int K, const float* A, const float* B, float* C) {
-    volatile int spinning = 1;
-    while (spinning) {
+    const long long start = clock64();
+    while (clock64() >= start) {
     }
 }
