@@ -3,6 +3,7 @@ import math
 import pytest
 
 from gpulab import records
+from gpulab.errors import GpulabError
 
 
 def test_csv_round_trip(tmp_path):
@@ -32,7 +33,7 @@ def test_atomic_write_keeps_old_file_when_writing_fails(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(records.os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(GpulabError, match="disk full"):
         records.write_csv(path, [{"experiment": "c", "variant": "d"}])
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["x.csv"]  # no temporary file left behind

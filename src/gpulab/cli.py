@@ -268,8 +268,9 @@ def report(
 ) -> None:
     """Plots (PNG) and one HTML page per card, from the CSVs under results/<gpu>/."""
     from gpulab.report import card_page
+    from gpulab.report.markdown import card_folders
 
-    gpu_dirs = sorted(p for p in results.glob("*") if p.is_dir())
+    gpu_dirs = card_folders(results)  # every file checked before the first plot is written
     if not gpu_dirs:
         raise GpulabError(f"no results under {results}/; run gpulab bench or gpulab run first")
     for gpu_dir in gpu_dirs:
@@ -288,7 +289,9 @@ def readme(
 
     if not readme_path.exists():
         raise GpulabError(f"{readme_path} not found; run from the repository root or pass --readme")
-    done = update_readme(readme_path, readme_blocks(results))
+    if readme_path.is_dir():
+        raise GpulabError(f"{readme_path} is a folder; pass the README file, e.g. --readme {readme_path / 'README.md'}")
+    done = update_readme(readme_path, readme_blocks(results))  # every CSV checked before the README is touched
     console.print(f"regenerated {len(done)} block(s): {', '.join(done) or 'none'}")
 
 
@@ -595,17 +598,22 @@ def _compile_everything(arch: str) -> None:
     console.print(resources_table(records, f"Resources per thread and block, compiled for {arch} (ptxas)"))
 
 
-def main() -> None:
-    try:
-        app(standalone_mode=False)
-    except GpulabError as exc:
-        from rich.markup import escape
+INTERRUPTED = ("interrupted: every file written so far is complete, and the one being written, if any, "
+               "was left as it was before this run")
 
-        err_console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        err_console.print("interrupted; nothing was written")
-        sys.exit(130)
+
+def main() -> None:
+    # Output that cannot carry a character (PYTHONIOENCODING=ascii, a C locale) shows '?' instead
+    # of stopping the command halfway.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+    try:
+        code = app(standalone_mode=False)
+    except GpulabError as exc:
+        _fail(str(exc), 2)
+    except KeyboardInterrupt:  # raised outside typer's own handling (while it starts, say)
+        _fail(INTERRUPTED, 130)
     except SystemExit:
         raise
     except Exception as exc:
@@ -616,8 +624,24 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         if type(exc).__name__ == "Abort":
-            sys.exit(130)
+            _fail(INTERRUPTED, 130)
+        if isinstance(exc, OSError) and exc.filename:  # the file system refused: say which file and why
+            _fail(f"cannot use {exc.filename}: {exc.strerror or exc}; check the path and its permissions", 2)
         raise
+    # In non-standalone mode typer turns Ctrl-C into a returned 130 (and typer.Exit into its code);
+    # commands themselves return nothing.
+    if code == 130:
+        _fail(INTERRUPTED, 130)
+    if isinstance(code, int) and code:
+        sys.exit(code)
+
+
+def _fail(message: str, code: int) -> None:
+    from rich.markup import escape
+
+    err_console.print(f"[red]error:[/] {escape(message)}" if code == 2 else escape(message), soft_wrap=True,
+                      highlight=False)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

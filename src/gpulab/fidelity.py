@@ -41,6 +41,8 @@ import numpy as np
 from gpulab.errors import GpulabError
 
 FILE_NAME = "fidelity.csv"
+# What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
+REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured", "exact", "verdict")
 # One ragged shape per experiment, small enough that ncu is quick, with every edge exercised: tiles
 # cut on every axis, tails of vector paths. SGEMM has a second: odd sizes, which send v4 and later
 # down their scalar paths (the first keeps K and N multiples of 4, the float4 paths, with ragged

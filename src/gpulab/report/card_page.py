@@ -16,9 +16,9 @@ from gpulab.ceilings import ceilings_path
 from gpulab.ceilings import load as load_ceilings
 from gpulab.experiments import all_experiments
 from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
-from gpulab.records import read_csv, write_atomic
+from gpulab.records import write_atomic
 from gpulab.report import html, plots, profile_plots, roofline
-from gpulab.report.markdown import best_lines, provenance
+from gpulab.report.markdown import best_lines, provenance, read_fidelity, read_profiles, read_runs
 
 FIDELITY_NOTE = ("ncu's counts; where the model predicted otherwise, its number below (red: the model is off; "
                  "grey: arbitration noise or DRAM bytes within tolerance; hover for the verdict)")
@@ -68,7 +68,7 @@ def experiment_sections(gpu_dir: Path, ceils) -> tuple[list[dict], list, list[st
         csv_path = gpu_dir / f"{exp.name}.csv"
         if not csv_path.exists():
             continue
-        records = read_csv(csv_path)
+        records = read_runs(csv_path)
         gpu = next((r["gpu"] for r in records if r.get("gpu")), gpu)
         title = f"{exp.name}: {exp.title}"
         if exp.bound == "compute":
@@ -105,7 +105,7 @@ def profile_section(gpu_dir: Path) -> dict | None:
     path = gpu_dir / PROFILE_FILE
     if not path.exists():
         return None
-    rows = read_csv(path)
+    rows = read_profiles(path)
     if not rows:
         return None
     gpu = rows[0].get("gpu") or gpu_dir.name
@@ -132,7 +132,7 @@ def sections(gpu_dir: Path) -> list[dict]:
     fidelity_csv = gpu_dir / FIDELITY_FILE
     if fidelity_csv.exists():
         out.append({"title": "Predicted before measured: access models vs Nsight Compute",
-                    "table_html": html.fidelity_table(read_csv(fidelity_csv)), "notes": [FIDELITY_NOTE],
+                    "table_html": html.fidelity_table(read_fidelity(fidelity_csv)), "notes": [FIDELITY_NOTE],
                     "provenance": f"{fidelity_csv}, written by gpulab fidelity on the card"})
     return out
 

@@ -8,10 +8,65 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable
 
-from gpulab.records import read_csv, write_atomic
+from gpulab.errors import GpulabError
+
+from gpulab.records import read_csv, update_text
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
+
+
+# What each kind of results file must hold for the tables built from it; anything less is damage
+# (DamagedFile: which file, line and column), never an emptier table.
+RUN_COLUMNS = ("experiment", "variant", "params", "shape", "correct")
+CEILING_COLUMNS = ("ceiling", "gbps", "gflops")
+
+
+def read_runs(csv_path: Path) -> list[dict]:
+    """An experiment's results CSV (results/<gpu>/<experiment>.csv), checked."""
+    return read_csv(csv_path, required=RUN_COLUMNS, need_rows=True)
+
+
+def read_ceilings(csv_path: Path) -> list[dict]:
+    return read_csv(csv_path, required=CEILING_COLUMNS, need_rows=True)
+
+
+def read_fidelity(csv_path: Path) -> list[dict]:
+    from gpulab.fidelity import REQUIRED_COLUMNS
+
+    return read_csv(csv_path, required=REQUIRED_COLUMNS, need_rows=True)
+
+
+def read_profiles(csv_path: Path) -> list[dict]:
+    """results/<gpu>/profile.csv (gpulab profile and compare), checked; it may hold no rows."""
+    return read_csv(csv_path, required=RUN_COLUMNS[:4])
+
+
+def results_files(gpu_dir: Path) -> dict[Path, Callable[[Path], list[dict]]]:
+    """Every file of one card's folder that the README and the report read, with its reader."""
+    from gpulab.experiments import all_experiments
+    from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
+    from gpulab.ceilings import FILE_NAME as CEILINGS_FILE
+    from gpulab.report.card_page import PROFILE_FILE
+
+    wanted = {gpu_dir / CEILINGS_FILE: read_ceilings, gpu_dir / FIDELITY_FILE: read_fidelity,
+              gpu_dir / PROFILE_FILE: read_profiles}
+    wanted |= {gpu_dir / f"{exp.name}.csv": read_runs for exp in all_experiments()}
+    return {path: reader for path, reader in wanted.items() if path.exists()}
+
+
+def card_folders(results_root: Path) -> list[Path]:
+    """results/<gpu>/ folders, every results file in them checked first (DamagedFile on the first
+    damaged one), so that nothing is written from a damaged file."""
+    results_root = Path(results_root)
+    if not results_root.is_dir():
+        raise GpulabError(f"no results under {results_root}/; run gpulab bench or gpulab run first, or pass --results")
+    folders = sorted(p for p in results_root.glob("*") if p.is_dir())
+    for folder in folders:
+        for path, reader in results_files(folder).items():
+            reader(path)
+    return folders
 
 
 def _column(r: dict) -> str:
@@ -70,7 +125,7 @@ def provenance(records: list[dict]) -> str:
 def experiment_block(csv_path: Path, baseline: str, rate: str, variants: tuple[str, ...] = ()) -> str:
     """The pivot of one experiment's CSV (only `variants` when given), its best-per-shape lines and
     where it was measured."""
-    records = read_csv(csv_path)
+    records = read_runs(csv_path)
     if variants:
         records = [r for r in records if r["variant"] in variants]
     parts = [pivot(records, rate), "", best_lines(records, baseline), "", provenance(records)]
@@ -80,7 +135,7 @@ def experiment_block(csv_path: Path, baseline: str, rate: str, variants: tuple[s
 def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
     """One row per variant at one shape (its fastest correct config): what changed, registers,
     GFLOP/s and % of the vendor library -- the ladder, read top to bottom."""
-    records = [r for r in read_csv(csv_path) if r["shape"] == shape_label]
+    records = [r for r in read_runs(csv_path) if r["shape"] == shape_label]
     lines = ["| rung | what changed | params | regs | blocks/SM (calculated) | GFLOP/s | % of cuBLAS |",
              "|---|---|---|---|---|---|---|"]
     for v in experiment.variants:
@@ -112,7 +167,7 @@ def blocks_per_sm(r: dict) -> str:
 
 
 def ceilings_block(csv_path: Path) -> str:
-    rows = read_csv(csv_path)
+    rows = read_ceilings(csv_path)
     lines = ["| ceiling | GB/s | GFLOP/s | what |", "|---|---|---|---|"]
     for r in rows:
         gbps = f"{r['gbps']:,.0f}" if r.get("gbps") else ""
@@ -126,7 +181,7 @@ def fidelity_block(csv_path: Path) -> str:
     where prediction and ncu agree; then every disagreement, one line each."""
     from gpulab.fidelity import COUNTED
 
-    rows = read_csv(csv_path)
+    rows = read_fidelity(csv_path)
     judged = [r for r in rows if r.get("quantity") in COUNTED and r.get("exact") is not None]
     runs = {tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in rows}
     lines = ["| quantity | runs exact | differs | arbitration noise |", "|---|---|---|---|"]
@@ -172,12 +227,13 @@ def _hardware_line(rows: list[dict]) -> str:
 
 
 def readme_blocks(results_root: Path) -> dict[str, str]:
-    """Every generated block the results allow, by name (<GPU>-<experiment>, <GPU>-ceilings, ...)."""
+    """Every generated block the results allow, by name (<GPU>-<experiment>, <GPU>-ceilings, ...).
+    Every results file is checked before the first block is built (card_folders)."""
     from gpulab.experiments import all_experiments
     from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
 
     blocks = {}
-    for gpu_dir in sorted(p for p in Path(results_root).glob("*") if p.is_dir()):
+    for gpu_dir in card_folders(results_root):
         if (gpu_dir / "ceilings.csv").exists():
             blocks[f"{gpu_dir.name}-ceilings"] = ceilings_block(gpu_dir / "ceilings.csv")
         if (gpu_dir / FIDELITY_FILE).exists():
@@ -195,9 +251,9 @@ def readme_blocks(results_root: Path) -> dict[str, str]:
 
 
 def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
-    """Rewrite the named generated blocks in place (atomically); returns the names rewritten."""
-    text = readme.read_text()
-    done = []
+    """Rewrite the named generated blocks in place; returns the names rewritten. The README is read
+    and replaced under its lock, so two runs updating different blocks both land."""
+    done: list[str] = []
 
     def replace(m: re.Match) -> str:
         name = m.group("name")
@@ -206,7 +262,5 @@ def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
         done.append(name)
         return m.group(1) + blocks[name] + m.group(4)
 
-    new = BLOCK_RE.sub(replace, text)
-    if new != text:
-        write_atomic(readme, new)
+    update_text(readme, lambda text: BLOCK_RE.sub(replace, text))
     return done
