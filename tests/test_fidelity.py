@@ -304,3 +304,81 @@ def test_rejudge_leaves_a_count_recorded_from_another_metric_as_it_was():
     assert row == next(r for r in old if r["quantity"] == "smem_load_requests")
     assert len(kept) == 1 and "smem_load_requests recorded from another ncu metric" in kept[0]
     assert [r["quantity"] for r in again] == [r["quantity"] for r in old]
+
+
+# -- a failing ncu, damaged input to --rejudge (nothing lost, nothing silent) ---------------------
+def stand_in_ncu(tmp_path, code=3):
+    ncu = tmp_path / "ncu"
+    ncu.write_text(f"#!/bin/sh\nexit {code}\n")
+    ncu.chmod(0o755)
+    return ncu
+
+
+def test_a_failing_ncu_keeps_the_rows_recorded_and_exits_non_zero(tmp_path):
+    """GPULAB_NCU pointing at a program that exits 3: both runs fail, the rows already recorded for
+    them stay as they were, and the command says so with a non-zero exit."""
+    out = tmp_path / "fidelity.csv"
+    recorded = [r for shape in ((16_777_216,), (100_003,))
+                for r in fidelity.measure_one(spec("stencil", "global", shape), profile=fake_profile()).rows]
+    other = fidelity.measure_one(spec("coalesce", "rows", (999, 1001)), profile=fake_profile()).rows
+    from gpulab.records import write_csv
+
+    write_csv(out, recorded + other)
+    before = out.read_text()
+    env = {**os.environ, "GPULAB_NO_GPU": "1", "GPULAB_NCU": str(stand_in_ncu(tmp_path))}
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "fidelity", "stencil", "--variant", "global",
+                        "--out", str(out)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "2 of 2 runs failed" in r.stderr and "were kept" in r.stderr and "Traceback" not in r.stderr
+    assert out.read_text() == before
+
+
+def test_a_failed_run_without_earlier_rows_records_its_error(tmp_path):
+    out = tmp_path / "fidelity.csv"
+    ok = fidelity.measure_one(spec("coalesce", "rows", (999, 1001)), profile=fake_profile())
+
+    def broken(s, seed=0):
+        raise GpulabError("ncu failed (exit 3)")
+
+    failed = fidelity.measure_one(spec("stencil", "global", (100_003,)), profile=broken)
+    fidelity.save(out, [ok, failed])
+    rows = read_csv(out)
+    assert [r["verdict"] for r in rows if r["variant"] == "global"] == ["error"]
+    fidelity.save(out, [fidelity.measure_one(spec("stencil", "global", (100_003,)), profile=fake_profile())])
+    fidelity.save(out, [failed])  # a later failure does not replace the measurement
+    assert "error" not in {r["verdict"] for r in read_csv(out) if r["variant"] == "global"}
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda rows: [{k: v for k, v in r.items() if k != "measured"} for r in rows], "column measured"),
+    (lambda rows: rows[:0], "no rows"),
+])
+def test_rejudge_refuses_damaged_input_and_leaves_it(tmp_path, damage, words):
+    from gpulab.records import columns_for, to_csv_text
+
+    path = tmp_path / "fidelity.csv"
+    rows = fidelity.measure_one(spec("stencil", "global", (100_003,)), profile=fake_profile()).rows
+    damaged = damage(rows)
+    text = to_csv_text(damaged) if damaged else ",".join(columns_for(rows)) + "\n"  # header only
+    path.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "fidelity", "--rejudge", "--out", str(path)],
+                       capture_output=True, text=True, env={**os.environ, "GPULAB_NO_GPU": "1"}, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert path.read_text() == text
+
+
+def test_rejudge_rewrites_only_when_something_changed(tmp_path):
+    path = tmp_path / "fidelity.csv"
+    rows = fidelity.measure_one(spec("stencil", "global", (100_003,)), profile=fake_profile()).rows
+    from gpulab.records import to_csv_text, write_csv
+
+    path.write_text(to_text := to_csv_text(rows))
+    mtime = path.stat().st_mtime_ns
+    _, _, changed = fidelity.rejudge_file(path)
+    assert not changed and path.stat().st_mtime_ns == mtime and path.read_text() == to_text
+    stale = [dict(r, predicted=1, exact=False, verdict="differs") if r["quantity"] == "gmem_load_requests" else r
+             for r in rows]
+    write_csv(path, stale)
+    _, _, changed = fidelity.rejudge_file(path)
+    assert changed and {r["verdict"] for r in read_csv(path) if r["quantity"] == "gmem_load_requests"} == {"exact"}

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from gpulab.errors import GpulabError
+from gpulab.errors import GpulabError, RunsFailed
 
 app = typer.Typer(
     add_completion=False,
@@ -482,6 +482,7 @@ def fidelity(
     counted quantity, at the default and a ragged shape, into results/<gpu>/fidelity.csv."""
     from gpulab import fidelity as fid
     from gpulab.gpu.ncu import find_ncu
+    from gpulab.records import check_writable
     from gpulab.report import fidelity_tables
 
     if rejudge:
@@ -489,6 +490,8 @@ def fidelity(
         return
     specs = fid.plan(experiments or None, split_list(variant) or None, shapes)
     find_ncu()  # fail before the first run when ncu is missing
+    if out is not None:
+        check_writable(out)  # ... or when the results could not be saved
     results: list = []
     path = out
     with progress_bar() as bar:
@@ -508,6 +511,9 @@ def fidelity(
     if (table := fidelity_tables.differ_table(results)) is not None:
         console.print(table)
     console.print(fidelity_tables.summary_line(results, path), markup=False)
+    if failed := [res for res in results if res.error]:
+        raise RunsFailed(f"{len(failed)} of {len(results)} runs failed (see above); the rows recorded for them "
+                         f"in {path} were kept")
 
 
 @app.command()
@@ -564,17 +570,16 @@ def sanitize(
 
 def _rejudge_fidelity(paths: list[Path]) -> None:
     from gpulab import fidelity as fid
-    from gpulab.records import read_csv, write_csv
     from gpulab.report.fidelity_tables import rejudge_line
 
     if not paths or not all(p.exists() for p in paths):
         raise GpulabError("no fidelity table to rejudge: run `gpulab fidelity` on the card first, or name one with --out")
     for path in paths:
-        rows, kept = fid.rejudge(read_csv(path))
-        write_csv(path, rows)
+        rows, kept, changed = fid.rejudge_file(path)
         for why in kept:
             console.print(f"  left as recorded: {why}", markup=False)
-        console.print(rejudge_line(path, rows), markup=False)
+        console.print(rejudge_line(path, rows) + ("" if changed else "; nothing changed, file left as it was"),
+                      markup=False)
 
 
 def _compile_everything(arch: str) -> None:
@@ -611,7 +616,7 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except GpulabError as exc:
-        _fail(str(exc), 2)
+        _fail(str(exc), exc.exit_code)
     except KeyboardInterrupt:  # raised outside typer's own handling (while it starts, say)
         _fail(INTERRUPTED, 130)
     except SystemExit:
@@ -639,7 +644,7 @@ def main() -> None:
 def _fail(message: str, code: int) -> None:
     from rich.markup import escape
 
-    err_console.print(f"[red]error:[/] {escape(message)}" if code == 2 else escape(message), soft_wrap=True,
+    err_console.print(f"[red]error:[/] {escape(message)}" if code != 130 else escape(message), soft_wrap=True,
                       highlight=False)
     sys.exit(code)
 

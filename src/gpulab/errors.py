@@ -1,8 +1,16 @@
-"""The one exception type the command line turns into a one-line message and exit code 2."""
+"""The one exception type the command line turns into a one-line message and its exit code (2)."""
 
 
 class GpulabError(Exception):
     """A problem the user can fix: the message says what went wrong and what to do."""
+
+    exit_code = 2
+
+
+class RunsFailed(GpulabError):
+    """Some runs of a sweep failed; every finished run was kept. Exit code 1: the input was fine."""
+
+    exit_code = 1
 
 
 class CompileError(GpulabError):

@@ -323,13 +323,18 @@ def fidelity_path(gpu_slug: str, results_root: Path = Path("results")) -> Path:
 
 
 def save(path: Path, results: list[RunResult]) -> None:
-    """Upsert: rows of the runs just measured replace any earlier rows of the same runs."""
-    from gpulab.records import read_csv, write_csv
+    """Upsert, under the file's lock: rows of the runs just measured replace any earlier rows of the
+    same runs. A run that failed replaces nothing: the rows recorded for it stay (its error row is
+    written only where it has none), so a broken ncu never costs a measurement."""
+    from gpulab.records import locked, read_csv, write_csv
 
-    new = [r for res in results for r in res.rows]
-    keys = {run_key(r) for r in new}
-    old = read_csv(path) if Path(path).exists() else []
-    write_csv(path, [r for r in old if run_key(r) not in keys] + new)
+    with locked(path):
+        old = read_csv(path) if Path(path).exists() else []
+        measured = {run_key(r) for r in old if r.get("verdict") != "error"}
+        new = [r for res in results for r in res.rows if not (res.error and run_key(r) in measured)]
+        keys = {run_key(r) for r in new}
+        if new:
+            write_csv(path, [r for r in old if run_key(r) not in keys] + new)
 
 
 def gpu_slug_of(results: list[RunResult]) -> str | None:
@@ -457,6 +462,21 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
                 continue
             out.append({**base, **r, "ncu_metric": _metric_of(PROFILE_QUANTITIES, r["quantity"]), **stamp})
     return out, kept
+
+
+def rejudge_file(path: Path) -> tuple[list[dict], list[str], bool]:
+    """rejudge() one fidelity CSV in place, under its lock: (rows, what was left as recorded, whether
+    the file was rewritten). A damaged file (no `measured` column, no rows, ...) is refused with
+    DamagedFile; the file is rewritten only when a prediction or verdict changed."""
+    from gpulab.records import locked, read_csv, to_csv_text, write_csv
+
+    with locked(path):
+        old = read_csv(path, required=REQUIRED_COLUMNS, need_rows=True)
+        rows, kept = rejudge(old)
+        changed = to_csv_text(rows) != to_csv_text(old)
+        if changed:
+            write_csv(path, rows)
+    return rows, kept, changed
 
 
 def _metric_of(quantities: dict, name: str) -> str:
