@@ -1,0 +1,80 @@
+"""Ctrl-C, as a user presses it: exit 130 with one accurate line, every file either as it was or
+whole (no partly written plot, no temporary file left behind)."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from gpulab.cli import INTERRUPTED
+
+REPO = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "GPULAB_NO_GPU": "1"}
+
+# `gpulab report`, with matplotlib's savefig made to stop halfway through the second plot, as a
+# Ctrl-C there would: part of a PNG written, then KeyboardInterrupt.
+INTERRUPTED_REPORT = """
+import sys
+import matplotlib.figure
+
+original = matplotlib.figure.Figure.savefig
+calls = []
+
+def savefig(self, fname, *args, **kwargs):
+    calls.append(fname)
+    if len(calls) == 2:
+        with open(fname, "wb") as f:
+            f.write(b"\\x89PNG half a plot")
+        raise KeyboardInterrupt
+    return original(self, fname, *args, **kwargs)
+
+matplotlib.figure.Figure.savefig = savefig
+sys.argv = ["gpulab", "report"]
+from gpulab.cli import main
+main()
+"""
+
+
+def test_an_interrupted_report_leaves_whole_files_and_exits_130(tmp_path):
+    folder = tmp_path / "results" / "h200"
+    shutil.copytree(REPO / "results" / "h200", folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    r = subprocess.run([sys.executable, "-c", INTERRUPTED_REPORT], capture_output=True, text=True, env=ENV,
+                       cwd=tmp_path, timeout=300)
+    assert r.returncode == 130, r.stdout + r.stderr
+    assert r.stderr.strip() == INTERRUPTED and "Traceback" not in r.stderr
+    after = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert set(after) == set(before)  # no .tmp file
+    changed = [name for name in after if after[name] != before[name]]
+    assert len(changed) <= 1 and all(after[n].startswith(b"\x89PNG\r\n") for n in changed)  # the first, whole
+
+
+def test_ctrl_c_during_a_fidelity_run_exits_130_and_keeps_the_file(tmp_path):
+    """A real SIGINT while ncu (a stand-in that waits) profiles the first run."""
+    started = tmp_path / "started"
+    ncu = tmp_path / "ncu"
+    ncu.write_text(f"#!/bin/sh\ntouch {started}\nsleep 60\n")
+    ncu.chmod(0o755)
+    out = tmp_path / "fidelity.csv"
+    shutil.copy(REPO / "results" / "h200" / "fidelity.csv", out)
+    before = out.read_bytes()
+    proc = subprocess.Popen([sys.executable, "-m", "gpulab.cli", "fidelity", "stencil", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            env={**ENV, "GPULAB_NCU": str(ncu)})
+    try:
+        deadline = time.monotonic() + 120
+        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), proc.communicate(timeout=10)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip() == INTERRUPTED
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == \
+        sorted(["fidelity.csv", "ncu", "started"])
