@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.records import read_csv, write_atomic, write_csv
+from gpulab.records import locked, read_csv, read_text, write_atomic, write_csv
 
 TUNED_FILE = "tuned.json"
 
@@ -123,16 +123,17 @@ def best_by_shape(rows: list[dict], shapes: list[Shape]) -> dict[str, dict]:
 
 def write_best(folder: Path, experiment: Experiment, variant: Variant, params: Params, value: float,
                shapes: list[Shape], env: dict, by_shape: dict[str, dict] | None = None) -> None:
-    table = load_tuned(folder)
-    table.setdefault(experiment.name, {})[variant.name] = {
-        "params": params,
-        "score": value,
-        "score_unit": "GFLOP/s geomean" if experiment.bound == "compute" else "GB/s geomean",
-        "shapes": [s.label for s in shapes],
-        "by_shape": by_shape or {},
-        "gpu": env.get("gpu"), "driver": env.get("driver"), "date": env.get("date"),
-    }
-    write_atomic(tuned_path(folder), json.dumps(table, indent=2, sort_keys=True) + "\n")
+    with locked(tuned_path(folder)):  # two tunes of different variants both land
+        table = load_tuned(folder)
+        table.setdefault(experiment.name, {})[variant.name] = {
+            "params": params,
+            "score": value,
+            "score_unit": "GFLOP/s geomean" if experiment.bound == "compute" else "GB/s geomean",
+            "shapes": [s.label for s in shapes],
+            "by_shape": by_shape or {},
+            "gpu": env.get("gpu"), "driver": env.get("driver"), "date": env.get("date"),
+        }
+        write_atomic(tuned_path(folder), json.dumps(table, indent=2, sort_keys=True) + "\n")
 
 
 def resume_rows(path: Path) -> list[dict]:
