@@ -145,3 +145,23 @@ def test_run_tune_with_no_correct_config_says_where_to_look(tmp_path):
     p = tune.TunePlan(SGEMM, v, [SGEMM.shape(64, 64, 64)], AllWrong(), tmp_path, {"TILE": 8}, 1, [{"TILE": 8}], [])
     with pytest.raises(GpulabError, match="no config of v1 ran correctly"):
         tune.run_tune(p)
+
+
+@pytest.mark.parametrize("text", [
+    "[1, 2]",
+    '{"sgemm": ["v9"]}',
+    '{"sgemm": {"v9": {"params": {"BM": "big"}}}}',
+    '{"sgemm": {"v9": {"params": {"BM": 128}, "by_shape": {"huge": {"params": {}}}}}}',
+    '{"sgemm": {"v9": {"params": {"BM": 128}, "by_shape": {"64x64x64": {"params": [128]}}}}}',
+])
+def test_a_tuned_json_of_the_wrong_structure_is_one_line(tmp_path, text):
+    (tmp_path / "tuned.json").write_text(text)
+    with pytest.raises(GpulabError, match="not a tuned.json gpulab wrote.*re-run gpulab tune"):
+        tune.tuned_defaults(get_experiment("sgemm"), tmp_path)
+
+
+def test_the_committed_tuned_json_reads_clean():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "results" / "h200"
+    assert tune.load_tuned(folder)["sgemm"]["v9"]["params"]

@@ -17,6 +17,7 @@ import itertools
 import json
 import math
 import random
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -58,13 +59,48 @@ def tuned_path(folder: Path) -> Path:
 
 
 def load_tuned(folder: Path) -> dict:
+    """The card's tuned.json, checked: {experiment: {variant: {"params": {NAME: int}, "by_shape":
+    {shape: {"params": {...}}}}}} (other keys are the record of the tune and free)."""
     path = tuned_path(folder)
     if not path.exists():
         return {}
     try:
-        return json.loads(path.read_text())
+        table = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise GpulabError(f"{path} is not valid JSON ({exc}); delete it or re-run gpulab tune") from None
+    if problem := _tuned_problem(table):
+        raise GpulabError(f"{path} is not a tuned.json gpulab wrote: {problem}; delete it or re-run gpulab tune")
+    return table
+
+
+def _tuned_problem(table) -> str | None:
+    """What is wrong with a parsed tuned.json, or None."""
+    def params_problem(params, where: str) -> str | None:
+        if not isinstance(params, dict) or not all(
+                isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in params.items()):
+            return f"{where} params must map names to whole numbers"
+        return None
+
+    if not isinstance(table, dict):
+        return "the top level must be an object of experiments"
+    for exp, variants in table.items():
+        if not isinstance(variants, dict):
+            return f"{exp} must be an object of variants"
+        for name, entry in variants.items():
+            where = f"{exp} {name}"
+            if not isinstance(entry, dict):
+                return f"{where} must be an object"
+            if problem := params_problem(entry.get("params", {}), where):
+                return problem
+            by_shape = entry.get("by_shape", {})
+            if not isinstance(by_shape, dict):
+                return f"{where} by_shape must be an object of shapes"
+            for label, best in by_shape.items():
+                if not re.fullmatch(r"\d+(x\d+)*", str(label)) or not isinstance(best, dict):
+                    return f"{where} by_shape entry {label!r} must be a shape like 4096x4096x4096 with an object"
+                if problem := params_problem(best.get("params", {}), f"{where} at {label}"):
+                    return problem
+    return None
 
 
 def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, Shape], Params]:
