@@ -33,6 +33,7 @@ def test_an_unknown_option_is_a_usage_error_not_a_traceback(tmp_path):
     (["bench", "sgemm", "--param", "NOPE=1"], "no chosen variant"),
     (["bench", "sgemm", "--size", "64"], "no NVIDIA GPU"),
     (["fidelity", "--rejudge"], "no fidelity table to rejudge"),
+    (["run", "--arch", "sm_50"], "does not support sm_50; choose one of sm_75"),
 ])
 def test_bad_input_is_one_line_exit_2(args, words, tmp_path):
     r = gpulab(*args, cwd=tmp_path)
@@ -67,3 +68,11 @@ def test_run_without_gpu_for_a_t4_skips_what_needs_sm_80(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "needs sm_80" in r.stdout  # the note column, however the table wraps it
     assert "Traceback" not in r.stdout + r.stderr
+
+
+def test_an_unwritable_kernel_cache_is_one_line(tmp_path):
+    (tmp_path / "file").write_text("")
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "run"], capture_output=True, text=True, cwd=tmp_path,
+                       env={**ENV, "GPULAB_CACHE": str(tmp_path / "file")}, timeout=300)
+    assert r.returncode == 2 and "set GPULAB_CACHE" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -125,3 +125,41 @@ def test_a_variant_newer_than_the_arch_says_why_and_every_other_compiles_for_sm_
             assert reason is None
             record = compile_record(RunSpec(exp, v, v.default_params(), shape), "sm_75")
             assert record["reg_per_thread"] > 0 and record["spill_stores_bytes"] == 0, (exp.name, v.name)
+
+
+# -- a damaged or unwritable cache, an arch NVRTC does not know -----------------------------------
+KERNEL = 'extern "C" __global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n'
+
+
+@pytest.mark.parametrize("damage", [
+    lambda c: c.cubin_path.write_bytes(c.cubin_path.read_bytes()[:100]),  # the cubin cut short
+    lambda c: c.cubin_path.with_suffix(".json").write_text('{"resources": {"regis'),  # the report cut short
+    lambda c: c.cubin_path.with_suffix(".json").write_text('{"resources": {}, "log": ""}'),  # an older entry
+])
+def test_a_damaged_cache_entry_is_discarded_and_rebuilt(fresh_cache, damage):
+    src = fresh_cache / "k.cu"
+    src.write_text(KERNEL)
+    first = gcompile.compile_kernel(src, "k")
+    whole = first.cubin_path.read_bytes()
+    damage(first)
+    again = gcompile.compile_kernel(src, "k")
+    assert again.cubin_path == first.cubin_path and again.cubin_path.read_bytes() == whole
+    assert again.resources == first.resources
+    assert gcompile.compile_kernel(src, "k").resources == first.resources  # and it stays whole
+
+
+def test_an_unwritable_cache_is_one_line_naming_gpulab_cache(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("GPULAB_CACHE", str(blocker))
+    src = tmp_path / "k.cu"
+    src.write_text(KERNEL)
+    with pytest.raises(GpulabError, match="kernel cache .* is not writable .*set GPULAB_CACHE"):
+        gcompile.compile_kernel(src, "k")
+
+
+def test_an_arch_nvrtc_does_not_support_lists_the_valid_ones(fresh_cache):
+    with pytest.raises(GpulabError, match=r"does not support sm_50; choose one of sm_75, .*sm_90") as err:
+        gcompile.compile_kernel(fresh_cache / "x.cu", "k", arch="sm_50")
+    assert "x.cu" not in str(err.value)
+    gcompile.check_arch("sm_90a")  # a suffixed arch of a supported number is fine

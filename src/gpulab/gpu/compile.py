@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from gpulab.errors import CompileError, GpulabError
+from gpulab.records import write_atomic
 
 DEFAULT_ARCH = "sm_90"
 # Where `#include "common.cuh"` is found: the one shared device header.
@@ -136,13 +137,42 @@ def _check(nvrtc, err, what: str) -> None:
         raise GpulabError(f"NVRTC {what} failed: {err}")
 
 
+@functools.cache
+def supported_archs() -> tuple[str, ...]:
+    """The architectures this NVRTC compiles for, as sm_XY (e.g. sm_75 ... sm_120)."""
+    nvrtc = _nvrtc()
+    err, numbers = nvrtc.nvrtcGetSupportedArchs()
+    _check(nvrtc, err, "nvrtcGetSupportedArchs")
+    return tuple(f"sm_{n}" for n in numbers)
+
+
+def check_arch(arch: str) -> None:
+    """Refuse, in one line that lists the valid ones, an arch this NVRTC cannot compile for."""
+    if not re.fullmatch(r"sm_\d+[a-z]?", arch):
+        raise GpulabError(f"unknown arch '{arch}': give it as sm_XY, e.g. --arch sm_90")
+    valid = supported_archs()
+    if arch.rstrip("abcdefghijklmnopqrstuvwxyz") not in valid:
+        raise GpulabError(f"NVRTC {nvrtc_version()} does not support {arch}; choose one of {', '.join(valid)}")
+
+
 def cache_dir() -> Path:
+    """The folder of compiled kernels (GPULAB_CACHE, else ~/.cache/gpulab), which must be writable."""
     root = os.environ.get("GPULAB_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gpulab"
     )
     path = Path(root) / "cubin"
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _unwritable(path, exc) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise _unwritable(path, PermissionError(13, "permission denied"))
     return path
+
+
+def _unwritable(path: Path, exc: OSError) -> GpulabError:
+    return GpulabError(f"the kernel cache {path} is not writable ({exc.strerror or exc}); set GPULAB_CACHE to a "
+                       "writable folder")
 
 
 def _headers() -> dict[str, str]:
@@ -163,8 +193,7 @@ def compile_kernel(
 ) -> Compiled:
     """Compile `source` with `params` as -D defines to a cubin for `arch`, cached on disk."""
     params = params or {}
-    if not re.fullmatch(r"sm_\d+[a-z]?", arch):
-        raise GpulabError(f"unknown arch '{arch}': give it as sm_XY, e.g. --arch sm_90")
+    check_arch(arch)
     text = Path(source).read_text()
     options = [
         f"--gpu-architecture={arch}",
@@ -199,19 +228,34 @@ def compile_kernel(
             raise CompileError(f"{source}: no kernel named '{entry}' (an extern \"C\" __global__ function); "
                                f"kernels found: {found}")
         resources = per_entry[entry]
-        _write_atomic(cubin_path, cubin)
-        _write_atomic(cubin_path.with_suffix(".json"),
-                      json.dumps({"resources": dataclasses.asdict(resources), "log": log}).encode())
+        # The report, written after the cubin, carries the cubin's hash: an entry whose cubin is not
+        # the one compiled (cut short by a full disk, say) is found and compiled again.
+        meta = {"resources": dataclasses.asdict(resources), "log": log,
+                "cubin_sha256": hashlib.sha256(cubin).hexdigest()}
+        write_atomic(cubin_path, cubin)
+        write_atomic(cubin_path.with_suffix(".json"), json.dumps(meta))
     return Compiled(cubin_path, entry, arch, resources, log)
 
 
 def _from_cache(cubin_path: Path, entry: str, arch: str) -> Compiled | None:
-    """The cached compile, when both its cubin and its ptxas report (written after it) are there."""
+    """The cached compile, when both its cubin and its ptxas report (written after it) are there and
+    whole; a damaged entry (cut short, unreadable, from an older gpulab) is discarded: None, so
+    the caller compiles it again."""
     meta_path = cubin_path.with_suffix(".json")
     if not (cubin_path.exists() and meta_path.exists()):
         return None
-    meta = json.loads(meta_path.read_text())
-    return Compiled(cubin_path, entry, arch, Resources(**meta["resources"]), meta["log"])
+    try:
+        meta = json.loads(meta_path.read_text())
+        resources = Resources(**meta["resources"])
+        whole = hashlib.sha256(cubin_path.read_bytes()).hexdigest() == meta["cubin_sha256"]
+        log = str(meta["log"])
+    except (OSError, ValueError, TypeError, KeyError):
+        whole = False
+    if not whole:
+        for path in (meta_path, cubin_path):
+            path.unlink(missing_ok=True)
+        return None
+    return Compiled(cubin_path, entry, arch, resources, log)
 
 
 @contextlib.contextmanager
@@ -254,9 +298,3 @@ def _run_nvrtc(text: str, name: str, options: list[str]) -> tuple[bytes, str]:
         return cubin, log
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
