@@ -34,6 +34,11 @@ def test_an_unknown_option_is_a_usage_error_not_a_traceback(tmp_path):
     (["bench", "sgemm", "--size", "64"], "no NVIDIA GPU"),
     (["fidelity", "--rejudge"], "no fidelity table to rejudge"),
     (["run", "--arch", "sm_50"], "does not support sm_50; choose one of sm_75"),
+    # params that would validate yet change what runs
+    (["bench", "sgemm", "--param", "TILE=,"], "gives no value; write e.g. --param TILE=8,16"),
+    (["tune", "sgemm", "v9", "--param", "TILE=8"], "has no param TILE; its params are: BM"),
+    (["bench", "sgemm", "--param", "tile=16"], "upper case; write --param TILE=16"),
+    (["bench", "sgemm", "--param", "TILE=8", "--param", "TILE=16"], "given twice; give its values once: --param TILE=8,16"),
 ])
 def test_bad_input_is_one_line_exit_2(args, words, tmp_path):
     r = gpulab(*args, cwd=tmp_path)
@@ -76,3 +81,12 @@ def test_an_unwritable_kernel_cache_is_one_line(tmp_path):
                        env={**ENV, "GPULAB_CACHE": str(tmp_path / "file")}, timeout=300)
     assert r.returncode == 2 and "set GPULAB_CACHE" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [
+    ["predict", "sgemm", "v1", "--size", "256,512"],
+    ["predict", "sgemm", "v1", "--param", "TILE=8,16"],
+])
+def test_predict_errors_do_not_speak_of_profiling(args, tmp_path):
+    r = gpulab(*args, cwd=tmp_path)
+    assert r.returncode == 2 and "one " in r.stderr and "profil" not in r.stderr.lower(), r.stderr

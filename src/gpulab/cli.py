@@ -239,7 +239,8 @@ def tune(
         raise GpulabError("--limit must be at least 1")
     overrides = parse_param_overrides(param or [])
     for name, values in overrides.items():
-        v.param_grid({name: values})  # validates names and values with the usual messages
+        v.param(name)  # a param the variant does not have would leave the whole search space
+        v.param_grid({name: values})  # validates the values with the usual messages
     shapes = resolve_shapes(exp, size, shape) if (size or shape) else t.tune_shapes(exp)
     plan = t.plan_tune(exp, v, overrides, shapes, limit)
     console.print(f"{exp.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected by "
@@ -302,7 +303,7 @@ def _one_shape(exp, size: Optional[str], shape: Optional[str]):
         return exp.default_shape_list()[0]
     shapes = resolve_shapes(exp, size, [shape] if shape else None)
     if len(shapes) != 1:
-        raise GpulabError("profile one shape at a time: give one --size or one --shape")
+        raise GpulabError("one shape at a time: give one --size or one --shape")
     return shapes[0]
 
 

@@ -79,16 +79,26 @@ def _spec_from_refs(experiment, variant, params: Params, shape: Shape, library: 
 
 
 def parse_param_overrides(texts: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """['TILE=8,16', 'BM=128'] -> {'TILE': (8, 16), 'BM': (128,)}."""
+    """['TILE=8,16', 'BM=128'] -> {'TILE': (8, 16), 'BM': (128,)}. Anything that would change what
+    runs without saying so is refused: a name in lower case, a name given twice, no value."""
     out: dict[str, tuple[int, ...]] = {}
     for text in texts:
         name, sep, values = text.partition("=")
-        if not sep or not name.strip() or not values.strip():
+        name = name.strip()
+        if not sep or not name or not values.strip():
             raise GpulabError(f"--param '{text}' must look like NAME=V1,V2 (e.g. --param TILE=8,16,32)")
+        if name != name.upper():
+            raise GpulabError(f"--param '{text}': param names are upper case; write --param {name.upper()}={values.strip()}")
         try:
-            out[name.strip().upper()] = tuple(int(v) for v in values.split(",") if v.strip())
+            parsed = tuple(int(v) for v in values.split(",") if v.strip())
         except ValueError:
-            raise GpulabError(f"--param '{text}': values must be whole numbers") from None
+            raise GpulabError(f"--param '{text}': values must be whole numbers, e.g. --param {name}=8,16") from None
+        if not parsed:
+            raise GpulabError(f"--param '{text}' gives no value; write e.g. --param {name}=8,16")
+        if name in out:
+            every = ",".join(str(v) for v in out[name] + parsed)
+            raise GpulabError(f"--param {name} is given twice; give its values once: --param {name}={every}")
+        out[name] = parsed
     return out
 
 

@@ -356,7 +356,7 @@ def single_params(texts: list[str]) -> dict[str, int]:
     out = {}
     for name, values in parse_param_overrides(texts).items():
         if len(values) != 1:
-            raise GpulabError(f"--param {name}: profile one config at a time (one value, e.g. {name}={values[0]})")
+            raise GpulabError(f"--param {name}: one config at a time (one value, e.g. {name}={values[0]})")
         out[name] = values[0]
     return out
 
