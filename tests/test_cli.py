@@ -90,3 +90,65 @@ def test_an_unwritable_kernel_cache_is_one_line(tmp_path):
 def test_predict_errors_do_not_speak_of_profiling(args, tmp_path):
     r = gpulab(*args, cwd=tmp_path)
     assert r.returncode == 2 and "one " in r.stderr and "profil" not in r.stderr.lower(), r.stderr
+
+
+def test_one_broken_kernel_is_marked_and_the_others_are_shown(monkeypatch, tmp_path, capsys):
+    """A variant whose .cu does not compile: the resource table still lists every other variant,
+    marks the broken one with NVRTC's error, and the command exits 1 naming it."""
+    from gpulab import cli
+    from gpulab.experiments import get_experiment
+
+    broken = tmp_path / "broken.cu"
+    broken.write_text('extern "C" __global__ void stencil(float* a) { a[0] = undefined_name; }\n')
+    exp = get_experiment("stencil")
+    real_source = type(exp).source
+    victim = exp.variants[0].name
+    monkeypatch.setattr(type(exp), "source", lambda self, v: broken if v.name == victim else real_source(self, v))
+    monkeypatch.setenv("GPULAB_NO_GPU", "1")
+    monkeypatch.setattr(sys, "argv", ["gpulab", "run", "--out-dir", str(tmp_path / "out")])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 1 and "did not compile" in err and f"stencil {victim}" in err
+    assert "Resources per thread and block" in out  # the table, printed before the error
+    from gpulab.experiments import all_experiments
+    from gpulab.records import read_csv
+
+    rows = read_csv(tmp_path / "out" / "resources-sm_90.csv")
+    assert {r["variant"] for r in rows} == {v.name for e in all_experiments() for v in e.variants}
+    marked = [r for r in rows if str(r.get("skip_reason") or "").startswith("does not compile")]
+    assert marked and all(r["experiment"] == "stencil" and r["variant"] == victim for r in marked)
+    assert all("undefined_name" in r["skip_reason"] for r in marked)
+    assert len(marked) < len([r for r in rows if r["experiment"] == "stencil"])
+
+
+def test_run_without_gpu_writes_its_table_where_out_dir_says(tmp_path):
+    r = gpulab("run", "--out-dir", "elsewhere", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "elsewhere" / "resources-sm_90.csv").exists() and not (tmp_path / "results").exists()
+    (tmp_path / "a-file").write_text("")
+    r = gpulab("run", "--out-dir", "a-file", cwd=tmp_path)
+    assert r.returncode == 2 and "a-file" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_spilling_kernel_is_noted_in_the_resource_table(tmp_path, monkeypatch):
+    """Compiled with a register limit it cannot live in, a kernel spills: the table says so."""
+    from rich.console import Console
+
+    from gpulab.gpu.compile import compile_kernel
+    from gpulab.report.tables import bench_table, resources_table
+
+    monkeypatch.setenv("GPULAB_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "spill.cu"
+    src.write_text('extern "C" __global__ void k(float* a) {\n  float v[48];\n'
+                   '  for (int i = 0; i < 48; ++i) v[i] = a[i * blockDim.x + threadIdx.x];\n'
+                   '  float s = 0.f;\n  for (int i = 0; i < 48; ++i) s += v[i] * v[(i * 7) % 48];\n'
+                   '  for (int i = 0; i < 48; ++i) a[i * blockDim.x + threadIdx.x] = s * v[i];\n}\n')
+    compiled = compile_kernel(src, "k", extra_options=("--maxrregcount=16",))
+    assert compiled.resources.spill_stores_bytes > 0  # the premise: ptxas reported spills
+    record = {"experiment": "mine", "variant": "v1", "params": "", "shape": "1", **compiled.resources.as_record()}
+    console = Console(width=400, record=True)
+    console.print(resources_table([record], "resources"))
+    console.print(bench_table([record | {"correct": True, "time_ms": 1.0, "gbps": 1.0}], "bench"))
+    text = console.export_text()
+    assert text.count(f"spills registers: {compiled.resources.spill_stores_bytes} B stored") == 2

@@ -180,18 +180,17 @@ def ceilings(
 @app.command()
 def run(
     arch: Optional[str] = typer.Option(None, "--arch", help="compile-only target when there is no GPU (default sm_90)"),
-    out_dir: Optional[Path] = typer.Option(None, "--out-dir", help="default results/<gpu>/"),
+    out_dir: Optional[Path] = typer.Option(None, "--out-dir", help="default results/<gpu>/; with no GPU, where the "
+                                           "resource table goes (resources-<arch>.csv; default: not written)"),
 ) -> None:
     """The main job: every experiment at its default shapes, CSVs under results/<gpu>/, a summary.
     With no GPU: compile every variant, print the resource table, and say what needs a GPU."""
     from gpulab.experiments import all_experiments
-    from gpulab.gpu.device import NO_GPU_HINT, probe
+    from gpulab.gpu.device import probe
 
     info, reason = probe()
     if info is None:
-        _compile_everything(arch or "sm_90")
-        console.print(f"[bold]No NVIDIA GPU here[/] ({reason}).")
-        console.print(f"Everything above compiled for {arch or 'sm_90'}; {NO_GPU_HINT}.", markup=False)
+        _compile_only(arch or "sm_90", out_dir, reason)
         return
 
     from gpulab.lab import LabOptions, derive, plan
@@ -583,8 +582,34 @@ def _rejudge_fidelity(paths: list[Path]) -> None:
                       markup=False)
 
 
-def _compile_everything(arch: str) -> None:
+def _compile_only(arch: str, out_dir: Optional[Path], reason: str) -> None:
+    """`run` with no GPU: every variant compiled for `arch`, the resource table (also into
+    out_dir/resources-<arch>.csv when --out-dir is given); exit 1 if a kernel did not compile."""
+    from gpulab.errors import RunsFailed
+    from gpulab.gpu.compile import check_arch
+    from gpulab.gpu.device import NO_GPU_HINT
+    from gpulab.records import check_writable, write_csv
+
+    check_arch(arch)
+    target = out_dir / f"resources-{arch}.csv" if out_dir is not None else None
+    if target is not None:
+        check_writable(target)
+    records, broken = _compile_everything(arch)
+    if target is not None:
+        write_csv(target, records)
+        console.print(f"wrote the resource table to {target}", markup=False)
+    console.print(f"[bold]No NVIDIA GPU here[/] ({reason}).")
+    console.print(f"Everything above compiled for {arch}; {NO_GPU_HINT}.", markup=False)
+    if broken:
+        raise RunsFailed(f"{len(broken)} kernel(s) did not compile (marked in the table): {', '.join(broken)}")
+
+
+def _compile_everything(arch: str) -> tuple[list[dict], list[str]]:
+    """Compile every variant for `arch` and print the resource table: (the records, the runs that did
+    not compile)."""
+    from gpulab.errors import CompileError
     from gpulab.experiments import all_experiments
+    from gpulab.gpu.compile import first_error
     from gpulab.lab import RunSpec, compile_record
     from gpulab.report.tables import resources_table
 
@@ -596,12 +621,18 @@ def _compile_everything(arch: str) -> None:
         for v in exp.variants:
             grid = v.param_grid(dict(v.sweep)) if v.sweep else [v.default_params()]
             specs += [RunSpec(exp, v, p, shape) for p in grid]
+    broken = []
     with progress_bar() as bar:
         task = bar.add_task(f"compiling for {arch}", total=len(specs))
         for spec in specs:
-            records.append(compile_record(spec, arch))
+            try:
+                records.append(compile_record(spec, arch))
+            except CompileError as exc:  # one broken kernel: mark it, show the others
+                broken.append(spec.label)
+                records.append(spec.base_record() | {"skip_reason": f"does not compile: {first_error(str(exc))}"})
             bar.advance(task)
     console.print(resources_table(records, f"Resources per thread and block, compiled for {arch} (ptxas)"))
+    return records, broken
 
 
 INTERRUPTED = ("interrupted: every file written so far is complete, and the one being written, if any, "

@@ -38,6 +38,19 @@ def _status(r: dict) -> str:
     return ""
 
 
+def spill_note(r: dict) -> str:
+    """A kernel that spills registers to local memory runs slower than its numbers suggest: say so
+    wherever its resources are shown (the built-ins are held to no spills by a CPU test)."""
+    stores, loads = r.get("spill_stores_bytes") or 0, r.get("spill_loads_bytes") or 0
+    if not (stores or loads):
+        return ""
+    return f"spills registers: {stores} B stored, {loads} B loaded per thread (local memory)"
+
+
+def _notes(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
 def bench_table(records: list[dict], title: str) -> Table:
     compute = any(r.get("gflops") for r in records)
     table = Table(title=title, title_justify="left")
@@ -60,7 +73,8 @@ def bench_table(records: list[dict], title: str) -> Table:
         row.append(_num(r.get("gbps"), ",.1f"))
         if has_ceiling:
             row.append(_num(r.get("pct_of_ceiling"), ".1f"))
-        row += [_num(r.get("speedup_vs_baseline"), ".2f"), _num(r.get("reg_per_thread"), "d"), _status(r)]
+        spills = f"[yellow]{spill_note(r)}[/]" if spill_note(r) else ""
+        row += [_num(r.get("speedup_vs_baseline"), ".2f"), _num(r.get("reg_per_thread"), "d"), _notes(_status(r), spills)]
         table.add_row(*row)
     return table
 
@@ -80,7 +94,7 @@ def resources_table(records: list[dict], title: str) -> Table:
             ("[red]" if spills else "") + _num(spills, "d"), _num(r.get("spill_loads_bytes"), "d"),
             _num(r.get("stack_frame_bytes"), "d"), _num(r.get("barriers"), "d"),
             _num(r.get("theoretical_blocks_per_sm"), "d"), "" if occ is None else f"{occ:g}%",
-            r.get("occupancy_limiter") or "", r.get("skip_reason") or "",
+            r.get("occupancy_limiter") or "", _notes(r.get("skip_reason") or "", spill_note(r)),
         )
     return table
 
