@@ -58,13 +58,16 @@ def progress_bar():
     )
 
 
-def run_specs(lab, specs, what: str) -> list[dict]:
+def run_specs(lab, specs, what: str, on_record=None) -> list[dict]:
+    """Execute every spec, in order; on_record(records so far) after each (to save them as they come)."""
     records = []
     with progress_bar() as bar:
         task = bar.add_task(what, total=len(specs))
         for spec in specs:
             bar.update(task, description=f"{spec.label}")
             records.append(lab.execute(spec))
+            if on_record is not None:
+                on_record(records)
             bar.advance(task)
     return records
 
@@ -137,7 +140,7 @@ def bench(
     from gpulab.experiments import get_experiment
     from gpulab.gpu.timing import TimingPolicy
     from gpulab.lab import LabOptions, derive, parse_param_overrides, plan
-    from gpulab.records import write_csv
+    from gpulab.records import check_writable, write_csv
     from gpulab.tune import tuned_defaults
     from gpulab.worker import open_lab
 
@@ -146,12 +149,21 @@ def bench(
     shapes = resolve_shapes(exp, size, shape)
     variants = split_list(variant) or None
     plan(exp, variants, overrides, shapes)  # names and values are checked before the GPU is touched
+    if out is not None:
+        check_writable(out)  # ... and where the rows go (a folder, no permission)
     lab = open_lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
     specs = plan(exp, variants, overrides, shapes, defaults=tuned_defaults(exp, results_dir(lab.device.slug)))
     lab.preflight(specs)
-    records = derive(run_specs(lab, specs, f"bench {exp.name}"), exp.baseline)
-    records = attach_ceilings(records, exp, ensure_ceilings(lab.device, results_dir(lab.device.slug)))
     path = out or results_dir(lab.device.slug) / f"{exp.name}.csv"
+    check_writable(path)
+    ceilings = ensure_ceilings(lab.device, results_dir(lab.device.slug))
+
+    def finished(records: list[dict]) -> list[dict]:
+        return attach_ceilings(derive(records, exp.baseline), exp, ceilings)
+
+    # Every finished row reaches the CSV as the sweep goes: a crash late in it keeps the rest.
+    records = finished(run_specs(lab, specs, f"bench {exp.name}",
+                                 on_record=lambda done: write_csv(path, finished([dict(r) for r in done]))))
     write_csv(path, records)
     show_bench(exp, records)
     console.print(f"wrote {len(records)} rows to {path}")

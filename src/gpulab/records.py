@@ -127,6 +127,9 @@ def _writable_target(path: Path) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        blocker = next((p for p in path.parents if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            raise GpulabError(f"cannot write {path}: {blocker} is a file, not a folder") from None
         raise _cannot_write(path, exc) from None
     if not path.parent.is_dir():
         raise GpulabError(f"cannot write {path}: {path.parent} is not a folder")

@@ -1,0 +1,61 @@
+"""`gpulab bench` refuses a bad --out before the first run and saves finished rows as the sweep goes,
+so a crash late in a sweep keeps them. The card is stood in for by rows recorded on the H200."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpulab import ceilings as ceilings_mod
+from gpulab import cli, worker
+from gpulab.records import read_csv
+
+REPO = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "GPULAB_NO_GPU": "1"}
+
+
+@pytest.mark.parametrize("out, words", [(".", "is a folder"), ("a-file/rows.csv", "a-file is a file, not a folder")])
+def test_a_bad_out_is_refused_before_the_gpu_is_touched(tmp_path, out, words):
+    (tmp_path / "a-file").write_text("")
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "bench", "sgemm", "--size", "64", "--out", out],
+                       capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=300)
+    assert r.returncode == 2 and words in r.stderr and "no NVIDIA GPU" not in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+class RecordedLab:
+    """Answers each run with the row the H200 recorded for it; dies at run number `crash_at`."""
+
+    crash_at = 5
+
+    def __init__(self, options=None):
+        self.device = type("Device", (), {"slug": "h200", "name": "NVIDIA H200"})()
+        self.rows = {(r["variant"], r.get("params") or "", r["shape"]): r
+                     for r in read_csv(REPO / "results" / "h200" / "sgemm.csv")}
+        self.done = 0
+
+    def preflight(self, specs):
+        pass
+
+    def execute(self, spec):
+        self.done += 1
+        if self.done == self.crash_at:
+            raise RuntimeError("the process died here (a fault, a lost node)")
+        key = (spec.name, spec.variant.params_label(spec.params) if spec.variant else "", spec.shape.label)
+        return {k: v for k, v in self.rows[key].items() if k not in ("pct_of_cublas", "speedup_vs_baseline")}
+
+
+def test_rows_reach_the_csv_as_the_sweep_goes(tmp_path, monkeypatch):
+    monkeypatch.setattr(worker, "open_lab", RecordedLab)
+    monkeypatch.setattr(cli, "ensure_ceilings", lambda device, folder: ceilings_mod.load(
+        REPO / "results" / "h200" / "ceilings.csv"))
+    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "v1,v9",
+                                      "--out", str(tmp_path / "sgemm.csv")])
+    with pytest.raises(RuntimeError, match="died here"):
+        cli.main()
+    rows = read_csv(tmp_path / "sgemm.csv")
+    assert len(rows) == RecordedLab.crash_at - 1  # every run that finished
+    assert all(r["shape"] == "4096x4096x4096" and r["gflops"] for r in rows)
+    assert all(r.get("pct_of_ceiling") for r in rows)  # complete rows: the ceilings were attached
