@@ -724,16 +724,31 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
             return np.minimum(row_lo, M - BM), np.minimum(col_lo, N - BN), row_lo, col_lo
         return row_lo, col_lo, row_lo, col_lo
 
-    pids = np.arange(blocks, dtype=np.int64)
-    row0s, col0s, row_los, col_los = (np.asarray(x) for x in origin(pids))
+    def pid_of(bm, bn):  # the inverse of bm_bn
+        first_m = bm - bm % GROUP_M
+        return first_m * grid_n + bn * min(grid_m - first_m, GROUP_M) + bm - first_m
+
     # What a block's counts can depend on: its origin modulo 128 bytes, and whether it is an edge
-    # block (moved inward, or cut by M / N). Only the last block-row / -column is an edge.
+    # block (moved inward, or cut by M / N). Only the last block-row / -column is an edge. A block's
+    # row origin depends on its block-row bm alone and its column origin on bn alone, so the classes
+    # are worked out over the grid_m block-rows and grid_n block-columns and combined (every pair
+    # (bm, bn) is one block): never one entry per block, whose number grows as M x N (134 million
+    # at 1048576^3).
+    bms, bns = np.arange(grid_m, dtype=np.int64), np.arange(grid_n, dtype=np.int64)
+    row_los, col_los = bms * BM, bns * BN
+    row0s, col0s = (np.minimum(row_los, M - BM), np.minimum(col_los, N - BN)) if fast else (row_los, col_los)
     a_edge = (row0s != row_los) | (row0s + BM > M)
     b_edge = (col0s != col_los) | (col0s + BN > N)
-    a_key = list(zip((F32 * row0s * K) % 128, a_edge, np.where(a_edge, row0s, -1)))
-    b_key = list(zip((F32 * col0s) % 128, b_edge, np.where(b_edge, col0s, -1)))
-    c_key = list(zip((F32 * row0s * N) % 128, np.where(a_edge, row0s, -1), col0s % 32, np.where(b_edge, col0s, -1)))
-    a_blocks, b_blocks, c_blocks = ({"x": _classes_by(k)} for k in (a_key, b_key, c_key))
+    a_rows = _classes_by(zip((F32 * row0s * K) % 128, a_edge, np.where(a_edge, row0s, -1)))
+    b_cols = _classes_by(zip((F32 * col0s) % 128, b_edge, np.where(b_edge, col0s, -1)))
+    c_rows = _classes_by(zip((F32 * row0s * N) % 128, np.where(a_edge, row0s, -1)))
+    c_cols = _classes_by(zip(col0s % 32, np.where(b_edge, col0s, -1)))
+
+    def by_block(rows, cols):  # classes of block-rows x classes of block-columns -> classes of pids
+        return {"x": tuple((int(pid_of(bm, bn)), m * n) for bm, m in rows for bn, n in cols)}
+
+    a_blocks, b_blocks = by_block(a_rows, same(grid_n)), by_block(same(grid_m), b_cols)
+    c_blocks = by_block(c_rows, c_cols)
     smem_blocks = {"x": same(blocks)}
 
     def slot(step):
