@@ -235,7 +235,7 @@ def read_text(path: Path) -> str:
     """A text file's content, or one line saying why it cannot be read (GpulabError)."""
     path = Path(path)
     if path.is_dir():
-        raise GpulabError(f"{path} is a folder; give the file, e.g. {path / 'README.md'}")
+        raise GpulabError(f"{path} is a folder; give a file")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -302,13 +302,7 @@ def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) 
     cell of a numeric or true/false column that is neither, a nan in a rate or time, a `required`
     column missing, or (need_rows) no rows at all."""
     path = Path(path)
-    if path.is_dir():
-        raise GpulabError(f"{path} is a folder, not a CSV file")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise GpulabError(f"cannot read {path}: {exc.strerror or exc}") from None
-    text = _decode(path, data)
+    text = read_text(path)
     required = tuple(required)
     if not text.strip():
         if required or need_rows:
