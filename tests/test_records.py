@@ -42,3 +42,14 @@ def test_atomic_write_keeps_old_file_when_writing_fails(tmp_path, monkeypatch):
 def test_environment_without_gpu_has_versions():
     env = records.environment(None, "sm_90")
     assert env["gpu"] == "none" and env["arch"] == "sm_90" and env["nvrtc"] and env["date"]
+
+
+def test_check_writable_refuses_a_folder_and_creates_nothing(tmp_path):
+    with pytest.raises(GpulabError, match="is a folder"):
+        records.check_writable(tmp_path)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(GpulabError, match="is a file, not a folder"):
+        records.check_writable(tmp_path / "file" / "deeper" / "x.csv")
+    records.check_writable(tmp_path / "new" / "deeper" / "x.csv")
+    records.check_writable(tmp_path / "x.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # no folder, no trial file left

@@ -160,12 +160,21 @@ def replacing(path: Path) -> Iterator[Path]:
 
 
 def check_writable(path: Path) -> None:
-    """Fail now, before any work, if `path` could not be written later (a folder, no permission)."""
-    try:
-        with replacing(path):
-            raise _Probe
-    except _Probe:
-        pass
+    """Fail now, before any work, if `path` could not be written later (a folder, no permission),
+    creating nothing: a folder that does not exist yet is made when the file is written."""
+    path = Path(path)
+    if path.is_dir() or path.parent.is_dir():
+        try:
+            with replacing(path):  # a trial write, removed again
+                raise _Probe
+        except _Probe:
+            pass
+        return
+    ancestor = next((p for p in path.parents if p.exists()), Path("."))
+    if not ancestor.is_dir():
+        raise GpulabError(f"cannot write {path}: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise GpulabError(f"cannot write {path}: {ancestor} is not writable; choose another path")
 
 
 class _Probe(Exception):
