@@ -14,24 +14,24 @@ from gpulab.cli import INTERRUPTED
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "GPULAB_NO_GPU": "1"}
 
-# `gpulab report`, with matplotlib's savefig made to stop halfway through the second plot, as a
-# Ctrl-C there would: part of a PNG written, then KeyboardInterrupt.
+# `gpulab report`, stopped halfway through writing its second PNG, as a Ctrl-C there would: part of
+# the file written, then KeyboardInterrupt.
 INTERRUPTED_REPORT = """
+import pathlib
 import sys
-import matplotlib.figure
 
-original = matplotlib.figure.Figure.savefig
-calls = []
+original = pathlib.Path.write_bytes
+pngs = []
 
-def savefig(self, fname, *args, **kwargs):
-    calls.append(fname)
-    if len(calls) == 2:
-        with open(fname, "wb") as f:
-            f.write(b"\\x89PNG half a plot")
-        raise KeyboardInterrupt
-    return original(self, fname, *args, **kwargs)
+def write_bytes(self, data):
+    if data.startswith(b"\\x89PNG"):
+        pngs.append(self)
+        if len(pngs) == 2:
+            original(self, data[: len(data) // 2])
+            raise KeyboardInterrupt
+    return original(self, data)
 
-matplotlib.figure.Figure.savefig = savefig
+pathlib.Path.write_bytes = write_bytes
 sys.argv = ["gpulab", "report"]
 from gpulab.cli import main
 main()
