@@ -10,7 +10,7 @@ import pytest
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SMEM_BLOCK_OPTIN_MAX, SMEM_STATIC_MAX
-from gpulab.gpu.compile import compile_kernel
+from gpulab.gpu.compile import _headers, compile_kernel
 
 LADDER = [v for v in SGEMM.variants if re.fullmatch(r"v\d+", v.name) and int(v.name[1:]) >= 2]
 # Fixed in the representative grid: it changes no resource, only the order blocks run in.
@@ -119,3 +119,31 @@ def test_constraints_reject_configs_that_cannot_run(name, change, words):
     reason = variant.constraints(params, None)
     assert reason, f"{name} {params} should be rejected"
     assert words in reason, reason
+
+
+# -- the header of device primitives the rungs share ------------------------------------------------
+LADDER_HEADER = SGEMM.directory / "ladder.cuh"
+
+
+def test_the_ladder_header_is_in_the_compile_cache_key():
+    """An edit of the header must compile every rung that includes it again."""
+    assert _headers()["sgemm/ladder.cuh"] == LADDER_HEADER.read_text()
+
+
+def test_each_primitive_names_the_rung_that_introduced_it_and_only_later_rungs_take_it():
+    """Each primitive's comment opens with the rung that wrote it out; rungs from the next one on
+    may take it from the header, so no rung calls a primitive of its own or a later rung."""
+    text = LADDER_HEADER.read_text()
+    assert all(len(line) <= 100 for line in text.splitlines())
+    introduced = {}
+    for m in re.finditer(r"^// (v\d+): .*?\n(?:(?://.*|#.*)\n)*(?:template <[^>]*>\n)?"
+                         r"(?:__device__ __forceinline__ \w+ |#define )(\w+)", text, re.M):
+        introduced[m.group(2)] = int(m.group(1)[1:])
+    assert {"load4_guarded", "load_tiles", "warp_tile_mma", "write_back"} <= set(introduced)
+    users = [v for v in LADDER if '#include "sgemm/ladder.cuh"' in SGEMM.source(v).read_text()]
+    assert [v.name for v in users] == ["v5", "v6", "v7", "v8", "v9"]
+    for v in users:
+        body = SGEMM.source(v).read_text()
+        for name, rung in introduced.items():
+            if re.search(rf"\b{name}\b\s*[<(]", body):
+                assert int(v.name[1:]) > rung, f"{v.file} calls {name}, which v{rung} introduces"

@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import re
 import time
 from pathlib import Path
 from typing import Callable, Iterable
@@ -132,11 +133,15 @@ def measured_quantities(measured: dict) -> dict[str, float]:
 
 
 def source_sha(spec) -> str:
-    """A short hash of the variant's .cu file and the shared header: which kernel was measured."""
-    h = hashlib.sha256(spec.experiment.source(spec.variant).read_bytes())
+    """A short hash of the variant's .cu file, the shared header and the headers below it that the
+    file includes (an experiment's own, e.g. sgemm/ladder.cuh): which kernel was measured."""
+    source = spec.experiment.source(spec.variant)
+    h = hashlib.sha256(source.read_bytes())
     common = spec.experiment.directory.parent / "common.cuh"
     if common.exists():
         h.update(common.read_bytes())
+    for name in re.findall(r'^#include "(\w+/[\w.]+)"', source.read_text(), re.M):
+        h.update((common.parent / name).read_bytes())
     return h.hexdigest()[:12]
 
 
@@ -374,7 +379,7 @@ def spec_from_row(row: dict):
 
 
 def changed_kernels(rows: list[dict]) -> list[str]:
-    """The runs whose kernel source (the .cu file and common.cuh) changed since they were measured:
+    """The runs whose kernel source (the .cu file and the headers of source_sha) changed since measured:
     their recorded counts describe another kernel, so they must be measured again."""
     out, seen = [], set()
     for r in rows:

@@ -20,7 +20,7 @@ from gpulab.errors import CompileError, GpulabError
 from gpulab.records import write_atomic
 
 DEFAULT_ARCH = "sm_90"
-# Where `#include "common.cuh"` is found: the one shared device header.
+# Where kernels' includes are found: `#include "common.cuh"`, or a header below it by its path.
 INCLUDE_DIR = Path(__file__).resolve().parent.parent / "experiments"
 
 
@@ -177,7 +177,7 @@ def _unwritable(path: Path, exc: OSError) -> GpulabError:
 
 def _headers() -> dict[str, str]:
     """Every header a kernel may include, by name (their text is part of the cache key)."""
-    return {p.name: p.read_text() for p in sorted(INCLUDE_DIR.glob("*.cuh"))}
+    return {p.relative_to(INCLUDE_DIR).as_posix(): p.read_text() for p in sorted(INCLUDE_DIR.rglob("*.cuh"))}
 
 
 def define_options(params: dict[str, int | str]) -> list[str]:

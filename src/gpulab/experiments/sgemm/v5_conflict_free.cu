@@ -18,7 +18,7 @@
 //   threads = (BM/TM)*(BN/TN); BM*BK/4 and BK*BN/4 multiples of the thread count.
 // Shapes: any M, N, K >= 1, as v4: float4 paths for K % 4 == 0 (A) and N % 4 == 0 (B, C) chosen at
 //   run time, scalar paths otherwise, zero-filled loads and guarded stores at ragged edges.
-#include "common.cuh"
+#include "sgemm/ladder.cuh"
 
 #define THREADS ((BM / TM) * (BN / TN))
 #define A_LOADS (BM * BK / 4 / THREADS)  // float4s of A per thread per tile
@@ -26,10 +26,6 @@
 #define AS_LD (BM + 4)                    // padded row of the transposed A tile
 #define STRIP_M (4 * BM / TM)             // distance between a thread's float4 fragments of A
 #define STRIP_N (4 * BN / TN)             // ... and of B (and of its columns of C)
-
-__device__ __forceinline__ bool aligned16(const void* p) {
-    return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
-}
 
 template <bool VEC_A, bool VEC_BC>
 __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __restrict__ A,
@@ -42,10 +38,7 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
     const int col0 = blockIdx.x * BN;
 
     float acc[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+    zero(acc);
 
     for (int k0 = 0; k0 < K; k0 += BK) {
 #pragma unroll
@@ -54,38 +47,13 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
             // Lane pairs take the two float4s of 8 consecutive k of one row: a warp covers 16 rows
             // x 8 k (32-byte row pieces, one sector each) and its transposed stores hit 32 banks.
             const int r = (idx >> 1) % BM, kq = ((idx / (2 * BM)) << 1) | (idx & 1);
-            const int gr = row0 + r, gk = k0 + kq * 4;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (VEC_A) {
-                if (gr < M && gk < K) v = load_float4(A + (size_t)gr * K + gk);
-            } else if (gr < M) {
-                const float* p = A + (size_t)gr * K;
-                if (gk + 0 < K) v.x = p[gk + 0];
-                if (gk + 1 < K) v.y = p[gk + 1];
-                if (gk + 2 < K) v.z = p[gk + 2];
-                if (gk + 3 < K) v.w = p[gk + 3];
-            }
-            As[kq * 4 + 0][r] = v.x;  // the transpose: four scalar stores
-            As[kq * 4 + 1][r] = v.y;
-            As[kq * 4 + 2][r] = v.z;
-            As[kq * 4 + 3][r] = v.w;
+            store4_transposed(As, kq * 4, r, load4_guarded<VEC_A>(A, M, K, row0 + r, k0 + kq * 4));
         }
 #pragma unroll
         for (int l = 0; l < B_LOADS; ++l) {
             const int idx = tid + l * THREADS;
             const int r = idx / (BN / 4), cq = idx % (BN / 4);
-            const int gk = k0 + r, gc = col0 + cq * 4;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (VEC_BC) {
-                if (gk < K && gc < N) v = load_float4(B + (size_t)gk * N + gc);
-            } else if (gk < K) {
-                const float* p = B + (size_t)gk * N;
-                if (gc + 0 < N) v.x = p[gc + 0];
-                if (gc + 1 < N) v.y = p[gc + 1];
-                if (gc + 2 < N) v.z = p[gc + 2];
-                if (gc + 3 < N) v.w = p[gc + 3];
-            }
-            store_float4(&Bs[r][cq * 4], v);
+            store_float4(&Bs[r][cq * 4], load4_guarded<VEC_BC>(B, K, N, k0 + r, col0 + cq * 4));
         }
         __syncthreads();
 #pragma unroll
@@ -115,16 +83,8 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
         if (row >= M) continue;
         float* crow = C + (size_t)row * N;
 #pragma unroll
-        for (int j = 0; j < TN; j += 4) {
-            const int col = col0 + (j / 4) * STRIP_N + tc * 4;
-            if (VEC_BC) {
-                if (col < N) store_float4(crow + col, make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
-            } else {
-#pragma unroll
-                for (int c = 0; c < 4; ++c)
-                    if (col + c < N) crow[col + c] = acc[i][j + c];
-            }
-        }
+        for (int j = 0; j < TN; j += 4)
+            store4_guarded<VEC_BC>(crow, col0 + (j / 4) * STRIP_N + tc * 4, N, &acc[i][j]);
     }
 }
 

@@ -8,7 +8,7 @@
 //     lr = (lane & 1) | ((lane >> 4) << 1)   (row of the 4 x 8 grid)
 //     lc = (lane >> 1) & 7                   (column)
 // so for every LDS.128 of B lanes i and i^1 read the same address, and for every LDS.128 of A lanes
-// i and i^2 do. That is the condition (seed 001) under which the hardware merges the four
+// i and i^2 do. That is the condition (Tang's blog post, docs/SOURCES.md) under which the hardware merges the four
 // quarter-warp transactions of an LDS.128 into two half-warp ones: each half-warp reads 8 distinct
 // float4s of B (128 contiguous bytes) or 2 adjacent float4s of A, conflict-free.
 // Expected effect: per k, a warp issues WMITER + WNITER LDS.128 (4 at 8 x 8) at 2 wavefronts each,
@@ -24,18 +24,12 @@
 //   float4 fragment, fixed). Threads = (BM/WM)*(BN/WN)*32; BM*BK/4 and BK*BN/4 multiples of it.
 // Shapes: any M, N, K >= 1: float4 paths for K % 4 == 0 (A) and N % 4 == 0 (B, C) chosen at run
 //   time, scalar paths otherwise; zero-filled loads, guarded stores.
-#include "common.cuh"
+#include "sgemm/ladder.cuh"
 
 #define WARPS ((BM / WM) * (BN / WN))
 #define THREADS (WARPS * 32)
 #define WMITER (WM / 16)                  // 16-row sub-tiles per warp tile (4 lane rows x TM)
-#define A_LOADS (BM * BK / 4 / THREADS)
-#define B_LOADS (BK * BN / 4 / THREADS)
 #define AS_LD (BM + 4)
-
-__device__ __forceinline__ bool aligned16(const void* p) {
-    return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
-}
 
 template <bool VEC_A, bool VEC_BC>
 __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __restrict__ A,
@@ -51,49 +45,10 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
     const int col0 = blockIdx.x * BN;
 
     float acc[WMITER * TM][WNITER * TN];
-#pragma unroll
-    for (int i = 0; i < WMITER * TM; ++i)
-#pragma unroll
-        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.0f;
+    zero(acc);
 
     for (int k0 = 0; k0 < K; k0 += BK) {
-#pragma unroll
-        for (int l = 0; l < A_LOADS; ++l) {  // as v5: a warp covers 16 rows x 8 k, stores hit 32 banks
-            const int idx = tid + l * THREADS;
-            const int r = (idx >> 1) % BM, kq = ((idx / (2 * BM)) << 1) | (idx & 1);
-            const int gr = row0 + r, gk = k0 + kq * 4;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (VEC_A) {
-                if (gr < M && gk < K) v = load_float4(A + (size_t)gr * K + gk);
-            } else if (gr < M) {
-                const float* p = A + (size_t)gr * K;
-                if (gk + 0 < K) v.x = p[gk + 0];
-                if (gk + 1 < K) v.y = p[gk + 1];
-                if (gk + 2 < K) v.z = p[gk + 2];
-                if (gk + 3 < K) v.w = p[gk + 3];
-            }
-            As[kq * 4 + 0][r] = v.x;
-            As[kq * 4 + 1][r] = v.y;
-            As[kq * 4 + 2][r] = v.z;
-            As[kq * 4 + 3][r] = v.w;
-        }
-#pragma unroll
-        for (int l = 0; l < B_LOADS; ++l) {
-            const int idx = tid + l * THREADS;
-            const int r = idx / (BN / 4), cq = idx % (BN / 4);
-            const int gk = k0 + r, gc = col0 + cq * 4;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (VEC_BC) {
-                if (gk < K && gc < N) v = load_float4(B + (size_t)gk * N + gc);
-            } else if (gk < K) {
-                const float* p = B + (size_t)gk * N;
-                if (gc + 0 < N) v.x = p[gc + 0];
-                if (gc + 1 < N) v.y = p[gc + 1];
-                if (gc + 2 < N) v.z = p[gc + 2];
-                if (gc + 3 < N) v.w = p[gc + 3];
-            }
-            store_float4(&Bs[r][cq * 4], v);
-        }
+        load_tiles<VEC_A, VEC_BC, BM, BK, THREADS>(As, Bs, M, N, K, A, B, row0, col0, k0);  // v5's
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
@@ -127,17 +82,8 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
             if (row >= M) continue;
             float* crow = C + (size_t)row * N;
 #pragma unroll
-            for (int j = 0; j < WNITER; ++j) {
-                const int col = col0 + wn + j * 32 + lc * 4;
-                const float* v = &acc[i * 4 + r][j * 4];
-                if (VEC_BC) {
-                    if (col < N) store_float4(crow + col, make_float4(v[0], v[1], v[2], v[3]));
-                } else {
-#pragma unroll
-                    for (int c = 0; c < 4; ++c)
-                        if (col + c < N) crow[col + c] = v[c];
-                }
-            }
+            for (int j = 0; j < WNITER; ++j)
+                store4_guarded<VEC_BC>(crow, col0 + wn + j * 32 + lc * 4, N, &acc[i * 4 + r][j * 4]);
         }
 }
 

@@ -1,4 +1,4 @@
-// v7 coalesced write-back: C leaves through a per-warp shared buffer (seed 001's v6).
+// v7 coalesced write-back: C leaves through a per-warp shared buffer (v6 of Tang's blog post).
 //
 // Changed from v6: the main loop is v6's; at the end each warp copies one 16 x 32 sub-tile of its
 // accumulators at a time into its own slice of shared memory (reusing the tile buffers after a
@@ -17,22 +17,15 @@
 // independent of the lane mapping.
 // Params: as v6: BM, BN, BK (multiple of 8), WM (multiple of 16), WN = 32*WNITER, WNITER, TM = TN = 4.
 // Shapes: any M, N, K >= 1, as v6 (float4 or scalar paths chosen at run time, guarded edges).
-#include "common.cuh"
+#include "sgemm/ladder.cuh"
 
 #define WARPS ((BM / WM) * (BN / WN))
 #define THREADS (WARPS * 32)
 #define WMITER (WM / 16)                  // 16-row sub-tiles per warp tile (4 lane rows x TM)
-#define A_LOADS (BM * BK / 4 / THREADS)
-#define B_LOADS (BK * BN / 4 / THREADS)
 #define AS_LD (BM + 4)
-#define CS_LD 36                          // a warp's write-back slice: 16 rows of 32 (+4 pad) floats
 #define TILE_FLOATS (BK * AS_LD + BK * BN)
 #define SLICE_FLOATS (WARPS * 16 * CS_LD)
 #define SMEM_FLOATS (TILE_FLOATS > SLICE_FLOATS ? TILE_FLOATS : SLICE_FLOATS)
-
-__device__ __forceinline__ bool aligned16(const void* p) {
-    return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
-}
 
 template <bool VEC_A, bool VEC_BC>
 __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __restrict__ A,
@@ -44,76 +37,17 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
     const int warp = tid >> 5, lane = tid & 31;
     const int wm = (warp / (BN / WN)) * WM;    // warp tile origin inside the block tile
     const int wn = (warp % (BN / WN)) * WN;
-    const int lr = (lane & 1) | ((lane >> 4) << 1);
-    const int lc = (lane >> 1) & 7;
+    const int lr = zigzag_row(lane), lc = zigzag_col(lane);  // v6's lane grid
     const int row0 = blockIdx.y * BM;
     const int col0 = blockIdx.x * BN;
 
     float acc[WMITER * TM][WNITER * TN];
-#pragma unroll
-    for (int i = 0; i < WMITER * TM; ++i)
-#pragma unroll
-        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.0f;
+    zero(acc);
 
-    for (int k0 = 0; k0 < K; k0 += BK) {
-#pragma unroll
-        for (int l = 0; l < A_LOADS; ++l) {  // as v5: a warp covers 16 rows x 8 k, stores hit 32 banks
-            const int idx = tid + l * THREADS;
-            const int r = (idx >> 1) % BM, kq = ((idx / (2 * BM)) << 1) | (idx & 1);
-            const int gr = row0 + r, gk = k0 + kq * 4;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (VEC_A) {
-                if (gr < M && gk < K) v = load_float4(A + (size_t)gr * K + gk);
-            } else if (gr < M) {
-                const float* p = A + (size_t)gr * K;
-                if (gk + 0 < K) v.x = p[gk + 0];
-                if (gk + 1 < K) v.y = p[gk + 1];
-                if (gk + 2 < K) v.z = p[gk + 2];
-                if (gk + 3 < K) v.w = p[gk + 3];
-            }
-            As[kq * 4 + 0][r] = v.x;
-            As[kq * 4 + 1][r] = v.y;
-            As[kq * 4 + 2][r] = v.z;
-            As[kq * 4 + 3][r] = v.w;
-        }
-#pragma unroll
-        for (int l = 0; l < B_LOADS; ++l) {
-            const int idx = tid + l * THREADS;
-            const int r = idx / (BN / 4), cq = idx % (BN / 4);
-            const int gk = k0 + r, gc = col0 + cq * 4;
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (VEC_BC) {
-                if (gk < K && gc < N) v = load_float4(B + (size_t)gk * N + gc);
-            } else if (gk < K) {
-                const float* p = B + (size_t)gk * N;
-                if (gc + 0 < N) v.x = p[gc + 0];
-                if (gc + 1 < N) v.y = p[gc + 1];
-                if (gc + 2 < N) v.z = p[gc + 2];
-                if (gc + 3 < N) v.w = p[gc + 3];
-            }
-            store_float4(&Bs[r][cq * 4], v);
-        }
+    for (int k0 = 0; k0 < K; k0 += BK) {  // v6's main loop
+        load_tiles<VEC_A, VEC_BC, BM, BK, THREADS>(As, Bs, M, N, K, A, B, row0, col0, k0);
         __syncthreads();
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            float4 a[WMITER], b[WNITER];
-#pragma unroll
-            for (int i = 0; i < WMITER; ++i) a[i] = load_float4(&As[k][wm + i * 16 + lr * 4]);
-#pragma unroll
-            for (int j = 0; j < WNITER; ++j) b[j] = load_float4(&Bs[k][wn + j * 32 + lc * 4]);
-#pragma unroll
-            for (int i = 0; i < WMITER; ++i) {
-                const float av[4] = {a[i].x, a[i].y, a[i].z, a[i].w};
-#pragma unroll
-                for (int j = 0; j < WNITER; ++j) {
-                    const float bv[4] = {b[j].x, b[j].y, b[j].z, b[j].w};
-#pragma unroll
-                    for (int r = 0; r < 4; ++r)
-#pragma unroll
-                        for (int c = 0; c < 4; ++c) acc[i * 4 + r][j * 4 + c] += av[r] * bv[c];
-                }
-            }
-        }
+        warp_tile_mma<BK>(acc, As, Bs, wm + lr * 4, wn + lc * 4);
         __syncthreads();
     }
 

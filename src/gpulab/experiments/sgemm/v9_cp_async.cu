@@ -36,7 +36,7 @@
 //   max(STAGES*(BK*(BM+4) + BK*BN), warps*16*36) floats.
 // Shapes: any M, N, K >= 1 (16-byte or 4-byte B copies and float4 or scalar C stores chosen at run
 //   time; edges as above).
-#include "common.cuh"
+#include "sgemm/ladder.cuh"
 
 #define WARPS ((BM / WM) * (BN / WN))
 #define THREADS (WARPS * 32)
@@ -45,12 +45,7 @@
 #define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
 #define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
 #define AS_LD (BM + 4)
-#define CS_LD 36
 #define TILE_FLOATS (BK * AS_LD + BK * BN)
-
-__device__ __forceinline__ bool aligned16(const void* p) {
-    return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
-}
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -173,17 +168,13 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
     const int warp = tid >> 5, lane = tid & 31;
     const int wm = (warp / (BN / WN)) * WM;
     const int wn = (warp % (BN / WN)) * WN;
-    const int lr = (lane & 1) | ((lane >> 4) << 1);  // zig-zag lane grid, as since v6
-    const int lc = (lane >> 1) & 7;
+    const int lr = zigzag_row(lane), lc = zigzag_col(lane);  // v6's lane grid
     const unsigned ring = smem_addr(smem);
     const int k_first = (K % BK) ? (K % BK) - BK : 0;
     Copier<VEC_BC> copier(M, N, K, A, B, row0, col0, k_first);
 
     float acc[WMITER * TM][WNITER * TN];
-#pragma unroll
-    for (int i = 0; i < WMITER * TM; ++i)
-#pragma unroll
-        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.0f;
+    zero(acc);
 
     const int ktiles = (K + BK - 1) / BK;
     // Prologue: STAGES-1 tiles in flight, one commit group each (empty groups keep the count).
@@ -214,26 +205,7 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
         const float* stage = smem + read_off;
         const float (*As)[AS_LD] = reinterpret_cast<const float (*)[AS_LD]>(stage);
         const float (*Bs)[BN] = reinterpret_cast<const float (*)[BN]>(stage + BK * AS_LD);
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            float4 a[WMITER], b[WNITER];
-#pragma unroll
-            for (int i = 0; i < WMITER; ++i) a[i] = load_float4(&As[k][wm + i * 16 + lr * 4]);
-#pragma unroll
-            for (int j = 0; j < WNITER; ++j) b[j] = load_float4(&Bs[k][wn + j * 32 + lc * 4]);
-#pragma unroll
-            for (int i = 0; i < WMITER; ++i) {
-                const float av[4] = {a[i].x, a[i].y, a[i].z, a[i].w};
-#pragma unroll
-                for (int j = 0; j < WNITER; ++j) {
-                    const float bv[4] = {b[j].x, b[j].y, b[j].z, b[j].w};
-#pragma unroll
-                    for (int r = 0; r < 4; ++r)
-#pragma unroll
-                        for (int c = 0; c < 4; ++c) acc[i * 4 + r][j * 4 + c] += av[r] * bv[c];
-                }
-            }
-        }
+        warp_tile_mma<BK>(acc, As, Bs, wm + lr * 4, wn + lc * 4);  // v6's
         write_off = read_off;
         read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
     }
@@ -243,37 +215,17 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
     cp_async_wait<0>();
     __syncthreads();
     float* cs = smem + warp * (16 * CS_LD);
+    // Only this block's own rows and columns: an edge block moved inward shares some with its
+    // neighbour. On the float4 path col_lo and N are multiples of 4: a float4 is wholly in or out.
+    const auto own = [&](int row, int col) {
+        return col >= col_lo && col < N && row >= row_lo && row < M;
+    };
 #pragma unroll
     for (int i = 0; i < WMITER; ++i)
 #pragma unroll
-        for (int j = 0; j < WNITER; ++j) {
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                const float* v = &acc[i * 4 + r][j * 4];
-                store_float4(&cs[(lr * 4 + r) * CS_LD + lc * 4], make_float4(v[0], v[1], v[2], v[3]));
-            }
-            __syncwarp();
-            const int rbase = row0 + wm + i * 16, cbase = col0 + wn + j * 32;
-            if (VEC_BC) {  // col_lo and N are multiples of 4 here: a float4 is wholly in or out
-                const int q = lane & 7, col = cbase + q * 4;
-                const bool col_ok = col >= col_lo && col < N;
-#pragma unroll
-                for (int p = lane >> 3; p < 16; p += 4) {
-                    const int row = rbase + p;
-                    if (col_ok && row >= row_lo && row < M)
-                        store_float4(C + (size_t)row * N + col, load_float4(&cs[p * CS_LD + q * 4]));
-                }
-            } else {
-                const int col = cbase + lane;
-                const bool col_ok = col >= col_lo && col < N;
-#pragma unroll
-                for (int p = 0; p < 16; ++p) {
-                    const int row = rbase + p;
-                    if (col_ok && row >= row_lo && row < M) C[(size_t)row * N + col] = cs[p * CS_LD + lane];
-                }
-            }
-            __syncwarp();
-        }
+        for (int j = 0; j < WNITER; ++j)
+            write_back<VEC_BC>(cs, acc, i, j, lane, C, N, row0 + wm + i * 16, col0 + wn + j * 32,
+                               own);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K,

@@ -1,0 +1,108 @@
+"""Fingerprint the compiled kernels, to show that an edit of the sources changed no machine code.
+
+For every variant of every experiment it compiles (NVRTC, sm_90, no GPU needed) the defaults, each
+param moved to each other choice one at a time, and the SGEMM configs tuned on the card
+(results/h200/tuned.json), and records per config the ptxas resources and a hash of the SASS
+(cuobjdump -sass, which needs cuobjdump and nvdisasm on PATH: pip download nvidia-cuda-cuobjdump
+nvidia-cuda-nvdisasm and unpack the wheels). Take a fingerprint before the edit, one after, and
+compare:
+
+    PYTHONPATH=src python scripts/sass_digest.py --out before.json
+    PYTHONPATH=src python scripts/sass_digest.py --out after.json --compare before.json
+
+Configs a rung's constraints reject are left out (they never run). Exit 1 when anything differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import subprocess
+from collections import Counter
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from gpulab.experiments import all_experiments, get_experiment
+from gpulab.gpu.compile import compile_kernel
+
+TUNED = Path(__file__).resolve().parent.parent / "results" / "h200" / "tuned.json"
+
+
+def configs(exp, variant) -> list[dict]:
+    """Defaults, one param moved at a time, and the configs tuned for this variant on the card."""
+    base = variant.default_params()
+    out = [base] + [base | {p.name: c} for p in variant.params for c in p.choices if c != base[p.name]]
+    if TUNED.exists():
+        tuned = json.loads(TUNED.read_text()).get(exp.name, {}).get(variant.name, {})
+        out += [entry["params"] for entry in tuned.get("by_shape", {}).values()]
+    unique = {tuple(sorted(p.items())): p for p in out}
+    return [p for p in unique.values() if variant.constraints(p, None) is None]
+
+
+def fingerprint(job: tuple[str, str, dict]) -> tuple[str, dict]:
+    exp_name, variant_name, params = job
+    exp = get_experiment(exp_name)
+    variant = exp.variant(variant_name)
+    label = f"{exp_name} {variant_name} {variant.params_label(params)}"
+    try:
+        compiled = compile_kernel(exp.source(variant), exp.entry, params)
+    except Exception as exc:  # a compile error is a fingerprint too
+        return label, {"error": str(exc).splitlines()[0]}
+    sass = subprocess.run(["cuobjdump", "-sass", str(compiled.cubin_path)], capture_output=True,
+                          text=True, check=True).stdout
+    instructions = [line.split("*/", 1)[1].split(";")[0].strip() for line in sass.splitlines()
+                    if line.lstrip().startswith("/*") and ";" in line]
+    return label, {**compiled.resources.as_record(), "instructions": len(instructions),
+                   "sass_sha": _sha("\n".join(instructions)),
+                   "sass_sorted_sha": _sha("\n".join(sorted(instructions))),
+                   "opcodes": dict(Counter(i.split()[1] if i.startswith("@") else i.split()[0]
+                                           for i in instructions if i))}
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--compare", type=Path, help="an earlier fingerprint to compare with")
+    ap.add_argument("--experiments", default="", help="comma-separated names (default: all)")
+    ap.add_argument("--variants", default="", help="comma-separated names (default: all)")
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args(argv)
+    if not (shutil.which("cuobjdump") and shutil.which("nvdisasm")):
+        print("cuobjdump and nvdisasm must be on PATH (see this script's docstring)", file=sys.stderr)
+        return 2
+    names = [n for n in args.experiments.split(",") if n] or [e.name for e in all_experiments()]
+    jobs = [(e.name, v.name, p) for e in map(get_experiment, names) for v in e.variants
+            if not args.variants or v.name in args.variants.split(",") for p in configs(e, v)]
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        found = dict(pool.map(fingerprint, jobs))
+    args.out.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+    print(f"{len(found)} configs fingerprinted into {args.out}")
+    if not args.compare:
+        return 0
+    before = json.loads(args.compare.read_text())
+    same = lambda k, keys: before.get(k) and all(before[k].get(f) == found[k].get(f) for f in keys)
+    resources = ["reg_per_thread", "smem_static_bytes", "spill_stores_bytes", "spill_loads_bytes",
+                 "stack_frame_bytes", "barriers", "cmem_bytes"]
+    differ = [k for k in sorted(found) if not same(k, resources)]
+    identical = [k for k in sorted(found) if k not in differ and same(k, ["sass_sha"])]
+    reordered = [k for k in sorted(found) if k not in differ + identical and same(k, ["sass_sorted_sha"])]
+    for k in differ:
+        print(f"RESOURCES DIFFER {k}: before {before.get(k)}, after {found.get(k)}")
+    for k in sorted(set(found) - set(differ) - set(identical) - set(reordered)):
+        b, a = Counter(before[k]["opcodes"]), Counter(found[k]["opcodes"])
+        print(f"same resources, other SASS: {k}: {b.total()} -> {a.total()} instructions;"
+              f" opcodes added {dict(a - b)}, removed {dict(b - a)}")
+    print(f"{len(found)} configs: {len(differ)} with other resources; {len(identical)} identical SASS, "
+          f"{len(reordered)} the same instructions in another order")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
