@@ -1,6 +1,18 @@
 """Tests marked `gpu` run only where an NVIDIA GPU is usable; elsewhere they skip with the reason."""
 
+from pathlib import Path
+
 import pytest
+
+# ncu's metric list for the H200's chip, kept in the repository so every test reads the same one.
+GH100_METRICS = Path(__file__).parent / "fixtures" / "ncu" / "gh100_metrics.tsv"
+
+
+@pytest.fixture(scope="session")
+def ncu_metric_types() -> dict[str, str]:
+    """Every metric ncu knows for gh100, by name: its type (Counter, Ratio, Throughput)."""
+    rows = [line.split("\t") for line in GH100_METRICS.read_text().splitlines() if not line.startswith("#")]
+    return {name: kind for name, kind in rows}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -67,7 +67,7 @@ def test_list_names_every_variant():
 
 
 def test_run_without_gpu_for_a_t4_skips_what_needs_sm_80(tmp_path):
-    """seed 000 ran on a T4 (sm_75): everything compiles for it except the cp.async rung, which is
+    """The Shared Memory Tiling wiki page ran on a T4 (sm_75): everything compiles for it except the cp.async rung, which is
     skipped with its reason instead of stopping the run."""
     r = gpulab("run", "--arch", "sm_75", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

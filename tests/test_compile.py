@@ -113,7 +113,7 @@ def test_nvrtc_is_asked_not_to_cache_and_each_kernel_compiles_once(fresh_cache, 
 
 
 def test_a_variant_newer_than_the_arch_says_why_and_every_other_compiles_for_sm_75(fresh_cache):
-    """NVRTC 13 targets sm_75 (seed 000's T4) and newer; only what declares min_sm is left out."""
+    """NVRTC 13 targets sm_75 (the T4 of the sources in docs/SOURCES.md) and newer; only what declares min_sm is left out."""
     for exp in all_experiments():
         shape = exp.shape(*exp.default_shapes[0])
         for v in exp.variants:

@@ -3,7 +3,6 @@ builder, finding ncu, and every failure path, driven by fake `ncu` executables t
 texts ncu prints and exit the way it does."""
 
 import math
-import os
 import stat
 import textwrap
 from pathlib import Path
@@ -14,7 +13,6 @@ from gpulab.gpu import ncu
 from gpulab.profiling import COUNTED, HEADLINE, STALL_REASONS, STALLS, measure, metric_names
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ncu"
-GH100_METRICS = Path(os.environ.get("GPULAB_NCU_METRIC_LIST", "/work/shared/reference/ncu/ncu_metrics_gh100.txt"))
 
 # The texts real ncu prints (2025.3; the permission line is verbatim from NVIDIA's error page).
 PERM_TEXT = """==PROF== Connected to process 9012 (/usr/bin/python3.12)
@@ -142,9 +140,9 @@ def _fixture(name: str) -> Path:
     return path
 
 
-# Seed 004's numbers for 16 x 16 blocks at 512^3: 32 x 32 blocks of 8 warps; naive: 2 loads per k
+# matmul_profile.cu's numbers for 16 x 16 blocks at 512^3: 32 x 32 blocks of 8 warps; naive: 2 loads per k
 # step per warp, 2 sectors each; tiled: 2 loads per tile step, 4 sectors each.
-SEED_004 = {"v0": (8_388_608, 16_777_216), "v1": (524_288, 2_097_152)}
+MATMUL_PROFILE = {"v0": (8_388_608, 16_777_216), "v1": (524_288, 2_097_152)}
 
 
 @pytest.mark.parametrize("variant", ["v0", "v1"])
@@ -153,7 +151,7 @@ def test_recorded_full_set_csv(variant):
     2,238 columns, some empty; one launch of sgemm."""
     (k,) = ncu.parse_csv(_fixture(f"sgemm_{variant}_512_full_raw.csv").read_text())
     assert k.kernel == "sgemm" and k.info["Block Size"] == "(16, 16, 1)"
-    requests, sectors = SEED_004[variant]
+    requests, sectors = MATMUL_PROFILE[variant]
     assert k.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == requests
     assert k.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == sectors
     assert k.units["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == "sector"
@@ -172,7 +170,7 @@ def test_recorded_profile_csv(variant):
     (k,) = ncu.parse_csv(_fixture(f"sgemm_{variant}_512_raw.csv").read_text())
     # the cp.async (ldgsts) counters were added after these captures were recorded
     assert [m for m in ncu.missing_metrics(k, metric_names()) if "ldgsts" not in m] == []
-    requests, sectors = SEED_004[variant]
+    requests, sectors = MATMUL_PROFILE[variant]
     m = measure(k, {})
     assert (m["gmem_load_requests"], m["gmem_load_sectors"]) == (requests, sectors)
     assert m["gmem_store_requests"] == 8192 and m["gmem_store_sectors"] == 32768  # one STG per warp, 2 rows x 64 B
@@ -211,19 +209,8 @@ def test_recorded_no_kernel_text_is_recognized():
 
 
 # -- the metric names ---------------------------------------------------------------------------
-def _gh100_types() -> dict[str, str]:
-    if not GH100_METRICS.exists():
-        pytest.skip(f"ncu's gh100 metric list not here ({GH100_METRICS}); set GPULAB_NCU_METRIC_LIST")
-    types = {}
-    for line in GH100_METRICS.read_text().splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and "__" in parts[0] and not parts[0].startswith("-"):
-            types[parts[0]] = parts[1]
-    return types
-
-
-def test_every_metric_exists_for_gh100_with_a_suffix_of_its_type():
-    types = _gh100_types()
+def test_every_metric_exists_for_gh100_with_a_suffix_of_its_type(ncu_metric_types):
+    types = ncu_metric_types
     rollups = (".sum", ".avg", ".max", ".min")
     for m in metric_names():
         base, suffix = m.split(".", 1)

@@ -1,8 +1,8 @@
-"""predict: a variant's access model summed over its launch, held to the seeds' exact counts.
+"""predict: a variant's access model summed over its launch, held to the exact counts of its sources (docs/SOURCES.md):
 
-- seed 004: the predicted table for 16 x 16 naive and tiled SGEMM at 512^3;
-- seed 003: 3,670,016 and 655,358 global load requests for the radius-3 stencil at N = 2^24
-  (and 8,912,896 at radius 8), with the stencil kernels modelled here from the seed's source;
+- matmul_profile.cu: the predicted table for 16 x 16 naive and tiled SGEMM at 512^3;
+- the memory-hierarchy lesson: 3,670,016 and 655,358 global load requests for the radius-3 stencil at N = 2^24
+  (and 8,912,896 at radius 8), with the stencil kernels modelled here from the lesson's source;
 - reference/h200.md: the requests and sectors ncu counted for a 4096 x 4096 copy on the H200;
 - exactness of the symmetry classes: classified == exhaustive at small ragged shapes, for every
   registered access model, and a wrong class declaration is caught;
@@ -36,9 +36,9 @@ def sgemm_shape(m, n, k) -> Shape:
     return Shape(("M", "N", "K"), (m, n, k))
 
 
-# -- seed 004: naive and tiled SGEMM at 512^3 --------------------------------------------------------
+# -- matmul_profile.cu: naive and tiled SGEMM at 512^3 ---------------------------------------------
 
-SEED004 = {  # quantity: (naive, tiled), as the seed's "predicted from the constants" table prints
+MATMUL_PROFILE = {  # quantity: (naive, tiled), as matmul_profile.cu's "predicted from the constants" table prints
     "global load requests": (8_388_608, 524_288),
     "sectors per request": (2, 4),
     "global load sectors": (16_777_216, 2_097_152),
@@ -48,19 +48,19 @@ SEED004 = {  # quantity: (naive, tiled), as the seed's "predicted from the const
 }
 
 
-def test_seed004_predicted_table():
+def test_matmul_profile_predicted_table():
     shape = sgemm_shape(512, 512, 512)
     naive = predict(v0_access({"BLOCK": 16}, shape))
     tiled = predict(v1_access({"TILE": 16}, shape))
     threads = 512 * 512
     for col, got in enumerate((naive, tiled)):
-        assert got["gmem_load_requests"] == SEED004["global load requests"][col]
-        assert got["gmem_load_sectors_per_request"] == SEED004["sectors per request"][col]
-        assert got["gmem_load_sectors"] == SEED004["global load sectors"][col]
-        assert got["l1tex_global_load_bytes"] == SEED004["bytes fetched into L1TEX"][col]
-        assert got["dram_compulsory_bytes"] == SEED004["compulsory DRAM bytes"][col]
-        # The seed counts shared loads in the source, one float each.
-        assert got["smem_load_requested_bytes"] == 4 * threads * SEED004["shared loads per thread"][col]
+        assert got["gmem_load_requests"] == MATMUL_PROFILE["global load requests"][col]
+        assert got["gmem_load_sectors_per_request"] == MATMUL_PROFILE["sectors per request"][col]
+        assert got["gmem_load_sectors"] == MATMUL_PROFILE["global load sectors"][col]
+        assert got["l1tex_global_load_bytes"] == MATMUL_PROFILE["bytes fetched into L1TEX"][col]
+        assert got["dram_compulsory_bytes"] == MATMUL_PROFILE["compulsory DRAM bytes"][col]
+        # matmul_profile.cu counts shared loads in the source, one float each.
+        assert got["smem_load_requested_bytes"] == 4 * threads * MATMUL_PROFILE["shared loads per thread"][col]
 
 
 def test_tiled_sgemm_shared_requests_follow_the_sass_not_the_source():
@@ -88,7 +88,7 @@ def test_sgemm_work_and_roofline():
     assert "roofline_floor_ms" not in predict(v1_access({"TILE": 32}, sgemm_shape(64, 64, 64)))
 
 
-# -- seed 003: the 7-point stencil, global and shared-tile -----------------------------------------
+# -- the memory-hierarchy lesson: the 7-point stencil, global and shared-tile ----------------------
 
 
 def stencil_global(n: int, radius: int, block: int = 256) -> KernelAccess:
@@ -156,7 +156,7 @@ def stencil_shared(n: int, radius: int, block: int = 256) -> KernelAccess:
 
 
 @pytest.mark.parametrize("radius, global_requests", [(3, 3_670_016), (8, 8_912_896)])
-def test_seed003_stencil_load_requests(radius, global_requests):
+def test_lesson_stencil_load_requests(radius, global_requests):
     n = 1 << 24
     assert predict(stencil_global(n, radius))["gmem_load_requests"] == global_requests
     # 524,288 tile loads + one halo load per block each side, less block 0's left and the last's right.
@@ -175,7 +175,7 @@ def test_stencil_sectors_and_shared_traffic():
     assert shared["smem_load_wavefronts"] == shared["smem_load_requests"] == 7 * 8 * (n // 256)
 
 
-# -- reference/h200.md: a 4096 x 4096 copy, as ncu counted it on the H200 ---------------------------
+# -- reference/h200.md: a 4096 x 4096 copy, as ncu counted it on the H200 --------------------------
 
 
 def copy_model(n: int, columns: bool) -> KernelAccess:
@@ -198,7 +198,7 @@ def test_h200_copy_requests_and_sectors(columns, sectors):
     assert got["gmem_load_sectors"] == sectors
 
 
-# -- exactness of the symmetry classes ----------------------------------------------------------------
+# -- exactness of the symmetry classes -------------------------------------------------------------
 
 
 def _exhaustive_lanes(model: KernelAccess) -> int:
@@ -329,7 +329,7 @@ def test_registry_points_sgemm_v0_and_v1_at_their_access_models():
             predict(v.access(params, shape), launch=v.launch(params, shape))
 
 
-# -- speed ------------------------------------------------------------------------------------------
+# -- speed -----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("access, params", [(v1_access, {"TILE": 32}), (v1_access, {"TILE": 16}), (v0_access, {"BLOCK": 16})])

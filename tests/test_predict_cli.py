@@ -29,13 +29,13 @@ def number(text: str, label: str) -> int:
     raise AssertionError(f"no row {label!r} in\n{text}")
 
 
-def test_predict_4096_cubed_sgemm_with_seed_004_numbers(tmp_path):
+def test_predict_4096_cubed_sgemm_with_matmul_profile_numbers(tmp_path):
     # Its speed (under 2 s, the whole process, on a 2-core CPU) is timed by hand, never by a test.
     r = gpulab("predict", "sgemm", "v1", "--param", "TILE=16", "--size", "4096", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     out = r.stdout
     warps = 4096 * 4096 // 32
-    assert number(out, "global load requests") == 2 * warps * (4096 // 16)  # seed 004's count, at 4096
+    assert number(out, "global load requests") == 2 * warps * (4096 // 16)  # matmul_profile.cu's count, at 4096
     assert number(out, "bytes into L1TEX, global loads (sectors x 32)") == 32 * 4 * 2 * warps * (4096 // 16)
     assert number(out, "compulsory DRAM bytes (inputs read once, output written once)") == 3 * 4 * 4096**2
     assert "shared load requests (instructions)" in out and "bank conflicts" in out

@@ -100,7 +100,7 @@ def test_verdict():
     assert rd.verdict(100, 100.5, "lower") == ""
 
 
-def test_compare_story_tells_the_seed_000_story():
+def test_compare_story_tells_the_wiki_pages_v0_v1_story():
     v0 = {"duration_ns": 58_592, "gmem_load_requests": 8_388_608, "smem_load_requests": 0,
           "dram_throughput_pct": 18.1, "top_stall": "long_scoreboard"}
     v1 = {"duration_ns": 44_256, "gmem_load_requests": 524_288, "smem_load_requests": 5_242_880,

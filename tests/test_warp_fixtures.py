@@ -29,7 +29,6 @@ from gpulab.model.predict import NCU_HARDWARE, NCU_METRICS
 FIXTURE_METRICS = {**NCU_METRICS, **{k.removeprefix("hw_"): v for k, v in NCU_HARDWARE.items() if k.startswith("hw_")}}
 FIXTURE = Path(__file__).parent / "fixtures" / "warp_patterns.json"
 MAKE_IT = "python3 -m gpulab.model.pattern_fixtures --out tests/fixtures/warp_patterns.json (on a GPU)"
-METRIC_LIST = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "ncu" / "ncu_metrics_gh100.txt"
 
 
 def expected_metrics(p: Pattern) -> dict[str, int]:
@@ -70,10 +69,8 @@ def test_model_matches_the_hardware(name):
 # -- runs anywhere -------------------------------------------------------------------------------
 
 
-def test_metric_names_exist_in_ncu():
-    if not METRIC_LIST.exists():
-        pytest.skip(f"ncu's metric list is not at {METRIC_LIST}")
-    known = {line.split()[0] for line in METRIC_LIST.read_text().splitlines() if line.strip()}
+def test_metric_names_exist_in_ncu(ncu_metric_types):
+    known = ncu_metric_types
     for name in set(METRICS) | set(NCU_METRICS.values()) | set(NCU_HARDWARE.values()):
         base = name.rsplit(".", 1)[0]  # the .sum roll-up is not in the list, the counter is
         assert base in known, name

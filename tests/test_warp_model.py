@@ -1,6 +1,6 @@
 """The warp model (gpulab.model.warp): one warp instruction -> requests, sectors, wavefronts.
 
-The rules come from seed 001 (LDS.32/64/128 and its worked examples) and from the sector/line
+The rules come from Tang's SGEMM blog post (docs/SOURCES.md: LDS.32/64/128) and from the sector/line
 geometry measured on the H200 (reference/h200.md); the hardware's own word on every rule is
 tests/test_warp_fixtures.py. Here the model is also checked against a plain-loop reimplementation
 on random instructions, so that the vectorized code counts what the rules say.
@@ -95,27 +95,27 @@ def test_lds32_banks(name, wavefronts):
     assert c.bank_conflicts == wavefronts - 1
 
 
-# -- shared memory, seed 001's LDS.64 and LDS.128 worked examples -----------------------------------
+# -- shared memory, the blog post's LDS.64 and LDS.128 worked examples -----------------------------
 
 
-def test_seed001_lds64_example1_consecutive_uint2_takes_two_half_warps():
+def test_blog_lds64_example1_consecutive_uint2_takes_two_half_warps():
     c = counts_of("lds64_ex1_consecutive")
     assert (c.wavefronts, c.bank_conflicts) == (2, 0)
     assert not warp.phases_merge(pattern("lds64_ex1_consecutive").addresses)
 
 
-def test_seed001_lds64_example2_pairs_merge_into_one():
+def test_blog_lds64_example2_pairs_merge_into_one():
     c = counts_of("lds64_ex2_xor1_pairs")
     assert (c.wavefronts, c.bank_conflicts) == (1, 0)
     assert counts_of("lds64_xor2_pairs").wavefronts == 1  # the other pairing rule
 
 
-def test_seed001_lds128_example1_consecutive_uint4_takes_four_quarter_warps():
+def test_blog_lds128_example1_consecutive_uint4_takes_four_quarter_warps():
     c = counts_of("lds128_ex1_consecutive")
     assert (c.wavefronts, c.ideal_wavefronts, c.bank_conflicts) == (4, 4, 0)
 
 
-def test_seed001_lds128_example2_sharing_across_the_half_warp_boundary_does_not_help():
+def test_blog_lds128_example2_sharing_across_the_half_warp_boundary_does_not_help():
     # T15 and T16 sit in different half-warps, which never merge: two transactions.
     assert counts_of("lds128_ex2_t15_t16").wavefronts == 2
     full = pattern("lds128_ex2_t15_t16_full")
@@ -123,13 +123,13 @@ def test_seed001_lds128_example2_sharing_across_the_half_warp_boundary_does_not_
     assert counts_of("lds128_ex2_t15_t16_full").wavefronts == 2
 
 
-def test_seed001_lds128_example3_t0_and_t15_merge_into_one_half_warp():
+def test_blog_lds128_example3_t0_and_t15_merge_into_one_half_warp():
     p = pattern("lds128_ex3_t0_t15")
     assert warp.phases_merge(p.addresses, p.active)
     assert counts_of("lds128_ex3_t0_t15").wavefronts == 1
 
 
-def test_seed001_lds128_example4_the_rule_must_hold_across_the_whole_warp():
+def test_blog_lds128_example4_the_rule_must_hold_across_the_whole_warp():
     p = pattern("lds128_ex4_irregular")
     first, second = np.array(p.addresses[:16]), np.array(p.addresses[16:])
     lane = np.arange(16)

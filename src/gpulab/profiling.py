@@ -139,7 +139,7 @@ STALLS: tuple[Quantity, ...] = tuple(
     for r in STALL_REASONS
 )
 
-# The rows of `gpulab compare`, in order: seed 000's key metrics plus the counted ones that move.
+# The rows of `gpulab compare`, in order: the key metrics of the Shared Memory Tiling wiki page (docs/SOURCES.md) plus the counted ones that move.
 COMPARE_KEYS = (
     "duration_ns", "memory_throughput_pct", "dram_throughput_pct", "l1tex_throughput_pct",
     "l2_throughput_pct", "sm_throughput_pct", "l1_hit_rate_pct", "l2_hit_rate_pct",

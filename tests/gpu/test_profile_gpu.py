@@ -52,8 +52,8 @@ def test_profile_counts_match_the_prediction(ncu_path, variant, params, shape):
         assert m[key] == predicted[key], (key, m[key], predicted[key])
 
 
-def test_seed_004_counts_at_512(ncu_path):
-    """Seed 004's predicted table, measured: 16 x 16 naive and tiled SGEMM at 512^3."""
+def test_matmul_profile_counts_at_512(ncu_path):
+    """The predicted table of matmul_profile.cu (docs/SOURCES.md), measured: 16 x 16 naive and tiled SGEMM at 512^3."""
     for variant, params, requests, sectors in (("v0", {"BLOCK": 16}, 8_388_608, 16_777_216),
                                                ("v1", {"TILE": 16}, 524_288, 2_097_152)):
         prof = _profile(make_spec("sgemm", variant, params, "512x512x512"), ncu=ncu_path)

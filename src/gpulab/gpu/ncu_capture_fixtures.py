@@ -2,7 +2,7 @@
 
     python3 -m gpulab.gpu.ncu_capture_fixtures [--out tests/fixtures/ncu]
 
-Captures SGEMM v0 (BLOCK=16) and v1 (TILE=16) at 512^3, the configs of seed 004's predicted table,
+Captures SGEMM v0 (BLOCK=16) and v1 (TILE=16) at 512^3, the configs of matmul_profile.cu's predicted table (docs/SOURCES.md),
 with exactly the metrics `gpulab profile` asks for, the way it asks (export, then import as raw
 CSV), and writes into --out:
   sgemm_v0_512_raw.csv, sgemm_v1_512_raw.csv    what `ncu --import ... --csv --page raw` printed

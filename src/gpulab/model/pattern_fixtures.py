@@ -34,7 +34,7 @@ from gpulab.model.patterns import GLOBAL_BYTES, LANES, PATTERNS
 
 PATTERNS_CU = Path(__file__).resolve().with_name("patterns.cu")
 
-# Every name checked against ncu's gh100 metric list (shared/reference/ncu/ncu_metrics_gh100.txt);
+# Every name checked against ncu's gh100 metric list (tests/fixtures/ncu/gh100_metrics.tsv);
 # tests/test_warp_fixtures.py checks them again.
 METRICS = (
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",

@@ -18,7 +18,7 @@ split into phases, lane groups that are served one after the other:
 - 16-byte accesses (LDS.128): four quarter-warp phases of 8 lanes, 8 x 16 B = 128 B each.
 For loads, half-warp phases merge into one and quarter-warp phases pairwise into half-warps when,
 over the whole warp, every active lane i has lane i^1 inactive or at the same address, or every
-active lane i has lane i^2 inactive or at the same address (seed 001, after NVIDIA's own forum
+active lane i has lane i^2 inactive or at the same address (Yuchen Tang's SGEMM blog post, docs/SOURCES.md, after NVIDIA's own forum
 note: the return path carries 128 bytes per cycle, so lanes that share data halve it). Half-warps
 of an LDS.128 never merge further, so a merged LDS.128 still takes two wavefronts.
 Within a phase, a bank serves each distinct word once: lanes reading the same word get it by
@@ -134,7 +134,7 @@ def shared_counts(addresses, width: int, kind: str = "load", active=None) -> Sha
 
 
 def phases_merge(addresses, active=None) -> np.ndarray:
-    """Seed 001's merge test, per instruction: over the whole warp, every active lane i has lane
+    """The merge test of Tang's SGEMM blog post, per instruction: over the whole warp, every active lane i has lane
     i^1 inactive or on the same address, or every active lane has lane i^2 so."""
     addr, act, _ = _normalize(addresses, 1, active)
     return _merge_mask(addr, act)

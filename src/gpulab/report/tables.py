@@ -100,7 +100,7 @@ def resources_table(records: list[dict], title: str) -> Table:
 
 
 def best_per_shape(records: list[dict], libraries: tuple[str, ...] = ("cublas",)) -> list[dict]:
-    """Seed 000's summary: for each shape, the fastest correct variant and its speedup over the
+    """The Shared Memory Tiling wiki page's summary (docs/SOURCES.md): for each shape, the fastest correct variant and its speedup over the
     baseline variant's best config. Library rows (cuBLAS) are reported beside, not as winners."""
     out = []
     shapes = list(dict.fromkeys(r["shape"] for r in records))

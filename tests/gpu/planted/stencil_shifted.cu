@@ -1,5 +1,5 @@
 // Planted wrong kernel (stencil): v0 with its window shifted right by one, x[i-R+1 .. i+R+1].
-// Seed 003's periodic inputs cannot see this (every window of 2R+1 sums to the same value away from
+// The memory-hierarchy lesson's periodic inputs cannot see this (every window of 2R+1 sums to the same value away from
 // the edges); the random inputs must.
 #ifndef R
 #define R 3

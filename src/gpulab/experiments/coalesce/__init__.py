@@ -1,5 +1,5 @@
 """coalesce: copy a float32 M x N matrix, out = A, changing only the order in which a warp's lanes
-touch memory (seed 003).
+touch memory (after the lesson "CUDA Memory Hierarchy & Optimization", docs/SOURCES.md).
 
 Every variant computes the same thing, a bit-exact copy, and touches every address exactly once for
 the read and once for the write: only the order of the lanes differs (`cols` down columns, `rows`

@@ -7,8 +7,8 @@
 // so 8x the L1<->L2 sector traffic. DRAM traffic stays near 1x: the 7 other floats of each sector
 // belong to the next 7 columns, whose warps run at about the same time (132 SMs x 64 warps cover
 // ~66 columns of a 4096-row matrix) and find the sector in L2. The L2's sector rate, not DRAM, sets
-// the pace: expect 2.5-5x slower than `rows` (seed 003: 2.1-2.5x on a T4 whose column copy still
-// wrote along rows; here the store is strided too).
+// the pace: expect 2.5-5x slower than `rows` (2.1-2.5x on a T4 in the memory-hierarchy lesson, whose column copy
+// still wrote along rows, docs/SOURCES.md; here the store is strided too).
 // Params: none; 256 threads per block, one element per thread.
 // Shapes: any M, N >= 1 with M*N < 2^31 (32-bit element index).
 #include "common.cuh"

@@ -1,4 +1,4 @@
-"""grayscale: RGBA uint8 -> gray uint8, four ways of walking the image (seed 002), and a fifth that
+"""grayscale: RGBA uint8 -> gray uint8, four ways of walking the image (NVIDIA's Nsight Compute memory talk, docs/SOURCES.md), and a fifth that
 keeps several 16-byte loads in flight per thread.
 
 The image is packed (row pitch = 4*width bytes), row-major, RGBA in memory order. The gray value is
@@ -91,7 +91,7 @@ class Grayscale(Experiment):
         Variant(
             name="column",
             file="v0_column_walk.cu",
-            summary="a block's threads walk down a column (seed 002's unaligned baseline)",
+            summary="a block's threads walk down a column (the talk's unaligned baseline)",
             launch=_column_launch,
             access=column_access,
         ),

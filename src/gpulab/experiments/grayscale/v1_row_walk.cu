@@ -2,7 +2,7 @@
 //
 // Changed from v0: the block is 256 x 1 threads, so a warp is 32 neighbouring pixels of one row.
 // Expected effect: each warp reads 128 contiguous bytes (4 sectors, all used) and writes 32 (1 sector):
-// the minimum traffic, 33.2 MB read + 8.3 MB written at 3840x2160. Seed 002 saw ~8x over v0 and the
+// the minimum traffic, 33.2 MB read + 8.3 MB written at 3840x2160. The Nsight Compute talk saw ~8x over v0, the
 // DRAM link near its peak. One 4-byte load per thread keeps only ~1 MB in flight over the card,
 // so latency, not bandwidth, may hold it a little under the copy ceiling.
 // Params: none; blocks of 256 x 1 threads, grid (ceil(width / 256), height).

@@ -3,11 +3,11 @@
 //
 // Changed from v1: PIX pixels per thread, so 1/PIX the threads and PIX independent loads in flight
 // per thread. The packed image is one flat run of width*height pixels, so rows need no special case.
-// Expected effect: little (seed 002: "we did not gain much if anything"). A warp's load now spans
+// Expected effect: little (in the Nsight Compute memory talk it gained little or nothing). A warp's load now spans
 // 128*PIX bytes with the lanes 4*PIX bytes apart, PIX times the sectors per instruction, the rest
 // of each sector reused from L1 by the next iteration. The stores are worse: each 1-byte store
 // instruction touches PIX times more sectors, and L1 is write-through, so L1->L2 store traffic grows
-// with PIX (seed 002's profile showed it above the 8 MB written). v3 fixes both.
+// with PIX (the talk's profile showed it above the 8 MB written). v3 fixes both.
 // Params: PIX (2, 4 or 8) pixels per thread; 256 threads per block.
 // Shapes: any width, height >= 1; the last thread stops at the last pixel.
 #include "common.cuh"

@@ -239,7 +239,7 @@ class Sgemm(Experiment):
     entry = "sgemm"
     baseline = "v0"
     bound = "compute"
-    # Seed 000's sweep (512..4096), the large size, and the ragged shapes the ladder must also be fast on.
+    # The Shared Memory Tiling wiki page's sweep (512..4096, docs/SOURCES.md), the large size, and the ragged shapes the ladder must also be fast on.
     default_shapes = ((512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
                       (8192, 8192, 8192), (4000, 4000, 4000), (1000, 3000, 777), (4097, 4097, 4097))
     test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096), (4097, 4097, 4097))
@@ -247,7 +247,7 @@ class Sgemm(Experiment):
     # then uses the one tuned at the nearest size), and an overall best by geometric mean.
     tune_shapes = ((1024, 1024, 1024), (1000, 3000, 777), (2048, 2048, 2048), (4096, 4096, 4096),
                    (4097, 4097, 4097), (8192, 8192, 8192))
-    readme_variants = ("v0", "v1", "cublas")  # seed 000's V0-vs-V1 table; the ladder has its own
+    readme_variants = ("v0", "v1", "cublas")  # the wiki page's V0-vs-V1 table; the ladder has its own
     headline_shape = (4096, 4096, 4096)
     # Grids are computed in int32 on the device; 2^20 keeps every index product inside size_t math.
     max_dim = 1 << 20

@@ -4,7 +4,7 @@
 // TM accumulators in registers (rows ty*TM .. ty*TM+TM-1 of one column) and, for every k, reads one
 // value of B from shared memory and reuses it for TM multiply-adds against TM values of A.
 // Expected effect: v1 spends two shared loads (LDS) per FMA, so the shared-memory pipe, not the FMA
-// units, sets its speed (the MIO-throttle stall of seed 000). Here one k step costs TM+1 loads for TM
+// units, sets its speed (the MIO-throttle stall that ncu shows). Here one k step costs TM+1 loads for TM
 // FMAs; the A loads are warp-wide broadcasts (every lane of a warp shares its rows when BN >= 32), so
 // the shared pipe sees ~1+1/TM wavefronts per FMA-instruction instead of 2. With TM=8 that is about
 // 1.8x fewer shared wavefronts per FMA than v1; expect roughly 2-3x v1's rate (several TFLOP/s on

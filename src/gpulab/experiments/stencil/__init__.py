@@ -1,5 +1,5 @@
 """stencil: the moving average of radius R over N floats, from global memory, a shared tile, a
-shared tile feeding a register window of 4 outputs per thread (seed 003), or no shared memory at
+shared tile feeding a register window of 4 outputs per thread (after the lesson "CUDA Memory Hierarchy & Optimization", docs/SOURCES.md), or no shared memory at
 all: coalesced 16-byte loads per lane with the halo passed between lanes by warp shuffles.
 
 out[i] = (x[i-R] + ... + x[i+R]) / (2R+1) for every i in [0, N), with x = 0 outside [0, N): zero
@@ -11,13 +11,13 @@ kernels use a true division, the reference float32 division): the reference is b
 wrong-output count is exact, not a tolerance verdict.
   - default (random): x[i] drawn from 0..15 with a fresh seed per check. A window shifted by one
     reads different values, so an off-by-one index is caught.
-  - --exact: seed 003's inputs, x[i] = (i + offset) % (2R+1) with a random offset. Any 2R+1
+  - --exact: the lesson's inputs, x[i] = (i + offset) % (2R+1) with a random offset. Any 2R+1
     consecutive values are a permutation of 0..2R, so every output away from the edges is exactly
     R: a wrong output is anything else. (A window shifted by a whole period would pass here; the
     random mode catches that.)
 
 Napkin math: no flops that matter; x read once and out written once, 4N + 4N bytes. The 2R-float
-halo is re-read from cache, not DRAM (seed 003: 78 MB from DRAM for a 67 MB input).
+halo is re-read from cache, not DRAM (the lesson measured 78 MB from DRAM for a 67 MB input).
   N = 2^24: 67.1 MB read + 67.1 MB written (each just above the H200's 60 MiB L2: much of the
     output may still be in L2 when the timing stops, so the rate reads a little high).
   N = 2^26: 268 MB read + 268 MB written: DRAM-bound; ~128 us at the ~4.2 TB/s copy ceiling.
@@ -57,7 +57,7 @@ def _shuffle_launch(p: Params, s: Shape) -> Launch:
 
 
 def periodic_input(n: int, r: int, offset: int, xp):
-    """Seed 003's input: x[i] = (i + offset) % (2r+1), as float32."""
+    """The memory-hierarchy lesson's input: x[i] = (i + offset) % (2r+1), as float32."""
     return ((xp.arange(n, dtype=xp.int64) + offset) % (2 * r + 1)).astype(xp.float32)
 
 

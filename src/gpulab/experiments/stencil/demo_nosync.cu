@@ -4,7 +4,7 @@
 // its own slot, but the last 2R lanes of each warp read slots the next warp fills, and the last 2R
 // threads of the block read the halo that warp 0 fills in its second pass; any of those can be read
 // before it is written and return whatever an earlier block left in that shared memory.
-// Expected effect: a few per cent of outputs wrong, a different count on every run (seed 003 saw
+// Expected effect: a few per cent of outputs wrong, a different count on every run (the memory-hierarchy lesson saw
 // 228,782 of 16.8M on a T4), and a time no better than v1's: the barrier was not what cost time.
 // gpulab reports the wrong count it observed and never passes this variant.
 // Params: R (1..32); 256 threads per block.

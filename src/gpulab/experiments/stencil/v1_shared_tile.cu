@@ -3,7 +3,7 @@
 // Changed from v0: each block loads BLOCK + 2R floats into shared memory with coalesced loads (the
 // halo included, zeros outside [0, N)), waits at one barrier, then sums 2R+1 neighbours from the
 // tile. Global load instructions per block fall from 8 warps x (2R+1) to about 8 + 1.
-// Expected effect: seed 003 found this LOST on a T4 (0.59 vs 0.55 ms at R=3, 1.05 vs 0.86 ms at
+// Expected effect: the memory-hierarchy lesson found this LOST on a T4 (0.59 vs 0.55 ms at R=3, 1.05 vs 0.86 ms at
 // R=8): the caches had already removed the repeated DRAM reads, and the barrier and halo cost more
 // than the requests saved. Shared-memory loads move through the same 128 B/clk data path as L1
 // hits, so the tile saves the load/store unit's request, tag and misaligned-sector work (a shifted
