@@ -108,7 +108,7 @@ probe)
     ;;
 ncu_fixtures)
     # the recorded ncu output the CPU tests parse, with today's metric list (after a change to it)
-    TAIL=4 step ncu_fixtures 120 python3 -m gpulab.gpu.ncu_capture_fixtures --out tests/fixtures/ncu
+    TAIL=4 step ncu_fixtures 120 python3 scripts/ncu_capture_fixtures.py --out tests/fixtures/ncu
     ;;
 profile_tests)
     TAIL=6 step pytest_profile 200 python3 -m pytest -m gpu -q -p no:cacheprovider tests/gpu/test_profile_gpu.py tests/gpu/test_occupancy_gpu.py

@@ -18,9 +18,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gpulab import quantities as Q
 from gpulab.gpu import ncu as ncu_mod
-from gpulab.profile_target import LAUNCH_SKIP, make_spec, target_argv
-from gpulab.profiling import QUANTITIES, child_env, predicted_counters
+from gpulab.ncu_child import LAUNCH_SKIP
+from gpulab.profiling import capture_request, child_env, predicted_counters
+from gpulab.run_args import spec_for
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,17 +35,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
 
-    params = {k: int(v) for k, _, v in (p.partition("=") for p in args.param)}
-    spec = make_spec(args.experiment, args.variant, params, args.shape)
+    spec = spec_for(args.experiment, args.variant, args.param, args.shape)
     predicted, _ = predicted_counters(spec)
-    by_metric = {q.metric: q.key for q in QUANTITIES.values() if q.metric}
+    by_metric = {q.metric: q.predicted_as for q in Q.ALL if q.metric and q.predicted_as}
     ncu = ncu_mod.find_ncu()
     values: dict[str, list[str]] = {m: [] for m in args.metric}
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="gpulab-probe-") as tmp:
-            request = ncu_mod.CaptureRequest(
-                target=tuple(target_argv(spec, Path(tmp) / "target.json")), kernel_name=spec.experiment.entry,
-                launch_skip=LAUNCH_SKIP, metrics=tuple(args.metric))
+            request = capture_request(spec, Path(tmp) / "target.json", metrics=tuple(args.metric))
             cap = ncu_mod.capture(request, Path(tmp) / "probe.ncu-rep", ncu, child_env())
             launch = ncu_mod.single_launch(ncu_mod.parse_csv(cap.csv_text), spec.experiment.entry)
         for m in args.metric:

@@ -1,5 +1,5 @@
-"""gpulab.fidelity on a CPU: the plan, the comparison rules (exact counts, arbitration noise in the
-shared wavefronts, the DRAM +-15% verdict where the inputs exceed L2), the CSV upsert and the replay,
+"""gpulab.fidelity on a CPU: the plan, the comparison rules (exact counts, hardware counters shown
+beside, the DRAM +-15% verdict where the inputs exceed L2), the CSV upsert and the replay,
 with a stand-in for gpulab.profiling.profile that answers with chosen counters."""
 
 import dataclasses
@@ -16,6 +16,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.gpu import ncu as ncu_mod
 from gpulab.lab import RunSpec
+from gpulab.params import parse_params_label
 from gpulab.records import read_csv
 
 L2 = 62_914_560
@@ -92,21 +93,29 @@ def test_an_exact_run():
     assert first["gpu"] == "NVIDIA H200" and len(first["source_sha"]) == 12
 
 
-def test_arbitration_noise_is_recognised_and_a_real_difference_is_not():
+def test_arbitration_in_the_hardware_counters_costs_nothing_and_a_missed_conflict_differs():
+    """Arbitration between warps adds wavefronts to the hardware counters and counts them as bank
+    conflicts; the judged wavefronts are instrumented, so it reaches only the unjudged hw_ rows."""
     s = spec("sgemm", "v1", (300, 388, 196))
     res = fidelity.measure_one(s, profile=fake_profile({
-        "smem_load_wavefronts": 37, "smem_load_bank_conflicts": 37, "gmem_load_sectors": 1}))
+        "hw_smem_load_wavefronts": 37, "hw_smem_load_bank_conflicts": 37, "gmem_load_sectors": 1}))
     rows = by_quantity(res)
-    assert rows["smem_load_ideal_wavefronts"]["exact"] is True
-    for q in ("smem_load_wavefronts", "smem_load_bank_conflicts"):
-        assert rows[q]["exact"] is False and rows[q]["verdict"] == "arbitration" and "+37" in rows[q]["note"]
+    for q in ("smem_load_wavefronts", "smem_load_bank_conflicts", "smem_load_ideal_wavefronts"):
+        assert rows[q]["exact"] is True, q
+    for q in ("hw_smem_load_wavefronts", "hw_smem_load_bank_conflicts"):
+        assert rows[q]["exact"] is None and rows[q]["verdict"] == "hardware counter"
     assert rows["gmem_load_sectors"]["verdict"] == "differs"
     assert res.exact == (len(fidelity.COUNTED) - 1, len(fidelity.COUNTED))
-    # Extra wavefronts that are not all counted as conflicts: a model error, not arbitration.
+    assert rows["smem_load_bank_conflicts"]["ncu_metric"] == (
+        "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum - "
+        "(l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum - l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum)")
+    # A conflict the model missed: the instrumented wavefronts are over, so are the conflicts
+    # measured from them; the conflict-free (ideal) count still agrees.
     res = fidelity.measure_one(s, profile=fake_profile({"smem_load_wavefronts": 37}))
     rows = by_quantity(res)
-    assert rows["smem_load_wavefronts"]["verdict"] == "differs"
-    assert rows["smem_load_ideal_wavefronts"]["verdict"] == "differs"
+    assert rows["smem_load_wavefronts"]["verdict"] == rows["smem_load_bank_conflicts"]["verdict"] == "differs"
+    assert rows["smem_load_bank_conflicts"]["measured"] == rows["smem_load_bank_conflicts"]["predicted"] + 37
+    assert rows["smem_load_ideal_wavefronts"]["verdict"] == "exact"
 
 
 @pytest.mark.parametrize("scale, verdict", [(1.0, "within 15%"), (1.14, "within 15%"), (0.9, "within 15%"),
@@ -193,10 +202,11 @@ def test_output_bytes_allocate_nothing():
     assert fidelity.output_bytes(exp, exp.shape(7680, 4320)) == 7680 * 4320
 
 
-def test_parse_params_round_trips_the_record_label():
-    v = get_experiment("sgemm").variant("v1")
-    assert fidelity.parse_params(v.params_label({"TILE": 16})) == {"TILE": 16}
-    assert fidelity.parse_params("") == {} and fidelity.parse_params(None) == {}
+def test_parse_params_label_round_trips_the_record_label():
+    v = get_experiment("sgemm").variant("v9")
+    params = v.default_params()
+    assert parse_params_label(v.params_label(params)) == params
+    assert parse_params_label("") == {} and parse_params_label(None) == {}
 
 
 def test_the_command_without_ncu_is_one_line_exit_2(tmp_path):

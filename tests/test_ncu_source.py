@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gpulab.experiments import get_experiment
 from gpulab.gpu import ncu as ncu_mod
-from gpulab.gpu.ncu_source import parse_source_csv, source_command
+from gpulab.gpu.ncu_source import parse_source_csv
 from gpulab.model.predict import instruction_table
 from gpulab.report.sass_tables import hot_table, kind_of, kinds_table, model_by_kind
 
@@ -83,7 +83,7 @@ def test_kinds_and_hot_tables_render():
 def test_source_command_asks_for_the_source_page_of_one_launch(tmp_path):
     request = ncu_mod.CaptureRequest(target=("python3", "-m", "prog"), kernel_name="sgemm", launch_skip=3,
                                      metrics=(), source_counters=True)
-    cmd = source_command("ncu", request, tmp_path / "log.csv")
+    cmd = ncu_mod.source_command("ncu", request, tmp_path / "log.csv")
     assert cmd[:3] == ["ncu", "--clock-control", "none"]
     for flag, value in (("--kernel-name", "sgemm"), ("--launch-skip", "3"), ("--launch-count", "1"),
                         ("--section", "SourceCounters"), ("--page", "source"), ("--print-source", "sass"),

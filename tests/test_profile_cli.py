@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulab.profiling import STALL_REASONS, metric_names, stall_metric
+from gpulab.quantities import STALL_REASONS, metric_names, stall_metric
 from gpulab.records import read_csv
 
 # The numbers of sgemm v0 / v1 with 16 x 16 blocks at 512^3 on the H200 (tests/fixtures/ncu), rounded.
@@ -40,7 +40,8 @@ VALUES = {
         "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": 67108864,
         "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 5242880, "smsp__sass_inst_executed_op_shared_ld.sum": 5242880,
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 6294748,
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 3292, "dram__bytes_read.sum": 2101504,
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 3292,
+        "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 6294748, "dram__bytes_read.sum": 2101504,
         "dram__throughput.avg.pct_of_peak_sustained_elapsed": 9.6, "gpu__time_duration.sum": 44256,
         "l1tex__t_sector_hit_rate.pct": 3.2, "smsp__warps_eligible.avg.per_cycle_active": 1.57,
         stall_metric("long_scoreboard"): 7.75, stall_metric("mio_throttle"): 9.9, stall_metric("gmma"): "n/a",
@@ -85,11 +86,11 @@ if "--import" in args:
     sys.exit(0)
 export = Path(args[args.index("--export") + 1])
 info = Path(args[args.index("--info") + 1])
-variant = args[args.index("gpulab.profile_target") + 2]
+variant = args[args.index("gpulab.ncu_child") + 2]
 export.write_text(variant)
 info.write_text(json.dumps({info!r}))
 print("==PROF== Connected to process 1 (python3)")
-print("gpulab.profile_target: the program's own line")
+print("gpulab.ncu_child: the program's own line")
 print("==PROF== Disconnected from process 1")
 '''
 
@@ -220,12 +221,13 @@ def test_bad_input_fails_before_ncu_runs(tmp_path, args, words):
 @pytest.mark.parametrize("args, words", [
     (["sgemm", "v1", "--shape", "64x64x64"], "no NVIDIA GPU"),
     (["sgemm", "nosuch"], "no variant 'nosuch'"),
-    (["sgemm", "v1", "--param", "TILE=8,16"], "one value per param"),
+    (["sgemm", "v1", "--param", "TILE=8,16"], "one config at a time"),
+    (["sgemm", "v1:TILE=16", "--param", "TILE=32"], "give it once"),
 ])
-def test_profile_target_errors_are_the_line_the_parent_recognizes(tmp_path, args, words):
+def test_the_child_programs_errors_are_the_line_the_parent_recognizes(tmp_path, args, words):
     from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 
-    r = subprocess.run([sys.executable, "-m", "gpulab.profile_target", *args], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "gpulab.ncu_child", *args], capture_output=True, text=True,
                        env={**os.environ, "GPULAB_NO_GPU": "1"}, cwd=tmp_path, timeout=120)
     assert r.returncode == 2
     (line,) = r.stderr.strip().splitlines()

@@ -22,11 +22,13 @@ import pytest
 from gpulab.model import warp
 from gpulab.model.pattern_fixtures import METRICS, measure, number, parse_ncu_csv
 from gpulab.model.patterns import PATTERNS, Pattern, pattern
-from gpulab.model.predict import NCU_HARDWARE, NCU_METRICS
+from gpulab import quantities as Q
 
 # The one-warp probes were recorded with the hardware counters (exact for launches this small), also
-# where fidelity reads ncu's instrumented count instead (store sectors, shared requests).
-FIXTURE_METRICS = {**NCU_METRICS, **{k.removeprefix("hw_"): v for k, v in NCU_HARDWARE.items() if k.startswith("hw_")}}
+# where fidelity reads ncu's instrumented count instead (store sectors, shared requests and
+# wavefronts): the model's key -> the hardware metric of it.
+FIXTURE_METRICS = ({q.predicted_as: q.metric for q in Q.COUNTED if q.metric and q.judged in (Q.EXACT, Q.INSTRUMENTED)}
+                   | {q.predicted_as: q.metric for q in Q.COUNTED if q.judged == Q.HARDWARE})
 FIXTURE = Path(__file__).parent / "fixtures" / "warp_patterns.json"
 MAKE_IT = "python3 -m gpulab.model.pattern_fixtures --out tests/fixtures/warp_patterns.json (on a GPU)"
 
@@ -71,7 +73,7 @@ def test_model_matches_the_hardware(name):
 
 def test_metric_names_exist_in_ncu(ncu_metric_types):
     known = ncu_metric_types
-    for name in set(METRICS) | set(NCU_METRICS.values()) | set(NCU_HARDWARE.values()):
+    for name in set(METRICS) | set(Q.metric_names()):
         base = name.rsplit(".", 1)[0]  # the .sum roll-up is not in the list, the counter is
         assert base in known, name
 

@@ -335,8 +335,9 @@ def profile(
     """Profile one launch under Nsight Compute: predicted | measured for every counted quantity,
     the headline metrics with a reading each, the top stalls; the counters join the record (CSV)."""
     from gpulab.experiments import get_experiment
-    from gpulab.profiling import profile as run_profile, save_profiles, spec_for
+    from gpulab.profiling import profile as run_profile, save_profiles
     from gpulab.report.profile_tables import counted_table, header_line, headline_table, stalls_table, top_stall_line
+    from gpulab.run_args import spec_for
 
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
@@ -396,8 +397,9 @@ def compare(
     """Profile two variants (or two configs of one) and show their key metrics side by side: the
     direction and size of each change, and what it means."""
     from gpulab.experiments import get_experiment
-    from gpulab.profiling import profile as run_profile, save_profiles, spec_for
+    from gpulab.profiling import profile as run_profile, save_profiles
     from gpulab.report.profile_tables import compare_story, compare_table
+    from gpulab.run_args import spec_for
 
     exp = get_experiment(experiment)
     the_shape = _one_shape(exp, size, shape)
@@ -441,16 +443,11 @@ def predict(
     from gpulab.ceilings import ceilings_for_roofline
     from gpulab.experiments import get_experiment
     from gpulab.model.predict import check_launch, instruction_table, summarize
-    from gpulab.profile_target import make_spec
-    from gpulab.profiling import parse_variant_arg, single_params
     from gpulab.report import predict_tables
+    from gpulab.run_args import spec_for
 
     exp = get_experiment(experiment)
-    name, inline = parse_variant_arg(variant)
-    flags = single_params(param or [])
-    if set(inline) & set(flags):
-        raise GpulabError(f"{', '.join(sorted(set(inline) & set(flags)))} given both in '{variant}' and as --param; give it once")
-    spec = make_spec(experiment, name, inline | flags, _one_shape(exp, size, shape))
+    spec = spec_for(experiment, variant, param or [], _one_shape(exp, size, shape))
     v = spec.variant
     if v.access is None:
         modelled = [x.name for x in exp.variants if x.access is not None]

@@ -7,18 +7,15 @@
         -> one row per quantity: predicted, measured, ratio, exact, verdict, note
     -> results/<gpu>/fidelity.csv (rows of the same run are replaced, others kept)
 
-What is held to what:
+What is held to what (gpulab.quantities says it per quantity, with its ncu metric):
 - counted quantities (global requests and sectors, loads and stores, the L1TEX bytes loads imply;
-  shared requests, wavefronts and bank conflicts, loads and stores) must equal ncu's count exactly.
-  Store sectors and shared requests are ncu's instrumented counts (from each executed instruction's
-  predicate and addresses); the hardware counters of the same things, and L1TEX's store bytes, are
-  recorded beside them (hw_*), never judged: on the H200 they move between captures of one launch
-  (gpulab.model.predict.NCU_METRICS has the numbers).
-  Shared wavefronts have one known source of noise: arbitration between warps adds a few
-  wavefronts that change from run to run, and ncu counts exactly those as bank conflicts (recorded
-  on the H200, tests/test_ncu.py). So `smem_*_ideal_wavefronts` (wavefronts minus conflicts) is
-  the exact check of the phase and merge rules, and a wavefront or conflict count that is off by
-  the same extra amount in both is marked `arbitration`, not a model error.
+  shared requests, wavefronts, bank conflicts and ideal wavefronts, loads and stores; cp.async
+  requests) must equal ncu's count exactly. Store sectors, shared requests and shared wavefronts
+  are ncu's instrumented counts (from each executed instruction's predicate and addresses), so
+  arbitration between warps, which the hardware counters of shared wavefronts include and count as
+  bank conflicts, never reaches them; bank conflicts are the instrumented wavefronts minus the
+  hardware's conflict-free wavefronts. The hardware counters themselves are recorded beside (hw_*),
+  with the prediction and ratio, never judged.
 - DRAM bytes read: the compulsory bytes (each input read once), within +-15% where the inputs
   exceed the L2 (below that the verdict would only say the caches work); bytes written are shown
   beside them for the record, without a verdict (dirty lines may stay in L2 when the kernel ends).
@@ -39,7 +36,16 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from gpulab import profiling
+from gpulab import quantities as Q
 from gpulab.errors import GpulabError
+from gpulab.experiments import all_experiments, get_experiment
+from gpulab.gpu import ncu as ncu_mod
+from gpulab.gpu.device import gpu_slug
+from gpulab.lab import RunSpec
+from gpulab.model.predict import check_launch, predict
+from gpulab.params import parse_params_label
+from gpulab.records import locked, read_csv, run_key, to_csv_text, write_csv
 
 FILE_NAME = "fidelity.csv"
 # What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
@@ -55,29 +61,15 @@ RAGGED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
     "stencil": ((100_003,),),
     "grayscale": ((1001, 333),),
 }
-DRAM_TOLERANCE = 0.15
-
-COUNTED = (
-    "gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors",
-    "l1tex_global_load_bytes",
-    "smem_load_requests", "smem_load_wavefronts", "smem_load_bank_conflicts", "smem_load_ideal_wavefronts",
-    "smem_store_requests", "smem_store_wavefronts", "smem_store_bank_conflicts", "smem_store_ideal_wavefronts",
-    # cp.async (LDGSTS) on its own counters (its global side is in the gmem_load_* ones too)
-    "gmem_ldgsts_requests", "smem_ldgsts_requests",
-)
-SHARED_OPS = ("load", "store")  # the smem_<op>_* families with wavefronts and conflicts
-# Recorded beside the counted ones, with no prediction to judge them by (gpulab.model.predict says why).
-MEASURED_ONLY = ("smem_ldgsts_wavefronts", "smem_ldgsts_bank_conflicts")
+QUANTITIES = tuple(q.key for q in Q.FIDELITY)
+COUNTED = tuple(q.key for q in Q.FIDELITY if q.judged in Q.HELD_EXACTLY)
+HARDWARE = tuple(q.key for q in Q.FIDELITY if q.judged == Q.HARDWARE)
+MEASURED_ONLY = tuple(q.key for q in Q.FIDELITY if q.judged == Q.MEASURED)
+DRAM = tuple(q.key for q in Q.FIDELITY if q.judged in (Q.TOLERANCE, Q.INFO))
 UNMODELLED_NOTE = ("the shared side of cp.async: its wavefronts follow the global sectors' arrival, "
                    "which the model does not predict")
-# Hardware counters of counts that the COUNTED rows take from ncu's instrumentation (hw_<quantity>),
-# and L1TEX's store bytes: shown with the prediction and ratio, never judged exact
-# (gpulab.model.predict's NCU_METRICS says why).
-HARDWARE = ("hw_gmem_store_sectors", "l1tex_global_store_bytes", "hw_smem_load_requests", "hw_smem_store_requests")
 HARDWARE_NOTE = ("a hardware counter: not a fixed count of one launch on the H200 (it moves between captures); "
                  "the instrumented count in the row without hw_ is the one held to the model")
-DRAM = ("dram_read_bytes", "dram_write_bytes")
-QUANTITIES = COUNTED + HARDWARE + MEASURED_ONLY + DRAM
 
 
 # -- predictions ---------------------------------------------------------------------------------
@@ -106,15 +98,10 @@ def predicted_quantities(spec) -> dict[str, int] | None:
     access = spec.variant.access
     if access is None:
         return None
-    from gpulab.model.predict import check_launch, predict
-
     model = access(spec.params, spec.shape)
     check_launch(model, spec.variant.launch(spec.params, spec.shape))
     p = predict(model)
-    out = {q: int(p[q]) for q in COUNTED if q in p}
-    out |= {q: int(p[q.removeprefix("hw_")]) for q in HARDWARE if q.removeprefix("hw_") in p}
-    for op in SHARED_OPS:
-        out[f"smem_{op}_ideal_wavefronts"] = int(p[f"smem_{op}_wavefronts"] - p[f"smem_{op}_bank_conflicts"])
+    out = {q.key: int(v) for q in Q.FIDELITY if (v := Q.predicted_value(q, p)) is not None}
     if out.get("smem_ldgsts_requests") == 0:  # no cp.async: nothing of it to write either
         out |= dict.fromkeys(MEASURED_ONLY, 0)
     written = output_bytes(spec.experiment, spec.shape)
@@ -124,12 +111,11 @@ def predicted_quantities(spec) -> dict[str, int] | None:
 
 
 def measured_quantities(measured: dict) -> dict[str, float]:
-    """The quantities of QUANTITIES from a Profile's `measured` dict (gpulab.profiling.measure)."""
-    out = {q: measured.get(q, math.nan) for q in QUANTITIES if not q.endswith("ideal_wavefronts")}
-    for op in SHARED_OPS:
-        out[f"smem_{op}_ideal_wavefronts"] = (measured.get(f"smem_{op}_wavefronts", math.nan)
-                                              - measured.get(f"smem_{op}_bank_conflicts", math.nan))
-    return out
+    """The quantities of QUANTITIES from measured values by key (gpulab.profiling.measure, or the
+    recorded rows of a run): the derived ones computed again from the others."""
+    values = {k: v for k, v in measured.items() if not (Q.BY_KEY.get(k) and Q.BY_KEY[k].derived)}
+    values |= Q.derive(values)
+    return {q: values.get(q, math.nan) for q in QUANTITIES}
 
 
 def source_sha(spec) -> str:
@@ -175,25 +161,8 @@ def compare(predicted: dict | None, measured: dict, l2_bytes: int | None, no_mod
             else:
                 row["exact"] = False  # DRAM bytes are judged by tolerance, never counted exactly
         rows.append(row)
-    _explain_arbitration(rows)
     _judge_dram(rows, l2_bytes)
     return rows
-
-
-def _explain_arbitration(rows: list[dict]) -> None:
-    """Wavefronts and conflicts over the prediction by the same amount, with the ideal count exact:
-    shared-memory arbitration between warps, which ncu counts as bank conflicts."""
-    by = {r["quantity"]: r for r in rows}
-    for op in SHARED_OPS:
-        waves, conflicts, ideal = (by[f"smem_{op}_{x}"] for x in ("wavefronts", "bank_conflicts", "ideal_wavefronts"))
-        if not (ideal["exact"] and waves["exact"] is False and conflicts["exact"] is False):
-            continue
-        extra = waves["measured"] - waves["predicted"]
-        if extra > 0 and extra == conflicts["measured"] - conflicts["predicted"]:
-            for r in (waves, conflicts):
-                r["verdict"] = "arbitration"
-                r["note"] = (f"+{extra:,.0f} wavefronts that ncu counts as bank conflicts: arbitration between "
-                             "warps, different on every run; the ideal wavefronts are exact")
 
 
 def _judge_dram(rows: list[dict], l2_bytes: int | None) -> None:
@@ -204,9 +173,9 @@ def _judge_dram(rows: list[dict], l2_bytes: int | None) -> None:
         write["note"] = "bytes written; lines still dirty in L2 when the kernel ends are not counted"
     if read["ratio"] is None:
         return
-    within = abs(read["ratio"] - 1.0) <= DRAM_TOLERANCE
+    within = abs(read["ratio"] - 1.0) <= Q.DRAM_TOLERANCE
     if l2_bytes and read["predicted"] > l2_bytes:
-        read["verdict"] = f"within {DRAM_TOLERANCE:.0%}" if within else f"outside {DRAM_TOLERANCE:.0%}"
+        read["verdict"] = f"within {Q.DRAM_TOLERANCE:.0%}" if within else f"outside {Q.DRAM_TOLERANCE:.0%}"
         read["note"] = (f"inputs {read['predicted'] / 2**20:,.1f} MiB exceed the {l2_bytes / 2**20:,.0f} MiB L2"
                         + ("" if within else "; re-reads reach DRAM: the access order defeats the L2"
                            if read["ratio"] > 1 else "; less than the inputs: part of them never read"))
@@ -214,7 +183,7 @@ def _judge_dram(rows: list[dict], l2_bytes: int | None) -> None:
         read["verdict"] = "not judged"
         read["note"] = (f"inputs {read['predicted'] / 2**20:,.2f} MiB fit in the "
                         f"{(l2_bytes or 0) / 2**20:,.0f} MiB L2: re-reads hit L2 whatever the model"
-                        + (f" (within {DRAM_TOLERANCE:.0%} anyway)" if within else ""))
+                        + (f" (within {Q.DRAM_TOLERANCE:.0%} anyway)" if within else ""))
 
 
 # -- the plan and the run ------------------------------------------------------------------------
@@ -222,9 +191,6 @@ def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = N
          which: str = "both") -> list:
     """The RunSpecs of a fidelity run: every variant at registry-default params (constraints that
     fail are skipped), at the first default shape and/or the ragged shapes."""
-    from gpulab.experiments import all_experiments, get_experiment
-    from gpulab.lab import RunSpec
-
     if which not in ("both", "default", "ragged"):
         raise GpulabError(f"--shapes must be both, default or ragged, not {which!r}")
     exps = [get_experiment(e) for e in experiments] if experiments else all_experiments()
@@ -277,19 +243,14 @@ class RunResult:
 
 
 def agreement(rows: list[dict]) -> tuple[int, int]:
-    """(counted quantities that agree with the prediction, counted quantities judged): exact, or
-    off only by the arbitration noise that ncu counts as bank conflicts."""
-    judged = [r for r in rows if r.get("quantity") in COUNTED and r.get("exact") is not None]
-    return sum(1 for r in judged if r["exact"] is True or r.get("verdict") == "arbitration"), len(judged)
+    """(counted quantities equal to their prediction, counted quantities judged)."""
+    return Q.agreement(rows)
 
 
 def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResult:
     """Profile one run and compare. A failure of this run (a wrong answer, a fault) becomes a row;
     ncu missing or counters not permitted stop the whole fidelity run (every run would fail)."""
-    from gpulab.gpu import ncu as ncu_mod
-    from gpulab.profiling import profile as run_profile
-
-    profile = profile or run_profile
+    profile = profile or profiling.profile
     start = time.perf_counter()
     base = {**spec.base_record(), "source_sha": source_sha(spec)}
     base.pop("expected_wrong", None)
@@ -310,17 +271,11 @@ def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResu
     info = prof.info or {}
     env = info.get("env", {})
     rows = compare(predicted, measured_quantities(prof.measured), info.get("device", {}).get("l2_bytes"), why)
-    from gpulab.profiling import QUANTITIES as PROFILE_QUANTITIES
-
     for r in rows:
-        r["ncu_metric"] = _metric_of(PROFILE_QUANTITIES, r["quantity"])
+        r["ncu_metric"] = Q.metric_text(r["quantity"])
     stamp = {"ncu_version": prof.ncu_version, **{k: env.get(k) for k in ("gpu", "arch", "driver", "nvrtc", "date")}}
     out = [{**base, **r, **stamp} for r in rows]
     return RunResult(spec, out, time.perf_counter() - start)
-
-
-def run_key(row: dict) -> tuple:
-    return tuple(str(row.get(k) if row.get(k) is not None else "") for k in ("experiment", "variant", "params", "shape"))
 
 
 def fidelity_path(gpu_slug: str, results_root: Path = Path("results")) -> Path:
@@ -331,8 +286,6 @@ def save(path: Path, results: list[RunResult]) -> None:
     """Upsert, under the file's lock: rows of the runs just measured replace any earlier rows of the
     same runs. A run that failed replaces nothing: the rows recorded for it stay (its error row is
     written only where it has none), so a broken ncu never costs a measurement."""
-    from gpulab.records import locked, read_csv, write_csv
-
     with locked(path):
         old = read_csv(path) if Path(path).exists() else []
         measured = {run_key(r) for r in old if r.get("verdict") != "error"}
@@ -346,31 +299,17 @@ def gpu_slug_of(results: list[RunResult]) -> str | None:
     for res in results:
         for r in res.rows:
             if r.get("gpu"):
-                from gpulab.gpu.device import gpu_slug
-
                 return gpu_slug(str(r["gpu"]))
     return None
 
 
 # -- replay (CPU): the recorded numbers against fresh predictions ---------------------------------
-def parse_params(label: str | None) -> dict[str, int]:
-    """'BM=128 BN=128' -> {'BM': 128, 'BN': 128} (the params column of a record)."""
-    out = {}
-    for item in str(label or "").split():
-        k, _, v = item.partition("=")
-        out[k] = int(v)
-    return out
-
-
 def spec_from_row(row: dict):
     """The RunSpec a recorded row describes, or (None, why) when it no longer exists."""
-    from gpulab.experiments import get_experiment
-    from gpulab.lab import RunSpec
-
     try:
         exp = get_experiment(str(row["experiment"]))
         v = exp.variant(str(row["variant"]))
-        params = parse_params(row.get("params"))
+        params = parse_params_label(row.get("params"))
         (params,) = v.param_grid({k: (val,) for k, val in params.items()})
         shape = exp.parse_shape(str(row["shape"]))
     except GpulabError as exc:
@@ -434,8 +373,6 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
     need the card); so do the DRAM rows, whose verdict needs the card's L2 size, and any quantity
     recorded from another ncu metric than the one gpulab reads for it now. Quantities no longer
     compared are dropped, and none is added that the run did not record."""
-    from gpulab.profiling import QUANTITIES as PROFILE_QUANTITIES
-
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault(run_key(r), []).append(r)
@@ -449,7 +386,7 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
         # A recorded number is re-judged only if it came from the metric that measures its quantity
         # today; one counted by another metric stays as recorded (its row names that metric).
         stale = {r["quantity"] for r in recorded
-                 if _metric_of(PROFILE_QUANTITIES, r["quantity"]) not in ("", r.get("ncu_metric") or "")}
+                 if Q.metric_text(r["quantity"]) not in ("", r.get("ncu_metric") or "")}
         if stale:
             kept.append(f"{' '.join(key)}: {', '.join(sorted(stale))} recorded from another ncu metric than "
                         "gpulab reads now: measure it again")
@@ -465,7 +402,7 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
             if r["quantity"] in DRAM or r["quantity"] in stale:
                 out.append(by[r["quantity"]])
                 continue
-            out.append({**base, **r, "ncu_metric": _metric_of(PROFILE_QUANTITIES, r["quantity"]), **stamp})
+            out.append({**base, **r, "ncu_metric": Q.metric_text(r["quantity"]), **stamp})
     return out, kept
 
 
@@ -473,8 +410,6 @@ def rejudge_file(path: Path) -> tuple[list[dict], list[str], bool]:
     """rejudge() one fidelity CSV in place, under its lock: (rows, what was left as recorded, whether
     the file was rewritten). A damaged file (no `measured` column, no rows, ...) is refused with
     DamagedFile; the file is rewritten only when a prediction or verdict changed."""
-    from gpulab.records import locked, read_csv, to_csv_text, write_csv
-
     with locked(path):
         old = read_csv(path, required=REQUIRED_COLUMNS, need_rows=True)
         rows, kept = rejudge(old)
@@ -482,8 +417,3 @@ def rejudge_file(path: Path) -> tuple[list[dict], list[str], bool]:
         if changed:
             write_csv(path, rows)
     return rows, kept, changed
-
-
-def _metric_of(quantities: dict, name: str) -> str:
-    q = quantities.get(name)
-    return q.metric if q and q.metric else ""

@@ -18,6 +18,7 @@ from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.gpu.compile import DEFAULT_ARCH, Compiled, compile_kernel
 from gpulab.gpu.occupancy import SM_LIMITS, card_limits, occupancy
 from gpulab.gpu.timing import L2Flusher, Timing, TimingPolicy, time_it
+from gpulab.params import parse_params_label
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,7 +116,7 @@ def plan(
 
     A param override applies to every chosen variant that has that param; naming a param no chosen
     variant has is an error. With no overrides, each variant sweeps its declared `sweep` values.
-    `defaults(variant, shape)` may supply tuned defaults (per shape) for params not overridden. `defaults(variant)` may supply tuned defaults for params not overridden.
+    `defaults(variant, shape)` may supply tuned defaults (per shape) for params not overridden.
     """
     variants = [experiment.variant(n) for n in variant_names] if variant_names else list(experiment.variants)
     known = {p.name for v in variants for p in v.params}
@@ -247,8 +248,9 @@ class Lab:
                 seen.add(spec.shape.label)
                 self.ensure_fits(spec)
 
-    def _launcher(self, spec: RunSpec, inputs: dict, out) -> Callable[[], None]:
-        """A zero-argument callable that performs the run's work once on the device."""
+    def launcher(self, spec: RunSpec, inputs: dict, out) -> Callable[[], None]:
+        """A zero-argument callable that performs the run's work once on the device (checks, timings
+        and the program ncu profiles, gpulab.ncu_child, all launch through this)."""
         exp = spec.experiment
         if spec.variant is None:
             fn = exp.vendor_baselines()[spec.library]
@@ -260,7 +262,8 @@ class Lab:
         args = exp.kernel_args(inputs, out, spec.shape, spec.params)
         return lambda: kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
 
-    def _device_inputs(self, spec: RunSpec, exact: bool, seed: int) -> dict:
+    def device_inputs(self, spec: RunSpec, exact: bool, seed: int) -> dict:
+        """The run's inputs drawn from `seed` (small integers when `exact`), on the device."""
         import cupy
 
         rng = np.random.default_rng(seed)
@@ -279,13 +282,13 @@ class Lab:
             seed = self.options.seed * 1_000_003 + self._check_count
             self._check_count += 1
         self.ensure_fits(spec)
-        inputs = self._device_inputs(spec, exact, seed)
+        inputs = self.device_inputs(spec, exact, seed)
         out = spec.experiment.output(spec.shape, cupy)
         # Integer outputs have no NaN: a second launch into the complement poison (merge_poisoned).
         second = cupy.invert(out) if out.dtype.kind in "iu" else None
-        self._launcher(spec, inputs, out)()
+        self.launcher(spec, inputs, out)()
         if second is not None:
-            self._launcher(spec, inputs, second)()
+            self.launcher(spec, inputs, second)()
         synchronize(spec.label)
         unwritten = 0
         if second is not None:
@@ -299,9 +302,9 @@ class Lab:
     def time(self, spec: RunSpec) -> Timing:
         import cupy
 
-        inputs = self._device_inputs(spec, exact=False, seed=self.options.seed + 7)
+        inputs = self.device_inputs(spec, exact=False, seed=self.options.seed + 7)
         out = spec.experiment.output(spec.shape, cupy)
-        return time_it(self._launcher(spec, inputs, out), self.options.timing, self._flush())
+        return time_it(self.launcher(spec, inputs, out), self.options.timing, self._flush())
 
     # -- one run -> one record -----------------------------------------------------------------
     def execute(self, spec: RunSpec) -> dict:
@@ -374,17 +377,13 @@ def derive(records: list[dict], baseline_variant: str, match: tuple[str, ...] | 
                 continue
             if cublas and r.get("gflops"):
                 r["pct_of_cublas"] = 100.0 * r["gflops"] / cublas[0]["gflops"]
-            mine = _params_of(r)
-            same = [b for b in base if all(_params_of(b).get(k) == mine.get(k) for k in match if k in mine)]
+            mine = parse_params_label(r.get("params"))
+            same = [b for b in base if all(parse_params_label(b.get("params")).get(k) == mine.get(k)
+                                           for k in match if k in mine)]
             base_ms = min((b["time_ms"] for b in same), default=None)
             if base_ms:
                 r["speedup_vs_baseline"] = base_ms / r["time_ms"]
     return records
-
-
-def _params_of(record: dict) -> dict[str, str]:
-    """'R=3 VEC=4' -> {'R': '3', 'VEC': '4'}."""
-    return dict(item.split("=", 1) for item in str(record.get("params") or "").split() if "=" in item)
 
 
 def _problem_params(records: list[dict]) -> tuple[str, ...]:

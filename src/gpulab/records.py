@@ -352,3 +352,12 @@ def _row(path: Path, header: list[str], cells: list[str], line: int) -> dict:
             raise DamagedFile(path, line, name, f"'{text}' is not a measured value")
         row[name] = value
     return row
+
+
+RUN_KEY = ("experiment", "variant", "params", "shape")
+
+
+def run_key(row: dict) -> tuple[str, ...]:
+    """Which run a row belongs to: (experiment, variant, params, shape) as text; the key of
+    `upsert` for the per-run files (profile.csv, fidelity.csv)."""
+    return tuple(str(row.get(k) if row.get(k) is not None else "") for k in RUN_KEY)

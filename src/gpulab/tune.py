@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.params import parse_params_label
 from gpulab.records import locked, read_csv, read_text, write_atomic, write_csv
 
 TUNED_FILE = "tuned.json"
@@ -151,8 +152,7 @@ def best_by_shape(rows: list[dict], shapes: list[Shape]) -> dict[str, dict]:
         ok = [r for r in rows if r["shape"] == shape.label and r.get("correct") and r.get("time_ms")]
         if ok:
             best = min(ok, key=lambda r: r["time_ms"])
-            params = dict(item.split("=", 1) for item in str(best.get("params") or "").split())
-            out[shape.label] = {"params": {k: int(v) for k, v in params.items()},
+            out[shape.label] = {"params": parse_params_label(best.get("params")),
                                 "rate": best.get("gflops") or best.get("gbps")}
     return out
 

@@ -1,11 +1,12 @@
 """gpulab.gpu.occupancy against the driver's own occupancy calculator, for every variant's default
 config on this card: the number `gpulab run` prints without a GPU must be the one the card gives.
-gpulab.profile_target.occupancy asks the driver and computes its own beside it."""
+gpulab.ncu_child.occupancy asks the driver and computes its own beside it."""
 
 import pytest
 
 from gpulab.experiments import all_experiments
-from gpulab.lab import RunSpec, compile_spec
+from gpulab.lab import Lab, RunSpec, compile_spec
+from gpulab.ncu_child import occupancy
 
 pytestmark = pytest.mark.gpu
 
@@ -19,13 +20,11 @@ def _cases():
 
 @pytest.mark.parametrize("exp, variant, shape", list(_cases()))
 def test_blocks_per_sm_match_the_driver(exp, variant, shape):
-    from gpulab.gpu.device import require_gpu
-    from gpulab.profile_target import occupancy
-
-    device = require_gpu()
+    lab = Lab()
+    device = lab.device
     if reason := variant.arch_reason(device.arch):
         pytest.skip(reason)
     params = variant.default_params()
     compiled = compile_spec(RunSpec(exp, variant, params, shape), device.arch)
-    got = occupancy(compiled, variant.launch(params, shape), device)
+    got = occupancy(lab, compiled, variant.launch(params, shape))
     assert got["computed_blocks_per_sm"] == got["blocks_per_sm"], (got, compiled.resources)

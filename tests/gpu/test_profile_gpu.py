@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from gpulab.gpu import ncu
-from gpulab.profile_target import make_spec
 from gpulab.profiling import predicted_counters, profile
 from gpulab.records import read_csv
+from gpulab.run_args import make_spec
 
 pytestmark = pytest.mark.gpu
 
@@ -48,7 +48,8 @@ def test_profile_counts_match_the_prediction(ncu_path, variant, params, shape):
     predicted, note = predicted_counters(spec)
     if predicted is None:
         pytest.skip(f"no prediction to compare with: {note}")
-    for key in ("gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors"):
+    for key in ("gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors",
+                "smem_load_wavefronts", "smem_load_bank_conflicts", "smem_load_ideal_wavefronts"):
         assert m[key] == predicted[key], (key, m[key], predicted[key])
 
 

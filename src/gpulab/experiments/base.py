@@ -15,9 +15,10 @@ import dataclasses
 import itertools
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from gpulab.errors import GpulabError
+from gpulab.params import params_label
 
 Params = dict[str, int]
 
@@ -131,7 +132,7 @@ class Variant:
         return [dict(combo) for combo in itertools.product(*axes)]
 
     def params_label(self, params: Params) -> str:
-        return " ".join(f"{k}={v}" for k, v in params.items())
+        return params_label(params)
 
 
 class Experiment:
@@ -252,5 +253,3 @@ def parse_positive_int(text: str, what: str) -> int:
     return value
 
 
-def unique(items: Iterable) -> list:
-    return list(dict.fromkeys(items))

@@ -38,7 +38,7 @@ INSTALL_GLOBS = ("/opt/nvidia/nsight-compute/*/ncu",)
 
 PERMISSION_CODE = "ERR_NVGPUCTRPERM"
 NO_KERNEL_TEXT = "No kernels were profiled"
-# Lines the profiled program writes to stderr when it fails (see gpulab.profile_target).
+# Lines the profiled program writes to stderr when it fails (see gpulab.ncu_child).
 TARGET_ERROR_PREFIX = "gpulab-target: error:"
 
 CAPTURE_TIMEOUT_S = 900
@@ -139,12 +139,12 @@ class CaptureRequest:
             raise ValueError(f"not metric names: {bad}")
 
 
-def capture_command(ncu: str, request: CaptureRequest, export: Path) -> list[str]:
-    """`ncu ... --export REPORT program args`: profile exactly one launch, save it, print no CSV.
-
-    Exact kernel-name match (not a regex) on the function name, so helper kernels the program
-    launches (CuPy fills, the reference GEMM) never count towards the skip."""
-    cmd = [
+def base_command(ncu: str, request: CaptureRequest) -> list[str]:
+    """What every capture of `request` starts with: profile exactly one launch of the kernel, clocks
+    unlocked. Exact kernel-name match (not a regex) on the function name, so helper kernels the
+    program launches (CuPy fills, the reference GEMM) never count towards the skip. Each mode below
+    appends its own flags, then the target."""
+    return [
         ncu,
         "--clock-control", "none",
         "--kernel-name-base", "function",
@@ -152,27 +152,41 @@ def capture_command(ncu: str, request: CaptureRequest, export: Path) -> list[str
         "--launch-skip", str(request.launch_skip),
         "--launch-count", "1",
     ]
-    if request.full_set:
-        cmd += ["--set", "full"]
-    if request.metrics:
-        cmd += ["--metrics", ",".join(request.metrics)]
-    cmd += ["--export", str(export), "--force-overwrite", *request.target]
-    return cmd
+
+
+def metric_flags(request: CaptureRequest) -> list[str]:
+    """`--set full` and/or `--metrics a,b,...`, as the request asks."""
+    flags = ["--set", "full"] if request.full_set else []
+    return flags + (["--metrics", ",".join(request.metrics)] if request.metrics else [])
+
+
+# ncu's raw page as CSV: one header row, one units row, one row per profiled launch; base units
+# (bytes, not KB), numbers with thousands separators.
+RAW_CSV_FLAGS = ("--csv", "--page", "raw", "--print-units", "base")
+
+
+def capture_command(ncu: str, request: CaptureRequest, export: Path) -> list[str]:
+    """`ncu ... --export REPORT program args`: profile exactly one launch, save it, print no CSV."""
+    return [*base_command(ncu, request), *metric_flags(request), "--export", str(export), "--force-overwrite",
+            *request.target]
 
 
 def import_command(ncu: str, report: Path) -> list[str]:
-    """`ncu --import REPORT --csv --page raw --print-units base`: one header row, one units row,
-    one row per profiled launch; base units (bytes, not KB), numbers with thousands separators."""
-    return [ncu, "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"]
+    """`ncu --import REPORT --csv --page raw --print-units base`: the report's raw page as CSV."""
+    return [ncu, "--import", str(report), *RAW_CSV_FLAGS]
 
 
 def oneshot_command(ncu: str, request: CaptureRequest) -> list[str]:
     """The one-step form (CSV on stdout after the program's own output), for recording fixtures."""
-    cmd = capture_command(ncu, request, Path("x"))
-    i = cmd.index("--export")
-    del cmd[i:i + 3]  # --export x --force-overwrite
-    j = len(cmd) - len(request.target)
-    return cmd[:j] + ["--csv", "--page", "raw", "--print-units", "base"] + cmd[j:]
+    return [*base_command(ncu, request), *metric_flags(request), *RAW_CSV_FLAGS, *request.target]
+
+
+def source_command(ncu: str, request: CaptureRequest, log_file: Path) -> list[str]:
+    """The capture of `request`'s launch with the SourceCounters section, its source page (counters
+    per SASS instruction, gpulab.gpu.ncu_source) as CSV into `log_file`; the program's own output
+    stays on stdout. The request's metrics are not asked for: the section brings its own."""
+    return [*base_command(ncu, request), "--section", "SourceCounters", "--page", "source", "--print-source", "sass",
+            "--csv", "--log-file", str(log_file), *request.target]
 
 
 # -- running ------------------------------------------------------------------------------------

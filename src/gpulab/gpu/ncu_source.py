@@ -61,28 +61,13 @@ class SassRow:
         return self.counts.get(key, 0.0)
 
 
-def source_command(ncu: str, request: ncu_mod.CaptureRequest, log_file: Path) -> list[str]:
-    """The capture of `request`'s launch with the SourceCounters section, its source page as CSV
-    into `log_file` (the program's own output stays on stdout)."""
-    cmd = ncu_mod.capture_command(ncu, request, Path("x"))
-    i = cmd.index("--export")
-    del cmd[i:i + 3]  # --export x --force-overwrite
-    if "--metrics" in cmd:
-        j = cmd.index("--metrics")
-        del cmd[j:j + 2]
-    j = len(cmd) - len(request.target)
-    extra = ["--section", "SourceCounters", "--page", "source", "--print-source", "sass", "--csv",
-             "--log-file", str(log_file)]
-    return cmd[:j] + extra + cmd[j:]
-
-
 def capture_source(request: ncu_mod.CaptureRequest, ncu: str | None = None, env: Mapping[str, str] | None = None,
                    timeout: float = ncu_mod.CAPTURE_TIMEOUT_S) -> str:
     """Run the capture; the log file's text (failures raise the errors gpulab.gpu.ncu raises)."""
     ncu = ncu or ncu_mod.find_ncu(env)
     with tempfile.TemporaryDirectory(prefix="gpulab-ncu-source-") as tmp:
         log = Path(tmp) / "source.csv"
-        result = ncu_mod.run_tool(source_command(ncu, request, log), timeout, env, "ncu")
+        result = ncu_mod.run_tool(ncu_mod.source_command(ncu, request, log), timeout, env, "ncu")
         output = (result.stdout or "") + "\n" + (result.stderr or "")
         text = log.read_text(errors="replace") if log.exists() else ""
         ncu_mod.classify_failure(result.returncode, output + "\n" + text, request, '"Kernel Name"' in text)

@@ -67,6 +67,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from gpulab.errors import GpulabError
 from gpulab.model import warp
 
 Classes = tuple[tuple[int, int], ...]
@@ -280,7 +281,8 @@ def predict(
     launch: Any = None,
     exhaustive: bool = False,
 ) -> dict[str, float | int | str]:
-    """The predicted counters of one launch, as a flat dict (names in the project's vocabulary).
+    """The predicted counters of one launch, as a flat dict (names in the project's vocabulary;
+    gpulab.quantities says which ncu metric measures each).
 
     fma_gflops and copy_gb_per_s are the card's measured ceilings; with them the roofline floor is
     added: the larger of flops / FMA rate and compulsory bytes / copy rate. `launch` (a Launch from
@@ -311,6 +313,7 @@ def summarize(rows: Sequence[dict], model: KernelAccess, fma_gflops=None, copy_g
         out[f"smem_{op}_requests"] = total("shared", kind, "requests")
         out[f"smem_{op}_wavefronts"] = total("shared", kind, "wavefronts")
         out[f"smem_{op}_bank_conflicts"] = total("shared", kind, "bank_conflicts")
+        out[f"smem_{op}_ideal_wavefronts"] = total("shared", kind, "ideal_wavefronts")
         out[f"smem_{op}_requested_bytes"] = total("shared", kind, "bytes_requested")
     # cp.async alone: its global requests (lanes that read) and its instructions
     out["gmem_ldgsts_requests"] = total("global", LDGSTS, "requests")
@@ -330,58 +333,9 @@ def summarize(rows: Sequence[dict], model: KernelAccess, fma_gflops=None, copy_g
     return out
 
 
-# What Nsight Compute calls each predicted counter (gh100 names, checked against ncu's metric list).
-# Shared "requests" are warp instructions with at least one lane predicated on.
-#
-# Three counts come from ncu's SASS instrumentation (each executed instruction's own predicate and
-# addresses), not from the hardware counters of the same thing: on the H200 those hardware counters
-# are not a fixed count of one launch. Captured three times with gpulab's whole metric list, v9 at
-# 129x67x33 read 1,410, 1,411 and 1,418 store sectors, and grayscale's row variant at 3840x2160 read
-# 259,011, under the 259,200 its checked, fully written output needs; captured with seven metrics,
-# both read the model's 1,417 and 259,200 every time. The shared-load pred_on_any counter read 1,843,
-# 1,845 and 1,843 for v9 at 129x67x33 even with seven metrics (pred_off_all 455, 453, 455: the sum,
-# 2,298, is fixed); the instrumented count read the model's 1,827 in all three
-# (2026-12-01, scripts/probe_counters.py). The hardware numbers are recorded beside, NCU_HARDWARE.
-NCU_METRICS: dict[str, str] = {
-    "gmem_load_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "gmem_load_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "gmem_store_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "gmem_store_sectors": "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex_global_load_bytes": "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
-    "smem_load_requests": "smsp__sass_inst_executed_op_shared_ld.sum",
-    "smem_load_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "smem_load_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "smem_store_requests": "smsp__sass_inst_executed_op_shared_st.sum",
-    "smem_store_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "smem_store_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    # cp.async (LDGSTS, both .ACCESS = .ca and .BYPASS = .cg): the sm__sass_ family covers both
-    # (the l1tex__t_*_op_ldgsts_cache_access counters only .ca). Its sector count is left out: it
-    # differs from the L1TEX count of the same reads (141,440 vs 117,920 for v9 at 300x388x196 on
-    # the H200), which gmem_load_sectors already holds and the model matches.
-    "gmem_ldgsts_requests": "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
-    "smem_ldgsts_requests": "smsp__inst_executed_op_ldgsts_pred_on_any.sum",
-}
-# The hardware counters of counts that NCU_METRICS takes from instrumentation (hw_<quantity>), and
-# L1TEX's store bytes (its sectors x 32): measured and shown beside the prediction with their
-# ratio, never held to it exactly.
-NCU_HARDWARE: dict[str, str] = {
-    "hw_gmem_store_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex_global_store_bytes": "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum",
-    "hw_smem_load_requests": "smsp__inst_executed_op_shared_ld_pred_on_any.sum",
-    "hw_smem_store_requests": "smsp__inst_executed_op_shared_st_pred_on_any.sum",
-}
-# Measured and shown beside the predictions, never predicted (see the module docstring).
-NCU_MEASURED_ONLY: dict[str, str] = {
-    "smem_ldgsts_wavefronts": "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
-    "smem_ldgsts_bank_conflicts": "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
-}
-
-
 def check_launch(model: KernelAccess, launch: Any) -> None:
     """The access model and the registry's launch must describe the same grid and block."""
     if tuple(model.grid) != tuple(launch.grid) or tuple(model.block) != tuple(launch.block):
-        from gpulab.errors import GpulabError
-
         raise GpulabError(
             f"access model launches grid {model.grid} x block {model.block}, the variant launches "
             f"grid {tuple(launch.grid)} x block {tuple(launch.block)}: fix the access model"

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text  # run labels and notes are plain text, never markup
 
-from gpulab.fidelity import agreement
+from gpulab.quantities import agreement
 
 
 def run_line(res) -> Text:
@@ -24,8 +24,8 @@ def _count(x) -> str:
 
 
 def differ_table(results: list) -> Table | None:
-    """Every quantity that differs from the prediction (or failed), arbitration noise aside; None if none does."""
-    table = Table(title="quantities that differ from the prediction (arbitration noise aside)", title_justify="left")
+    """Every quantity that differs from the prediction (or failed); None if none does."""
+    table = Table(title="quantities that differ from the prediction", title_justify="left")
     for col in ("run", "quantity", "predicted", "measured", "ratio", "verdict / note"):
         table.add_column(col, justify="right" if col in ("predicted", "measured", "ratio") else "left")
     shown = 0

@@ -7,9 +7,11 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text  # instruction names hold brackets (A[row][k]) that are not markup
 
-from gpulab.model.predict import NCU_HARDWARE, NCU_METRICS
+from gpulab.quantities import COUNTED, metric_text
 
-COMPARED_WITH = {**NCU_METRICS, **NCU_HARDWARE}
+# The model's key -> the ncu metric its prediction is held to (or, where only a hardware counter
+# measures it, compared with).
+COMPARED_WITH = {q.predicted_as: metric_text(q.key) for q in reversed(COUNTED) if q.predicted_as and metric_text(q.key)}
 
 
 def summary_table(title: str, p: dict) -> Table:
@@ -42,7 +44,7 @@ def summary_table(title: str, p: dict) -> Table:
         count("cp.async instructions (LDGSTS; shared wavefronts not modelled)", "smem_ldgsts_requests")
         count("  global requests (lanes that read; in the global loads above)", "gmem_ldgsts_requests")
     table.add_row("compulsory DRAM bytes (inputs read once, output written once)",
-                  f"{p['dram_compulsory_bytes']:,}", "dram__bytes_read.sum + dram__bytes_write.sum")
+                  f"{p['dram_compulsory_bytes']:,}", COMPARED_WITH["dram_compulsory_bytes"])
     table.add_row("FLOPs", f"{p['flops']:,.0f}", "")
     table.add_row("arithmetic intensity (flop per compulsory DRAM byte)",
                   f"{p['arithmetic_intensity_flop_per_byte']:.2f}", "")

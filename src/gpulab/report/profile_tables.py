@@ -8,7 +8,8 @@ import math
 
 from rich.table import Table
 
-from gpulab.profile_target import CHECK_LAUNCHES, TOTAL_LAUNCHES, WARMUP_LAUNCHES
+from gpulab import quantities as Q
+from gpulab.ncu_child import CHECK_LAUNCHES, TOTAL_LAUNCHES, WARMUP_LAUNCHES
 from gpulab.report import readings
 
 
@@ -44,26 +45,12 @@ def _ratio(measured, predicted) -> str:
     return f"{measured / predicted:.3f}"
 
 
-def _arbitration_extra(prof, op: str) -> float | None:
-    """Wavefronts over the prediction when they are over by exactly the conflicts over it, else None."""
-    m, p = prof.measured, prof.prediction
-    w, c = f"smem_{op}_wavefronts", f"smem_{op}_bank_conflicts"
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (m.get(w), m.get(c), p(w), p(c))):
-        return None
-    extra = m[w] - p(w)
-    return extra if extra > 0 and extra == m[c] - p(c) else None
-
-
 def counted_reading(prof, key: str) -> str | None:
     m = prof.measured
-    if key in ("smem_load_wavefronts", "smem_load_bank_conflicts", "smem_store_wavefronts", "smem_store_bank_conflicts"):
-        extra = _arbitration_extra(prof, key.split("_")[1])
-        if extra is not None:
-            return readings.arbitration(extra)
     if key.endswith("_sectors_per_request"):
         op = key.split("_")[1]
         return readings.sectors_per_request(m.get(key)) if m.get(f"gmem_{op}_requests") else None
-    if key.endswith("_bank_conflicts"):
+    if key in ("smem_load_bank_conflicts", "smem_store_bank_conflicts"):
         op = key.split("_")[1]
         return readings.bank_conflicts(m.get(key), m.get(f"smem_{op}_requests"), m.get(f"smem_{op}_wavefronts"))
     if key == "dram_bytes":
@@ -72,8 +59,6 @@ def counted_reading(prof, key: str) -> str | None:
 
 
 def counted_table(prof) -> Table:
-    from gpulab.profiling import COUNTED
-
     title = "Counted quantities: the model's prediction, then the hardware's count"
     if not prof.predicted:
         title += f"  [dim](no prediction: {prof.predicted_note})[/]"
@@ -81,7 +66,7 @@ def counted_table(prof) -> Table:
     for col, just in (("quantity", "left"), ("predicted", "right"), ("measured", "right"),
                       ("measured/predicted", "right"), ("reading", "left")):
         t.add_column(col, justify=just)
-    for q in COUNTED:
+    for q in Q.COUNTED:
         measured, predicted = prof.measured.get(q.key), prof.prediction(q.key)
         t.add_row(q.label, fmt(predicted, q.kind), fmt(measured, q.kind), _ratio(measured, predicted),
                   counted_reading(prof, q.key) or "")
@@ -107,12 +92,10 @@ def headline_reading(prof, key: str) -> str | None:
 
 
 def headline_table(prof) -> Table:
-    from gpulab.profiling import HEADLINE
-
     t = Table(title="Headline metrics", title_justify="left")
     for col, just in (("metric", "left"), ("value", "right"), ("reading", "left")):
         t.add_column(col, justify=just)
-    for q in HEADLINE:
+    for q in Q.HEADLINE:
         t.add_row(q.label, fmt(prof.measured.get(q.key), q.kind), headline_reading(prof, q.key) or "")
     return t
 
@@ -123,27 +106,25 @@ def stalls_table(prof, n: int = 3) -> Table:
     for col, just in (("stall", "left"), ("cycles/inst", "right"), ("share", "right"),
                       ("what the warp waits for", "left")):
         t.add_column(col, justify=just)
-    for reason, value, share in readings.top_stalls(prof.stalls(), n):
-        s = readings.STALLS.get(reason)
-        t.add_row(readings.stall_label(reason), f"{value:.2f}", f"{share * 100:.0f}%", s.meaning if s else "")
+    for reason, value, share in Q.top_stalls(prof.stalls(), n):
+        s = Q.STALL_REASONS.get(reason)
+        t.add_row(Q.stall_label(reason), f"{value:.2f}", f"{share * 100:.0f}%", s.meaning if s else "")
     return t
 
 
 def top_stall_line(prof) -> str:
-    top = readings.top_stalls(prof.stalls(), 1)
+    top = Q.top_stalls(prof.stalls(), 1)
     return readings.stall_reading(top[0][0]) if top else ""
 
 
 def compare_table(a, b) -> Table:
     """Two profiles side by side: each key metric, its change (arrow and size) and whether that is
     better; the top stall of each last."""
-    from gpulab.profiling import COMPARE_KEYS, QUANTITIES
-
     t = Table(title=f"{a.spec.experiment.name} {a.spec.shape.label}: {a.name} -> {b.name}", title_justify="left")
     for col, just in (("metric", "left"), (a.name, "right"), (b.name, "right"), ("change", "left"), ("", "left")):
         t.add_column(col, justify=just)
-    for key in COMPARE_KEYS:
-        q = QUANTITIES[key]
+    for key in Q.COMPARE_KEYS:
+        q = Q.BY_KEY[key]
         x, y = a.measured.get(key), b.measured.get(key)
         arrow, size = readings.change(x, y)
         if q.kind == "pct" and arrow in ("↑", "↓") and x is not None and y is not None:
@@ -153,7 +134,7 @@ def compare_table(a, b) -> Table:
         t.add_row(q.label.strip(), fmt(x, q.kind), fmt(y, q.kind), f"{arrow} {size}".strip(),
                   f"[{colour}]{v}[/]" if colour else "")
     sa, sb = a.measured.get("top_stall"), b.measured.get("top_stall")
-    t.add_row("top stall", readings.stall_label(sa) if sa else "", readings.stall_label(sb) if sb else "",
+    t.add_row("top stall", Q.stall_label(sa) if sa else "", Q.stall_label(sb) if sb else "",
               "=" if sa == sb else "changed", "")
     return t
 

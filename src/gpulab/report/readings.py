@@ -8,90 +8,16 @@ CSV or prints: the profile and compare tables call these.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
-# -- warp stall reasons -------------------------------------------------------------------------
-# The names are ncu's (smsp__average_warps_issue_stalled_<reason>_per_issue_active): each value is
-# how many warps, on average per issue cycle, sat in that state; equivalently the cycles a warp
-# spends in it per instruction it issues.
+from gpulab.quantities import STALL_REASONS, stall_label
 
-
-@dataclasses.dataclass(frozen=True)
-class Stall:
-    label: str
-    meaning: str  # what the warp is waiting for
-    remedy: str  # the usual way out
-
-
-STALLS: dict[str, Stall] = {
-    "long_scoreboard": Stall(
-        "long scoreboard", "waiting for data from L1TEX: a global, local or texture load in flight",
-        "more independent loads in flight per thread, or reuse data from shared memory or registers"),
-    "mio_throttle": Stall(
-        "MIO throttle", "the MIO instruction queue is full: too many shared-memory (or special-math) "
-        "instructions issued back to back",
-        "fewer, wider shared loads (LDS.64/128) and more FMAs per shared load (register tiling)"),
-    "short_scoreboard": Stall(
-        "short scoreboard", "waiting for the result of an MIO instruction, usually a shared-memory load",
-        "load shared data into registers earlier and reuse it; remove bank conflicts"),
-    "barrier": Stall(
-        "barrier", "waiting at __syncthreads() for the other warps of the block",
-        "more work between barriers, or smaller blocks so fewer warps wait on the slowest"),
-    "lg_throttle": Stall(
-        "LG throttle", "the LSU queue for global/local memory instructions is full",
-        "fewer, wider global accesses (vector loads), fewer spills"),
-    "math_pipe_throttle": Stall(
-        "math pipe throttle", "an execution pipe (FMA, ALU...) is busy: the arithmetic is the limit",
-        "nothing to fix in memory; this is what a compute-bound kernel looks like"),
-    "wait": Stall(
-        "wait", "a fixed-latency dependency: the next instruction needs a result a few cycles away",
-        "more independent instructions (ILP) between dependent ones"),
-    "not_selected": Stall(
-        "not selected", "eligible, but the scheduler issued another warp: there is parallelism to spare",
-        "none needed; occupancy could even be lowered"),
-    "dispatch_stall": Stall(
-        "dispatch stall", "the dispatcher could not take the instruction (pipeline conflict)",
-        "rarely actionable"),
-    "no_instruction": Stall(
-        "no instruction", "the instruction was not fetched yet: an instruction-cache miss or a jump",
-        "smaller unrolled loops, fewer divergent branches"),
-    "branch_resolving": Stall(
-        "branch resolving", "waiting for a branch target to be computed", "fewer divergent branches"),
-    "drain": Stall(
-        "drain", "after EXIT, waiting for the warp's stores to drain", "usually small; large at the tail"),
-    "imc_miss": Stall(
-        "IMC miss", "an immediate-constant cache miss", "fewer distinct constants"),
-    "membar": Stall(
-        "membar", "waiting on a memory fence", "fewer fences (__threadfence)"),
-    "misc": Stall("misc", "a miscellaneous hardware reason", "rarely actionable"),
-    "sleeping": Stall("sleeping", "in __nanosleep or a yield", "by design"),
-    "tex_throttle": Stall(
-        "TEX throttle", "the TEX pipe queue is full", "fewer texture/surface or LDG through TEX"),
-    "gmma": Stall("GMMA", "waiting on warpgroup MMA (WGMMA) to arrive", "pipeline the WGMMA stages"),
-    "selected": Stall("selected", "issuing this cycle (not a stall)", ""),
-}
-# 'selected' is one cycle per issued instruction by definition: the issue itself, never a stall.
-NOT_A_STALL = ("selected",)
-
-
-def stall_label(reason: str) -> str:
-    return STALLS[reason].label if reason in STALLS else reason.replace("_", " ")
-
-
+# -- warp stall reasons (the table of them is gpulab.quantities.STALL_REASONS) ------------------
 def stall_reading(reason: str) -> str:
-    s = STALLS.get(reason)
+    s = STALL_REASONS.get(reason)
     if s is None:
         return ""
     return f"top stall {s.label}: {s.meaning}" + (f"; way out: {s.remedy}" if s.remedy else "")
-
-
-def top_stalls(stalls: dict[str, float], n: int = 3) -> list[tuple[str, float, float]]:
-    """(reason, cycles per issued instruction, share of all stall cycles), largest first."""
-    real = {r: v for r, v in stalls.items() if r not in NOT_A_STALL and v is not None and not math.isnan(v)}
-    total = sum(real.values())
-    ranked = sorted(real.items(), key=lambda kv: kv[1], reverse=True)
-    return [(r, v, v / total if total else 0.0) for r, v in ranked[:n] if v > 0]
 
 
 # -- counted quantities: model against hardware --------------------------------------------------
@@ -141,17 +67,8 @@ def bank_conflicts(conflicts: float | None, requests: float | None, wavefronts: 
         return "no bank conflicts"
     if per < 0.1:
         share = f" ({conflicts / wavefronts * 100:.2f}% of wavefronts)" if wavefronts else ""
-        return (f"{per:.3f} extra wavefronts per request{share}: too few for a layout conflict; ncu also "
-                "counts arbitration with other shared traffic here")
+        return f"{per:.3f} extra wavefronts per request{share}: a few instructions conflict, most do not"
     return f"{per:.1f} extra wavefronts per request: about a {per + 1:.0f}-way bank conflict on average"
-
-
-def arbitration(extra: float) -> str:
-    """Shared wavefronts over the model by exactly the bank conflicts ncu counted over it: the ideal
-    wavefronts (wavefronts minus conflicts) are the model's, so the layout is as predicted and the
-    extra is warps contending for shared memory (different on every run; gpulab.fidelity)."""
-    return (f"{extra:,.0f} over the model, exactly the extra bank conflicts: arbitration between warps, "
-            "not the layout (wavefronts minus conflicts are the model's)")
 
 
 def dram_vs_floor(measured: float | None, floor: float | None, l2_bytes: float | None = None) -> str | None:
@@ -298,10 +215,10 @@ def compare_story(a: dict, b: dict, name_a: str, name_b: str) -> list[str]:
     ta, tb = a.get("top_stall"), b.get("top_stall")
     if ta and tb and ta != tb:
         lines.append(f"The top stall moved from {stall_label(ta)} to {stall_label(tb)}: the bottleneck moved; "
-                     f"{name_b}'s warps now mostly wait because {STALLS[tb].meaning if tb in STALLS else tb}.")
+                     f"{name_b}'s warps now mostly wait because {STALL_REASONS[tb].meaning if tb in STALL_REASONS else tb}.")
     elif ta and tb:
         lines.append(f"Both stall most on {stall_label(tb)}: "
-                     f"{STALLS[tb].meaning if tb in STALLS else tb}.")
+                     f"{STALL_REASONS[tb].meaning if tb in STALL_REASONS else tb}.")
     return lines
 
 

@@ -1,10 +1,11 @@
 """Record real Nsight Compute output as test fixtures (run on a GPU machine with ncu; < 1 minute).
 
-    python3 -m gpulab.gpu.ncu_capture_fixtures [--out tests/fixtures/ncu]
+    python3 scripts/ncu_capture_fixtures.py [--out tests/fixtures/ncu]
 
-Captures SGEMM v0 (BLOCK=16) and v1 (TILE=16) at 512^3, the configs of matmul_profile.cu's predicted table (docs/SOURCES.md),
-with exactly the metrics `gpulab profile` asks for, the way it asks (export, then import as raw
-CSV), and writes into --out:
+Captures SGEMM v0 (BLOCK=16) and v1 (TILE=16) at 512^3, the configs of matmul_profile.cu's predicted table
+(docs/SOURCES.md), with
+exactly the metrics `gpulab profile` asks for, the way it asks (gpulab.gpu.ncu's export, then import
+as raw CSV), and writes into --out:
   sgemm_v0_512_raw.csv, sgemm_v1_512_raw.csv    what `ncu --import ... --csv --page raw` printed
   sgemm_v0_512_info.json, sgemm_v1_512_info.json what the profiled program reported
   sgemm_v1_512_oneshot.txt                        the one-step form: program stdout, then the CSV
@@ -16,6 +17,7 @@ The CPU tests (tests/test_ncu.py) parse these and skip with a reason while they 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -24,16 +26,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from gpulab import quantities as Q
+from gpulab.errors import GpulabError
+from gpulab.gpu import ncu as ncu_mod
+from gpulab.profiling import capture_request, child_env
+from gpulab.records import write_atomic
+from gpulab.run_args import make_spec
+
 CONFIGS = (("v0", {"BLOCK": 16}), ("v1", {"TILE": 16}))
 SIZE = 512
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gpulab.gpu import ncu as ncu_mod
-    from gpulab.profile_target import LAUNCH_SKIP, make_spec, target_argv
-    from gpulab.profiling import child_env, metric_names
-    from gpulab.records import write_atomic
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("tests/fixtures/ncu"))
     ns = parser.parse_args(argv)
@@ -49,8 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         for variant, params in CONFIGS:
             spec = make_spec("sgemm", variant, params, f"{SIZE}x{SIZE}x{SIZE}")
             info = tmp / f"{variant}.json"
-            request = ncu_mod.CaptureRequest(tuple(target_argv(spec, info)), spec.experiment.entry,
-                                             LAUNCH_SKIP, tuple(metric_names()))
+            request = capture_request(spec, info, metrics=tuple(Q.metric_names()))
             t0 = time.monotonic()
             cap = ncu_mod.capture(request, tmp / f"{variant}.ncu-rep", ncu, env)
             write_atomic(out / f"sgemm_{variant}_{SIZE}_raw.csv", cap.csv_text)
@@ -62,8 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
         # The one-step form, program output and CSV on one stdout (what the parser must also read).
         spec = make_spec("sgemm", "v1", dict(CONFIGS[1][1]), f"{SIZE}x{SIZE}x{SIZE}")
-        request = ncu_mod.CaptureRequest(tuple(target_argv(spec, tmp / "oneshot.json")), spec.experiment.entry,
-                                         LAUNCH_SKIP, tuple(metric_names()))
+        request = capture_request(spec, tmp / "oneshot.json", metrics=tuple(Q.metric_names()))
         t0 = time.monotonic()
         cmd = ncu_mod.oneshot_command(ncu, request)
         r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
@@ -73,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"one-step: {time.monotonic() - t0:.1f} s (exit {r.returncode})", flush=True)
 
         # No match: the real words ncu prints when the kernel filter matches nothing.
-        bad = ncu_mod.CaptureRequest(tuple(target_argv(spec, tmp / "none.json")), "no_such_kernel",
-                                     LAUNCH_SKIP, ("dram__bytes_read.sum",))
+        bad = dataclasses.replace(capture_request(spec, tmp / "none.json", metrics=("dram__bytes_read.sum",)),
+                                  kernel_name="no_such_kernel")
         t0 = time.monotonic()
         cmd = ncu_mod.capture_command(ncu, bad, tmp / "none.ncu-rep")
         r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
@@ -91,8 +93,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from gpulab.errors import GpulabError
-
     try:
         sys.exit(main())
     except GpulabError as exc:

@@ -1,8 +1,11 @@
-"""The program Nsight Compute profiles: one variant, launched in a fixed order, nothing timed.
+"""The child program Nsight Compute profiles (gpulab.profiling starts it under ncu): one variant,
+launched in a fixed order, nothing timed.
 
-    python3 -m gpulab.profile_target EXPERIMENT VARIANT --param NAME=V ... --shape MxNxK --info OUT.json
+    python3 -m gpulab.ncu_child EXPERIMENT VARIANT --param NAME=V ... --shape MxNxK --info OUT.json
 
-It compiles the variant, draws random inputs, and launches the kernel exactly
+The run is read from its arguments by gpulab.run_args, as `gpulab profile` reads its own, and its
+launch is prepared by the Lab code that times a run (Lab.device_inputs, Lab.launcher): the profiled
+launch is the timed launch, by construction. It launches the kernel exactly
 CHECK_LAUNCHES + WARMUP_LAUNCHES + 1 times:
   1. a correctness launch into a NaN-poisoned output, compared with the reference: counters of a
      kernel that computes the wrong answer describe nothing worth reading, so a wrong variant stops
@@ -23,10 +26,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from pathlib import Path
 
 from gpulab.errors import GpulabError
 from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
+from gpulab.gpu.occupancy import occupancy as pure_occupancy
+from gpulab.lab import Lab, LabOptions, compile_spec, constraint_reason
+from gpulab.records import write_atomic
+from gpulab.run_args import run_argv, spec_for
 
 CHECK_LAUNCHES = 1
 WARMUP_LAUNCHES = 2
@@ -35,51 +43,25 @@ LAUNCH_SKIP = CHECK_LAUNCHES + WARMUP_LAUNCHES
 TOTAL_LAUNCHES = LAUNCH_SKIP + 1
 
 
-def make_spec(experiment: str, variant: str, params: dict[str, int], shape):
-    """A RunSpec for one (experiment, variant, params, shape); params missing take their default.
-    `shape` is a Shape or its text ('512x512x512')."""
-    from gpulab.experiments import get_experiment
-    from gpulab.lab import RunSpec
-
-    exp = get_experiment(experiment)
-    v = exp.variant(variant)
-    for name in params:
-        v.param(name)  # a clear error for a param this variant lacks
-    (chosen,) = v.param_grid({k: (val,) for k, val in params.items()})
-    if isinstance(shape, str):
-        shape = exp.parse_shape(shape)
-    spec = RunSpec(exp, v, chosen, shape)
-    reason = v.constraints(chosen, shape)
-    if reason:
-        raise GpulabError(f"{spec.label} cannot run: {reason}")
-    return spec
-
-
 def target_argv(spec, info_path: Path, seed: int = 0, python: str | None = None) -> list[str]:
-    """The argv the profiler launches for `spec` (every param explicit, so defaults cannot drift)."""
-    argv = [python or sys.executable, "-m", "gpulab.profile_target", spec.experiment.name, spec.variant.name]
-    for name, value in spec.params.items():
-        argv += ["--param", f"{name}={value}"]
-    return argv + ["--shape", spec.shape.label, "--seed", str(seed), "--info", str(info_path)]
+    """The argv the profiler launches for `spec` (gpulab.run_args.run_argv: every param explicit)."""
+    return [python or sys.executable, "-m", "gpulab.ncu_child",
+            *run_argv(spec), "--seed", str(seed), "--info", str(info_path)]
 
 
-def occupancy(compiled, launch, device) -> dict:
+def occupancy(lab: Lab, compiled, launch) -> dict:
     """Theoretical occupancy: blocks per SM from the driver (cuOccupancyMaxActiveBlocksPerMultiprocessor),
     and which resource sets it, from gpulab.gpu.occupancy's per-resource limits with this card's numbers."""
-    import cupy
+    import cupy  # GPU-only
     from cupy.cuda import driver
 
-    from gpulab.gpu.occupancy import card_limits
-    from gpulab.gpu.occupancy import occupancy as pure_occupancy
-
     threads = launch.threads_per_block
-    attrs = cupy.cuda.Device().attributes
     kernel = cupy.RawModule(path=str(compiled.cubin_path)).get_function(compiled.entry)
     if launch.smem_dynamic_bytes > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = launch.smem_dynamic_bytes
     blocks = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, launch.smem_dynamic_bytes)
 
-    limits = card_limits(device, attrs)
+    limits = lab.sm_limits
     mine = pure_occupancy(threads, compiled.resources.registers,
                           compiled.resources.smem_static_bytes + launch.smem_dynamic_bytes, limits)
     limiter = ", ".join(k for k, v in mine.limits.items() if v == blocks) or "the shared-memory carveout"
@@ -94,31 +76,22 @@ def occupancy(compiled, launch, device) -> dict:
 
 
 def run(spec, seed: int, info_path: Path | None) -> dict:
-    import cupy
-    import numpy as np
+    import cupy  # GPU-only
 
-    from gpulab.gpu.device import require_gpu
-    from gpulab.gpu.launch import load, synchronize
-    from gpulab.lab import compile_spec
-    from gpulab.records import environment, write_atomic
+    from gpulab.gpu.launch import synchronize
 
-    device = require_gpu()
+    lab = Lab(LabOptions(seed=seed))
+    device = lab.device
     exp = spec.experiment
-    if reason := spec.variant.arch_reason(device.arch):
+    if reason := constraint_reason(spec, device.arch):
         raise GpulabError(f"{spec.label} cannot run on this card: {reason}")
     compiled = compile_spec(spec, device.arch)
     launch = spec.variant.launch(spec.params, spec.shape)
     if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > device.smem_per_block_optin_bytes:
         raise GpulabError(f"{spec.label} needs more shared memory than a block may have on {device.name}")
-    kernel = load(compiled)
-
-    host = exp.make_inputs(spec.shape, np.random.default_rng(seed), False)
-    inputs = {k: (cupy.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in host.items()}
+    inputs = lab.device_inputs(spec, exact=False, seed=seed)
     out = exp.output(spec.shape, cupy)
-    args = exp.kernel_args(inputs, out, spec.shape, spec.params)
-
-    def once():
-        kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
+    once = lab.launcher(spec, inputs, out)
 
     for _ in range(CHECK_LAUNCHES):
         once()
@@ -147,8 +120,8 @@ def run(spec, seed: int, info_path: Path | None) -> dict:
                    "smem_dynamic_bytes": launch.smem_dynamic_bytes},
         "device": {"name": device.name, "slug": device.slug, "arch": device.arch,
                    "l2_bytes": device.l2_bytes, "sm_count": device.sm_count},
-        "occupancy": occupancy(compiled, launch, device),
-        "env": environment(device, device.arch),
+        "occupancy": occupancy(lab, compiled, launch),
+        "env": lab.env,
     }
     if info_path is not None:
         write_atomic(Path(info_path), json.dumps(info, indent=1, default=str))
@@ -156,36 +129,25 @@ def run(spec, seed: int, info_path: Path | None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m gpulab.profile_target", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python3 -m gpulab.ncu_child", description=__doc__.splitlines()[0])
     parser.add_argument("experiment")
-    parser.add_argument("variant")
+    parser.add_argument("variant", help="VARIANT or VARIANT:NAME=VALUE,...")
     parser.add_argument("--param", action="append", default=[], help="NAME=VALUE (repeatable)")
     parser.add_argument("--shape", help="e.g. 512x512x512; default: the experiment's first default shape")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--info", type=Path, help="write what the counters cannot say here (JSON)")
     ns = parser.parse_args(argv)
     try:
-        from gpulab.experiments import get_experiment
-        from gpulab.lab import parse_param_overrides
-
-        params = {}
-        for name, values in parse_param_overrides(ns.param).items():
-            if len(values) != 1:
-                raise GpulabError(f"--param {name}: the profiler takes one value per param")
-            params[name] = values[0]
-        shape = ns.shape or get_experiment(ns.experiment).default_shape_list()[0]
-        spec = make_spec(ns.experiment, ns.variant, params, shape)
+        spec = spec_for(ns.experiment, ns.variant, ns.param, ns.shape)
         run(spec, ns.seed, ns.info)
     except GpulabError as exc:
         print(f"{TARGET_ERROR_PREFIX} {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except Exception as exc:  # a crash: still one line the parent can show
-        import traceback
-
         traceback.print_exc()
         print(f"{TARGET_ERROR_PREFIX} {type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
-    print(f"gpulab.profile_target: {spec.label}: {TOTAL_LAUNCHES} launches, the last one is the capture")
+    print(f"gpulab.ncu_child: {spec.label}: {TOTAL_LAUNCHES} launches, the last one is the capture")
     return 0
 
 

@@ -1,0 +1,75 @@
+"""One run named on a command line, read the same way by `gpulab profile`, `compare` and `predict`
+and by the program Nsight Compute runs (gpulab.ncu_child): an experiment, a variant with optional
+inline params (`v1` or `v1:TILE=16,BM=64`), `--param NAME=VALUE` flags (one value each) and a shape.
+`run_argv` writes a RunSpec back as those words, so the profiled program rebuilds exactly the spec
+the parent holds (every param explicit: defaults cannot drift between the two processes)."""
+
+from __future__ import annotations
+
+from gpulab.errors import GpulabError
+from gpulab.experiments import get_experiment
+from gpulab.lab import RunSpec, parse_param_overrides
+
+
+def parse_variant_arg(text: str) -> tuple[str, dict[str, int]]:
+    """'v1' -> ('v1', {}); 'v1:TILE=16' or 'v1:TILE=16,BM=64' -> ('v1', {'TILE': 16, 'BM': 64})."""
+    name, _, rest = text.partition(":")
+    if not name.strip():
+        raise GpulabError(f"'{text}' names no variant; write it as VARIANT or VARIANT:NAME=VALUE,...")
+    params: dict[str, int] = {}
+    for item in filter(None, (s.strip() for s in rest.split(","))):
+        k, sep, v = item.partition("=")
+        if not sep or not k.strip():
+            raise GpulabError(f"'{text}': params after ':' look like NAME=VALUE (e.g. v1:TILE=16)")
+        try:
+            params[k.strip().upper()] = int(v)
+        except ValueError:
+            raise GpulabError(f"'{text}': {k.strip()}={v} is not a whole number") from None
+    return name.strip(), params
+
+
+def single_params(texts: list[str]) -> dict[str, int]:
+    """--param NAME=V (repeatable), one value each."""
+    out = {}
+    for name, values in parse_param_overrides(texts).items():
+        if len(values) != 1:
+            raise GpulabError(f"--param {name}: one config at a time (one value, e.g. {name}={values[0]})")
+        out[name] = values[0]
+    return out
+
+
+def make_spec(experiment: str, variant: str, params: dict[str, int], shape) -> RunSpec:
+    """A RunSpec for one (experiment, variant, params, shape); params missing take their default.
+    `shape` is a Shape, its text ('512x512x512'), or None for the experiment's first default."""
+    exp = get_experiment(experiment)
+    v = exp.variant(variant)
+    for name in params:
+        v.param(name)  # a clear error for a param this variant lacks
+    (chosen,) = v.param_grid({k: (val,) for k, val in params.items()})
+    if shape is None:
+        shape = exp.default_shape_list()[0]
+    elif isinstance(shape, str):
+        shape = exp.parse_shape(shape)
+    spec = RunSpec(exp, v, chosen, shape)
+    reason = v.constraints(chosen, shape)
+    if reason:
+        raise GpulabError(f"{spec.label} cannot run: {reason}")
+    return spec
+
+
+def spec_for(experiment: str, variant_text: str, param_texts: list[str], shape) -> RunSpec:
+    """The RunSpec of EXPERIMENT VARIANT[:NAME=V,...] --param NAME=V ... at `shape`."""
+    name, inline = parse_variant_arg(variant_text)
+    flags = single_params(param_texts)
+    clash = set(inline) & set(flags)
+    if clash:
+        raise GpulabError(f"{', '.join(sorted(clash))} given both in '{variant_text}' and as --param; give it once")
+    return make_spec(experiment, name, inline | flags, shape)
+
+
+def run_argv(spec: RunSpec) -> list[str]:
+    """The words spec_for reads back as `spec`: EXPERIMENT VARIANT --param NAME=V ... --shape S."""
+    argv = [spec.experiment.name, spec.variant.name]
+    for name, value in spec.params.items():
+        argv += ["--param", f"{name}={value}"]
+    return argv + ["--shape", spec.shape.label]
