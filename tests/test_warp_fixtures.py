@@ -1,7 +1,7 @@
 """The warp model held to what Nsight Compute counted on a real GPU.
 
 tests/fixtures/warp_patterns.json is written on a GPU machine by
-    python3 -m gpulab.model.pattern_fixtures --out tests/fixtures/warp_patterns.json
+    python3 scripts/pattern_fixtures.py --out tests/fixtures/warp_patterns.json
 and records, for each pattern of gpulab/model/patterns.py, what ncu counted for one launch of its
 probe kernel. Every pattern's predicted requests, sectors, wavefronts and bank conflicts must equal
 the measured ones. Until the file exists these tests skip and say how to make it.
@@ -12,6 +12,7 @@ ncu's format, and the fixture script's plumbing works end to end with a stand-in
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import stat
 import sys
@@ -19,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from gpulab.gpu import ncu
 from gpulab.model import warp
-from gpulab.model.pattern_fixtures import METRICS, measure, number, parse_ncu_csv
 from gpulab.model.patterns import PATTERNS, Pattern, pattern
 from gpulab import quantities as Q
 
@@ -30,7 +31,20 @@ from gpulab import quantities as Q
 FIXTURE_METRICS = ({q.predicted_as: q.metric for q in Q.COUNTED if q.metric and q.judged in (Q.EXACT, Q.INSTRUMENTED)}
                    | {q.predicted_as: q.metric for q in Q.COUNTED if q.judged == Q.HARDWARE})
 FIXTURE = Path(__file__).parent / "fixtures" / "warp_patterns.json"
-MAKE_IT = "python3 -m gpulab.model.pattern_fixtures --out tests/fixtures/warp_patterns.json (on a GPU)"
+MAKE_IT = "python3 scripts/pattern_fixtures.py --out tests/fixtures/warp_patterns.json (on a GPU)"
+
+
+def _script():
+    """scripts/pattern_fixtures.py, the fixture-recording program (a script, not a package module)."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / "pattern_fixtures.py"
+    spec = importlib.util.spec_from_file_location("pattern_fixtures", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_SCRIPT = _script()
+METRICS, measure, number = _SCRIPT.METRICS, _SCRIPT.measure, _SCRIPT.number
 
 
 def expected_metrics(p: Pattern) -> dict[str, int]:
@@ -93,13 +107,13 @@ SAMPLE_CSV = """==PROF== Connected to process 4242 (/usr/bin/python3)
 """
 
 
-def test_parse_ncu_csv():
-    rows = parse_ncu_csv(SAMPLE_CSV)
-    assert [r["Kernel Name"] for r in rows] == ["probe_lds128", "probe_ldg32"]
-    assert number(rows[1]["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]) == 16_777_216
-    assert number(rows[0]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]) == 4
-    assert number("n/a") is None and number("1.5") == 1.5
-    assert parse_ncu_csv("==ERROR== nothing profiled") == []
+def test_the_probes_csv_parses_with_gpulabs_parser():
+    rows = ncu.parse_csv(SAMPLE_CSV)
+    assert [r.kernel for r in rows] == ["probe_lds128", "probe_ldg32"]
+    assert number(rows[1].metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]) == 16_777_216
+    assert number(rows[0].metrics["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]) == 4
+    assert number(float("nan")) is None and number(1.5) == 1.5
+    assert ncu.parse_csv("==ERROR== nothing profiled") == []
 
 
 FAKE_NCU = '''#!{python}
@@ -140,7 +154,7 @@ def test_fixture_script_end_to_end_with_a_stand_in_ncu(tmp_path, monkeypatch):
 
     written = json.loads(out.read_text())
     assert written == json.loads(json.dumps(fixture))
-    assert written["device"] == "stand-in GPU" and written["ncu_version"] == "Version 0.0 (stand-in)"
+    assert written["device"] == "stand-in GPU" and written["ncu_version"] == "0.0"
     names = [e["name"] for e in written["patterns"]]
     assert names == [p.name for p in PATTERNS if p.name.startswith(("lds", "ldg"))]
     by_name = {e["name"]: e for e in written["patterns"]}

@@ -5,7 +5,7 @@
 // launch are the counters of that instruction.
 // Which byte each lane touches is data, not code: lane i reads lane_offset[i] from constant memory
 // (an LDC, counted by neither the global nor the shared metrics) and a negative offset predicates
-// the lane off. gpulab/model/patterns.py holds the table of patterns; pattern_fixtures.py writes
+// the lane off. gpulab/model/patterns.py holds the table of patterns; scripts/pattern_fixtures.py writes
 // each pattern's offsets here, launches the probe of its space, kind and width (one block of one
 // warp) and records what ncu counted, so the kernel and the model read the same addresses.
 //

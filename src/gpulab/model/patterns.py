@@ -2,8 +2,8 @@
 
 Each pattern is one warp-wide access: the byte offset each lane touches (None: the lane is
 predicated off), the width, the space and the kind. The same table drives both sides:
-`pattern_fixtures.py` loads the offsets into the probe kernels of `patterns.cu` and measures each
-pattern under ncu on a GPU; `tests/test_warp_fixtures.py` feeds the offsets to `warp.py` and holds
+`scripts/pattern_fixtures.py` loads the offsets into the probe kernels of `patterns.cu` and
+measures each pattern under ncu on a GPU; `tests/test_warp_fixtures.py` feeds the offsets to `warp.py` and holds
 its counts to those measurements. A pattern is therefore written once and cannot drift between
 the kernel and the model.
 

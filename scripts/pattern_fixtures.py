@@ -2,7 +2,7 @@
 
 Run on a machine with an NVIDIA GPU, ncu and CuPy (about half a minute):
 
-    python3 -m gpulab.model.pattern_fixtures --out tests/fixtures/warp_patterns.json
+    python3 scripts/pattern_fixtures.py --out tests/fixtures/warp_patterns.json
 
 It compiles patterns.cu once, then starts ONE child Python process under ncu that launches the
 probe of each pattern in turn (one block of one warp, the pattern's lane offsets loaded into
@@ -12,16 +12,16 @@ for all patterns keeps the run short: ncu's start-up costs seconds, a tiny kerne
 
 The fixture records, per pattern, its offsets (so a stale fixture is detected when the catalogue
 changes) and every metric below as ncu counted it; tests/test_warp_fixtures.py holds the warp
-model to those numbers. This is a tool for a GPU machine: CuPy and the compiler are imported only
-where used, and the model itself never imports this file.
+model to those numbers. This is a tool for a GPU machine, built on gpulab.gpu.ncu (finding ncu,
+running it, parsing its CSV); CuPy is imported only in the child.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import json
+import math
 import os
 import re
 import shutil
@@ -30,9 +30,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gpulab.gpu import ncu as ncu_mod
+from gpulab.gpu.compile import compile_kernel
+from gpulab.model import patterns as patterns_mod
 from gpulab.model.patterns import GLOBAL_BYTES, LANES, PATTERNS
 
-PATTERNS_CU = Path(__file__).resolve().with_name("patterns.cu")
+PATTERNS_CU = Path(patterns_mod.__file__).resolve().with_name("patterns.cu")
 
 # Every name checked against ncu's gh100 metric list (tests/fixtures/ncu/gh100_metrics.tsv);
 # tests/test_warp_fixtures.py checks them again.
@@ -55,15 +58,12 @@ METRICS = (
     "smsp__inst_executed_op_global_st.sum",
 )
 KERNEL_FILTER = "regex:^probe_"
-NCU_FALLBACK = "/usr/local/cuda/bin/ncu"
 
 
 # -- the parent: compile, run ncu, write the fixture ----------------------------------------------
 
 
 def measure(out: Path, arch: str, ncu: str, only: str | None, timeout_s: int) -> dict:
-    from gpulab.gpu.compile import compile_kernel
-
     patterns = [p for p in PATTERNS if only is None or re.search(only, p.name)]
     if not patterns:
         raise SystemExit(f"no pattern matches --only {only!r}")
@@ -71,14 +71,14 @@ def measure(out: Path, arch: str, ncu: str, only: str | None, timeout_s: int) ->
     with tempfile.TemporaryDirectory(prefix="gpulab-patterns-") as tmp:
         log, order = Path(tmp) / "ncu.csv", Path(tmp) / "order.json"
         cmd = [
-            ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+            ncu, *ncu_mod.RAW_CSV_FLAGS, "--clock-control", "none",
             "--kernel-name", KERNEL_FILTER, "--metrics", ",".join(METRICS), "--log-file", str(log),
-            sys.executable, "-m", "gpulab.model.pattern_fixtures",
+            sys.executable, str(Path(__file__).resolve()),
             "--launch", str(compiled.cubin_path), "--order", str(order),
             *(["--only", only] if only else []),
         ]
         env = dict(os.environ)
-        src = str(Path(__file__).resolve().parents[2])  # the directory holding the gpulab package
+        src = str(Path(patterns_mod.__file__).resolve().parents[2])  # the directory holding the gpulab package
         env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
         try:
             proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
@@ -91,7 +91,7 @@ def measure(out: Path, arch: str, ncu: str, only: str | None, timeout_s: int) ->
         if proc.returncode != 0 or '"ID"' not in text:
             _explain_failure(proc, text)
         launched = json.loads(order.read_text())
-        rows = parse_ncu_csv(text)
+        rows = ncu_mod.parse_csv(text)
 
     if len(rows) != len(launched["names"]):
         raise SystemExit(f"ncu profiled {len(rows)} launches, the child launched {len(launched['names'])}")
@@ -99,12 +99,12 @@ def measure(out: Path, arch: str, ncu: str, only: str | None, timeout_s: int) ->
     entries = []
     for row, name in zip(rows, launched["names"]):
         p = by_name[name]
-        if row.get("Kernel Name", p.probe).strip() != p.probe:
-            raise SystemExit(f"launch {row['ID']} is {row.get('Kernel Name')}, expected {p.probe} for {name}")
+        if (row.kernel or p.probe).strip() != p.probe:
+            raise SystemExit(f"launch {row.info.get('ID')} is {row.kernel}, expected {p.probe} for {name}")
         entries.append({
             "name": p.name, "space": p.space, "kind": p.kind, "width": p.width, "probe": p.probe,
             "repeat": p.repeat, "offsets": list(p.offsets),
-            "measured": {m: number(row[m]) for m in METRICS if m in row},
+            "measured": {m: number(row.metrics[m]) for m in METRICS if m in row.metrics},
         })
     if only is not None and out.exists():
         # A partial run updates the patterns it measured and keeps the others.
@@ -113,11 +113,11 @@ def measure(out: Path, arch: str, ncu: str, only: str | None, timeout_s: int) ->
         rank = {p.name: k for k, p in enumerate(PATTERNS)}
         entries = sorted(kept + entries, key=lambda e: rank.get(e["name"], len(rank)))
     fixture = {
-        "generated_by": "python3 -m gpulab.model.pattern_fixtures",
+        "generated_by": "python3 scripts/pattern_fixtures.py",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": launched.get("device", ""),
         "arch": arch,
-        "ncu_version": _ncu_version(ncu),
+        "ncu_version": ncu_mod.ncu_version(ncu),
         "metrics": list(METRICS),
         "sass": probe_sass(compiled.cubin_path),
         "patterns": entries,
@@ -129,36 +129,11 @@ def measure(out: Path, arch: str, ncu: str, only: str | None, timeout_s: int) ->
     return fixture
 
 
-def parse_ncu_csv(text: str) -> list[dict[str, str]]:
-    """Rows of `ncu --csv --page raw` output, one per profiled launch, as {column: text}.
-
-    The CSV starts at the header row whose first cell is "ID"; the row after it holds units; tool
-    messages (==PROF== lines) may surround it. Only rows with a numeric ID are launches."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if start is None:
-        return []
-    table = list(csv.reader(lines[start:]))
-    header = table[0]
-    rows = []
-    for cells in table[1:]:
-        if len(cells) != len(header):
-            continue
-        row = dict(zip(header, cells))
-        if row["ID"].strip().isdigit():
-            rows.append(row)
-    return rows
-
-
-def number(text: str) -> int | float | None:
-    """ncu prints '16,777,216' (thousands separators); 'n/a' or '' when a metric has no value."""
-    s = str(text).replace(",", "").strip()
-    if s in ("", "n/a"):
+def number(value: float) -> int | float | None:
+    """A count as JSON writes it: 4, not 4.0; None where ncu gave no value."""
+    if math.isnan(value):
         return None
-    try:
-        return int(s)
-    except ValueError:
-        return float(s)
+    return int(value) if float(value).is_integer() else value
 
 
 def probe_sass(cubin: Path) -> dict[str, list[str]]:
@@ -183,15 +158,6 @@ def probe_sass(cubin: Path) -> dict[str, list[str]]:
         if sass:
             return sass
     return {}
-
-
-def _ncu_version(ncu: str) -> str:
-    try:
-        out = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    lines = [line for line in out.splitlines() if line.strip()]
-    return lines[-1].strip() if lines else ""
 
 
 def _explain_failure(proc: subprocess.CompletedProcess, log_text: str) -> None:
@@ -230,10 +196,10 @@ def launch_patterns(cubin: Path, order: Path, only: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m gpulab.model.pattern_fixtures", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python3 scripts/pattern_fixtures.py", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="where to write the JSON fixture")
     parser.add_argument("--arch", default="sm_90", help="compile the probes for this arch (default sm_90)")
-    parser.add_argument("--ncu", default=None, help="path to ncu (default: on PATH, else /usr/local/cuda/bin/ncu)")
+    parser.add_argument("--ncu", default=None, help="path to ncu (default: $GPULAB_NCU, PATH, the CUDA toolkit's)")
     parser.add_argument("--only", default=None, help="measure only the patterns whose name matches this regex")
     parser.add_argument("--timeout", type=int, default=110, help="seconds to allow the ncu run (default 110)")
     parser.add_argument("--launch", type=Path, help=argparse.SUPPRESS)  # child mode, under ncu
@@ -245,9 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.out is None:
         parser.error("--out is required")
-    ncu = args.ncu or shutil.which("ncu") or (NCU_FALLBACK if Path(NCU_FALLBACK).exists() else None)
-    if ncu is None:
-        raise SystemExit(f"ncu not found on PATH nor at {NCU_FALLBACK}; pass --ncu /path/to/ncu")
+    try:
+        ncu = args.ncu or ncu_mod.find_ncu()
+    except ncu_mod.NcuNotFound as exc:
+        raise SystemExit(str(exc)) from None
     fixture = measure(args.out, args.arch, ncu, args.only, args.timeout)
     print(f"wrote {len(fixture['patterns'])} patterns measured on {fixture['device']} to {args.out}")
     return 0
