@@ -53,6 +53,7 @@ INFO = {
                   "theoretical_occupancy_pct": 100.0, "occupancy_limiter": "warps, registers"},
     "resources": {"reg_per_thread": 32, "smem_static_bytes": 2048},
     "launch": {"grid": [4, 4, 1], "block": [16, 16, 1], "smem_dynamic_bytes": 0},
+    "launches": {"check": 1, "warmup": 2, "captured": 3},
     "check": {"correct": True, "max_rel_err": 1e-7, "wrong_count": 0},
     "env": {"gpu": "Fake GPU", "arch": "sm_90", "driver": "580.159.04", "date": "2026-11-29T00:00:00+00:00"},
 }
@@ -119,7 +120,8 @@ def test_profile_end_to_end_writes_the_record(tmp_path, fake_ncu):
     r = gpulab("profile", "sgemm", "v1:TILE=16", "--size", "64", cwd=tmp_path, ncu=fake_ncu)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    for words in ("sgemm v1 TILE=16 64x64x64 on Fake GPU", "ncu 2025.3.1.0", "Counted quantities",
+    for words in ("sgemm v1 TILE=16 64x64x64 on Fake GPU", "ncu 2025.3.1.0", "launch 4 of 4 captured (1 checked, 2 warm-up)",
+                  "Counted quantities",
                   "global load requests", "524,288", "Headline metrics", "Top warp stalls",
                   "top stall MIO throttle: the MIO instruction queue is full",
                   "0.001 extra wavefronts per request", "wrote the record to results/fake-gpu/profile.csv"):

@@ -47,9 +47,7 @@ from gpulab.model.predict import check_launch, predict
 from gpulab.params import parse_params_label
 from gpulab.records import locked, read_csv, run_key, to_csv_text, write_csv
 
-FILE_NAME = "fidelity.csv"
-# What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
-REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured", "exact", "verdict")
+FILE_NAME = Q.FIDELITY_FILE
 # One ragged shape per experiment, small enough that ncu is quick, with every edge exercised: tiles
 # cut on every axis, tails of vector paths. SGEMM has a second: odd sizes, which send v4 and later
 # down their scalar paths (the first keeps K and N multiples of 4, the float4 paths, with ragged
@@ -411,7 +409,7 @@ def rejudge_file(path: Path) -> tuple[list[dict], list[str], bool]:
     the file was rewritten). A damaged file (no `measured` column, no rows, ...) is refused with
     DamagedFile; the file is rewritten only when a prediction or verdict changed."""
     with locked(path):
-        old = read_csv(path, required=REQUIRED_COLUMNS, need_rows=True)
+        old = read_csv(path, required=Q.FIDELITY_REQUIRED_COLUMNS, need_rows=True)
         rows, kept = rejudge(old)
         changed = to_csv_text(rows) != to_csv_text(old)
         if changed:

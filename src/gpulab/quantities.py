@@ -157,6 +157,11 @@ COUNTED: tuple[Quantity, ...] = (
              fidelity=False),
 )
 
+# Where `gpulab fidelity` writes its rows: results/<gpu>/FIDELITY_FILE.
+FIDELITY_FILE = "fidelity.csv"
+# What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
+FIDELITY_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured",
+                             "exact", "verdict")
 # The rows of fidelity.csv, in order: those held exactly, then the hardware counters, the
 # measured-only ones and DRAM.
 _FIDELITY_ORDER = (HELD_EXACTLY, (HARDWARE,), (MEASURED,), (TOLERANCE, INFO))

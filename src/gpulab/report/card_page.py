@@ -15,7 +15,7 @@ from pathlib import Path
 from gpulab.ceilings import ceilings_path
 from gpulab.ceilings import load as load_ceilings
 from gpulab.experiments import all_experiments
-from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
+from gpulab.quantities import FIDELITY_FILE
 from gpulab.records import write_atomic
 from gpulab.report import html, plots, profile_plots, roofline
 from gpulab.report.markdown import best_lines, provenance, read_fidelity, read_profiles, read_runs

@@ -33,9 +33,9 @@ def read_ceilings(csv_path: Path) -> list[dict]:
 
 
 def read_fidelity(csv_path: Path) -> list[dict]:
-    from gpulab.fidelity import REQUIRED_COLUMNS
+    from gpulab.quantities import FIDELITY_REQUIRED_COLUMNS
 
-    return read_csv(csv_path, required=REQUIRED_COLUMNS, need_rows=True)
+    return read_csv(csv_path, required=FIDELITY_REQUIRED_COLUMNS, need_rows=True)
 
 
 def read_profiles(csv_path: Path) -> list[dict]:
@@ -46,7 +46,7 @@ def read_profiles(csv_path: Path) -> list[dict]:
 def results_files(gpu_dir: Path) -> dict[Path, Callable[[Path], list[dict]]]:
     """Every file of one card's folder that the README and the report read, with its reader."""
     from gpulab.experiments import all_experiments
-    from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
+    from gpulab.quantities import FIDELITY_FILE
     from gpulab.ceilings import FILE_NAME as CEILINGS_FILE
     from gpulab.report.card_page import PROFILE_FILE
 
@@ -179,19 +179,19 @@ def ceilings_block(csv_path: Path) -> str:
 def fidelity_block(csv_path: Path) -> str:
     """How exactly the access models predicted the card's counters: per counted quantity, the runs
     where prediction and ncu agree; then every disagreement, one line each."""
-    from gpulab.fidelity import COUNTED
+    from gpulab.quantities import held_exactly
 
+    held = held_exactly()
     rows = read_fidelity(csv_path)
-    judged = [r for r in rows if r.get("quantity") in COUNTED and r.get("exact") is not None]
+    judged = [r for r in rows if r.get("quantity") in held and r.get("exact") is not None]
     runs = {tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in rows}
-    lines = ["| quantity | runs exact | differs | arbitration noise |", "|---|---|---|---|"]
-    for q in COUNTED:
+    lines = ["| quantity | runs exact | differs |", "|---|---|---|"]
+    for q in held:
         mine = [r for r in judged if r["quantity"] == q]
         if not mine:
             continue
         exact = sum(1 for r in mine if r["exact"] is True)
-        noise = sum(1 for r in mine if r.get("verdict") == "arbitration")
-        lines.append(f"| {q} | {exact} of {len(mine)} | {len(mine) - exact - noise or ''} | {noise or ''} |")
+        lines.append(f"| {q} | {exact} of {len(mine)} | {len(mine) - exact or ''} |")
     differ = [r for r in judged if r.get("verdict") == "differs"]
     by_quantity: dict[str, list[dict]] = {}
     for r in differ:
@@ -230,7 +230,7 @@ def readme_blocks(results_root: Path) -> dict[str, str]:
     """Every generated block the results allow, by name (<GPU>-<experiment>, <GPU>-ceilings, ...).
     Every results file is checked before the first block is built (card_folders)."""
     from gpulab.experiments import all_experiments
-    from gpulab.fidelity import FILE_NAME as FIDELITY_FILE
+    from gpulab.quantities import FIDELITY_FILE
 
     blocks = {}
     for gpu_dir in card_folders(results_root):

@@ -9,16 +9,18 @@ import math
 from rich.table import Table
 
 from gpulab import quantities as Q
-from gpulab.ncu_child import CHECK_LAUNCHES, TOTAL_LAUNCHES, WARMUP_LAUNCHES
 from gpulab.report import readings
 
 
 def header_line(prof) -> str:
-    """The run, the card and the ncu version, and which launch was captured (rich markup: the label in bold)."""
+    """The run, the card and the ncu version, and which launch was captured, as the profiled
+    program reported its launches (rich markup: the label in bold)."""
     dev = prof.info.get("device", {})
+    n = prof.info.get("launches", {})
+    last = n.get("captured", 0) + 1 if "captured" in n else "?"
     return (f"[bold]{prof.spec.label}[/] on {dev.get('name', '?')} ({dev.get('arch', '?')}), "
-            f"ncu {prof.ncu_version or '?'}: launch {TOTAL_LAUNCHES} of {TOTAL_LAUNCHES} captured "
-            f"({CHECK_LAUNCHES} checked, {WARMUP_LAUNCHES} warm-up), clocks unlocked, caches flushed per pass")
+            f"ncu {prof.ncu_version or '?'}: launch {last} of {last} captured "
+            f"({n.get('check', '?')} checked, {n.get('warmup', '?')} warm-up), clocks unlocked, caches flushed per pass")
 
 
 def fmt(value, kind: str = "count") -> str:
