@@ -75,7 +75,7 @@ def test_report_command_writes_plot_and_html_from_csv(tmp_path):
     assert '1,843<br>pred 1,827' in html and html.count('class="wrong"') == 1
 
 
-def test_ladder_block_calculates_blocks_per_sm_for_older_records():
+def test_ladder_block_shows_the_recorded_blocks_per_sm():
     from gpulab.experiments import get_experiment
     from gpulab.report.markdown import ladder_block
 

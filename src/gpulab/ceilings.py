@@ -30,9 +30,16 @@ from typing import Iterable
 
 import numpy as np
 
+from gpulab.arith import cdiv
 from gpulab.check import FP32_TOLERANCE
 from gpulab.errors import GpulabError
-from gpulab.records import read_csv, write_csv
+from gpulab.gpu import seam
+from gpulab.gpu.compile import compile_kernel
+from gpulab.gpu.device import probe
+from gpulab.gpu.launch import load as load_kernel
+from gpulab.gpu.launch import synchronize
+from gpulab.gpu.timing import L2Flusher, TimingPolicy, time_it
+from gpulab.records import environment, read_csv, write_csv
 
 FILE_NAME = "ceilings.csv"
 KERNEL_DIR = Path(__file__).resolve().parent / "experiments" / "ceilings"
@@ -159,8 +166,6 @@ def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results"))
     results_root = Path(results_root)
     slug = gpu
     if slug is None:
-        from gpulab.gpu.device import probe
-
         info, _ = probe()
         if info is not None:
             slug = info.slug
@@ -188,8 +193,7 @@ def cublas_float32_math(mode: str):
     """cuBLAS compute type for float32 matmuls in CuPy: 'fp32' (CUBLAS_COMPUTE_32F, TF32 off) or
     'tf32' (CUBLAS_COMPUTE_32F_FAST_TF32). The previous setting is restored on the way out, and
     checked, so the FP32 baseline elsewhere never runs in TF32 by accident."""
-    from cupy._core import _routines_linalg as linalg
-
+    linalg = seam.gpu_module("cupy._core._routines_linalg")
     wanted = {"fp32": linalg.COMPUTE_TYPE_FP32, "tf32": linalg.COMPUTE_TYPE_TF32}[mode]
     previous = linalg.get_compute_type(np.float32)
     linalg.set_compute_type(np.float32, wanted)
@@ -204,11 +208,9 @@ def cublas_float32_math(mode: str):
 def clocks_mhz() -> dict:
     """SM and memory clocks right now (NVML), and the SM's maximum; {} when NVML is unavailable."""
     try:
-        import cupy
-        import pynvml
-
+        pynvml = seam.gpu_module("pynvml")
         pynvml.nvmlInit()
-        bus_id = cupy.cuda.Device().pci_bus_id
+        bus_id = seam.cupy().cuda.Device().pci_bus_id
         handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus_id)
         return {
             "sm_clock_mhz": int(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM)),
@@ -221,14 +223,7 @@ def clocks_mhz() -> dict:
 
 def measure(device, policy=None, progress=None) -> list[dict]:
     """Measure every ceiling on `device` (a gpulab.gpu.device.DeviceInfo). One row each."""
-    import cupy
-
-    from gpulab.gpu.compile import compile_kernel
-    from gpulab.gpu.launch import load as load_kernel
-    from gpulab.gpu.launch import synchronize
-    from gpulab.gpu.timing import L2Flusher, TimingPolicy, time_it
-    from gpulab.records import environment
-
+    cupy = seam.cupy()
     policy = policy or TimingPolicy()
     flush = L2Flusher(device.l2_bytes) if policy.flush_l2 else None
     env = environment(device, device.arch)
@@ -255,7 +250,7 @@ def measure(device, policy=None, progress=None) -> list[dict]:
     copy = load_kernel(compile_kernel(KERNEL_DIR / "copy.cu", "copy_peak", {}, device.arch))
     n4 = COPY_BYTES // 16
     dst.fill(np.nan)
-    grid = (-(-n4 // THREADS), 1, 1)
+    grid = (cdiv(n4, THREADS), 1, 1)
     t = time_it(lambda: copy(grid, (THREADS, 1, 1), (src, dst, np.int64(n4))), policy, flush)
     row("copy_kernel", "gpulab copy_peak: one float4 per thread, 1 GiB; bytes read + written", t,
         size_bytes=COPY_BYTES, gbps=2 * COPY_BYTES / (t.median_ms / 1e3) / 1e9)

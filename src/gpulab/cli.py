@@ -440,6 +440,7 @@ def predict(
     arithmetic intensity, the roofline floor, and every memory instruction. Needs no GPU."""
     import time
 
+    from gpulab.arith import cdiv
     from gpulab.ceilings import ceilings_for_roofline
     from gpulab.experiments import get_experiment
     from gpulab.model.predict import check_launch, instruction_table, summarize
@@ -467,7 +468,7 @@ def predict(
     blocks = model.grid[0] * model.grid[1] * model.grid[2]
     console.print(f"[bold]{spec.label}[/]: predicted from the access model, before any counter is read "
                   f"({'every block and step evaluated' if exhaustive else 'exact by symmetry classes'}, {elapsed:.2f} s)")
-    console.print(f"  grid {model.grid} x block {model.block}: {blocks:,} blocks, {blocks * -(-threads // 32):,} warps",
+    console.print(f"  grid {model.grid} x block {model.block}: {blocks:,} blocks, {blocks * cdiv(threads, 32):,} warps",
                   markup=False, highlight=False)
     console.print(predict_tables.summary_table(f"{exp.name} {v.name}: the launch", p))
     console.print(f"roofline floor {p['roofline_floor_ms']:.4f} ms, {p['roofline_bound']}-bound: "

@@ -30,8 +30,10 @@ import traceback
 from pathlib import Path
 
 from gpulab.errors import GpulabError
+from gpulab.gpu.launch import synchronize
 from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 from gpulab.gpu.occupancy import occupancy as pure_occupancy
+from gpulab.gpu.seam import cupy
 from gpulab.lab import Lab, LabOptions, compile_spec, constraint_reason
 from gpulab.records import write_atomic
 from gpulab.run_args import run_argv, spec_for
@@ -52,14 +54,12 @@ def target_argv(spec, info_path: Path, seed: int = 0, python: str | None = None)
 def occupancy(lab: Lab, compiled, launch) -> dict:
     """Theoretical occupancy: blocks per SM from the driver (cuOccupancyMaxActiveBlocksPerMultiprocessor),
     and which resource sets it, from gpulab.gpu.occupancy's per-resource limits with this card's numbers."""
-    import cupy  # GPU-only
-    from cupy.cuda import driver
-
+    cp = cupy()
     threads = launch.threads_per_block
-    kernel = cupy.RawModule(path=str(compiled.cubin_path)).get_function(compiled.entry)
+    kernel = cp.RawModule(path=str(compiled.cubin_path)).get_function(compiled.entry)
     if launch.smem_dynamic_bytes > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = launch.smem_dynamic_bytes
-    blocks = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, launch.smem_dynamic_bytes)
+    blocks = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, launch.smem_dynamic_bytes)
 
     limits = lab.sm_limits
     mine = pure_occupancy(threads, compiled.resources.registers,
@@ -76,10 +76,6 @@ def occupancy(lab: Lab, compiled, launch) -> dict:
 
 
 def run(spec, seed: int, info_path: Path | None) -> dict:
-    import cupy  # GPU-only
-
-    from gpulab.gpu.launch import synchronize
-
     lab = Lab(LabOptions(seed=seed))
     device = lab.device
     exp = spec.experiment
@@ -90,13 +86,13 @@ def run(spec, seed: int, info_path: Path | None) -> dict:
     if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > device.smem_per_block_optin_bytes:
         raise GpulabError(f"{spec.label} needs more shared memory than a block may have on {device.name}")
     inputs = lab.device_inputs(spec, exact=False, seed=seed)
-    out = exp.output(spec.shape, cupy)
+    out = exp.output(spec.shape, cupy())
     once = lab.launcher(spec, inputs, out)
 
     for _ in range(CHECK_LAUNCHES):
         once()
     synchronize(spec.label)
-    check = exp.check(out, inputs, spec.shape, False, cupy)
+    check = exp.check(out, inputs, spec.shape, False, cupy())
     if not check.ok and not spec.variant.expected_wrong:
         raise GpulabError(
             f"{spec.label} computes a wrong answer ({check.describe()}); counters of a wrong kernel are "

@@ -44,6 +44,8 @@ ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab
 def environment(device=None, arch: str = "") -> dict:
     """Who ran where: the card and the software versions, and the date (UTC, ISO 8601)."""
     from gpulab.gpu.compile import nvrtc_version
+    from gpulab.gpu.device import nvidia_driver_string
+    from gpulab.gpu.seam import cupy
 
     env = {
         "gpu": device.name if device else "none",
@@ -56,11 +58,8 @@ def environment(device=None, arch: str = "") -> dict:
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
     }
     if device is not None:
-        from gpulab.gpu.device import nvidia_driver_string
-        import cupy
-
         env["driver"] = nvidia_driver_string()
-        env["cupy"] = cupy.__version__
+        env["cupy"] = cupy().__version__
     return env
 
 
@@ -361,3 +360,28 @@ def run_key(row: dict) -> tuple[str, ...]:
     """Which run a row belongs to: (experiment, variant, params, shape) as text; the key of
     `upsert` for the per-run files (profile.csv, fidelity.csv)."""
     return tuple(str(row.get(k) if row.get(k) is not None else "") for k in RUN_KEY)
+
+
+# A run that did not finish (gpulab.worker) has a skip_reason that begins with one of these: its
+# kernel faulted on the device (or its process died), or it ran past the per-run time limit.
+FAULTED, TIMED_OUT = "faulted: ", "timed out"
+
+
+def did_not_finish(record: dict) -> bool:
+    return str(record.get("skip_reason") or "").startswith((FAULTED, TIMED_OUT))
+
+
+def status(record: dict) -> str:
+    """What a run's record says of it, by precedence: 'did not finish' (a fault or a hang: a
+    failure, demonstration or not), 'expected wrong' (a registered demonstration of a wrong kernel),
+    'skipped' (skip_reason), 'wrong', 'ok', or '' (not checked). The tables and the HTML page word
+    it each their own way, from this one ranking."""
+    if did_not_finish(record):
+        return "did not finish"
+    if record.get("expected_wrong"):
+        return "expected wrong"
+    if record.get("skip_reason"):
+        return "skipped"
+    if record.get("correct") is False:
+        return "wrong"
+    return "ok" if record.get("correct") is True else ""

@@ -23,8 +23,11 @@ from typing import Any, Callable
 
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.gpu.timing import TimingPolicy
+from gpulab.lab import LabOptions, RunSpec, compile_spec
 from gpulab.params import parse_params_label
 from gpulab.records import locked, read_csv, read_text, write_atomic, write_csv
+from gpulab.worker import open_lab
 
 TUNED_FILE = "tuned.json"
 
@@ -223,8 +226,6 @@ class TunePlan:
 
     def preflight(self) -> None:
         """Stop before the first run if a shape does not fit in the card's free memory."""
-        from gpulab.lab import RunSpec
-
         self.lab.preflight([RunSpec(self.experiment, self.variant, self.current, s) for s in self.shapes])
 
 
@@ -242,10 +243,6 @@ def plan_tune(experiment: Experiment, variant: Variant, overrides: dict[str, tup
               shapes: list[Shape], limit: int, results_root: Path = Path("results")) -> TunePlan:
     """Split the search space by the constraints, open the lab (this needs the GPU) and sample at
     most `limit` configs, the one this card runs today leading."""
-    from gpulab.gpu.timing import TimingPolicy
-    from gpulab.lab import LabOptions
-    from gpulab.worker import open_lab
-
     ok, rejected = feasible(variant, search_space(variant, overrides))
     lab = open_lab(LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50)))
     if reason := variant.arch_reason(lab.arch):
@@ -262,8 +259,6 @@ def run_tune(plan: TunePlan, on_start: Callable[[str], None] = lambda label: Non
     each result as it comes; score each config over the shapes and record the best one, and the
     fastest per shape, in tuned.json. on_start(label) and on_end() bracket each config x shape (a
     progress bar)."""
-    from gpulab.lab import RunSpec
-
     exp, v = plan.experiment, plan.variant
     done = done_keys(plan.rows)
     for params in plan.configs:
@@ -292,8 +287,6 @@ def run_tune(plan: TunePlan, on_start: Callable[[str], None] = lambda label: Non
 def _tune_one(lab, spec, rows: list[dict], path: Path) -> dict:
     """One config x shape. A row marking it unfinished is saved first, so a run that dies inside it
     (a fault poisons the CUDA context) is skipped, with that reason, when the tune resumes."""
-    from gpulab.lab import compile_spec
-
     pending = spec.base_record() | {"skip_reason": "did not finish: the process stopped during this run"}
     save_rows(path, rows + [pending])
     resources = compile_spec(spec, lab.arch).resources

@@ -12,6 +12,7 @@ This module knows nothing about CUDA: device arrays arrive as objects of an arra
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import itertools
 import re
 from pathlib import Path
@@ -161,8 +162,6 @@ class Experiment:
     # -- where the kernels live -------------------------------------------------------------
     @property
     def directory(self) -> Path:
-        import importlib
-
         module = importlib.import_module(type(self).__module__)
         return Path(module.__file__).resolve().parent
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from gpulab.gpu.device import probe
+from gpulab.gpu.seam import cupy
+
 MB = 1e6
 
 
 def l2_bytes() -> int | None:
     """The L2 size of the GPU in use, or None with no GPU (compile-only records carry no label)."""
-    from gpulab.gpu.device import probe
-
     info, _ = probe()
     return info.l2_bytes if info else None
 
@@ -59,17 +62,5 @@ def napkin_lines(records: list[dict]) -> list[str]:
 
 
 def array_module(array):
-    """numpy for a numpy array, else cupy (imported only then)."""
-    import numpy as np
-
-    if isinstance(array, np.ndarray):
-        return np
-    import cupy
-
-    return cupy
-
-
-def to_host(array):
-    import numpy as np
-
-    return array.get() if hasattr(array, "get") else np.asarray(array)
+    """numpy for a numpy array, else cupy (through gpulab.gpu.seam, only then)."""
+    return np if isinstance(array, np.ndarray) else cupy()

@@ -1,5 +1,5 @@
-"""Is there a usable NVIDIA GPU, and what is it? Imports CuPy lazily, so a machine without a GPU
-or a driver can import gpulab and answer 'no' with a reason instead of a traceback."""
+"""Is there a usable NVIDIA GPU, and what is it? CuPy comes through gpulab.gpu.seam, so a machine
+without a GPU or a driver can import gpulab and answer 'no' with a reason instead of a traceback."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import re
 
 from gpulab.errors import GpulabError, NoGpuError
+from gpulab.gpu.seam import cupy, gpu_module
 
 NO_GPU_HINT = (
     "timings, checks and counters need an NVIDIA GPU with its driver and CuPy "
@@ -57,15 +58,15 @@ def probe() -> tuple[DeviceInfo | None, str]:
     if os.environ.get("GPULAB_NO_GPU"):
         return None, "GPULAB_NO_GPU is set"
     try:
-        import cupy
-        from cupy.cuda import runtime
+        cp = cupy()
+        runtime = cp.cuda.runtime
     except Exception as exc:  # ImportError, or CuPy failing to find its CUDA libraries
         return None, f"CuPy is not importable ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
     try:
         if runtime.getDeviceCount() < 1:
             return None, "the driver reports no CUDA device"
         props = runtime.getDeviceProperties(0)
-        attr = cupy.cuda.Device(0).attributes
+        attr = cp.cuda.Device(0).attributes
         info = DeviceInfo(
             name=props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"]),
             compute_capability=(int(props["major"]), int(props["minor"])),
@@ -90,10 +91,6 @@ def probe() -> tuple[DeviceInfo | None, str]:
     return info, ""
 
 
-def has_gpu() -> bool:
-    return probe()[0] is not None
-
-
 def require_gpu() -> DeviceInfo:
     info, reason = probe()
     if info is None:
@@ -106,8 +103,7 @@ def require_gpu() -> DeviceInfo:
 def nvidia_driver_string() -> str:
     """The driver's own version string (e.g. 580.159.04) from NVML when available."""
     try:
-        import pynvml  # nvidia-ml-py
-
+        pynvml = gpu_module("pynvml")  # nvidia-ml-py
         pynvml.nvmlInit()
         v = pynvml.nvmlSystemGetDriverVersion()
         return v.decode() if isinstance(v, bytes) else str(v)
@@ -117,7 +113,5 @@ def nvidia_driver_string() -> str:
 
 
 def free_memory_bytes() -> int:
-    from cupy.cuda import runtime
-
-    free, _total = runtime.memGetInfo()
+    free, _total = cupy().cuda.runtime.memGetInfo()
     return int(free)

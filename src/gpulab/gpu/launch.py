@@ -11,6 +11,7 @@ import functools
 
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.gpu.compile import Compiled
+from gpulab.gpu.seam import cupy
 
 # Above this a block must opt in to dynamic shared memory (cudaFuncSetAttribute).
 DEFAULT_DYNAMIC_SMEM_LIMIT = 48 * 1024
@@ -18,10 +19,8 @@ DEFAULT_DYNAMIC_SMEM_LIMIT = 48 * 1024
 
 class LoadedKernel:
     def __init__(self, compiled: Compiled):
-        import cupy
-
         self.compiled = compiled
-        self._module = cupy.RawModule(path=str(compiled.cubin_path))
+        self._module = cupy().RawModule(path=str(compiled.cubin_path))
         self._function = self._module.get_function(compiled.entry)
         self._optin_smem = 0
 
@@ -41,10 +40,8 @@ class LoadedKernel:
 def synchronize(what: str) -> None:
     """Wait for the device; a fault inside the kernel (illegal address...) is reported here, as a
     DeviceFault: every CUDA error at a synchronization is one, whatever its text."""
-    import cupy
-
     try:
-        cupy.cuda.Device().synchronize()
+        cupy().cuda.Device().synchronize()
     except cuda_errors() as exc:
         raise DeviceFault(
             f"{what} faulted on the device: {exc}. The CUDA context is now unusable; fix the kernel "
@@ -54,9 +51,8 @@ def synchronize(what: str) -> None:
 
 def cuda_errors() -> tuple[type[Exception], ...]:
     """The exception types CuPy raises for an error the CUDA runtime or driver returned."""
-    from cupy.cuda import driver, runtime
-
-    return runtime.CUDARuntimeError, driver.CUDADriverError
+    cuda = cupy().cuda
+    return cuda.runtime.CUDARuntimeError, cuda.driver.CUDADriverError
 
 
 @functools.cache

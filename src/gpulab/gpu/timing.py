@@ -9,6 +9,7 @@ from typing import Callable
 
 from gpulab.errors import DeviceFault
 from gpulab.gpu.launch import cuda_errors
+from gpulab.gpu.seam import cupy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,23 +49,19 @@ class L2Flusher:
     """
 
     def __init__(self, l2_bytes: int):
-        import cupy
-
+        cp = cupy()
         words = max(2 * l2_bytes, 1 << 20) // 8
-        self._buf = cupy.ones(words, dtype=cupy.uint64)  # written once here, only read afterwards
-        self._sink = cupy.zeros((), dtype=cupy.uint64)
+        self._buf = cp.ones(words, dtype=cp.uint64)  # written once here, only read afterwards
+        self._sink = cp.zeros((), dtype=cp.uint64)
 
     def __call__(self) -> None:
-        import cupy
-
-        cupy.sum(self._buf, out=self._sink)  # a full read pass; the sum keeps it from being elided
+        cupy().sum(self._buf, out=self._sink)  # a full read pass; the sum keeps it from being elided
 
 
 def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], None] | None) -> Timing:
     """Time `fn` (one launch of the work) under `policy`; `flush` runs before each repetition."""
-    import cupy
-
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    cp = cupy()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
 
     def one() -> float:
         if flush is not None:
@@ -76,7 +73,7 @@ def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], No
             stop.synchronize()
         except cuda_errors() as exc:  # a fault inside the kernel surfaces at this synchronization
             raise DeviceFault(f"the timed launch faulted on the device: {exc}", str(exc)) from None
-        return cupy.cuda.get_elapsed_time(start, stop)
+        return cp.cuda.get_elapsed_time(start, stop)
 
     # Warm-up by time: module load, clocks ramping and caches of the instruction path settle.
     spent, warm = 0.0, 0

@@ -67,6 +67,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from gpulab.arith import cdiv
 from gpulab.errors import GpulabError
 from gpulab.model import warp
 
@@ -183,10 +184,6 @@ def periodic(n: int, period: int, edge: Iterable[int] = ()) -> Classes:
             rep += period
         classes.append((rep, members))
     return tuple(classes)
-
-
-def cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def buffers(**sizes_bytes: int) -> dict[str, int]:

@@ -8,6 +8,8 @@ import html
 import math
 from pathlib import Path
 
+from gpulab.records import status
+
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1180px; padding: 0 1em; color: #222;
        line-height: 1.4; }
@@ -42,13 +44,14 @@ def _cell(value, fmt):
 
 
 def _status(r: dict) -> str:
-    if r.get("expected_wrong"):
-        return f'<span class="expected">expected wrong: {r.get("wrong_count")} wrong</span>'
-    if r.get("skip_reason"):
-        return f'<span class="skip">skipped: {html.escape(str(r["skip_reason"]))}</span>'
-    if r.get("correct") is False:
-        return '<span class="wrong">WRONG</span>'
-    return "ok" if r.get("correct") else ""
+    return {
+        "did not finish": lambda: f'<span class="wrong">{html.escape(str(r["skip_reason"]))}</span>',
+        "expected wrong": lambda: f'<span class="expected">expected wrong: {r.get("wrong_count")} wrong</span>',
+        "skipped": lambda: f'<span class="skip">skipped: {html.escape(str(r["skip_reason"]))}</span>',
+        "wrong": lambda: '<span class="wrong">WRONG</span>',
+        "ok": lambda: "ok",
+        "": lambda: "",
+    }[status(r)]()
 
 
 def records_table(records: list[dict]) -> str:

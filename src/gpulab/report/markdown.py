@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Callable
 
 from gpulab.errors import GpulabError
-
+from gpulab.experiments import all_experiments
+from gpulab.quantities import FIDELITY_FILE, held_exactly
 from gpulab.records import read_csv, update_text
+from gpulab.report.tables import best_per_shape
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
 
@@ -104,8 +106,6 @@ def pivot(records: list[dict], rate: str) -> str:
 
 
 def best_lines(records: list[dict], baseline: str) -> str:
-    from gpulab.report.tables import best_per_shape
-
     out = []
     for b in best_per_shape(records):
         cub = f", {b['pct_of_cublas']:.0f}% of cuBLAS" if b.get("pct_of_cublas") else ""
@@ -153,17 +153,9 @@ def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
 
 
 def blocks_per_sm(r: dict) -> str:
-    """Theoretical blocks per SM of a record: recorded, or worked out from its registers, shared
-    memory and block (records written before gpulab recorded it), where its arch's limits are known."""
-    from gpulab.gpu.occupancy import SM_LIMITS, occupancy
-
-    if r.get("theoretical_blocks_per_sm") is not None:
-        return str(r["theoretical_blocks_per_sm"])
-    if r.get("arch") not in SM_LIMITS or not r.get("block") or r.get("reg_per_thread") is None:
-        return ""
-    x, y, z = (int(n) for n in str(r["block"]).split("x"))
-    smem = (r.get("smem_static_bytes") or 0) + (r.get("smem_dynamic_bytes") or 0)
-    return str(occupancy(x * y * z, r["reg_per_thread"], smem, SM_LIMITS[r["arch"]]).blocks_per_sm)
+    """Theoretical blocks per SM of a record, as the lab recorded it ('' where it did not)."""
+    value = r.get("theoretical_blocks_per_sm")
+    return "" if value is None else str(value)
 
 
 def ceilings_block(csv_path: Path) -> str:
@@ -179,8 +171,6 @@ def ceilings_block(csv_path: Path) -> str:
 def fidelity_block(csv_path: Path) -> str:
     """How exactly the access models predicted the card's counters: per counted quantity, the runs
     where prediction and ncu agree; then every disagreement, one line each."""
-    from gpulab.quantities import held_exactly
-
     held = held_exactly()
     rows = read_fidelity(csv_path)
     judged = [r for r in rows if r.get("quantity") in held and r.get("exact") is not None]
@@ -229,9 +219,6 @@ def _hardware_line(rows: list[dict]) -> str:
 def readme_blocks(results_root: Path) -> dict[str, str]:
     """Every generated block the results allow, by name (<GPU>-<experiment>, <GPU>-ceilings, ...).
     Every results file is checked before the first block is built (card_folders)."""
-    from gpulab.experiments import all_experiments
-    from gpulab.quantities import FIDELITY_FILE
-
     blocks = {}
     for gpu_dir in card_folders(results_root):
         if (gpu_dir / "ceilings.csv").exists():

@@ -7,13 +7,7 @@ import math
 from rich.markup import escape
 from rich.table import Table
 
-# A run that did not finish (gpulab.worker) has a skip_reason that begins with one of these: its
-# kernel faulted on the device (or its process died), or it ran past the per-run time limit.
-FAULTED, TIMED_OUT = "faulted: ", "timed out"
-
-
-def did_not_finish(record: dict) -> bool:
-    return str(record.get("skip_reason") or "").startswith((FAULTED, TIMED_OUT))
+from gpulab.records import status
 
 
 def _num(value, fmt: str) -> str:
@@ -25,17 +19,14 @@ def _num(value, fmt: str) -> str:
 
 
 def _status(r: dict) -> str:
-    if did_not_finish(r):  # a fault or a hang: a failure, not a skip, demonstration or not
-        return f"[red]{escape(str(r['skip_reason']))}[/]"
-    if r.get("skip_reason") and not r.get("expected_wrong"):
-        return f"[yellow]skipped[/]: {r['skip_reason']}"
-    if r.get("expected_wrong"):
-        return f"[magenta]expected wrong[/]: {r.get('wrong_count', '?')} wrong"
-    if r.get("correct") is False:
-        return "[red]WRONG[/]"
-    if r.get("correct") is True:
-        return f"[green]ok[/] {_num(r.get('max_rel_err'), '.1e')}"
-    return ""
+    return {
+        "did not finish": lambda: f"[red]{escape(str(r['skip_reason']))}[/]",
+        "expected wrong": lambda: f"[magenta]expected wrong[/]: {r.get('wrong_count', '?')} wrong",
+        "skipped": lambda: f"[yellow]skipped[/]: {r['skip_reason']}",
+        "wrong": lambda: "[red]WRONG[/]",
+        "ok": lambda: f"[green]ok[/] {_num(r.get('max_rel_err'), '.1e')}",
+        "": lambda: "",
+    }[status(r)]()
 
 
 def spill_note(r: dict) -> str:

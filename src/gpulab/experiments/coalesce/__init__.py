@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpulab.arith import cdiv
 from gpulab.check import compare_exact
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
@@ -32,20 +33,16 @@ STRIDES = (1, 2, 4, 8, 16, 32, 64, 128)
 MAX_ELEMENTS = (1 << 31) - 1  # the cols and stride kernels index with 32-bit unsigned math
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def _elements(s: Shape) -> int:
     return s["M"] * s["N"]
 
 
 def _one_per_thread(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(_cdiv(_elements(s), THREADS), 1, 1), block=(THREADS, 1, 1))
+    return Launch(grid=(cdiv(_elements(s), THREADS), 1, 1), block=(THREADS, 1, 1))
 
 
 def _rows_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(_cdiv(_elements(s), THREADS * p["VEC"]), 1, 1), block=(THREADS, 1, 1))
+    return Launch(grid=(cdiv(_elements(s), THREADS * p["VEC"]), 1, 1), block=(THREADS, 1, 1))
 
 
 class Coalesce(Experiment):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 
+from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
-from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, cdiv, periodic, shifted
+from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, periodic, shifted
 
 F32 = 4
 THREADS = 256

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpulab.arith import cdiv
 from gpulab.check import compare_exact
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.grayscale.access import column_access, multi_access, row_access, vec4_access, wide_access
@@ -36,32 +37,28 @@ POISON = 0x5A  # the second launch uses ~0x5A = 0xA5
 WEIGHTS = (77, 150, 29)  # R, G, B, out of 256
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def _pixels(s: Shape) -> int:
     return s["width"] * s["height"]
 
 
 def _column_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(s["width"], _cdiv(s["height"], THREADS), 1), block=(1, THREADS, 1))
+    return Launch(grid=(s["width"], cdiv(s["height"], THREADS), 1), block=(1, THREADS, 1))
 
 
 def _row_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(_cdiv(s["width"], THREADS), s["height"], 1), block=(THREADS, 1, 1))
+    return Launch(grid=(cdiv(s["width"], THREADS), s["height"], 1), block=(THREADS, 1, 1))
 
 
 def _multi_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(_cdiv(_pixels(s), THREADS * p["PIX"]), 1, 1), block=(THREADS, 1, 1))
+    return Launch(grid=(cdiv(_pixels(s), THREADS * p["PIX"]), 1, 1), block=(THREADS, 1, 1))
 
 
 def _vector_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(_cdiv(_pixels(s), THREADS * 4), 1, 1), block=(THREADS, 1, 1))
+    return Launch(grid=(cdiv(_pixels(s), THREADS * 4), 1, 1), block=(THREADS, 1, 1))
 
 
 def _wide_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(_cdiv(_pixels(s), THREADS * 4 * p["V"]), 1, 1), block=(THREADS, 1, 1))
+    return Launch(grid=(cdiv(_pixels(s), THREADS * 4 * p["V"]), 1, 1), block=(THREADS, 1, 1))
 
 
 def reference(rgba, xp):

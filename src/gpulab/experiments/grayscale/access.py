@@ -11,8 +11,9 @@ See gpulab.model.predict for the API and what the symmetry classes promise.
 
 from __future__ import annotations
 
+from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
-from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, cdiv, every, ragged, shifted
+from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, every, ragged, shifted
 
 THREADS = 256
 RGBA = 4  # bytes per input pixel

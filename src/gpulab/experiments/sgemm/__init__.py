@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpulab.arith import cdiv
 from gpulab.check import compare_exact, compare_float
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
@@ -16,34 +17,35 @@ from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
     v9_access,
 )
+from gpulab.gpu.occupancy import SM_LIMITS
+from gpulab.gpu.seam import cupy
 
 # Above this many multiply-adds the float64 reference is computed on the GPU (cuBLAS DGEMM):
 # a 2-core CPU would take seconds per check at 4096^3.
 CPU_REFERENCE_MAX_MACS = 1 << 28
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def _v0_launch(p: Params, s: Shape) -> Launch:
     b = p["BLOCK"]
-    return Launch(grid=(_cdiv(s["N"], b), _cdiv(s["M"], b), 1), block=(b, b, 1))
+    return Launch(grid=(cdiv(s["N"], b), cdiv(s["M"], b), 1), block=(b, b, 1))
 
 
 def _v1_launch(p: Params, s: Shape) -> Launch:
     t = p["TILE"]
-    return Launch(grid=(_cdiv(s["N"], t), _cdiv(s["M"], t), 1), block=(t, t, 1))
+    return Launch(grid=(cdiv(s["N"], t), cdiv(s["M"], t), 1), block=(t, t, 1))
 
 
 # -- the ladder above v1: launch geometry and the constraints each rung states ------------------
-# H200 (sm_90) limits the constraints check against: one block may use 227 KiB of shared memory
-# (static arrays 48 KiB), an SM holds 228 KiB of it and 64K registers, a thread at most 255.
+# The sm_90 (H200) limits the constraints check against, from the one table of card limits: an SM
+# holds 228 KiB of shared memory (a block may opt in to all of it but the 1 KiB the driver reserves
+# per block) and 64K registers. Static shared arrays stop at 48 KiB and a thread at 255 registers on
+# every architecture CUDA supports.
+_SM90 = SM_LIMITS["sm_90"]
 SMEM_STATIC_MAX = 48 * 1024
-SMEM_BLOCK_OPTIN_MAX = 232_448
-SMEM_SM_MAX = 233_472
-SMEM_PER_BLOCK_RESERVED = 1024
-REGS_PER_SM = 65_536
+SMEM_SM_MAX = _SM90.smem_bytes
+SMEM_PER_BLOCK_RESERVED = _SM90.smem_reserved_per_block
+SMEM_BLOCK_OPTIN_MAX = SMEM_SM_MAX - SMEM_PER_BLOCK_RESERVED
+REGS_PER_SM = _SM90.regs
 REGS_PER_THREAD_MAX = 255
 
 
@@ -66,7 +68,7 @@ def _block_threads(p: Params) -> int:
 
 
 def _grid_2d_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(_cdiv(s["N"], p["BN"]), _cdiv(s["M"], p["BM"]), 1), block=(_block_threads(p), 1, 1))
+    return Launch(grid=(cdiv(s["N"], p["BN"]), cdiv(s["M"], p["BM"]), 1), block=(_block_threads(p), 1, 1))
 
 
 def _v9_smem_bytes(p: Params) -> int:
@@ -78,7 +80,7 @@ def _v9_smem_bytes(p: Params) -> int:
 
 def _v9_launch(p: Params, s: Shape) -> Launch:
     # A 1D grid: the kernel maps block ids to tiles in groups of GROUP_M block-rows.
-    blocks = _cdiv(s["M"], p["BM"]) * _cdiv(s["N"], p["BN"])
+    blocks = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
     return Launch(grid=(blocks, 1, 1), block=(32 * _warps(p), 1, 1), smem_dynamic_bytes=_v9_smem_bytes(p))
 
 
@@ -426,9 +428,7 @@ def _to_host(array) -> np.ndarray:
 def _cublas_sgemm(inputs: dict, out, shape: Shape) -> None:
     """cuBLAS FP32 through CuPy, TF32 off: CuPy uses TF32 only when CUPY_TF32=1 is set (the lab
     refuses to run with it set), so this is the honest FP32 baseline."""
-    import cupy
-
-    cupy.matmul(inputs["A"], inputs["B"], out=out)
+    cupy().matmul(inputs["A"], inputs["B"], out=out)
 
 
 EXPERIMENT = Sgemm()

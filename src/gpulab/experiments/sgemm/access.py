@@ -11,13 +11,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+import numpy as np
+
+from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
 from gpulab.model.predict import (
     Instruction,
     KernelAccess,
     Loop,
     buffers,
-    cdiv,
     every,
     ragged,
     same,
@@ -689,8 +691,6 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     LDGSTS.E per issued tile, none predicated; the epilogue's LDS and STG predicated by the guard;
     the `@!PT LDS RZ, [RZ]` the compiler puts before LDGSTS never execute.
     """
-    import numpy as np
-
     BM, BN, BK = params["BM"], params["BN"], params["BK"]
     WM, WN, WNITER, STAGES, GROUP_M = params["WM"], params["WN"], params["WNITER"], params["STAGES"], params["GROUP_M"]
     M, N, K = shape["M"], shape["N"], shape["K"]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpulab.arith import cdiv
 from gpulab.check import compare_exact
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
@@ -45,15 +46,15 @@ RANDOM_MAX = 15  # random inputs in 0..15: sums of at most 65 terms stay far bel
 
 
 def _launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(-(-s["N"] // BLOCK), 1, 1), block=(BLOCK, 1, 1))
+    return Launch(grid=(cdiv(s["N"], BLOCK), 1, 1), block=(BLOCK, 1, 1))
 
 
 def _window_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(-(-s["N"] // (4 * BLOCK)), 1, 1), block=(BLOCK, 1, 1))  # 4 outputs per thread
+    return Launch(grid=(cdiv(s["N"], 4 * BLOCK), 1, 1), block=(BLOCK, 1, 1))  # 4 outputs per thread
 
 
 def _shuffle_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(-(-s["N"] // (p["PER"] * BLOCK)), 1, 1), block=(BLOCK, 1, 1))  # PER outputs per thread
+    return Launch(grid=(cdiv(s["N"], p["PER"] * BLOCK), 1, 1), block=(BLOCK, 1, 1))  # PER outputs per thread
 
 
 def periodic_input(n: int, r: int, offset: int, xp):

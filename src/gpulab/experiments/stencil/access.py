@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
-from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, cdiv, every, same, shifted
+from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, every, same, shifted
 
 F32 = 4
 BLOCK = 256
@@ -190,7 +191,7 @@ def shfl_access(params: Params, shape: Shape) -> KernelAccess:
     models both. HINT=1 (ld.global.cs on the centre rows) changes no count.
     """
     r, per, n = params["R"], params["PER"], shape["N"]
-    rows, h = per // 4, -(-r // 4)
+    rows, h = per // 4, cdiv(r, 4)
     run = 32 * rows  # float4s per warp
     nb = cdiv(n, per * BLOCK)
     base = buffers(**{"in": F32 * n, "out": F32 * n})
