@@ -59,8 +59,9 @@ RAGGED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
     "stencil": ((100_003,),),
     "grayscale": ((1001, 333),),
 }
+# fidelity.csv's rows (gpulab.quantities.FIDELITY), by how each is judged.
 QUANTITIES = tuple(q.key for q in Q.FIDELITY)
-COUNTED = tuple(q.key for q in Q.FIDELITY if q.judged in Q.HELD_EXACTLY)
+COUNTED = Q.held_exactly()
 HARDWARE = tuple(q.key for q in Q.FIDELITY if q.judged == Q.HARDWARE)
 MEASURED_ONLY = tuple(q.key for q in Q.FIDELITY if q.judged == Q.MEASURED)
 DRAM = tuple(q.key for q in Q.FIDELITY if q.judged in (Q.TOLERANCE, Q.INFO))
@@ -237,12 +238,7 @@ class RunResult:
 
     @property
     def exact(self) -> tuple[int, int]:
-        return agreement(self.rows)
-
-
-def agreement(rows: list[dict]) -> tuple[int, int]:
-    """(counted quantities equal to their prediction, counted quantities judged)."""
-    return Q.agreement(rows)
+        return Q.agreement(self.rows)
 
 
 def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResult:

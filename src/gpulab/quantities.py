@@ -363,7 +363,7 @@ def predicted_value(q: Quantity, predicted: Mapping | None) -> float | None:
 
 def agreement(rows) -> tuple[int, int]:
     """(counted quantities equal to their prediction, counted quantities judged) over fidelity rows."""
-    held = {q.key for q in FIDELITY if q.judged in HELD_EXACTLY}
+    held = set(held_exactly())
     judged = [r for r in rows if r.get("quantity") in held and r.get("exact") is not None]
     return sum(1 for r in judged if r["exact"] is True), len(judged)
 
