@@ -90,7 +90,7 @@ def test_no_import_goes_back_up_the_layers():
 
 def test_the_rules_themselves_have_no_cycle():
     """The allowed edges between layers form no cycle, so the layers have an order."""
-    seen, done = set(), set()
+    done = set()
 
     def visit(node, path):
         assert node not in path, f"cycle: {' -> '.join(path + [node])}"

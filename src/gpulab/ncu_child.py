@@ -24,13 +24,14 @@ Errors go to stderr on one line starting with TARGET_ERROR_PREFIX, which the par
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import traceback
 from pathlib import Path
 
 from gpulab.errors import GpulabError
-from gpulab.gpu.launch import synchronize
+from gpulab.gpu.launch import DEFAULT_DYNAMIC_SMEM_LIMIT, synchronize
 from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 from gpulab.gpu.occupancy import occupancy as pure_occupancy
 from gpulab.gpu.seam import cupy
@@ -57,20 +58,19 @@ def occupancy(lab: Lab, compiled, launch) -> dict:
     cp = cupy()
     threads = launch.threads_per_block
     kernel = cp.RawModule(path=str(compiled.cubin_path)).get_function(compiled.entry)
-    if launch.smem_dynamic_bytes > 48 * 1024:
+    if launch.smem_dynamic_bytes > DEFAULT_DYNAMIC_SMEM_LIMIT:
         kernel.max_dynamic_shared_size_bytes = launch.smem_dynamic_bytes
     blocks = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, launch.smem_dynamic_bytes)
 
-    limits = lab.sm_limits
     mine = pure_occupancy(threads, compiled.resources.registers,
-                          compiled.resources.smem_static_bytes + launch.smem_dynamic_bytes, limits)
-    limiter = ", ".join(k for k, v in mine.limits.items() if v == blocks) or "the shared-memory carveout"
+                          compiled.resources.smem_static_bytes + launch.smem_dynamic_bytes, lab.sm_limits)
+    drivers = dataclasses.replace(mine, blocks_per_sm=int(blocks))  # the driver's count, the same arithmetic after
     return {
-        "blocks_per_sm": int(blocks),
+        "blocks_per_sm": drivers.blocks_per_sm,
         "warps_per_block": mine.warps_per_block,
-        "max_warps_per_sm": limits.max_warps,
-        "theoretical_occupancy_pct": 100.0 * blocks * mine.warps_per_block / limits.max_warps,
-        "occupancy_limiter": limiter,
+        "max_warps_per_sm": mine.max_warps,
+        "theoretical_occupancy_pct": drivers.pct,
+        "occupancy_limiter": drivers.limiter or "the shared-memory carveout",
         "computed_blocks_per_sm": mine.blocks_per_sm,  # gpulab.gpu.occupancy's answer, held to the driver's
     }
 
