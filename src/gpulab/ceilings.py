@@ -316,13 +316,7 @@ def l2_geometry(sm_count: int, l2_bytes: int) -> tuple[int, int]:
 
 def measure_l2(device, policy):
     """The L2 read ceiling on `device`: (what was timed, its Timing, the row's values)."""
-    import cupy
-
-    from gpulab.gpu.compile import compile_kernel
-    from gpulab.gpu.launch import load as load_kernel
-    from gpulab.gpu.launch import synchronize
-    from gpulab.gpu.timing import time_it
-
+    cupy = seam.cupy()
     blocks, n4 = l2_geometry(device.sm_count, device.l2_bytes)
     size = 16 * n4
     buf = cupy.random.random(4 * n4, dtype=cupy.float32)

@@ -206,8 +206,9 @@ class Stall:
     remedy: str  # the usual way out
 
 
-# ncu's names (smsp__average_warps_issue_stalled_<reason>_per_issue_active).
-STALL_REASONS: dict[str, Stall] = {
+# ncu's names (smsp__average_warps_issue_stalled_<reason>_per_issue_active), in alphabetical order
+# (the order of the records' ncu_stall_* columns; ties between stalls rank alphabetically).
+STALL_REASONS: dict[str, Stall] = dict(sorted({
     "long_scoreboard": Stall(
         "long scoreboard", "waiting for data from L1TEX: a global, local or texture load in flight",
         "more independent loads in flight per thread, or reuse data from shared memory or registers"),
@@ -253,7 +254,7 @@ STALL_REASONS: dict[str, Stall] = {
         "TEX throttle", "the TEX pipe queue is full", "fewer texture/surface or LDG through TEX"),
     "gmma": Stall("GMMA", "waiting on warpgroup MMA (WGMMA) to arrive", "pipeline the WGMMA stages"),
     "selected": Stall("selected", "issuing this cycle (not a stall)", ""),
-}
+}.items()))
 # 'selected' is one cycle per issued instruction by definition: the issue itself, never a stall.
 NOT_A_STALL = ("selected",)
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpulab.profiling import STALL_REASONS, stall_key
+from gpulab.quantities import NOT_A_STALL, STALL_REASONS, stall_key, stall_label
 from gpulab.report.plots import COLOURS, DPI, plt, series_style
-from gpulab.report.readings import NOT_A_STALL, stall_label
 
 # (profile.csv column, label): ncu's speed-of-light section, top to bottom.
 SPEED_OF_LIGHT = (

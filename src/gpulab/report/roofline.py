@@ -25,8 +25,8 @@ import dataclasses
 
 import numpy as np
 
-from gpulab.fidelity import parse_params
 from gpulab.model.predict import check_launch, predict
+from gpulab.params import parse_params_label
 from gpulab.report.plots import CEILING_COLOUR, best_per_rung, plt, series_style
 
 SECTOR_BYTES = 32
@@ -86,7 +86,7 @@ def points(exp, records: list[dict]) -> list[Point]:
         r = best.get(v.name)
         if r is None or v.access is None or not r.get("gflops"):
             continue
-        params = parse_params(r.get("params"))
+        params = parse_params_label(r.get("params"))
         model = v.access(params, shape)
         check_launch(model, v.launch(params, shape))
         p = predict(model)
