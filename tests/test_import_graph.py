@@ -8,9 +8,10 @@ inside a function) goes down the layers, never back up. The layers, bottom to to
     records     the CSV contract
     report      tables, pages and readings, from records and the quantities table
     lab         the pipeline: plan, compile, check, time
+    worker      the lab in a replaceable worker process
     run_args    one run named on a command line
     ncu_child   the program ncu profiles
-    ceilings, tune, profiling, fidelity   jobs built on the lab
+    ceilings, tune, profiling, fidelity, sanitize (and its child)   jobs built on the lab
     cli         the command line
 
 A module may import its own layer (its own package) and the layers ALLOWED lists for it."""
@@ -27,6 +28,7 @@ LAYER_OF = {
     "gpulab.records": "records", "gpulab.report": "report", "gpulab.lab": "lab", "gpulab.run_args": "run_args",
     "gpulab.ncu_child": "ncu_child", "gpulab.ceilings": "ceilings", "gpulab.tune": "tune",
     "gpulab.profiling": "profiling", "gpulab.fidelity": "fidelity", "gpulab.cli": "cli",
+    "gpulab.worker": "worker", "gpulab.sanitize": "sanitize", "gpulab.sanitize_child": "sanitize",
 }
 BELOW_LAB = {"base", "gpu", "model", "experiments", "records"}
 ALLOWED = {
@@ -40,7 +42,9 @@ ALLOWED = {
     "run_args": BELOW_LAB | {"lab"},
     "ncu_child": BELOW_LAB | {"lab", "run_args"},
     "ceilings": BELOW_LAB,
-    "tune": BELOW_LAB | {"lab"},
+    "worker": BELOW_LAB | {"lab"},
+    "tune": BELOW_LAB | {"lab", "worker"},
+    "sanitize": BELOW_LAB | {"lab"},
     "profiling": BELOW_LAB | {"lab", "run_args", "ncu_child"},
     "fidelity": BELOW_LAB | {"lab", "run_args", "ncu_child", "profiling"},
     "cli": set(LAYER_OF.values()) - {"cli"},
@@ -48,12 +52,13 @@ ALLOWED = {
 
 
 def layer(module: str) -> str | None:
-    """The layer of a gpulab module name: its longest prefix in LAYER_OF."""
+    """The layer of a gpulab module name: its longest prefix in LAYER_OF (the package 'gpulab'
+    itself only by its own name, or every new module would fall into the base layer)."""
     parts = module.split(".")
-    for n in range(len(parts), 0, -1):
+    for n in range(len(parts), 1, -1):
         if ".".join(parts[:n]) in LAYER_OF:
             return LAYER_OF[".".join(parts[:n])]
-    return None
+    return LAYER_OF.get(module)
 
 
 def module_name(path: Path) -> str:
@@ -109,3 +114,4 @@ def test_the_checker_sees_an_import_inside_a_function(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from gpulab.cli import app\n    import gpulab.lab\n    from gpulab import quantities\n")
     assert imported(source) == {"gpulab.cli", "gpulab.lab", "gpulab.quantities"}
+    assert layer("gpulab.lab") == "lab" and layer("gpulab") == "base" and layer("gpulab.something_new") is None

@@ -27,6 +27,7 @@ import traceback
 from typing import Any, Callable
 
 from gpulab.errors import DeviceFault, GpulabError
+from gpulab.lab import Lab
 from gpulab.records import FAULTED, TIMED_OUT
 
 RUN_TIMEOUT_S = 600.0  # one check and timing; the slowest default run takes seconds
@@ -59,8 +60,6 @@ def run_timeout_s() -> float:
 
 
 def default_lab_factory(options):
-    from gpulab.lab import Lab
-
     return Lab(options)
 
 
