@@ -14,11 +14,16 @@ import numpy as np
 
 from gpulab.check import CheckResult
 from gpulab.errors import GpulabError
+from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.gpu import seam
 from gpulab.gpu.compile import DEFAULT_ARCH, Compiled, compile_kernel
+from gpulab.gpu.device import free_memory_bytes, require_gpu
+from gpulab.gpu.launch import cuda_errors, load, synchronize
 from gpulab.gpu.occupancy import SM_LIMITS, card_limits, occupancy
 from gpulab.gpu.timing import L2Flusher, Timing, TimingPolicy, time_it
 from gpulab.params import parse_params_label
+from gpulab.records import environment
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,8 +67,6 @@ class RunSpec:
 
 
 def _experiment_ref(experiment: Experiment):
-    from gpulab.experiments import get_experiment
-
     try:
         if get_experiment(experiment.name) is experiment:
             return experiment.name
@@ -73,8 +76,6 @@ def _experiment_ref(experiment: Experiment):
 
 
 def _spec_from_refs(experiment, variant, params: Params, shape: Shape, library: str) -> RunSpec:
-    from gpulab.experiments import get_experiment
-
     exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
     return RunSpec(exp, exp.variant(variant) if isinstance(variant, str) else variant, params, shape, library)
 
@@ -187,9 +188,6 @@ class Lab:
     """Runs specs on the GPU. Holds the device, the L2 flusher and the environment columns."""
 
     def __init__(self, options: LabOptions = LabOptions()):
-        from gpulab.gpu.device import require_gpu
-        from gpulab.records import environment
-
         self.device = require_gpu()
         self.arch = self.device.arch
         self.options = options
@@ -202,17 +200,14 @@ class Lab:
     def sm_limits(self):
         """This card's SM limits, from the driver's attributes (any NVIDIA GPU, listed or not)."""
         if self._sm_limits is None:
-            import cupy
+            cupy = seam.cupy()
 
             self._sm_limits = card_limits(self.device, cupy.cuda.Device().attributes)
         return self._sm_limits
 
     def healthy(self) -> bool:
         """Whether this process's CUDA context still works (a fault leaves it unusable)."""
-        import cupy
-
-        from gpulab.gpu.launch import cuda_errors
-
+        cupy = seam.cupy()
         try:
             cupy.cuda.Device().synchronize()
         except cuda_errors():
@@ -229,8 +224,6 @@ class Lab:
 
     def ensure_fits(self, spec: RunSpec) -> None:
         """Refuse, before allocating, a shape whose buffers exceed the card's free memory."""
-        from gpulab.gpu.device import free_memory_bytes
-
         need = spec.experiment.device_bytes(spec.shape) + 2 * self.device.l2_bytes
         free = free_memory_bytes()
         if need > free:
@@ -255,8 +248,6 @@ class Lab:
         if spec.variant is None:
             fn = exp.vendor_baselines()[spec.library]
             return lambda: fn(inputs, out, spec.shape)
-        from gpulab.gpu.launch import load
-
         kernel = load(compile_spec(spec, self.arch))
         launch = spec.variant.launch(spec.params, spec.shape)
         args = exp.kernel_args(inputs, out, spec.shape, spec.params)
@@ -264,7 +255,7 @@ class Lab:
 
     def device_inputs(self, spec: RunSpec, exact: bool, seed: int) -> dict:
         """The run's inputs drawn from `seed` (small integers when `exact`), on the device."""
-        import cupy
+        cupy = seam.cupy()
 
         rng = np.random.default_rng(seed)
         host = spec.experiment.make_inputs(spec.shape, rng, exact)
@@ -273,10 +264,7 @@ class Lab:
     def verify(self, spec: RunSpec, exact: bool | None = None, seed: int | None = None) -> CheckResult:
         """Fresh inputs, a poisoned output, one launch (two for integer outputs, see merge_poisoned),
         compared with the reference."""
-        import cupy
-
-        from gpulab.gpu.launch import synchronize
-
+        cupy = seam.cupy()
         exact = self.options.exact if exact is None else exact
         if seed is None:  # fresh inputs for every check, reproducible from the lab's seed
             seed = self.options.seed * 1_000_003 + self._check_count
@@ -300,7 +288,7 @@ class Lab:
         return result
 
     def time(self, spec: RunSpec) -> Timing:
-        import cupy
+        cupy = seam.cupy()
 
         inputs = self.device_inputs(spec, exact=False, seed=self.options.seed + 7)
         out = spec.experiment.output(spec.shape, cupy)
@@ -387,7 +375,5 @@ def derive(records: list[dict], baseline_variant: str, match: tuple[str, ...] | 
 
 
 def _problem_params(records: list[dict]) -> tuple[str, ...]:
-    from gpulab.experiments import all_experiments
-
     names = {r.get("experiment") for r in records}
     return tuple(p for e in all_experiments() if e.name in names for p in getattr(e, "problem_params", ()))
