@@ -30,7 +30,7 @@ from gpulab import quantities as Q
 from gpulab.errors import GpulabError
 from gpulab.gpu import ncu as ncu_mod
 from gpulab.profiling import capture_request, child_env
-from gpulab.records import write_atomic
+from gpulab.files import write_atomic
 from gpulab.run_args import make_spec
 
 CONFIGS = (("v0", {"BLOCK": 16}), ("v1", {"TILE": 16}))

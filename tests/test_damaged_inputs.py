@@ -175,12 +175,12 @@ def test_a_readme_that_is_not_utf8(workdir):
 
 def test_a_results_folder_gpulab_may_not_write(workdir, monkeypatch, capsys):
     """As a read-only folder answers (root ignores permissions, so the refusal is stood in for)."""
-    from gpulab import cli, records
+    from gpulab import cli, files
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(records.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(files.tempfile, "mkstemp", refuse)
     monkeypatch.chdir(workdir)
     monkeypatch.setattr(sys, "argv", ["gpulab", "report"])
     with pytest.raises(SystemExit) as exit_:

@@ -1,7 +1,8 @@
 """The package's layers, checked on its source: every `import gpulab...` (at the top of a module or
 inside a function) goes down the layers, never back up. The layers, bottom to top:
 
-    base        errors, quantities, params, arith, check and the package itself: plain data and rules
+    base        errors, quantities, params, arith, files, check and the package itself: plain data,
+                rules and the atomic, locked file writes
     gpu         NVRTC, the device, launches, timing, ncu's driver: knows nothing of experiments
     model       the access model: pure Python and numpy, knows nothing of CUDA
     experiments the problems and their variants (data, .cu files, access models)
@@ -22,7 +23,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "gpulab"
 
 LAYER_OF = {
-    "gpulab": "base", "gpulab.errors": "base", "gpulab.quantities": "base", "gpulab.params": "base", "gpulab.arith": "base",
+    "gpulab": "base", "gpulab.errors": "base", "gpulab.quantities": "base", "gpulab.params": "base", "gpulab.arith": "base", "gpulab.files": "base",
     "gpulab.check": "base",
     "gpulab.gpu": "gpu", "gpulab.model": "model", "gpulab.experiments": "experiments",
     "gpulab.records": "records", "gpulab.report": "report", "gpulab.lab": "lab", "gpulab.run_args": "run_args",

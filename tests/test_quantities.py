@@ -1,5 +1,5 @@
 """The one table of measured quantities (gpulab.quantities), the run arguments the CLI and the
-child program share (gpulab.run_args), and the CSV upsert (gpulab.records.upsert)."""
+child program share (gpulab.run_args), and the CSV upsert by run (gpulab.records.upsert, run_key)."""
 
 import math
 
@@ -10,7 +10,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.lab import RunSpec
 from gpulab.model.predict import predict
-from gpulab.records import read_csv, upsert
+from gpulab.records import read_csv, run_key, upsert
 from gpulab.run_args import make_spec, run_argv, spec_for
 
 
@@ -83,7 +83,7 @@ def test_make_spec_takes_the_first_default_shape():
 def test_upsert_replaces_the_rows_of_the_same_run_and_keeps_the_others(tmp_path):
     path = tmp_path / "x.csv"
     run = {"experiment": "sgemm", "variant": "v1", "params": "TILE=16", "shape": "64x64x64"}
-    upsert(path, [run | {"q": "a", "v": 1}, run | {"q": "b", "v": 2}, run | {"variant": "v0", "q": "a", "v": 3}])
-    upsert(path, [run | {"q": "a", "v": 9}])
+    upsert(path, [run | {"q": "a", "v": 1}, run | {"q": "b", "v": 2}, run | {"variant": "v0", "q": "a", "v": 3}], run_key)
+    upsert(path, [run | {"q": "a", "v": 9}], run_key)
     rows = read_csv(path)
     assert [(r["variant"], r["q"], r["v"]) for r in rows] == [("v0", "a", 3), ("v1", "a", 9)]

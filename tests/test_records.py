@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from gpulab import records
+from gpulab import files, records
 from gpulab.errors import GpulabError
 
 
@@ -32,7 +32,7 @@ def test_atomic_write_keeps_old_file_when_writing_fails(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(records.os, "replace", boom)
+    monkeypatch.setattr(files.os, "replace", boom)
     with pytest.raises(GpulabError, match="disk full"):
         records.write_csv(path, [{"experiment": "c", "variant": "d"}])
     assert path.read_text() == before
@@ -46,10 +46,10 @@ def test_environment_without_gpu_has_versions():
 
 def test_check_writable_refuses_a_folder_and_creates_nothing(tmp_path):
     with pytest.raises(GpulabError, match="is a folder"):
-        records.check_writable(tmp_path)
+        files.check_writable(tmp_path)
     (tmp_path / "file").write_text("")
     with pytest.raises(GpulabError, match="is a file, not a folder"):
-        records.check_writable(tmp_path / "file" / "deeper" / "x.csv")
-    records.check_writable(tmp_path / "new" / "deeper" / "x.csv")
-    records.check_writable(tmp_path / "x.csv")
+        files.check_writable(tmp_path / "file" / "deeper" / "x.csv")
+    files.check_writable(tmp_path / "new" / "deeper" / "x.csv")
+    files.check_writable(tmp_path / "x.csv")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # no folder, no trial file left

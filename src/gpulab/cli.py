@@ -140,7 +140,8 @@ def bench(
     from gpulab.experiments import get_experiment
     from gpulab.gpu.timing import TimingPolicy
     from gpulab.lab import LabOptions, derive, parse_param_overrides, plan
-    from gpulab.records import check_writable, write_csv
+    from gpulab.files import check_writable
+    from gpulab.records import write_csv
     from gpulab.tune import tuned_defaults
     from gpulab.worker import open_lab
 
@@ -492,7 +493,7 @@ def fidelity(
     counted quantity, at the default and a ragged shape, into results/<gpu>/fidelity.csv."""
     from gpulab import fidelity as fid
     from gpulab.gpu.ncu import find_ncu
-    from gpulab.records import check_writable
+    from gpulab.files import check_writable
     from gpulab.report import fidelity_tables
 
     if rejudge:
@@ -598,7 +599,8 @@ def _compile_only(arch: str, out_dir: Optional[Path], reason: str) -> None:
     from gpulab.errors import RunsFailed
     from gpulab.gpu.compile import check_arch
     from gpulab.gpu.device import NO_GPU_HINT
-    from gpulab.records import check_writable, write_csv
+    from gpulab.files import check_writable
+    from gpulab.records import write_csv
 
     check_arch(arch)
     target = out_dir / f"resources-{arch}.csv" if out_dir is not None else None

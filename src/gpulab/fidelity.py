@@ -45,7 +45,8 @@ from gpulab.gpu.device import gpu_slug
 from gpulab.lab import RunSpec
 from gpulab.model.predict import check_launch, predict
 from gpulab.params import parse_params_label
-from gpulab.records import locked, read_csv, run_key, to_csv_text, write_csv
+from gpulab.files import locked
+from gpulab.records import read_csv, run_key, to_csv_text, write_csv
 
 FILE_NAME = Q.FIDELITY_FILE
 # One ragged shape per experiment, small enough that ncu is quick, with every edge exercised: tiles

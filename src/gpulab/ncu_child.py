@@ -36,7 +36,7 @@ from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 from gpulab.gpu.occupancy import occupancy as pure_occupancy
 from gpulab.gpu.seam import cupy
 from gpulab.lab import Lab, LabOptions, compile_spec, constraint_reason
-from gpulab.records import write_atomic
+from gpulab.files import write_atomic
 from gpulab.run_args import run_argv, spec_for
 
 CHECK_LAUNCHES = 1

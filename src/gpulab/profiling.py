@@ -166,7 +166,7 @@ def sass_profile(spec, seed: int = 0, ncu: str | None = None):
 
 
 def profile_csv_path(prof: Profile, results_root: Path = Path("results")) -> Path:
-    return results_root / prof.info["device"]["slug"] / "profile.csv"
+    return results_root / prof.info["device"]["slug"] / Q.PROFILE_FILE
 
 
 def save_profiles(profiles: list[Profile], csv_path: Path | None = None) -> Path:

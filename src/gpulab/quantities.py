@@ -157,8 +157,10 @@ COUNTED: tuple[Quantity, ...] = (
              fidelity=False),
 )
 
-# Where `gpulab fidelity` writes its rows: results/<gpu>/FIDELITY_FILE.
+# Where `gpulab fidelity` writes its rows (results/<gpu>/FIDELITY_FILE), and where `gpulab profile`
+# and `compare` join their records (results/<gpu>/PROFILE_FILE).
 FIDELITY_FILE = "fidelity.csv"
+PROFILE_FILE = "profile.csv"
 # What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
 FIDELITY_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured",
                              "exact", "verdict")

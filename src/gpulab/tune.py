@@ -26,7 +26,8 @@ from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.gpu.timing import TimingPolicy
 from gpulab.lab import LabOptions, RunSpec, compile_spec
 from gpulab.params import parse_params_label
-from gpulab.records import locked, read_csv, read_text, write_atomic, write_csv
+from gpulab.files import locked, write_atomic
+from gpulab.records import read_csv, read_text, write_csv
 from gpulab.worker import open_lab
 
 TUNED_FILE = "tuned.json"

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from gpulab.errors import CompileError, GpulabError
-from gpulab.records import write_atomic
+from gpulab.files import write_atomic
 
 DEFAULT_ARCH = "sm_90"
 # Where kernels' includes are found: `#include "common.cuh"`, or a header below it by its path.

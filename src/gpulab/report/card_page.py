@@ -15,14 +15,13 @@ from pathlib import Path
 from gpulab.ceilings import ceilings_path
 from gpulab.ceilings import load as load_ceilings
 from gpulab.experiments import all_experiments
-from gpulab.quantities import FIDELITY_FILE
-from gpulab.records import write_atomic
+from gpulab.quantities import FIDELITY_FILE, PROFILE_FILE
+from gpulab.files import write_atomic
 from gpulab.report import html, plots, profile_plots, roofline
 from gpulab.report.markdown import best_lines, provenance, read_fidelity, read_profiles, read_runs
 
 FIDELITY_NOTE = ("ncu's counts; where the model predicted otherwise, its number below (red: the model is off; "
                  "grey: arbitration noise or DRAM bytes within tolerance; hover for the verdict)")
-PROFILE_FILE = "profile.csv"
 ROOFLINE_NOTES = (
     "Roofs: measured on this card by gpulab ceilings (FP32 FMA kernel, cuBLAS TF32 for the tensor cores, "
     "the best 1 GiB copy for DRAM, the L2 read kernel for L2); none from a datasheet.",

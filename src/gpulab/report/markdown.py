@@ -10,9 +10,10 @@ import re
 from pathlib import Path
 from typing import Callable
 
+from gpulab.ceilings import FILE_NAME as CEILINGS_FILE
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments
-from gpulab.quantities import FIDELITY_FILE, held_exactly
+from gpulab.quantities import FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, held_exactly
 from gpulab.records import read_csv, update_text
 from gpulab.report.tables import best_per_shape
 
@@ -35,8 +36,6 @@ def read_ceilings(csv_path: Path) -> list[dict]:
 
 
 def read_fidelity(csv_path: Path) -> list[dict]:
-    from gpulab.quantities import FIDELITY_REQUIRED_COLUMNS
-
     return read_csv(csv_path, required=FIDELITY_REQUIRED_COLUMNS, need_rows=True)
 
 
@@ -47,11 +46,6 @@ def read_profiles(csv_path: Path) -> list[dict]:
 
 def results_files(gpu_dir: Path) -> dict[Path, Callable[[Path], list[dict]]]:
     """Every file of one card's folder that the README and the report read, with its reader."""
-    from gpulab.experiments import all_experiments
-    from gpulab.quantities import FIDELITY_FILE
-    from gpulab.ceilings import FILE_NAME as CEILINGS_FILE
-    from gpulab.report.card_page import PROFILE_FILE
-
     wanted = {gpu_dir / CEILINGS_FILE: read_ceilings, gpu_dir / FIDELITY_FILE: read_fidelity,
               gpu_dir / PROFILE_FILE: read_profiles}
     wanted |= {gpu_dir / f"{exp.name}.csv": read_runs for exp in all_experiments()}

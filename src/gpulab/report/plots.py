@@ -26,7 +26,7 @@ matplotlib.use("Agg")  # no display: PNGs only
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 import numpy as np  # noqa: E402
 
-from gpulab.records import write_atomic  # noqa: E402
+from gpulab.files import write_atomic  # noqa: E402
 
 # Ten colours that stay distinct on a screen and in grey print, each paired with its own marker:
 # series i gets colour i % 10 and marker i % 7, so no two of the first 70 series look alike.
@@ -194,7 +194,7 @@ def png_bytes(fig) -> bytes:
 
 
 def save(fig, path: Path) -> Path:
-    """Write the figure to `path` whole or not at all (records.write_atomic)."""
+    """Write the figure to `path` whole or not at all (files.write_atomic)."""
     path = Path(path)
     write_atomic(path, png_bytes(fig))
     return path
