@@ -197,6 +197,8 @@ def sanitize_table(rows: list[dict], title: str) -> Table:
                 cells.append("[green]0[/]")
             elif r["verdict"].startswith("hazard reported"):
                 cells.append(f"[magenta]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (expected)[/]")
+            elif r["verdict"].startswith("reported in a demonstration"):
+                cells.append(f"[dim]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (demo, not judged)[/]")
             elif r.get("errors") is not None:
                 cells.append(f"[red]{(r.get('errors') or 0) + (r.get('warnings') or 0)}[/]")
             else:
