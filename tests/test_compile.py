@@ -61,7 +61,8 @@ def test_compile_error_shows_file_and_line(fresh_cache):
     with pytest.raises(CompileError) as info:
         gcompile.compile_kernel(src, "k")
     message = str(info.value)
-    assert "broken.cu(2)" in message and "undefined_name" in message
+    assert "broken.cu:2: error" in message and "undefined_name" in message
+    assert "\n" not in message  # one line: the CLI shows it as it is
 
 
 def test_missing_entry_is_a_clear_error(fresh_cache):

@@ -37,11 +37,11 @@ TOTAL_LAUNCHES = LAUNCH_SKIP + 1
 
 def make_spec(experiment: str, variant: str, params: dict[str, int], shape):
     """A RunSpec for one (experiment, variant, params, shape); params missing take their default.
-    `shape` is a Shape or its text ('512x512x512')."""
+    `experiment` is an Experiment or its name; `shape` is a Shape or its text ('512x512x512')."""
     from gpulab.experiments import get_experiment
     from gpulab.lab import RunSpec
 
-    exp = get_experiment(experiment)
+    exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
     v = exp.variant(variant)
     for name in params:
         v.param(name)  # a clear error for a param this variant lacks
@@ -58,6 +58,8 @@ def make_spec(experiment: str, variant: str, params: dict[str, int], shape):
 def target_argv(spec, info_path: Path, seed: int = 0, python: str | None = None) -> list[str]:
     """The argv the profiler launches for `spec` (every param explicit, so defaults cannot drift)."""
     argv = [python or sys.executable, "-m", "gpulab.profile_target", spec.experiment.name, spec.variant.name]
+    for path in spec.experiment.kernel_files:  # one-file variants (--kernel): the child adds them too
+        argv += ["--kernel", path]
     for name, value in spec.params.items():
         argv += ["--param", f"{name}={value}"]
     return argv + ["--shape", spec.shape.label, "--seed", str(seed), "--info", str(info_path)]
@@ -163,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shape", help="e.g. 512x512x512; default: the experiment's first default shape")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--info", type=Path, help="write what the counters cannot say here (JSON)")
+    parser.add_argument("--kernel", action="append", default=[], help="a .cu file that declares a variant (repeatable)")
     ns = parser.parse_args(argv)
     try:
         from gpulab.experiments import get_experiment
@@ -173,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             if len(values) != 1:
                 raise GpulabError(f"--param {name}: the profiler takes one value per param")
             params[name] = values[0]
-        shape = ns.shape or get_experiment(ns.experiment).default_shape_list()[0]
-        spec = make_spec(ns.experiment, ns.variant, params, shape)
+        exp = get_experiment(ns.experiment, kernels=tuple(ns.kernel))
+        spec = make_spec(exp, ns.variant, params, ns.shape or exp.default_shape_list()[0])
         run(spec, ns.seed, ns.info)
     except GpulabError as exc:
         print(f"{TARGET_ERROR_PREFIX} {' '.join(str(exc).split())}", file=sys.stderr)

@@ -361,7 +361,7 @@ def single_params(texts: list[str]) -> dict[str, int]:
     return out
 
 
-def spec_for(experiment: str, variant_text: str, param_texts: list[str], shape):
+def spec_for(experiment, variant_text: str, param_texts: list[str], shape):
     name, inline = parse_variant_arg(variant_text)
     flags = single_params(param_texts)
     clash = set(inline) & set(flags)

@@ -295,7 +295,7 @@ def _run_nvrtc(text: str, name: str, options: list[str]) -> tuple[bytes, str]:
         (err,) = nvrtc.nvrtcGetProgramLog(prog, buf)
         log = buf.rstrip(b"\x00 ").decode(errors="replace")
         if compile_err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise CompileError(f"{name} failed to compile:\n{log.strip()}")
+            raise CompileError(f"{name} failed to compile: {first_errors(log)}")
         err, size = nvrtc.nvrtcGetCUBINSize(prog)
         _check(nvrtc, err, "nvrtcGetCUBINSize")
         cubin = b" " * size
@@ -304,3 +304,17 @@ def _run_nvrtc(text: str, name: str, options: list[str]) -> tuple[bytes, str]:
         return cubin, log
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+_NVRTC_LINE_RE = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<what>(?:catastrophic )?error.*)$")
+
+
+def first_errors(log: str, limit: int = 3) -> str:
+    """NVRTC's first `limit` errors on one line, each as file:line: error ... (its log says
+    'file(line): error ...', one per line, with the source line and a caret after each)."""
+    errors = [f"{m['file']}:{m['line']}: {m['what'].strip()}"
+              for m in map(_NVRTC_LINE_RE.match, log.splitlines()) if m]
+    if not errors:
+        return " ".join(log.split())[:400] or "no log"
+    more = len(errors) - limit
+    return "; ".join(errors[:limit]) + (f" (and {more} more)" if more > 0 else "")
