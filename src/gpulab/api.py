@@ -100,7 +100,8 @@ def one_shape(exp, size: int | str | None = None, shape: Any = None):
     """The one shape a prediction or a profile takes: `size` or `shape`, else the first default."""
     if size is None and shape is None:
         return exp.default_shape_list()[0]
-    found = shapes_of(exp, [size] if size is not None else None, [shape] if shape is not None else None)
+    sizes = None if size is None else [t for t in str(size).split(",") if t.strip()]
+    found = shapes_of(exp, sizes, [shape] if shape is not None else None)
     if len(found) != 1:
         raise GpulabError("profile one shape at a time: give one --size or one --shape")
     return found[0]
@@ -200,7 +201,8 @@ def _chosen(names: Sequence[str] | None, kernels: Sequence[str | Path]) -> list:
 
 
 def compile_only(experiment_names: Sequence[str] | None = None, kernels: Sequence[str | Path] = (),
-                 arch: str = "sm_90", on_plan: Callback = None, on_start: Callback = None) -> Records:
+                 arch: str = "sm_90", on_plan: Callback = None, on_start: Callback = None,
+                 on_record: Callback = None) -> Records:
     """No GPU needed: compile every variant (its sweep, else its defaults) at the first default
     shape for `arch`; one record per compile with what ptxas reported and the occupancy it allows."""
     from gpulab.lab import RunSpec, compile_record
@@ -216,6 +218,7 @@ def compile_only(experiment_names: Sequence[str] | None = None, kernels: Sequenc
     for spec in specs:
         _call(on_start, spec.label)
         records.append(compile_record(spec, arch))
+        _call(on_record, records[-1])
     return records
 
 
@@ -294,7 +297,7 @@ def profile(experiment_name: str, variant: str, params=None, size=None, shape=No
 
 def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, size=None, shape=None,
             csv: str | Path | None = None, seed: int = 0, kernels: Sequence[str | Path] = (),
-            on_start: Callback = None, on_record: Callback = None) -> Records:
+            on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None) -> Records:
     """Two variants (or two configs of one) profiled at one shape: two records, `.profiles` both."""
     from gpulab.profiling import profile as run_profile, save_profiles
 
@@ -305,6 +308,7 @@ def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, 
     if spec_a.label == spec_b.label:
         raise GpulabError(f"A and B are the same run ({spec_a.label}); compare two variants or two configs")
     profiles = []
+    _call(on_plan, 2)
     for spec in (spec_a, spec_b):
         _call(on_start, f"ncu: {spec.label}")
         profiles.append(run_profile(spec, seed=seed))
