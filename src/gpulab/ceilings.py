@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
+import types
 from pathlib import Path
 from typing import Iterable
 
@@ -344,3 +346,16 @@ def measure_l2(device, policy):
     what = (f"gpulab l2_read: float4 ld.global.cg, {L2_PASSES} passes over {size / 1e6:.1f} MB "
             f"({size / device.l2_bytes:.0%} of the L2) already in L2, {blocks} blocks of {THREADS}; bytes read")
     return what, t, {"size_bytes": size, "gbps": L2_PASSES * size / (t.median_ms / 1e3) / 1e9}
+
+
+class _CallableModule(types.ModuleType):
+    """`gpulab.ceilings` is this module and, called, the API's gpulab.api.ceilings(): one name for
+    both, so `gpulab.ceilings()` works whether or not this module was imported first."""
+
+    def __call__(self, *args, **kwargs):
+        from gpulab.api import ceilings
+
+        return ceilings(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
