@@ -318,6 +318,14 @@ def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, 
     return records
 
 
+# -- a new experiment -----------------------------------------------------------------------------------
+def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
+    """Scaffold a working experiment package DIR/NAME (see gpulab.scaffold); its folder."""
+    from gpulab.scaffold import new as scaffold
+
+    return scaffold(name, directory, like)
+
+
 # -- the card -----------------------------------------------------------------------------------------
 def ceilings(refresh: bool = False, on_status: Callback = None) -> Records:
     """This card's own limits (copy bandwidth, FP32 FMA, cuBLAS), measured once into

@@ -275,6 +275,25 @@ def tune(
 
 
 @app.command()
+def new(
+    name: str = typer.Argument(..., help="the experiment's name: a Python package and a CUDA function name"),
+    directory: Path = typer.Option(Path("."), "--dir", help="the folder to create NAME/ in (put it on GPULAB_PATH)"),
+    like: str = typer.Option("copy", "--like", help="the starting point: copy (memory-bound), sgemm (compute-bound) or stencil"),
+) -> None:
+    """Scaffold a working experiment of your own: a documented package, one naive variant, its
+    access model and tests, outside gpulab's files."""
+    import os
+
+    from gpulab import api
+
+    folder = api.new(name, directory, like)
+    home = folder.parent.resolve()
+    console.print(f"wrote {folder}/: " + ", ".join(sorted(p.name for p in folder.iterdir())), markup=False)
+    console.print(f"next:\n  export GPULAB_PATH={home}{os.pathsep}$GPULAB_PATH\n  gpulab list {name}\n  gpulab run {name}"
+                  f"\n  gpulab predict {name} v0\n  python -m pytest {folder}", markup=False, highlight=False)
+
+
+@app.command()
 def report(
     results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
 ) -> None:

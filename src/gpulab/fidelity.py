@@ -57,6 +57,11 @@ RAGGED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
 }
 DRAM_TOLERANCE = 0.15
 
+
+def ragged_shapes(exp) -> tuple[tuple[int, ...], ...]:
+    """The built-ins' ragged shapes above; any other experiment declares its own (ragged_shapes)."""
+    return RAGGED_SHAPES.get(exp.name, exp.ragged_shapes)
+
 COUNTED = (
     "gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors",
     "l1tex_global_load_bytes",
@@ -238,7 +243,7 @@ def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = N
         if which in ("both", "default"):
             shapes.append(exp.default_shape_list()[0])
         if which in ("both", "ragged"):
-            shapes += [exp.shape(*dims) for dims in RAGGED_SHAPES.get(exp.name, ())]
+            shapes += [exp.shape(*dims) for dims in ragged_shapes(exp)]
         for v in exp.variants:
             if wanted and v.name not in wanted:
                 continue
@@ -254,7 +259,7 @@ def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = N
 def _needs_shape(exp, variant, params, shape) -> bool:
     """False for a second (third, ...) ragged shape at which the variant's access model runs the
     same instructions as at the first ragged shape: it would measure the same code paths again."""
-    ragged = [exp.shape(*dims) for dims in RAGGED_SHAPES.get(exp.name, ())]
+    ragged = [exp.shape(*dims) for dims in ragged_shapes(exp)]
     if shape not in ragged[1:] or variant.access is None:
         return True
 

@@ -163,6 +163,7 @@ class Experiment:
     test_shapes: tuple[tuple[int, ...], ...] = ()
     tune_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab tune` scores on; default_shapes if empty
     readme_variants: tuple[str, ...] = ()  # the variants of the README's per-shape table (empty: all)
+    ragged_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab fidelity` measures beside the first default shape
     headline_shape: tuple[int, ...] = ()  # where the README's ladder table reads each rung (none: no table)
     max_dim: int = 1 << 31
     # The .cu files of one-file variants added to this experiment for one command (`--kernel`);
