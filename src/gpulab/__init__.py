@@ -14,7 +14,8 @@ The Python API (gpulab.api) is here by name, loaded on first use:
 __version__ = "0.1.0"
 
 # name -> the gpulab.api function it is; resolved by __getattr__ so `import gpulab` stays light.
-_API = ("bench", "run", "compile_only", "predict", "profile", "compare", "experiment", "experiments", "variants",
+# Names of subpackages (experiments, gpu) are not among them: those stay the modules.
+_API = ("card", "bench", "run", "compile_only", "predict", "profile", "compare", "experiment", "variants",
         "Records", "new")
 
 

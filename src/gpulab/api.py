@@ -57,6 +57,14 @@ def results_dir(gpu_slug: str, root: Path = Path("results")) -> Path:
     return Path(root) / gpu_slug
 
 
+def card():
+    """This machine's GPU (name, arch, memory, ...), or None where there is none: what needs one
+    (bench, run, profile, ceilings) raises gpulab.errors.NoGpuError without it."""
+    from gpulab.gpu.device import probe
+
+    return probe()[0]
+
+
 # -- naming things --------------------------------------------------------------------------------
 def experiment(name: str, kernels: Sequence[str | Path] = ()):
     """The Experiment called `name`, with the one-file variants `kernels` added."""

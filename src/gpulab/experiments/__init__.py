@@ -98,8 +98,10 @@ def _from_folder(folder: Path) -> list[tuple[Experiment, str]]:
     if not folder.is_dir():
         raise GpulabError(f"{PATH_VARIABLE} names {folder}, which is not a folder; fix or remove that entry")
     packages = sorted(p for p in folder.iterdir() if (p / "__init__.py").is_file())
+    # Appended, not prepended: a package named like an installed module (json, copy) must not
+    # shadow it for everything else; the check below says to rename it instead.
     if packages and str(folder.resolve()) not in [str(Path(s).resolve()) for s in sys.path if s]:
-        sys.path.insert(0, str(folder.resolve()))
+        sys.path.append(str(folder.resolve()))
     out = []
     for package in packages:
         init = package / "__init__.py"
