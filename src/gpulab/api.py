@@ -326,6 +326,72 @@ def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, 
     return records
 
 
+def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[str] | None = None,
+             shapes: str = "both", out: str | Path | None = None, seed: int = 0, on_plan: Callback = None,
+             on_start: Callback = None, on_record: Callback = None) -> Records:
+    """Every variant's access model against Nsight Compute (default and/or ragged shapes): one row
+    per counted quantity, saved after every run into `out` (default results/<gpu>/fidelity.csv).
+    on_record gets each run's gpulab.fidelity.RunResult; `.results` holds them all."""
+    from gpulab import fidelity as fid
+    from gpulab.gpu.ncu import find_ncu
+
+    specs = fid.plan(list(experiment_names) if experiment_names else None, list(variants) if variants else None,
+                     shapes)
+    find_ncu()  # fail before the first run when ncu is missing
+    _call(on_plan, len(specs))
+    results: list = []
+    path = Path(out) if out else None
+    for spec in specs:
+        _call(on_start, f"ncu: {spec.label}")
+        results.append(fid.measure_one(spec, seed=seed))
+        if path is None and (slug := fid.gpu_slug_of(results)):
+            path = fid.fidelity_path(slug)
+        if path is not None:
+            fid.save(path, results)  # after every run: an interrupted run keeps what it measured
+        _call(on_record, results[-1])
+    if path is None:
+        raise GpulabError("no run produced counters, so nothing was written; see the errors above")
+    records = Records([row for res in results for row in res.rows], path)
+    records.results = results
+    return records
+
+
+def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | str] | None = None,
+         shapes: Sequence[Any] | None = None, limit: int = 120, kernels: Sequence[str | Path] = (),
+         on_message: Callback = None, on_plan: Callback = None, on_start: Callback = None,
+         on_record: Callback = None) -> Records:
+    """Search a variant's params (`params` restricts them), time each config on several shapes
+    (default: the experiment's tune shapes), saving as it goes (a re-run resumes), and record the
+    best config for this card in results/<gpu>/tuned.json. Records: every result of this tune;
+    `.result` (scored configs, best per shape), `.plan`. on_message(text): what it found first."""
+    from gpulab import tune as t
+    from gpulab.lab import parse_param_overrides
+
+    exp = experiment(experiment_name, kernels)
+    v = exp.variant(variant)
+    if not v.params:
+        raise GpulabError(f"{exp.name} {v.name} has no params to tune")
+    if limit < 1:
+        raise GpulabError("--limit must be at least 1")
+    overrides = parse_param_overrides(_param_texts(params))
+    for name, values in overrides.items():
+        v.param_grid({name: values})  # validates names and values with the usual messages
+    chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else t.tune_shapes(exp)
+    plan = t.plan_tune(exp, v, overrides, chosen, limit)
+    _call(on_message, f"{exp.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected by "
+                      f"constraints, timing {len(plan.configs)} on {', '.join(s.label for s in chosen)}")
+    for p, reason in plan.rejected[:5]:
+        _call(on_message, f"  skipped {v.params_label(p)}: {reason}")
+    if done := plan.resume():
+        _call(on_message, f"resuming: {len(done)} config x shape results already in {plan.path}")
+    plan.preflight()
+    _call(on_plan, plan.runs)
+    result = t.run_tune(plan, on_start=lambda label: _call(on_start, label), on_end=lambda: _call(on_record, None))
+    records = Records(plan.rows, plan.path)
+    records.result, records.plan = result, plan
+    return records
+
+
 # -- a new experiment -----------------------------------------------------------------------------------
 def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
     """Scaffold a working experiment package DIR/NAME (see gpulab.scaffold); its folder."""
