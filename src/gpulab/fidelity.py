@@ -40,6 +40,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from gpulab.errors import GpulabError
+from gpulab.gpu.compile import INCLUDE_DIR
 
 FILE_NAME = "fidelity.csv"
 # What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
@@ -142,7 +143,7 @@ def source_sha(spec) -> str:
     file includes (an experiment's own, e.g. sgemm/ladder.cuh): which kernel was measured."""
     source = spec.experiment.source(spec.variant)
     h = hashlib.sha256(source.read_bytes())
-    common = spec.experiment.directory.parent / "common.cuh"
+    common = INCLUDE_DIR / "common.cuh"  # the shared header, wherever the experiment lives
     if common.exists():
         h.update(common.read_bytes())
     for name in re.findall(r'^#include "(\w+/[\w.]+)"', source.read_text(), re.M):
