@@ -146,10 +146,16 @@ def experiment_table(exp) -> Table:
             f"{p.name}={p.default} of {','.join(map(str, p.choices))}" for p in v.params) or "-"
         note = " [magenta](demonstration: expected wrong)[/]" if v.expected_wrong else ""
         note += f" [yellow](sm_{v.min_sm}+: {v.min_sm_for})[/]" if v.min_sm else ""
-        table.add_row(v.name, v.summary + note, params, v.file)
+        table.add_row(v.name, v.summary + note, params, _file_label(exp, v))
     for lib in exp.vendor_baselines():
         table.add_row(lib, "vendor library baseline, timed by the same harness", "-", "-")
     return table
+
+
+def _file_label(exp, variant) -> str:
+    """The variant's file as its experiment's folder sees it; a file from elsewhere (--kernel) in full."""
+    source = exp.source(variant)
+    return source.name if source.parent == exp.directory else str(source)
 
 
 def ceilings_table(ceilings) -> Table:
