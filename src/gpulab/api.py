@@ -26,26 +26,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from gpulab.errors import GpulabError
+from gpulab.records import Records
 
 Callback = Callable[..., Any] | None
-
-
-class Records(list):
-    """A list of flat dicts (one per run); `.to_pandas()` gives a DataFrame. `path` is the file
-    they were written to, where they were."""
-
-    path: Path | None = None
-
-    def __init__(self, rows: Iterable[dict] = (), path: Path | None = None):
-        super().__init__(rows)
-        self.path = path
-
-    def to_pandas(self):
-        try:
-            import pandas
-        except ImportError:
-            raise GpulabError("to_pandas() needs pandas: pip install pandas") from None
-        return pandas.DataFrame(list(self))
 
 
 def _call(callback: Callback, *args) -> None:
@@ -404,13 +387,6 @@ def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
 def ceilings(refresh: bool = False, on_status: Callback = None) -> Records:
     """This card's own limits (copy bandwidth, FP32 FMA, cuBLAS), measured once into
     results/<gpu>/ceilings.csv and reused until `refresh`. `.measured` says which it was."""
-    from gpulab.ceilings import ensure
-    from gpulab.gpu.device import require_gpu
+    from gpulab.ceilings import this_card
 
-    device = require_gpu()
-    found = ensure(device, results_dir(device.slug), refresh=refresh,
-                   progress=lambda text: _call(on_status, f"ceilings: {text}"))
-    records = Records(found.rows, found.path)
-    records.measured = found.measured
-    records.ceilings = found
-    return records
+    return this_card(refresh, on_status)

@@ -34,7 +34,7 @@ import numpy as np
 
 from gpulab.check import FP32_TOLERANCE
 from gpulab.errors import GpulabError
-from gpulab.records import read_csv, write_csv
+from gpulab.records import Records, read_csv, write_csv
 
 FILE_NAME = "ceilings.csv"
 KERNEL_DIR = Path(__file__).resolve().parent / "experiments" / "ceilings"
@@ -348,14 +348,26 @@ def measure_l2(device, policy):
     return what, t, {"size_bytes": size, "gbps": L2_PASSES * size / (t.median_ms / 1e3) / 1e9}
 
 
+def this_card(refresh: bool = False, on_status=None) -> Records:
+    """The ceilings of the GPU in this machine as records (gpulab.ceilings() in the Python API):
+    measured once into results/<gpu>/ceilings.csv, reused until `refresh`; `.measured` says which,
+    `.ceilings` is the Ceilings."""
+    from gpulab.gpu.device import require_gpu
+
+    device = require_gpu()
+    found = ensure(device, Path("results") / device.slug, refresh=refresh,
+                   progress=lambda text: on_status and on_status(f"ceilings: {text}"))
+    records = Records(found.rows, found.path)
+    records.measured, records.ceilings = found.measured, found
+    return records
+
+
 class _CallableModule(types.ModuleType):
-    """`gpulab.ceilings` is this module and, called, the API's gpulab.api.ceilings(): one name for
-    both, so `gpulab.ceilings()` works whether or not this module was imported first."""
+    """`gpulab.ceilings` is this module and, called, `this_card()`: one name for both, so the
+    Python API's `gpulab.ceilings()` works whether or not this module was imported first."""
 
     def __call__(self, *args, **kwargs):
-        from gpulab.api import ceilings
-
-        return ceilings(*args, **kwargs)
+        return this_card(*args, **kwargs)
 
 
 sys.modules[__name__].__class__ = _CallableModule

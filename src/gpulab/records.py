@@ -352,3 +352,21 @@ def _row(path: Path, header: list[str], cells: list[str], line: int) -> dict:
             raise DamagedFile(path, line, name, f"'{text}' is not a measured value")
         row[name] = value
     return row
+
+
+class Records(list):
+    """Records as the Python API returns them: a list of flat dicts (the CSV's rows), with
+    `.to_pandas()` for a DataFrame and `path`, the file they were written to (None if none)."""
+
+    path: Path | None = None
+
+    def __init__(self, rows: Iterable[dict] = (), path: Path | None = None):
+        super().__init__(rows)
+        self.path = path
+
+    def to_pandas(self):
+        try:
+            import pandas
+        except ImportError:
+            raise GpulabError("to_pandas() needs pandas: pip install pandas") from None
+        return pandas.DataFrame(list(self))
