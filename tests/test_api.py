@@ -87,6 +87,29 @@ def test_bench_hands_each_record_to_on_record(monkeypatch):
     assert rows.path is None and rows[0]["speedup_vs_baseline"] == 1.0
 
 
+def test_verify_checks_each_variant_at_the_test_shapes_without_timing(monkeypatch):
+    from gpulab import lab as lab_module
+    from gpulab.check import CheckResult
+
+    verified = []
+
+    class FakeLab:
+        arch = "sm_90"
+
+        def __init__(self, options):
+            pass
+
+        def verify(self, spec):
+            verified.append(spec.label)
+            return CheckResult(ok=True, max_rel_err=0.0, wrong_count=0)
+
+    monkeypatch.setattr(lab_module, "Lab", FakeLab)
+    rows = gpulab.verify("coalesce", variants=["rows"])
+    shapes = gpulab.experiment("coalesce").test_shapes
+    assert len(rows) == len(verified) == 2 * len(shapes)  # rows sweeps VEC=1,4; no library rows
+    assert all(r["correct"] for r in rows)
+
+
 def test_the_example_script_runs(tmp_path):
     r = subprocess.run([sys.executable, str(ROOT / "examples" / "api_example.py")], capture_output=True, text=True,
                        timeout=300, cwd=tmp_path)

@@ -154,6 +154,28 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
                    on_status)
 
 
+def verify(experiment_name: str, variants: Sequence[str] | None = None, params=None,
+           shapes: Sequence[Any] | None = None, kernels: Sequence[str | Path] = (), exact: bool = False,
+           seed: int = 0) -> Records:
+    """Check without timing: each variant (default: all, at its sweep or default params) at each
+    shape (default: the experiment's test shapes) against the reference, one record per run with
+    `correct`, `max_rel_err`, `wrong_count`, or `skip_reason` where its constraints refuse it."""
+    from gpulab.lab import Lab, LabOptions, constraint_reason, parse_param_overrides, plan
+
+    exp = experiment(experiment_name, kernels)
+    chosen = shapes_of(exp, None, shapes) if shapes else [exp.shape(*s) for s in exp.test_shapes]
+    specs = plan(exp, list(variants) if variants else None, parse_param_overrides(_param_texts(params)), chosen,
+                 with_libraries=False)
+    lab = Lab(LabOptions(seed=seed, exact=exact))
+    records = Records()
+    for spec in specs:
+        if reason := constraint_reason(spec, lab.arch):
+            records.append(spec.base_record() | {"skip_reason": reason})
+        else:
+            records.append(spec.base_record() | lab.verify(spec).as_record())
+    return records
+
+
 def _finish(exp, lab, records: list[dict], folder: Path, path: Path | None, on_status: Callback) -> Records:
     from gpulab.ceilings import attach
     from gpulab.records import write_csv

@@ -56,7 +56,7 @@ _TEST = '''
     GPULAB_PATH=<the folder holding {{name}}/> python -m pytest <that folder>/{{name}}
 CPU: every variant compiles without spills, its access model matches exhaustive evaluation at the
 test shapes, the check passes the reference and catches a wrong output. GPU (skipped without one):
-every variant is correct at every test shape.
+every variant is correct at every test shape. They use gpulab's Python API only.
 """
 
 import os
@@ -72,17 +72,14 @@ if _HOME not in os.environ.get("GPULAB_PATH", "").split(os.pathsep):
     os.environ["GPULAB_PATH"] = os.pathsep.join(filter(None, (os.environ.get("GPULAB_PATH"), _HOME)))
 
 import gpulab  # noqa: E402  (after GPULAB_PATH is set)
-from gpulab.experiments import get_experiment  # noqa: E402
-from gpulab.lab import RunSpec, compile_record  # noqa: E402
 
-EXP = get_experiment("{{name}}")
+EXP = gpulab.experiment("{{name}}")
 
 
-@pytest.mark.parametrize("variant", [v.name for v in EXP.variants])
-def test_compiles_without_spills(variant):
-    record = compile_record(RunSpec(EXP, EXP.variant(variant), EXP.variant(variant).default_params(),
-                                    EXP.default_shape_list()[0]), "sm_90")
-    assert record.get("reg_per_thread", 0) > 0 and record.get("spill_stores_bytes") == 0, record
+def test_compiles_without_spills():
+    rows = gpulab.compile_only(["{{name}}"], arch="sm_90")
+    assert {r["variant"] for r in rows} == {v.name for v in EXP.variants}
+    assert all(r.get("reg_per_thread", 0) > 0 and r.get("spill_stores_bytes") == 0 for r in rows), rows
 
 
 @pytest.mark.parametrize("variant", [v.name for v in EXP.variants if v.access is not None])
@@ -105,19 +102,11 @@ def test_check_passes_the_reference_and_catches_a_wrong_output():
     assert not EXP.check(bad, inputs, shape, False, np).ok
 
 
-@pytest.mark.parametrize("variant", [v.name for v in EXP.variants])
-def test_correct_on_the_test_shapes_gpu(variant):
-    from gpulab.gpu.device import probe
-    from gpulab.lab import Lab, LabOptions
-
-    info, reason = probe()
-    if info is None:
-        pytest.skip(f"needs an NVIDIA GPU: {reason}")
-    lab = Lab(LabOptions())
-    v = EXP.variant(variant)
-    for dims in EXP.test_shapes:
-        result = lab.verify(RunSpec(EXP, v, v.default_params(), EXP.shape(*dims)))
-        assert result.ok, (dims, result.describe())
+def test_correct_on_the_test_shapes_gpu():
+    if gpulab.card() is None:
+        pytest.skip("needs an NVIDIA GPU")
+    rows = gpulab.verify("{{name}}")  # every variant at every test shape, checked, not timed
+    assert rows and all(r.get("correct") for r in rows), [r for r in rows if not r.get("correct")]
 '''
 
 _COPY_INIT = '''
