@@ -25,7 +25,7 @@ def on_path(monkeypatch):
 
 # Every variant at the params bench runs (vec's sweep), and the plain tiles at their widest block.
 VARIANTS = [("naive", {}), ("tile", {"ROWS": 8}), ("tile", {"ROWS": 32}), ("padded", {"ROWS": 8}),
-            ("padded", {"ROWS": 16}), ("vec", {"ROWS": 8}), ("vec", {"ROWS": 16}), ("vec", {"ROWS": 32})]
+            ("padded", {"ROWS": 16})] + [("vec", {"ROWS": r, "TILE": t}) for r in (8, 16, 32) for t in (32, 64)]
 
 
 def test_every_variant_compiles_without_spills():
@@ -46,11 +46,13 @@ def test_padding_removes_the_bank_conflicts():
     tile = gpulab.predict("transpose", "tile", shape="8192x8192").summary
     padded = gpulab.predict("transpose", "padded", shape="8192x8192").summary
     vec = gpulab.predict("transpose", "vec", shape="8192x8192").summary
+    wide = gpulab.predict("transpose", "vec", params={"TILE": 64, "ROWS": 16}, shape="8192x8192").summary
     assert tile["smem_load_wavefronts"] == 32 * tile["smem_load_requests"]  # a column in one bank
     assert padded["smem_load_bank_conflicts"] == padded["smem_store_bank_conflicts"] == 0
-    assert vec["smem_load_bank_conflicts"] == vec["smem_store_bank_conflicts"] == 0
+    for s in (vec, wide):
+        assert s["smem_load_bank_conflicts"] == s["smem_store_bank_conflicts"] == 0
     # every global sector carries 32 useful bytes once the writes are coalesced
-    for s in (padded, vec):
+    for s in (padded, vec, wide):
         assert s["gmem_load_sectors"] * 32 == s["gmem_store_sectors"] * 32 == 4 * 8192 * 8192
     assert vec["gmem_load_requests"] * 4 == padded["gmem_load_requests"]  # float4: a quarter of the instructions
 

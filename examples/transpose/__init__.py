@@ -8,7 +8,7 @@ The ladder (one .cu file each, declaring itself in a /* gpulab variant */ block)
   naive   one thread per element: coalesced reads, writes 32 sectors per instruction
   tile    a 32x32 tile staged in shared memory: coalesced both ways, 32-way bank conflicts
   padded  the tile padded to 33 columns: no bank conflicts
-  vec     the padded tile moved as float4 (LDG.128 / STG.128), several per thread
+  vec     the padded tile (32 or 64 a side) moved as float4 (LDG.128 / STG.128), several per thread
   cupy    CuPy's own transposed copy (cupy.copyto(out, A.T)), timed beside as the library row
 
 Inputs: A with random floats (or small integers with --exact): a value read from the wrong place is

@@ -5,8 +5,8 @@ One Instruction per SASS memory instruction, read off `nvdisasm` of the sm_90 cu
 - tile, padded: the 32/ROWS passes are unrolled; each pass is an LDG and an STS predicated on the
   thread's guard, then after the barrier an LDS and an STG behind a branch on the write guard.
 - vec, M and N multiples of 4: per pass one LDG.128 and four STS.32 (the padded row stride of 33
-  floats rules out wider shared stores), then four LDS.32 and one STG.128; otherwise the scalar
-  passes of padded with 32 lanes x ROWS/4 rows per pass.
+  or 65 floats rules out wider shared stores), then four LDS.32 and one STG.128; otherwise the
+  scalar passes of padded, 32 lanes across each 32-column group and one tile row per warp.
 The shared tile is the kernel's only shared array, at offset 0; `in` and `out` are separate
 allocations laid out by `buffers`. Symmetry: blocks inside the matrix are alike up to a shift of
 whole 128-byte lines (x by 128 B for reads, y by 128 B for writes); the blocks of the cut tiles at
@@ -31,10 +31,11 @@ def _work(M: int, N: int) -> dict:
     return {"flops": 0.0, "dram_compulsory_bytes": 2 * F32 * M * N}
 
 
-def _blocks(nx: int, ny: int, M: int, N: int, rows_per_block: int, x_stride: int, y_stride: int) -> dict:
+def _blocks(nx: int, ny: int, M: int, N: int, cols_per_block: int, rows_per_block: int, x_stride: int,
+            y_stride: int) -> dict:
     """Classes of the block axes for an instruction whose address moves x_stride bytes per block
     along x and y_stride along y; the blocks that reach past N (x) or M (y) stand alone."""
-    return {"x": shifted(nx, x_stride, edge=ragged(nx, TILE, N)),
+    return {"x": shifted(nx, x_stride, edge=ragged(nx, cols_per_block, N)),
             "y": shifted(ny, y_stride, edge=ragged(ny, rows_per_block, M))}
 
 
@@ -55,32 +56,38 @@ def naive_access(params: Params, shape: Shape) -> KernelAccess:
 
     instructions = (
         Instruction("ldg in[row][col]", "global", "load", F32, address=lambda i: base["in"] + F32 * (row(i) * N + col(i)),
-                    active=inside, blocks=_blocks(nx, ny, M, N, 8, F32 * 32, F32 * 8 * N)),
+                    active=inside, blocks=_blocks(nx, ny, M, N, 32, 8, F32 * 32, F32 * 8 * N)),
         Instruction("stg out[col][row]", "global", "store", F32,
                     address=lambda i: base["out"] + F32 * (col(i) * M + row(i)),
-                    active=inside, blocks=_blocks(nx, ny, M, N, 8, F32 * 32 * M, F32 * 8)),
+                    active=inside, blocks=_blocks(nx, ny, M, N, 32, 8, F32 * 32 * M, F32 * 8)),
     )
     return KernelAccess(grid=(nx, ny, 1), block=(32, 8, 1), instructions=instructions, **_work(M, N))
 
 
-def _tile_passes(M, N, base, pad, lane, row, passes, step, blocks_of):
-    """The scalar tile copy shared by tile, padded and vec's scalar path: pass k moves tile row
-    (row + k*step) in and tile column (row + k*step) out, lane `lane` taking one column (row) each.
-    `blocks_of(x_stride, y_stride)` gives the block classes."""
-    stride = TILE + pad  # floats per shared row
-    loop = (Loop("k", passes, every(passes)),)
+def _tile_passes(M, N, base, tile, pad, lane, row, passes, step, blocks_of, groups=1):
+    """The scalar tile copy shared by tile, padded and vec's scalar path: for each 32-column group
+    g (loop `g`) pass k moves tile row (row + k*step) in and tile column (row + k*step) out, lane
+    `lane` taking one column (row) each. `blocks_of(x_stride, y_stride)` gives the block classes."""
+    stride = tile + pad  # floats per shared row
+    loops = (Loop("g", groups, every(groups)), Loop("k", passes, every(passes)))
 
-    def r(i):  # row of `in`, and of the tile
-        return i.by * TILE + row(i) + i.k * step
+    def trow(i):  # row of the tile this pass fills (and the tile column it empties)
+        return row(i) + i.k * step
+
+    def tcol(i):  # column of the tile this lane fills (and the tile row it reads out)
+        return 32 * i.g + lane(i)
+
+    def r(i):  # row of `in`
+        return i.by * tile + trow(i)
 
     def c(i):
-        return i.bx * TILE + lane(i)
+        return i.bx * tile + tcol(i)
 
     def orow(i):  # row of `out` = column of `in`
-        return i.bx * TILE + row(i) + i.k * step
+        return i.bx * tile + trow(i)
 
     def ocol(i):
-        return i.by * TILE + lane(i)
+        return i.by * tile + tcol(i)
 
     def read_guard(i):
         return (r(i) < M) & (c(i) < N)
@@ -90,16 +97,14 @@ def _tile_passes(M, N, base, pad, lane, row, passes, step, blocks_of):
 
     return (
         Instruction("ldg in[r][c]", "global", "load", F32, address=lambda i: base["in"] + F32 * (r(i) * N + c(i)),
-                    active=read_guard, loops=loop, blocks=blocks_of(F32 * TILE, F32 * TILE * N)),
-        Instruction("sts tile[r][c]", "shared", "store", F32,
-                    address=lambda i: F32 * ((row(i) + i.k * step) * stride + lane(i)),
-                    active=read_guard, loops=loop, blocks=blocks_of(0, 0)),
-        Instruction("lds tile[c][r]", "shared", "load", F32,
-                    address=lambda i: F32 * (lane(i) * stride + row(i) + i.k * step),
-                    active=write_guard, loops=loop, blocks=blocks_of(0, 0)),
+                    active=read_guard, loops=loops, blocks=blocks_of(F32 * tile, F32 * tile * N)),
+        Instruction("sts tile[r][c]", "shared", "store", F32, address=lambda i: F32 * (trow(i) * stride + tcol(i)),
+                    active=read_guard, loops=loops, blocks=blocks_of(0, 0)),
+        Instruction("lds tile[c][r]", "shared", "load", F32, address=lambda i: F32 * (tcol(i) * stride + trow(i)),
+                    active=write_guard, loops=loops, blocks=blocks_of(0, 0)),
         Instruction("stg out[c][r]", "global", "store", F32,
                     address=lambda i: base["out"] + F32 * (orow(i) * M + ocol(i)),
-                    active=write_guard, loops=loop, blocks=blocks_of(F32 * TILE * M, F32 * TILE)),
+                    active=write_guard, loops=loops, blocks=blocks_of(F32 * tile * M, F32 * tile)),
     )
 
 
@@ -110,8 +115,8 @@ def tile_access(pad: int):
         rows = params["ROWS"]
         M, N, base = _layout(shape)
         nx, ny = cdiv(N, TILE), cdiv(M, TILE)
-        instructions = _tile_passes(M, N, base, pad, lambda i: i.tx, lambda i: i.ty, TILE // rows, rows,
-                                    lambda xs, ys: _blocks(nx, ny, M, N, TILE, xs, ys))
+        instructions = _tile_passes(M, N, base, TILE, pad, lambda i: i.tx, lambda i: i.ty, TILE // rows, rows,
+                                    lambda xs, ys: _blocks(nx, ny, M, N, TILE, TILE, xs, ys))
         return KernelAccess(grid=(nx, ny, 1), block=(32, rows, 1), instructions=instructions, **_work(M, N))
 
     access.__name__ = f"{'padded' if pad else 'tile'}_access"
@@ -119,45 +124,47 @@ def tile_access(pad: int):
 
 
 def vec_access(params: Params, shape: Shape) -> KernelAccess:
-    """vec.cu: 8*ROWS threads. M and N multiples of 4: thread t moves float4 column j = t % 8 of
-    tile row t/8 + k*ROWS in (one LDG.128, four STS.32, q = 0..3 the float of the four), and the
-    float4 of out row t/8 + k*ROWS gathered from tile[4j+q][t/8 + k*ROWS] out (four LDS.32, one
-    STG.128). Otherwise: padded's scalar passes with lane t % 32 and tile row t / 32."""
-    rows = params["ROWS"]
+    """vec.cu: TILE/32 groups of 8*ROWS threads. M and N multiples of 4: thread t of group g =
+    t / (8*ROWS) moves float4 column j = t % 8 of the group (tile column 32g + 4j) in tile row
+    (t % 8*ROWS) / 8 + k*ROWS (one LDG.128, four STS.32, q = 0..3 the float of the four), then the
+    float4 of that out row gathered from tile[32g+4j+q][row] (four LDS.32, one STG.128). Otherwise:
+    padded's scalar passes, lane t % 32, tile row t / 32 + k*(warps per block), per column group."""
+    rows, tile = params["ROWS"], params["TILE"]
     M, N, base = _layout(shape)
-    nx, ny = cdiv(N, TILE), cdiv(M, TILE)
-    threads = 8 * rows
+    nx, ny = cdiv(N, tile), cdiv(M, tile)
+    threads = 8 * rows * (tile // 32)
 
     def blocks_of(xs, ys):
-        return _blocks(nx, ny, M, N, TILE, xs, ys)
+        return _blocks(nx, ny, M, N, tile, tile, xs, ys)
 
     if (M | N) & 3:
-        instructions = _tile_passes(M, N, base, 1, lambda i: i.tid % 32, lambda i: i.tid // 32, 4 * TILE // rows,
-                                    rows // 4, blocks_of)
+        warps = threads // 32
+        instructions = _tile_passes(M, N, base, tile, 1, lambda i: i.tid % 32, lambda i: i.tid // 32, tile // warps,
+                                    warps, blocks_of, groups=tile // 32)
         return KernelAccess(grid=(nx, ny, 1), block=(threads, 1, 1), instructions=instructions, **_work(M, N))
 
-    stride = TILE + 1
-    passes = TILE // rows
+    stride = tile + 1
+    passes = tile // rows
     k_loop = Loop("k", passes, every(passes))
     q_loop = Loop("q", 4, every(4))
 
-    def j(i):
-        return i.tid % 8
+    def col(i):  # the tile column of this lane's float4
+        return 32 * (i.tid // (8 * rows)) + 4 * (i.tid % 8)
 
     def row(i):
-        return i.tid // 8 + i.k * rows
+        return (i.tid % (8 * rows)) // 8 + i.k * rows
 
     def r(i):
-        return i.by * TILE + row(i)
+        return i.by * tile + row(i)
 
     def c(i):
-        return i.bx * TILE + 4 * j(i)
+        return i.bx * tile + col(i)
 
     def orow(i):
-        return i.bx * TILE + row(i)
+        return i.bx * tile + row(i)
 
     def ocol(i):
-        return i.by * TILE + 4 * j(i)
+        return i.by * tile + col(i)
 
     def read_guard(i):
         return (r(i) < M) & (c(i) < N)
@@ -168,15 +175,15 @@ def vec_access(params: Params, shape: Shape) -> KernelAccess:
     instructions = (
         Instruction("ldg.128 in[r][c..c+3]", "global", "load", 4 * F32,
                     address=lambda i: base["in"] + F32 * (r(i) * N + c(i)),
-                    active=read_guard, loops=(k_loop,), blocks=blocks_of(F32 * TILE, F32 * TILE * N)),
-        Instruction("sts tile[r][4j+q]", "shared", "store", F32,
-                    address=lambda i: F32 * (row(i) * stride + 4 * j(i) + i.q),
+                    active=read_guard, loops=(k_loop,), blocks=blocks_of(F32 * tile, F32 * tile * N)),
+        Instruction("sts tile[r][col+q]", "shared", "store", F32,
+                    address=lambda i: F32 * (row(i) * stride + col(i) + i.q),
                     active=read_guard, loops=(k_loop, q_loop), blocks=blocks_of(0, 0)),
-        Instruction("lds tile[4j+q][r]", "shared", "load", F32,
-                    address=lambda i: F32 * ((4 * j(i) + i.q) * stride + row(i)),
+        Instruction("lds tile[col+q][r]", "shared", "load", F32,
+                    address=lambda i: F32 * ((col(i) + i.q) * stride + row(i)),
                     active=write_guard, loops=(k_loop, q_loop), blocks=blocks_of(0, 0)),
         Instruction("stg.128 out[r][c..c+3]", "global", "store", 4 * F32,
                     address=lambda i: base["out"] + F32 * (orow(i) * M + ocol(i)),
-                    active=write_guard, loops=(k_loop,), blocks=blocks_of(F32 * TILE * M, F32 * TILE)),
+                    active=write_guard, loops=(k_loop,), blocks=blocks_of(F32 * tile * M, F32 * tile)),
     )
     return KernelAccess(grid=(nx, ny, 1), block=(threads, 1, 1), instructions=instructions, **_work(M, N))

@@ -47,15 +47,16 @@ def ncu_path():
 
 
 def test_transpose_is_correct_on_every_test_shape():
-    rows = gpulab.verify("transpose")  # every variant (vec at each ROWS) at every test shape
+    rows = gpulab.verify("transpose")  # every variant (vec at each ROWS and TILE) at every test shape
     exp = gpulab.experiment("transpose")
-    assert len(rows) == len(exp.test_shapes) * (3 + len(exp.variant("vec").sweep["ROWS"]))
+    configs = sum(len(v.param_grid(dict(v.sweep))) if v.sweep else 1 for v in exp.variants)
+    assert len(rows) == len(exp.test_shapes) * configs
     assert all(r.get("correct") for r in rows), [r for r in rows if not r.get("correct")]
 
 
 def test_the_padded_tiles_shared_wavefronts_are_the_models(ncu_path):
     for variant, shape in (("tile", "1000x1532"), ("padded", "1000x1532"), ("padded", "333x517"),
-                           ("vec", "1000x1532"), ("vec", "333x517")):
+                           ("vec", "1000x1532"), ("vec", "333x517"), ("vec:TILE=64,ROWS=16", "1000x1532")):
         try:
             prof = gpulab.profile("transpose", variant, shape=shape, save=False).profiles[0]
         except ncu.CountersNotPermitted as exc:
