@@ -66,7 +66,7 @@ def test_bench_checks_its_input_before_asking_for_a_gpu(monkeypatch):
 def test_bench_hands_each_record_to_on_record(monkeypatch):
     """The hook for writing rows as they come: every executed run reaches on_record before bench
     returns, in order, with on_plan told the count first."""
-    from gpulab import lab as lab_module
+    from gpulab import worker
 
     class FakeLab:
         def __init__(self, options):
@@ -78,7 +78,7 @@ def test_bench_hands_each_record_to_on_record(monkeypatch):
         def execute(self, spec):
             return spec.base_record() | {"time_ms": 1.0, "gflops": 1.0}
 
-    monkeypatch.setattr(lab_module, "Lab", FakeLab)
+    monkeypatch.setattr(worker, "open_lab", FakeLab)
     monkeypatch.setattr(api, "ensure_ceilings", lambda *a, **k: None)
     seen, planned = [], []
     rows = gpulab.bench("sgemm", variants=["v0"], sizes=[64], save=False, on_plan=planned.append,

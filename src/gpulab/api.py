@@ -94,7 +94,7 @@ def one_shape(exp, size: int | str | None = None, shape: Any = None):
     sizes = None if size is None else [t for t in str(size).split(",") if t.strip()]
     found = shapes_of(exp, sizes, [shape] if shape is not None else None)
     if len(found) != 1:
-        raise GpulabError("profile one shape at a time: give one --size or one --shape")
+        raise GpulabError("one shape at a time: give one --size or one --shape")
     return found[0]
 
 
@@ -117,7 +117,9 @@ def ensure_ceilings(device, folder: Path, on_status: Callback = None):
     return ensure(device, folder, progress=lambda text: _call(on_status, f"ceilings: {text}"))
 
 
-def _execute(lab, specs, on_plan: Callback, on_start: Callback, on_record: Callback) -> list[dict]:
+def _execute(lab, specs, on_plan: Callback, on_start: Callback, on_record: Callback,
+             save: Callback = None) -> list[dict]:
+    """Every spec in order; after each, on_record(record) and save(records so far)."""
     _call(on_plan, len(specs))
     records = []
     for spec in specs:
@@ -125,6 +127,7 @@ def _execute(lab, specs, on_plan: Callback, on_start: Callback, on_record: Callb
         record = lab.execute(spec)
         records.append(record)
         _call(on_record, record)
+        _call(save, records)
     return records
 
 
@@ -134,24 +137,55 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
           out: str | Path | None = None, save: bool = True, on_plan: Callback = None, on_start: Callback = None,
           on_record: Callback = None, on_status: Callback = None) -> Records:
     """Check and time variants of one experiment (default: all, with their sweeps, and the vendor
-    library beside), against this card's ceilings; with `save`, write the CSV (`out`, default
-    results/<gpu>/<experiment>.csv). `params`: {'TILE': (8, 16)} or ['TILE=8,16']."""
+    library beside), against this card's ceilings. With `save`, every finished row reaches the CSV
+    as the sweep goes (`out`, default results/<gpu>/<experiment>.csv), so a crash late in it keeps
+    the rest. Runs go through the isolated worker (gpulab.worker): one that faults or hangs is
+    marked in its row; `.lab` says which (gpulab.worker.unfinished_line). `params`: {'TILE': (8, 16)}
+    or ['TILE=8,16']."""
     from gpulab.gpu.timing import TimingPolicy
-    from gpulab.lab import Lab, LabOptions, derive, parse_param_overrides, plan
+    from gpulab.lab import LabOptions, parse_param_overrides, plan
+    from gpulab.records import check_writable
     from gpulab.tune import tuned_defaults
+    from gpulab.worker import open_lab
 
     exp = experiment(experiment_name, kernels)
     overrides = parse_param_overrides(_param_texts(params))
     chosen_shapes = shapes_of(exp, sizes, shapes)
     names = list(variants) if variants else None
     plan(exp, names, overrides, chosen_shapes)  # names and values are checked before the GPU is touched
-    lab = Lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
+    if save and out is not None:
+        check_writable(Path(out))  # ... and where the rows go (a folder, no permission)
+    lab = open_lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
     folder = results_dir(lab.device.slug)
     specs = plan(exp, names, overrides, chosen_shapes, defaults=tuned_defaults(exp, folder))
     lab.preflight(specs)
-    records = derive(_execute(lab, specs, on_plan, on_start, on_record), exp.baseline)
-    return _finish(exp, lab, records, folder, (Path(out) if out else folder / f"{exp.name}.csv") if save else None,
-                   on_status)
+    path = (Path(out) if out else folder / f"{exp.name}.csv") if save else None
+    return _sweep(exp, lab, specs, folder, path, on_plan, on_start, on_record, on_status)
+
+
+def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, on_record, on_status) -> Records:
+    """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, written
+    to `path` after every run and at the end."""
+    from gpulab.ceilings import attach
+    from gpulab.lab import derive
+    from gpulab.records import check_writable, write_csv
+
+    if path is not None:
+        check_writable(path)
+    ceilings = ensure_ceilings(lab.device, folder, on_status)
+
+    def finished(rows: list[dict]) -> list[dict]:
+        return attach(derive(rows, exp.baseline), exp, ceilings)
+
+    def save(done: list[dict]) -> None:
+        if path is not None:
+            write_csv(path, finished([dict(r) for r in done]))
+
+    records = Records(finished(_execute(lab, specs, on_plan, on_start, on_record, save)), path)
+    if path is not None:
+        write_csv(path, records)
+    records.lab = lab
+    return records
 
 
 def verify(experiment_name: str, variants: Sequence[str] | None = None, params=None,
@@ -176,34 +210,26 @@ def verify(experiment_name: str, variants: Sequence[str] | None = None, params=N
     return records
 
 
-def _finish(exp, lab, records: list[dict], folder: Path, path: Path | None, on_status: Callback) -> Records:
-    from gpulab.ceilings import attach
-    from gpulab.records import write_csv
-
-    records = attach(records, exp, ensure_ceilings(lab.device, folder, on_status))
-    if path is not None:
-        write_csv(path, records)
-    return Records(records, path)
-
-
 def run(experiment_names: Sequence[str] | None = None, kernels: Sequence[str | Path] = (),
         out_dir: str | Path | None = None, on_plan: Callback = None, on_start: Callback = None,
         on_record: Callback = None, on_status: Callback = None) -> dict[str, Records]:
     """The main job on a GPU: each experiment (default: all) at its default shapes, tuned params
-    where tune found them, one CSV each under results/<gpu>/. {experiment: records}."""
-    from gpulab.lab import Lab, LabOptions, derive, plan
+    where tune found them, one CSV each under results/<gpu>/ (or out_dir). {experiment: records};
+    each records' `.lab` is the one lab they shared (gpulab.worker.unfinished_line)."""
+    from gpulab.lab import LabOptions, plan
     from gpulab.tune import tuned_defaults
+    from gpulab.worker import open_lab
 
     exps = _chosen(experiment_names, kernels)
-    lab = Lab(LabOptions())
+    lab = open_lab(LabOptions())
     folder = Path(out_dir) if out_dir else results_dir(lab.device.slug)
     ensure_ceilings(lab.device, folder, on_status)
     out = {}
     for exp in exps:
         specs = plan(exp, None, {}, exp.default_shape_list(), defaults=tuned_defaults(exp, folder))
         lab.preflight(specs)
-        records = derive(_execute(lab, specs, on_plan, on_start, on_record), exp.baseline)
-        out[exp.name] = _finish(exp, lab, records, folder, folder / f"{exp.name}.csv", on_status)
+        out[exp.name] = _sweep(exp, lab, specs, folder, folder / f"{exp.name}.csv", on_plan, on_start, on_record,
+                               on_status)
     return out
 
 
@@ -217,9 +243,13 @@ def compile_only(experiment_names: Sequence[str] | None = None, kernels: Sequenc
                  arch: str = "sm_90", on_plan: Callback = None, on_start: Callback = None,
                  on_record: Callback = None) -> Records:
     """No GPU needed: compile every variant (its sweep, else its defaults) at the first default
-    shape for `arch`; one record per compile with what ptxas reported and the occupancy it allows."""
+    shape for `arch`; one record per compile with what ptxas reported and the occupancy it allows.
+    A kernel that does not compile gets a row saying so (NVRTC's first error); `.broken` names them."""
+    from gpulab.errors import CompileError
+    from gpulab.gpu.compile import check_arch, first_error
     from gpulab.lab import RunSpec, compile_record
 
+    check_arch(arch)
     specs = []
     for exp in _chosen(experiment_names, kernels):
         shape = exp.default_shape_list()[0]
@@ -228,9 +258,14 @@ def compile_only(experiment_names: Sequence[str] | None = None, kernels: Sequenc
             specs += [RunSpec(exp, v, p, shape) for p in grid]
     _call(on_plan, len(specs))
     records = Records()
+    records.broken = []
     for spec in specs:
         _call(on_start, spec.label)
-        records.append(compile_record(spec, arch))
+        try:
+            records.append(compile_record(spec, arch))
+        except CompileError as exc:  # one broken kernel: mark it, compile the others
+            records.broken.append(spec.label)
+            records.append(spec.base_record() | {"skip_reason": f"does not compile: {first_error(str(exc))}"})
         _call(on_record, records[-1])
     return records
 
@@ -336,13 +371,17 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
              on_start: Callback = None, on_record: Callback = None) -> Records:
     """Every variant's access model against Nsight Compute (default and/or ragged shapes): one row
     per counted quantity, saved after every run into `out` (default results/<gpu>/fidelity.csv).
-    on_record gets each run's gpulab.fidelity.RunResult; `.results` holds them all."""
+    on_record gets each run's gpulab.fidelity.RunResult; `.results` holds them all (a failed run's
+    `.error` says why; the rows recorded for it before are kept)."""
     from gpulab import fidelity as fid
     from gpulab.gpu.ncu import find_ncu
+    from gpulab.records import check_writable
 
     specs = fid.plan(list(experiment_names) if experiment_names else None, list(variants) if variants else None,
                      shapes)
     find_ncu()  # fail before the first run when ncu is missing
+    if out is not None:
+        check_writable(Path(out))  # ... or when the results could not be saved
     _call(on_plan, len(specs))
     results: list = []
     path = Path(out) if out else None
@@ -380,7 +419,8 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
         raise GpulabError("--limit must be at least 1")
     overrides = parse_param_overrides(_param_texts(params))
     for name, values in overrides.items():
-        v.param_grid({name: values})  # validates names and values with the usual messages
+        v.param(name)  # a param the variant does not have would leave the whole search space
+        v.param_grid({name: values})  # validates the values with the usual messages
     chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else t.tune_shapes(exp)
     plan = t.plan_tune(exp, v, overrides, chosen, limit)
     _call(on_message, f"{exp.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected by "
@@ -393,7 +433,7 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
     _call(on_plan, plan.runs)
     result = t.run_tune(plan, on_start=lambda label: _call(on_start, label), on_end=lambda: _call(on_record, None))
     records = Records(plan.rows, plan.path)
-    records.result, records.plan = result, plan
+    records.result, records.plan, records.lab = result, plan, plan.lab
     return records
 
 
