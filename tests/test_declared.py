@@ -153,3 +153,15 @@ def test_the_profiler_child_gets_the_kernel_file(tmp_path):
     spec = spec_of("sgemm", "mine:TILE=8", kernels=[_file(tmp_path, KERNEL)], shape="64x64x64")
     argv = target_argv(spec, tmp_path / "info.json")
     assert argv[argv.index("--kernel") + 1] == str(tmp_path / "mine.cu") and "TILE=8" in argv
+
+
+def test_a_spec_of_a_kernel_file_crosses_into_the_worker(tmp_path):
+    """The isolated worker gets runs by reference: a --kernel variant travels as its files."""
+    import pickle
+
+    from gpulab.api import spec_of
+
+    spec = spec_of("sgemm", "mine:TILE=8", kernels=[_file(tmp_path, KERNEL)], shape="64x64x64")
+    again = pickle.loads(pickle.dumps(spec))
+    assert again.label == spec.label and again.experiment.kernel_files == (str(tmp_path / "mine.cu"),)
+    assert again.variant.launch(again.params, again.shape).grid == (8, 8, 1)
