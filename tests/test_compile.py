@@ -61,7 +61,8 @@ def test_compile_error_shows_file_and_line(fresh_cache):
     with pytest.raises(CompileError) as info:
         gcompile.compile_kernel(src, "k")
     message = str(info.value)
-    assert "broken.cu(2)" in message and "undefined_name" in message
+    assert "broken.cu:2: error" in message and "undefined_name" in message
+    assert "\n" not in message  # one line: the CLI shows it as it is
 
 
 def test_missing_entry_is_a_clear_error(fresh_cache):
@@ -163,3 +164,13 @@ def test_an_arch_nvrtc_does_not_support_lists_the_valid_ones(fresh_cache):
         gcompile.compile_kernel(fresh_cache / "x.cu", "k", arch="sm_50")
     assert "x.cu" not in str(err.value)
     gcompile.check_arch("sm_90a")  # a suffixed arch of a supported number is fine
+
+
+def test_a_header_beside_the_source_is_part_of_the_cache_key(fresh_cache):
+    """NVRTC finds `#include "mine.cuh"` beside the .cu; editing it must compile again, not reuse."""
+    (fresh_cache / "mine.cuh").write_text("#define VALUE 1.0f\n")
+    src = fresh_cache / "k.cu"
+    src.write_text('#include "mine.cuh"\nextern "C" __global__ void k(float* a) { a[0] = VALUE; }\n')
+    first = gcompile.compile_kernel(src, "k")
+    (fresh_cache / "mine.cuh").write_text("#define VALUE 2.0f\n")
+    assert gcompile.compile_kernel(src, "k").cubin_path != first.cubin_path

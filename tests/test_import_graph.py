@@ -1,8 +1,8 @@
 """The package's layers, checked on its source: every `import gpulab...` (at the top of a module or
 inside a function) goes down the layers, never back up. The layers, bottom to top:
 
-    base        errors, quantities, params, arith, files, check and the package itself: plain data,
-                rules and the atomic, locked file writes
+    base        errors, quantities, params, arith, files, check, version: plain data, rules and the
+                atomic, locked file writes
     gpu         NVRTC, the device, launches, timing, ncu's driver: knows nothing of experiments
     model       the access model: pure Python and numpy, knows nothing of CUDA
     experiments the problems and their variants (data, .cu files, access models)
@@ -12,8 +12,11 @@ inside a function) goes down the layers, never back up. The layers, bottom to to
     worker      the lab in a replaceable worker process
     run_args    one run named on a command line
     ncu_child   the program ncu profiles
-    ceilings, tune, profiling, fidelity, sanitize (and its child)   jobs built on the lab
-    cli         the command line
+    ceilings, tune, profiling, fidelity, sanitize (and its child), scaffold (gpulab new)
+                jobs built on the lab
+    api         the Python API: gpulab.api and the package itself (gpulab/__init__.py hands the API
+                out by name), each job called, records returned
+    cli         the command line: parse -> api -> print
 
 A module may import its own layer (its own package) and the layers ALLOWED lists for it."""
 
@@ -23,13 +26,14 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "gpulab"
 
 LAYER_OF = {
-    "gpulab": "base", "gpulab.errors": "base", "gpulab.quantities": "base", "gpulab.params": "base", "gpulab.arith": "base", "gpulab.files": "base",
+    "gpulab": "api", "gpulab.version": "base", "gpulab.errors": "base", "gpulab.quantities": "base", "gpulab.params": "base", "gpulab.arith": "base", "gpulab.files": "base",
     "gpulab.check": "base",
     "gpulab.gpu": "gpu", "gpulab.model": "model", "gpulab.experiments": "experiments",
     "gpulab.records": "records", "gpulab.report": "report", "gpulab.lab": "lab", "gpulab.run_args": "run_args",
     "gpulab.ncu_child": "ncu_child", "gpulab.ceilings": "ceilings", "gpulab.tune": "tune",
     "gpulab.profiling": "profiling", "gpulab.fidelity": "fidelity", "gpulab.cli": "cli",
     "gpulab.worker": "worker", "gpulab.sanitize": "sanitize", "gpulab.sanitize_child": "sanitize",
+    "gpulab.scaffold": "scaffold", "gpulab.api": "api",
 }
 BELOW_LAB = {"base", "gpu", "model", "experiments", "records"}
 ALLOWED = {
@@ -48,13 +52,15 @@ ALLOWED = {
     "sanitize": BELOW_LAB | {"lab"},
     "profiling": BELOW_LAB | {"lab", "run_args", "ncu_child"},
     "fidelity": BELOW_LAB | {"lab", "run_args", "ncu_child", "profiling"},
+    "scaffold": BELOW_LAB,
+    "api": set(LAYER_OF.values()) - {"api", "cli"},
     "cli": set(LAYER_OF.values()) - {"cli"},
 }
 
 
 def layer(module: str) -> str | None:
     """The layer of a gpulab module name: its longest prefix in LAYER_OF (the package 'gpulab'
-    itself only by its own name, or every new module would fall into the base layer)."""
+    itself only by its own name, or every new module would fall into the package's layer)."""
     parts = module.split(".")
     for n in range(len(parts), 1, -1):
         if ".".join(parts[:n]) in LAYER_OF:
@@ -115,4 +121,4 @@ def test_the_checker_sees_an_import_inside_a_function(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from gpulab.cli import app\n    import gpulab.lab\n    from gpulab import quantities\n")
     assert imported(source) == {"gpulab.cli", "gpulab.lab", "gpulab.quantities"}
-    assert layer("gpulab.lab") == "lab" and layer("gpulab") == "base" and layer("gpulab.something_new") is None
+    assert layer("gpulab.lab") == "lab" and layer("gpulab") == "api" and layer("gpulab.something_new") is None

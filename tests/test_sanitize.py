@@ -125,12 +125,19 @@ def _spec(experiment="stencil", variant="nosync"):
     ("racecheck", san.Report(1, 0, "Error: Race"), "hazard reported (a demonstration)", False),
     ("racecheck", san.Report(0, 0, ""), "MISSED: the demonstration's hazard was not reported", True),
     ("memcheck", san.Report(0, 0, ""), "clean", False),
-    ("memcheck", san.Report(2, 0, "Invalid"), "ERRORS", True),
+    ("initcheck", san.Report(49, 0, "Uninitialized"), "reported in a demonstration (not judged)", False),
 ])
 def test_verdicts_for_the_demonstration(tool, report, expected, fails):
     row = _spec().base_record() | {"tool": tool}
     row["verdict"] = san.verdict(row, report)
     assert row["verdict"] == expected and san.failed(row) is fails
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "initcheck"])
+def test_a_correct_variant_with_errors_fails(tool):
+    row = _spec("stencil", "shared").base_record() | {"tool": tool}
+    row["verdict"] = san.verdict(row, san.Report(2, 0, "Invalid"))
+    assert row["verdict"] == "ERRORS" and san.failed(row)
 
 
 def test_a_correct_variant_with_a_racecheck_warning_fails():

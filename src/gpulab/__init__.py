@@ -2,6 +2,34 @@
 
 Importing gpulab never touches the GPU or the CUDA driver: CuPy is imported lazily by the modules
 that launch kernels, so the CPU commands (list, predict, compile-only run) work anywhere.
+
+The Python API (gpulab.api) is here by name, loaded on first use:
+
+    import gpulab
+    rows = gpulab.bench("coalesce", variants=["rows"], shapes=["8192x8192"])   # needs a GPU
+    rows.to_pandas()
+    gpulab.predict("sgemm", "v1:TILE=16", shape="512x512x512").summary        # no GPU needed
 """
 
-__version__ = "0.1.0"
+from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
+
+# name -> the gpulab.api function it is; resolved by __getattr__ so `import gpulab` stays light.
+# Names of subpackages (experiments, gpu) are not among them: those stay the modules.
+_API = ("card", "bench", "verify", "run", "compile_only", "predict", "profile", "compare", "experiment", "variants",
+        "Records", "new")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from gpulab import api
+
+        return getattr(api, name)
+    if name == "ceilings":  # the module gpulab.ceilings, which is callable: gpulab.ceilings() is api.ceilings()
+        import importlib
+
+        return importlib.import_module("gpulab.ceilings")
+    raise AttributeError(f"module 'gpulab' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_API, "ceilings"])

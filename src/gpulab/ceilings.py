@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
+import types
 from pathlib import Path
 from typing import Iterable
 
@@ -35,11 +37,11 @@ from gpulab.check import FP32_TOLERANCE
 from gpulab.errors import GpulabError
 from gpulab.gpu import seam
 from gpulab.gpu.compile import compile_kernel
-from gpulab.gpu.device import probe
+from gpulab.gpu.device import probe, require_gpu
 from gpulab.gpu.launch import load as load_kernel
 from gpulab.gpu.launch import synchronize
 from gpulab.gpu.timing import L2Flusher, TimingPolicy, time_it
-from gpulab.records import environment, read_csv, write_csv
+from gpulab.records import Records, environment, read_csv, write_csv
 
 FILE_NAME = "ceilings.csv"
 KERNEL_DIR = Path(__file__).resolve().parent / "experiments" / "ceilings"
@@ -333,3 +335,26 @@ def measure_l2(device, policy):
     what = (f"gpulab l2_read: float4 ld.global.cg, {L2_PASSES} passes over {size / 1e6:.1f} MB "
             f"({size / device.l2_bytes:.0%} of the L2) already in L2, {blocks} blocks of {THREADS}; bytes read")
     return what, t, {"size_bytes": size, "gbps": L2_PASSES * size / (t.median_ms / 1e3) / 1e9}
+
+
+def this_card(refresh: bool = False, on_status=None) -> Records:
+    """The ceilings of the GPU in this machine as records (gpulab.ceilings() in the Python API):
+    measured once into results/<gpu>/ceilings.csv, reused until `refresh`; `.measured` says which,
+    `.ceilings` is the Ceilings."""
+    device = require_gpu()
+    found = ensure(device, Path("results") / device.slug, refresh=refresh,
+                   progress=lambda text: on_status and on_status(f"ceilings: {text}"))
+    records = Records(found.rows, found.path)
+    records.measured, records.ceilings = found.measured, found
+    return records
+
+
+class _CallableModule(types.ModuleType):
+    """`gpulab.ceilings` is this module and, called, `this_card()`: one name for both, so the
+    Python API's `gpulab.ceilings()` works whether or not this module was imported first."""
+
+    def __call__(self, *args, **kwargs):
+        return this_card(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

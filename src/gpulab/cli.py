@@ -32,17 +32,9 @@ def split_list(text: Optional[str]) -> list[str]:
 
 def resolve_shapes(experiment, sizes: Optional[str], shapes: Optional[list[str]]):
     """--size 512,1024 (every dimension n) and --shape MxNxK (repeatable); else the defaults."""
-    from gpulab.experiments.base import parse_positive_int
+    from gpulab.api import shapes_of
 
-    out = []
-    if sizes is not None:
-        items = split_list(sizes)
-        if not items:
-            raise GpulabError("--size needs at least one number, e.g. --size 512,1024")
-        out += [experiment.square(parse_positive_int(s, "size")) for s in items]
-    for text in shapes or []:
-        out.append(experiment.parse_shape(text))
-    return out or experiment.default_shape_list()
+    return shapes_of(experiment, split_list(sizes) if sizes is not None else None, shapes)
 
 
 def results_dir(gpu_slug: str) -> Path:
@@ -58,18 +50,46 @@ def progress_bar():
     )
 
 
-def run_specs(lab, specs, what: str, on_record=None) -> list[dict]:
-    """Execute every spec, in order; on_record(records so far) after each (to save them as they come)."""
-    records = []
-    with progress_bar() as bar:
-        task = bar.add_task(what, total=len(specs))
-        for spec in specs:
-            bar.update(task, description=f"{spec.label}")
-            records.append(lab.execute(spec))
-            if on_record is not None:
-                on_record(records)
-            bar.advance(task)
-    return records
+class Live:
+    """One progress bar fed by an API call's callbacks (gpulab.api: on_plan, on_start, on_record,
+    on_status); `callbacks` hands them over as keyword arguments."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.bar = progress_bar()
+        self.task = None
+
+    def __enter__(self):
+        self.bar.__enter__()
+        self.task = self.bar.add_task(self.what, total=None)
+        return self
+
+    def __exit__(self, *exc):
+        return self.bar.__exit__(*exc)
+
+    def callbacks(self, status: bool = True) -> dict:
+        out = {"on_plan": lambda n: self.bar.update(self.task, total=n, completed=0),
+               "on_start": lambda label: self.bar.update(self.task, description=label),
+               "on_record": lambda record: self.bar.advance(self.task)}
+        if status:
+            out["on_status"] = self.status
+        return out
+
+    def say(self, text) -> None:
+        """A line above the bar (rich renderables keep their styles; strings are printed as they are)."""
+        self.bar.console.print(text, markup=False) if isinstance(text, str) else self.bar.console.print(text)
+
+    def status(self, text: str) -> None:
+        if text.startswith("measuring this card's ceilings once"):
+            self.say(text)  # said once, above the bar
+        self.bar.update(self.task, description=text)
+
+
+KERNEL_HELP = "a .cu file that declares a variant in a /* gpulab variant */ block, added beside the built-ins (repeatable)"
+
+
+def kernels_of(kernel: Optional[list[Path]]) -> tuple[Path, ...]:
+    return tuple(kernel or ())
 
 
 def exit_if_unfinished(lab) -> None:
@@ -96,30 +116,19 @@ def show_bench(experiment, records: list[dict]) -> None:
         console.print(summary)
 
 
-def ensure_ceilings(device, folder: Path):
-    """This card's ceilings from folder/ceilings.csv, measured first (and said so) if missing."""
-    from gpulab.ceilings import ensure, load, ceilings_path
-
-    if load(ceilings_path(folder)) is None:
-        console.print(f"measuring this card's ceilings once (stored in {ceilings_path(folder)}) ...")
-    with console.status("measuring ceilings") as status:
-        return ensure(device, folder, progress=lambda text: status.update(f"ceilings: {text}"))
-
-
-def attach_ceilings(records: list[dict], experiment, ceilings) -> list[dict]:
-    from gpulab.ceilings import attach
-
-    return attach(records, experiment, ceilings)
-
-
 # -- commands ---------------------------------------------------------------------------------
 @app.command("list")
-def list_command() -> None:
-    """Experiments, their variants, params and accepted shapes."""
-    from gpulab.experiments import all_experiments
+def list_command(
+    experiment: Optional[str] = typer.Argument(None, help="one experiment (default: all)"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
+) -> None:
+    """Experiments, their variants, params and accepted shapes (built-in, on GPULAB_PATH, plugins)."""
+    from gpulab import api
     from gpulab.report.tables import experiment_table
 
-    for exp in all_experiments():
+    if kernel and not experiment:
+        raise GpulabError("--kernel adds a variant to one experiment: name it, e.g. gpulab list sgemm --kernel mine.cu")
+    for exp in [api.experiment(experiment, kernels_of(kernel))] if experiment else api.experiments():
         console.print(experiment_table(exp))
         console.print(f"  default shapes: {', '.join('x'.join(map(str, s)) for s in exp.default_shapes)}\n")
 
@@ -135,40 +144,19 @@ def bench(
     warm_l2: bool = typer.Option(False, "--warm-l2", help="do not flush L2 between repetitions"),
     exact: bool = typer.Option(False, "--exact", help="check with small-integer inputs (exact equality)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
     """Check and time variants of one experiment; print a table; write a CSV."""
-    from gpulab.experiments import get_experiment
-    from gpulab.gpu.timing import TimingPolicy
-    from gpulab.lab import LabOptions, derive, parse_param_overrides, plan
-    from gpulab.files import check_writable
-    from gpulab.records import write_csv
-    from gpulab.tune import tuned_defaults
-    from gpulab.worker import open_lab
+    from gpulab import api
 
-    exp = get_experiment(experiment)
-    overrides = parse_param_overrides(param or [])
-    shapes = resolve_shapes(exp, size, shape)
-    variants = split_list(variant) or None
-    plan(exp, variants, overrides, shapes)  # names and values are checked before the GPU is touched
-    if out is not None:
-        check_writable(out)  # ... and where the rows go (a folder, no permission)
-    lab = open_lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
-    specs = plan(exp, variants, overrides, shapes, defaults=tuned_defaults(exp, results_dir(lab.device.slug)))
-    lab.preflight(specs)
-    path = out or results_dir(lab.device.slug) / f"{exp.name}.csv"
-    check_writable(path)
-    ceilings = ensure_ceilings(lab.device, results_dir(lab.device.slug))
-
-    def finished(records: list[dict]) -> list[dict]:
-        return attach_ceilings(derive(records, exp.baseline), exp, ceilings)
-
-    # Every finished row reaches the CSV as the sweep goes: a crash late in it keeps the rest.
-    records = finished(run_specs(lab, specs, f"bench {exp.name}",
-                                 on_record=lambda done: write_csv(path, finished([dict(r) for r in done]))))
-    write_csv(path, records)
-    show_bench(exp, records)
-    console.print(f"wrote {len(records)} rows to {path}")
-    exit_if_unfinished(lab)
+    with Live(f"bench {experiment}") as live:
+        records = api.bench(experiment, variants=split_list(variant) or None, params=param or [],
+                            sizes=split_list(size) if size is not None else None, shapes=shape,
+                            kernels=kernels_of(kernel), warm_l2=warm_l2, exact=exact, seed=seed, out=out,
+                            **live.callbacks())
+    show_bench(api.experiment(experiment, kernels_of(kernel)), records)
+    console.print(f"wrote {len(records)} rows to {records.path}")
+    exit_if_unfinished(records.lab)
 
 
 @app.command()
@@ -177,54 +165,45 @@ def ceilings(
 ) -> None:
     """This card's own limits: copy bandwidth, L2 read bandwidth, FP32 FMA rate, cuBLAS FP32 and TF32 at 4096^3 and 8192^3.
     Measured once, stored in results/<gpu>/ceilings.csv, reused until --refresh."""
-    from gpulab.ceilings import ensure
-    from gpulab.gpu.device import require_gpu
+    from gpulab import api
     from gpulab.report.tables import ceilings_table
 
-    device = require_gpu()
-    folder = results_dir(device.slug)
     with console.status("measuring ceilings") as status:
-        found = ensure(device, folder, refresh=refresh, progress=lambda text: status.update(f"ceilings: {text}"))
-    console.print(ceilings_table(found))
+        found = api.ceilings(refresh=refresh, on_status=status.update)
+    console.print(ceilings_table(found.ceilings))
     verb = "measured and wrote" if found.measured else "reused (gpulab ceilings --refresh to measure again)"
     console.print(f"{verb} {found.path}")
 
 
 @app.command()
 def run(
+    experiments: Optional[list[str]] = typer.Argument(None, help="experiments to run (default: all)"),
     arch: Optional[str] = typer.Option(None, "--arch", help="compile-only target when there is no GPU (default sm_90)"),
     out_dir: Optional[Path] = typer.Option(None, "--out-dir", help="default results/<gpu>/; with no GPU, where the "
                                            "resource table goes (resources-<arch>.csv; default: not written)"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
-    """The main job: every experiment at its default shapes, CSVs under results/<gpu>/, a summary.
-    With no GPU: compile every variant, print the resource table, and say what needs a GPU."""
-    from gpulab.experiments import all_experiments
+    """The main job: every experiment (or those named) at its default shapes, CSVs under
+    results/<gpu>/, a summary. With no GPU: compile every variant, print the resource table, and say
+    what needs a GPU."""
+    from gpulab import api
     from gpulab.gpu.device import probe
 
     info, reason = probe()
     if info is None:
-        _compile_only(arch or "sm_90", out_dir, reason)
+        _compile_only(experiments, kernels_of(kernel), arch or "sm_90", out_dir, reason)
         return
+    from gpulab.records import environment
 
-    from gpulab.lab import LabOptions, derive, plan
-    from gpulab.records import write_csv
-    from gpulab.worker import open_lab
-
-    lab = open_lab(LabOptions())
-    folder = out_dir or results_dir(lab.device.slug)
-    console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {lab.env['driver']}, "
+    console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {environment(info, info.arch)['driver']}, "
                   f"CUDA runtime {info.cuda_runtime_version})")
-    from gpulab.tune import tuned_defaults
-
-    ceilings = ensure_ceilings(lab.device, folder)
-    for exp in all_experiments():
-        specs = plan(exp, None, {}, exp.default_shape_list(), defaults=tuned_defaults(exp, folder))
-        lab.preflight(specs)
-        records = attach_ceilings(derive(run_specs(lab, specs, f"run {exp.name}"), exp.baseline), exp, ceilings)
-        write_csv(folder / f"{exp.name}.csv", records)
-        show_bench(exp, records)
-        console.print(f"wrote {folder / (exp.name + '.csv')}\n")
-    exit_if_unfinished(lab)
+    with Live("run") as live:
+        done = api.run(experiments, kernels_of(kernel), out_dir, **live.callbacks())
+    for name, records in done.items():
+        show_bench(api.experiment(name, kernels_of(kernel) if experiments else ()), records)
+        console.print(f"wrote {records.path}\n")
+    for records in list(done.values())[:1]:  # one lab ran them all
+        exit_if_unfinished(records.lab)
 
 
 @app.command()
@@ -235,44 +214,43 @@ def tune(
     size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes to score on"),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="shapes to score on (repeatable)"),
     limit: int = typer.Option(120, "--limit", help="at most this many configs (a deterministic sample)"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
     """Search a variant's params, time each config on several shapes, save results as it goes
     (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json."""
-    from gpulab import tune as t
-    from gpulab.experiments import get_experiment
-    from gpulab.lab import parse_param_overrides
+    from gpulab import api, tune as t
     from gpulab.report.tables import tune_table
 
-    exp = get_experiment(experiment)
-    v = exp.variant(variant)
-    if not v.params:
-        raise GpulabError(f"{exp.name} {v.name} has no params to tune")
-    if limit < 1:
-        raise GpulabError("--limit must be at least 1")
-    overrides = parse_param_overrides(param or [])
-    for name, values in overrides.items():
-        v.param(name)  # a param the variant does not have would leave the whole search space
-        v.param_grid({name: values})  # validates the values with the usual messages
-    shapes = resolve_shapes(exp, size, shape) if (size or shape) else t.tune_shapes(exp)
-    plan = t.plan_tune(exp, v, overrides, shapes, limit)
-    console.print(f"{exp.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected by "
-                  f"constraints, timing {len(plan.configs)} on {', '.join(s.label for s in shapes)}")
-    for params, reason in plan.rejected[:5]:
-        console.print(f"  skipped {v.params_label(params)}: {reason}", markup=False)
-    done = plan.resume()
-    if done:
-        console.print(f"resuming: {len(done)} config x shape results already in {plan.path}")
-    plan.preflight()
-    with progress_bar() as bar:
-        task = bar.add_task("tuning", total=plan.runs)
-        result = t.run_tune(plan, on_start=lambda label: bar.update(task, description=label),
-                            on_end=lambda: bar.advance(task))
+    with Live("tuning") as live:
+        rows = api.tune(experiment, variant, param or [], split_list(size) if size is not None else None, shape,
+                        limit, kernels_of(kernel), on_message=live.say, **live.callbacks(status=False))
+    plan, result = rows.plan, rows.result
+    exp, v, shapes = plan.experiment, plan.variant, plan.shapes
     console.print(tune_table(exp, v, result.scored, len(shapes)))
     for label, entry in result.by_shape.items():
         console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
     console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
                   f"{t.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
     exit_if_unfinished(plan.lab)
+
+
+@app.command()
+def new(
+    name: str = typer.Argument(..., help="the experiment's name: a Python package and a CUDA function name"),
+    directory: Path = typer.Option(Path("."), "--dir", help="the folder to create NAME/ in (put it on GPULAB_PATH)"),
+    like: str = typer.Option("copy", "--like", help="the starting point: copy (memory-bound), sgemm (compute-bound) or stencil"),
+) -> None:
+    """Scaffold a working experiment of your own: a documented package, one naive variant, its
+    access model and tests, outside gpulab's files."""
+    import os
+
+    from gpulab import api
+
+    folder = api.new(name, directory, like)
+    home = folder.parent.resolve()
+    console.print(f"wrote {folder}/: " + ", ".join(sorted(p.name for p in folder.iterdir())), markup=False)
+    console.print(f"next:\n  export GPULAB_PATH={home}{os.pathsep}$GPULAB_PATH\n  gpulab list {name}\n  gpulab run {name}"
+                  f"\n  gpulab predict {name} v0\n  python -m pytest {folder}", markup=False, highlight=False)
 
 
 @app.command()
@@ -309,16 +287,6 @@ def readme(
 
 
 # -- counters: Nsight Compute ------------------------------------------------------------------
-def _one_shape(exp, size: Optional[str], shape: Optional[str]):
-    """The one shape a profile takes: --size or --shape, else the experiment's first default."""
-    if size is None and shape is None:
-        return exp.default_shape_list()[0]
-    shapes = resolve_shapes(exp, size, [shape] if shape else None)
-    if len(shapes) != 1:
-        raise GpulabError("one shape at a time: give one --size or one --shape")
-    return shapes[0]
-
-
 @app.command()
 def profile(
     experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
@@ -332,21 +300,18 @@ def profile(
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
     sass: bool = typer.Option(False, "--sass", help="also count per SASS instruction (ncu's source page): memory instructions by kind beside the model, and where the warps stalled"),
     sass_csv: Optional[Path] = typer.Option(None, "--sass-csv", help="with --sass: every instruction's counters into this CSV"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
     """Profile one launch under Nsight Compute: predicted | measured for every counted quantity,
     the headline metrics with a reading each, the top stalls; the counters join the record (CSV)."""
-    from gpulab.experiments import get_experiment
-    from gpulab.profiling import profile as run_profile, save_profiles
+    from gpulab import api
     from gpulab.report.profile_tables import counted_table, header_line, headline_table, stalls_table, top_stall_line
-    from gpulab.run_args import spec_for
 
-    if out is not None and not full:
-        raise GpulabError("--out is where --full saves its report: add --full")
     if sass_csv is not None and not sass:
         raise GpulabError("--sass-csv is where --sass writes its table: add --sass")
-    exp = get_experiment(experiment)
-    spec = spec_for(experiment, variant, param or [], _one_shape(exp, size, shape))
-    prof = run_profile(spec, full=full, report_out=out, seed=seed)
+    records = api.profile(experiment, variant, param or [], size, shape, full=full, out=out, csv=csv_path, seed=seed,
+                          kernels=kernels_of(kernel))
+    prof = records.profiles[0]
     console.print(header_line(prof))
     console.print(counted_table(prof))
     console.print(headline_table(prof))
@@ -358,9 +323,9 @@ def profile(
     if prof.report_path:
         console.print(f"full report: {prof.report_path}\n  open it with: ncu-ui {prof.report_path}"
                       f"\n  or read it here: ncu -i {prof.report_path} --page details", markup=False)
-    console.print(f"wrote the record to {save_profiles([prof], csv_path)}", markup=False)
+    console.print(f"wrote the record to {records.path}", markup=False)
     if sass:
-        _print_sass(spec, seed, sass_csv)
+        _print_sass(prof.spec, seed, sass_csv)
 
 
 def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
@@ -394,27 +359,17 @@ def compare(
     shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 512x512x512"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV both records join (default results/<gpu>/profile.csv)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
     """Profile two variants (or two configs of one) and show their key metrics side by side: the
     direction and size of each change, and what it means."""
-    from gpulab.experiments import get_experiment
-    from gpulab.profiling import profile as run_profile, save_profiles
+    from gpulab import api
     from gpulab.report.profile_tables import compare_story, compare_table
-    from gpulab.run_args import spec_for
 
-    exp = get_experiment(experiment)
-    the_shape = _one_shape(exp, size, shape)
-    spec_a = spec_for(experiment, a, param_a or [], the_shape)
-    spec_b = spec_for(experiment, b, param_b or [], the_shape)
-    if spec_a.label == spec_b.label:
-        raise GpulabError(f"A and B are the same run ({spec_a.label}); compare two variants or two configs")
-    profiles = []
-    with progress_bar() as bar:
-        task = bar.add_task("profiling", total=2)
-        for spec in (spec_a, spec_b):
-            bar.update(task, description=f"ncu: {spec.label}")
-            profiles.append(run_profile(spec, seed=seed))
-            bar.advance(task)
+    with Live("profiling") as live:
+        records = api.compare(experiment, a, b, param_a or [], param_b or [], size, shape, csv=csv_path, seed=seed,
+                              kernels=kernels_of(kernel), **live.callbacks(status=False))
+    profiles = records.profiles
     pa, pb = profiles
     dev = pa.info.get("device", {})
     console.print(f"{dev.get('name', '?')} ({dev.get('arch', '?')}), ncu {pa.ncu_version or '?'}, one captured launch each",
@@ -422,7 +377,7 @@ def compare(
     console.print(compare_table(pa, pb))
     for line in compare_story(pa, pb):
         console.print(f"  {line}", markup=False)
-    console.print(f"wrote both records to {save_profiles(profiles, csv_path)}", markup=False)
+    console.print(f"wrote both records to {records.path}", markup=False)
 
 
 # -- predictions: the access model, no GPU -----------------------------------------------------
@@ -435,36 +390,19 @@ def predict(
     shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 4096x4096x4096"),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="whose ceilings set the roofline floor: results/<gpu>/ceilings.csv"),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="evaluate every block and loop step (slow: checks the symmetry classes)"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
     """What the memory system must do for one launch, from the variant's access model: global and
     shared requests, sectors, wavefronts, bank conflicts, L1TEX and compulsory DRAM bytes, FLOPs,
     arithmetic intensity, the roofline floor, and every memory instruction. Needs no GPU."""
-    import time
-
+    from gpulab import api
     from gpulab.arith import cdiv
-    from gpulab.ceilings import ceilings_for_roofline
-    from gpulab.experiments import get_experiment
-    from gpulab.model.predict import check_launch, instruction_table, summarize
     from gpulab.report import predict_tables
-    from gpulab.run_args import spec_for
 
-    exp = get_experiment(experiment)
-    spec = spec_for(experiment, variant, param or [], _one_shape(exp, size, shape))
-    v = spec.variant
-    if v.access is None:
-        modelled = [x.name for x in exp.variants if x.access is not None]
-        raise GpulabError(f"{exp.name} {v.name} has no access model yet, so there is nothing to predict"
-                          + (f"; variants of {exp.name} with one: {', '.join(modelled)}" if modelled else ""))
-    start = time.perf_counter()
-    try:
-        model = v.access(spec.params, spec.shape)
-        check_launch(model, v.launch(spec.params, spec.shape))
-        rows = instruction_table(model, exhaustive=exhaustive)
-    except ValueError as exc:  # a model the evaluator refuses (too slow without classes, bad classes)
-        raise GpulabError(f"{spec.label}: the access model cannot be evaluated: {exc}") from None
-    fma, copy, source = ceilings_for_roofline(gpu)
-    p = summarize(rows, model, fma, copy)
-    elapsed = time.perf_counter() - start
+    pred = api.predict(experiment, variant, param or [], size, shape, gpu=gpu, exhaustive=exhaustive,
+                       kernels=kernels_of(kernel))
+    spec, v, model, p, rows = pred.spec, pred.spec.variant, pred.model, pred.summary, pred.instructions
+    exp, fma, copy, source, elapsed = spec.experiment, pred.fma_gflops, pred.copy_gbps, pred.ceilings_source, pred.seconds
     threads = model.block[0] * model.block[1] * model.block[2]
     blocks = model.grid[0] * model.grid[1] * model.grid[2]
     console.print(f"[bold]{spec.label}[/]: predicted from the access model, before any counter is read "
@@ -491,34 +429,23 @@ def fidelity(
 ) -> None:
     """Every variant's access model against Nsight Compute on this card: predicted | measured per
     counted quantity, at the default and a ragged shape, into results/<gpu>/fidelity.csv."""
-    from gpulab import fidelity as fid
-    from gpulab.gpu.ncu import find_ncu
-    from gpulab.files import check_writable
+    from gpulab import api, fidelity as fid
     from gpulab.report import fidelity_tables
 
     if rejudge:
         _rejudge_fidelity([out] if out else sorted(Path("results").glob("*/" + fid.FILE_NAME)))
         return
-    specs = fid.plan(experiments or None, split_list(variant) or None, shapes)
-    find_ncu()  # fail before the first run when ncu is missing
-    if out is not None:
-        check_writable(out)  # ... or when the results could not be saved
-    results: list = []
-    path = out
-    with progress_bar() as bar:
-        task = bar.add_task("fidelity", total=len(specs))
-        for spec in specs:
-            bar.update(task, description=f"ncu: {spec.label}")
-            res = fid.measure_one(spec, seed=seed)
-            results.append(res)
-            console.print(fidelity_tables.run_line(res))
-            if path is None and (slug := fid.gpu_slug_of(results)):
-                path = fid.fidelity_path(slug)
-            if path is not None:
-                fid.save(path, results)  # after every run: an interrupted run keeps what it measured
-            bar.advance(task)
-    if path is None:
-        raise GpulabError("no run produced counters, so nothing was written; see the errors above")
+    with Live("fidelity") as live:
+        callbacks = live.callbacks(status=False)
+        advance = callbacks.pop("on_record")
+
+        def done(res):  # each run's line above the bar as it finishes
+            live.say(fidelity_tables.run_line(res))
+            advance(res)
+
+        rows = api.fidelity(experiments or None, split_list(variant) or None, shapes, out, seed, on_record=done,
+                            **callbacks)
+    results, path = rows.results, rows.path
     if (table := fidelity_tables.differ_table(results)) is not None:
         console.print(table)
     console.print(fidelity_tables.summary_line(results, path), markup=False)
@@ -593,58 +520,31 @@ def _rejudge_fidelity(paths: list[Path]) -> None:
                       markup=False)
 
 
-def _compile_only(arch: str, out_dir: Optional[Path], reason: str) -> None:
+def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reason: str) -> None:
     """`run` with no GPU: every variant compiled for `arch`, the resource table (also into
     out_dir/resources-<arch>.csv when --out-dir is given); exit 1 if a kernel did not compile."""
-    from gpulab.errors import RunsFailed
+    from gpulab import api
     from gpulab.gpu.compile import check_arch
     from gpulab.gpu.device import NO_GPU_HINT
     from gpulab.files import check_writable
     from gpulab.records import write_csv
+    from gpulab.report.tables import resources_table
 
     check_arch(arch)
     target = out_dir / f"resources-{arch}.csv" if out_dir is not None else None
     if target is not None:
         check_writable(target)
-    records, broken = _compile_everything(arch)
+    with Live(f"compiling for {arch}") as live:
+        records = api.compile_only(experiments, kernels, arch, **live.callbacks(status=False))
+    console.print(resources_table(records, f"Resources per thread and block, compiled for {arch} (ptxas)"))
     if target is not None:
         write_csv(target, records)
         console.print(f"wrote the resource table to {target}", markup=False)
     console.print(f"[bold]No NVIDIA GPU here[/] ({reason}).")
     console.print(f"Everything above compiled for {arch}; {NO_GPU_HINT}.", markup=False)
-    if broken:
-        raise RunsFailed(f"{len(broken)} kernel(s) did not compile (marked in the table): {', '.join(broken)}")
-
-
-def _compile_everything(arch: str) -> tuple[list[dict], list[str]]:
-    """Compile every variant for `arch` and print the resource table: (the records, the runs that did
-    not compile)."""
-    from gpulab.errors import CompileError
-    from gpulab.experiments import all_experiments
-    from gpulab.gpu.compile import first_error
-    from gpulab.lab import RunSpec, compile_record
-    from gpulab.report.tables import resources_table
-
-    records = []
-    experiments = all_experiments()
-    specs = []
-    for exp in experiments:
-        shape = exp.default_shape_list()[0]
-        for v in exp.variants:
-            grid = v.param_grid(dict(v.sweep)) if v.sweep else [v.default_params()]
-            specs += [RunSpec(exp, v, p, shape) for p in grid]
-    broken = []
-    with progress_bar() as bar:
-        task = bar.add_task(f"compiling for {arch}", total=len(specs))
-        for spec in specs:
-            try:
-                records.append(compile_record(spec, arch))
-            except CompileError as exc:  # one broken kernel: mark it, show the others
-                broken.append(spec.label)
-                records.append(spec.base_record() | {"skip_reason": f"does not compile: {first_error(str(exc))}"})
-            bar.advance(task)
-    console.print(resources_table(records, f"Resources per thread and block, compiled for {arch} (ptxas)"))
-    return records, broken
+    if records.broken:
+        raise RunsFailed(f"{len(records.broken)} kernel(s) did not compile (marked in the table): "
+                         f"{', '.join(records.broken)}")
 
 
 INTERRUPTED = ("interrupted: every file written so far is complete, and the one being written, if any, "

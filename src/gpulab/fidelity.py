@@ -40,12 +40,13 @@ from gpulab import profiling
 from gpulab import quantities as Q
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
+from gpulab.files import locked
 from gpulab.gpu import ncu as ncu_mod
+from gpulab.gpu.compile import INCLUDE_DIR
 from gpulab.gpu.device import gpu_slug
 from gpulab.lab import RunSpec
 from gpulab.model.predict import check_launch, predict
 from gpulab.params import parse_params_label
-from gpulab.files import locked
 from gpulab.records import read_csv, run_key, to_csv_text, write_csv
 
 FILE_NAME = Q.FIDELITY_FILE
@@ -66,10 +67,16 @@ COUNTED = Q.held_exactly()
 HARDWARE = tuple(q.key for q in Q.FIDELITY if q.judged == Q.HARDWARE)
 MEASURED_ONLY = tuple(q.key for q in Q.FIDELITY if q.judged == Q.MEASURED)
 DRAM = tuple(q.key for q in Q.FIDELITY if q.judged in (Q.TOLERANCE, Q.INFO))
+
 UNMODELLED_NOTE = ("the shared side of cp.async: its wavefronts follow the global sectors' arrival, "
                    "which the model does not predict")
 HARDWARE_NOTE = ("a hardware counter: not a fixed count of one launch on the H200 (it moves between captures); "
                  "the instrumented count in the row without hw_ is the one held to the model")
+
+
+def ragged_shapes(exp) -> tuple[tuple[int, ...], ...]:
+    """The built-ins' ragged shapes above; any other experiment declares its own (ragged_shapes)."""
+    return RAGGED_SHAPES.get(exp.name, exp.ragged_shapes)
 
 
 # -- predictions ---------------------------------------------------------------------------------
@@ -123,7 +130,7 @@ def source_sha(spec) -> str:
     file includes (an experiment's own, e.g. sgemm/ladder.cuh): which kernel was measured."""
     source = spec.experiment.source(spec.variant)
     h = hashlib.sha256(source.read_bytes())
-    common = spec.experiment.directory.parent / "common.cuh"
+    common = INCLUDE_DIR / "common.cuh"  # the shared header, wherever the experiment lives
     if common.exists():
         h.update(common.read_bytes())
     for name in re.findall(r'^#include "(\w+/[\w.]+)"', source.read_text(), re.M):
@@ -204,7 +211,7 @@ def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = N
         if which in ("both", "default"):
             shapes.append(exp.default_shape_list()[0])
         if which in ("both", "ragged"):
-            shapes += [exp.shape(*dims) for dims in RAGGED_SHAPES.get(exp.name, ())]
+            shapes += [exp.shape(*dims) for dims in ragged_shapes(exp)]
         for v in exp.variants:
             if wanted and v.name not in wanted:
                 continue
@@ -220,7 +227,7 @@ def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = N
 def _needs_shape(exp, variant, params, shape) -> bool:
     """False for a second (third, ...) ragged shape at which the variant's access model runs the
     same instructions as at the first ragged shape: it would measure the same code paths again."""
-    ragged = [exp.shape(*dims) for dims in RAGGED_SHAPES.get(exp.name, ())]
+    ragged = [exp.shape(*dims) for dims in ragged_shapes(exp)]
     if shape not in ragged[1:] or variant.access is None:
         return True
 

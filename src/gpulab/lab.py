@@ -67,6 +67,8 @@ class RunSpec:
 
 
 def _experiment_ref(experiment: Experiment):
+    if experiment.kernel_files:  # a copy with one-file variants (--kernel): rebuilt from the files
+        return (experiment.name, tuple(experiment.kernel_files))
     try:
         if get_experiment(experiment.name) is experiment:
             return experiment.name
@@ -76,7 +78,10 @@ def _experiment_ref(experiment: Experiment):
 
 
 def _spec_from_refs(experiment, variant, params: Params, shape: Shape, library: str) -> RunSpec:
-    exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
+    if isinstance(experiment, tuple):  # (name, .cu files of its one-file variants)
+        exp = get_experiment(experiment[0], kernels=experiment[1])
+    else:
+        exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
     return RunSpec(exp, exp.variant(variant) if isinstance(variant, str) else variant, params, shape, library)
 
 

@@ -1,7 +1,7 @@
 """The child program Nsight Compute profiles (gpulab.profiling starts it under ncu): one variant,
 launched in a fixed order, nothing timed.
 
-    python3 -m gpulab.ncu_child EXPERIMENT VARIANT --param NAME=V ... --shape MxNxK --info OUT.json
+    python3 -m gpulab.ncu_child EXPERIMENT VARIANT [--kernel FILE.cu] --param NAME=V ... --shape MxNxK --info OUT.json
 
 The run is read from its arguments by gpulab.run_args, as `gpulab profile` reads its own, and its
 launch is prepared by the Lab code that times a run (Lab.device_inputs, Lab.launcher): the profiled
@@ -31,12 +31,13 @@ import traceback
 from pathlib import Path
 
 from gpulab.errors import GpulabError
+from gpulab.experiments import get_experiment
+from gpulab.files import write_atomic
 from gpulab.gpu.launch import DEFAULT_DYNAMIC_SMEM_LIMIT, synchronize
 from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 from gpulab.gpu.occupancy import occupancy as pure_occupancy
 from gpulab.gpu.seam import cupy
 from gpulab.lab import Lab, LabOptions, compile_spec, constraint_reason
-from gpulab.files import write_atomic
 from gpulab.run_args import run_argv, spec_for
 
 CHECK_LAUNCHES = 1
@@ -132,9 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shape", help="e.g. 512x512x512; default: the experiment's first default shape")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--info", type=Path, help="write what the counters cannot say here (JSON)")
+    parser.add_argument("--kernel", action="append", default=[], help="a .cu file that declares a variant (repeatable)")
     ns = parser.parse_args(argv)
     try:
-        spec = spec_for(ns.experiment, ns.variant, ns.param, ns.shape)
+        spec = spec_for(get_experiment(ns.experiment, kernels=tuple(ns.kernel)), ns.variant, ns.param, ns.shape)
         run(spec, ns.seed, ns.info)
     except GpulabError as exc:
         print(f"{TARGET_ERROR_PREFIX} {' '.join(str(exc).split())}", file=sys.stderr)

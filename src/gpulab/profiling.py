@@ -22,7 +22,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import gpulab
 from gpulab import quantities as Q
 from gpulab.errors import GpulabError
 from gpulab.gpu import ncu as ncu_mod
@@ -110,7 +109,7 @@ def measure(launch: ncu_mod.KernelResult, info: dict) -> dict[str, Any]:
 def child_env() -> dict[str, str]:
     """The profiled program imports the same gpulab as this process, installed or not."""
     env = dict(os.environ)
-    root = str(Path(gpulab.__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parent.parent)  # the folder that holds the package gpulab
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 

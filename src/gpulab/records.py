@@ -17,12 +17,12 @@ import math
 from pathlib import Path
 from typing import Callable, Iterable
 
-import gpulab
 from gpulab.errors import GpulabError
 from gpulab.files import locked, write_atomic
 from gpulab.gpu.compile import nvrtc_version
 from gpulab.gpu.device import nvidia_driver_string
 from gpulab.gpu.seam import cupy
+from gpulab.version import __version__
 
 
 # The leading columns, in order; anything else a record carries follows in first-seen order.
@@ -47,7 +47,7 @@ def environment(device=None, arch: str = "") -> dict:
         "cuda_runtime": device.cuda_runtime_version if device else "",
         "nvrtc": nvrtc_version(),
         "cupy": "",
-        "gpulab": gpulab.__version__,
+        "gpulab": __version__,
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
     }
     if device is not None:
@@ -270,3 +270,21 @@ def status(record: dict) -> str:
     if record.get("correct") is False:
         return "wrong"
     return "ok" if record.get("correct") is True else ""
+
+
+class Records(list):
+    """Records as the Python API returns them: a list of flat dicts (the CSV's rows), with
+    `.to_pandas()` for a DataFrame and `path`, the file they were written to (None if none)."""
+
+    path: Path | None = None
+
+    def __init__(self, rows: Iterable[dict] = (), path: Path | None = None):
+        super().__init__(rows)
+        self.path = path
+
+    def to_pandas(self):
+        try:
+            import pandas
+        except ImportError:
+            raise GpulabError("to_pandas() needs pandas: pip install pandas") from None
+        return pandas.DataFrame(list(self))

@@ -38,10 +38,11 @@ def single_params(texts: list[str]) -> dict[str, int]:
     return out
 
 
-def make_spec(experiment: str, variant: str, params: dict[str, int], shape) -> RunSpec:
+def make_spec(experiment, variant: str, params: dict[str, int], shape) -> RunSpec:
     """A RunSpec for one (experiment, variant, params, shape); params missing take their default.
-    `shape` is a Shape, its text ('512x512x512'), or None for the experiment's first default."""
-    exp = get_experiment(experiment)
+    `experiment` is an Experiment or its name; `shape` is a Shape, its text ('512x512x512'), or None
+    for the experiment's first default."""
+    exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
     v = exp.variant(variant)
     for name in params:
         v.param(name)  # a clear error for a param this variant lacks
@@ -57,7 +58,7 @@ def make_spec(experiment: str, variant: str, params: dict[str, int], shape) -> R
     return spec
 
 
-def spec_for(experiment: str, variant_text: str, param_texts: list[str], shape) -> RunSpec:
+def spec_for(experiment, variant_text: str, param_texts: list[str], shape) -> RunSpec:
     """The RunSpec of EXPERIMENT VARIANT[:NAME=V,...] --param NAME=V ... at `shape`."""
     name, inline = parse_variant_arg(variant_text)
     flags = single_params(param_texts)
@@ -68,8 +69,11 @@ def spec_for(experiment: str, variant_text: str, param_texts: list[str], shape) 
 
 
 def run_argv(spec: RunSpec) -> list[str]:
-    """The words spec_for reads back as `spec`: EXPERIMENT VARIANT --param NAME=V ... --shape S."""
+    """The words the child reads back as `spec`: EXPERIMENT VARIANT [--kernel FILE.cu ...]
+    --param NAME=V ... --shape S (a copy's one-file variants as the files that declare them)."""
     argv = [spec.experiment.name, spec.variant.name]
+    for path in spec.experiment.kernel_files:  # one-file variants (--kernel): the child adds them too
+        argv += ["--kernel", str(path)]
     for name, value in spec.params.items():
         argv += ["--param", f"{name}={value}"]
     return argv + ["--shape", spec.shape.label]

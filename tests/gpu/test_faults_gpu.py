@@ -83,14 +83,14 @@ def test_each_fault_is_a_device_fault_in_process(name):
 
 
 def test_a_sweep_survives_faulting_and_hanging_kernels(tmp_path, capsys):
-    from gpulab.cli import exit_if_unfinished, run_specs
+    from gpulab.cli import exit_if_unfinished
     from gpulab.records import read_csv, write_csv
 
     names = ["v1", "illegal_address", "trap", "misaligned", "hangs", "v1"]
     specs = [_spec(n, {"TILE": 16} if n == "v1" else None) for n in names]
     start = time.monotonic()
     with IsolatedLab(FAST, timeout_s=20.0) as lab:
-        rows = run_specs(lab, specs, "faults")
+        rows = [lab.execute(spec) for spec in specs]  # the sweep's loop: a row per run, whatever happens
         path = tmp_path / "sweep.csv"
         write_csv(path, rows)
         with pytest.raises(SystemExit) as info:

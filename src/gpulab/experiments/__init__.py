@@ -1,27 +1,169 @@
 """The registry: every experiment by name, in the order `gpulab run` takes them.
 
-Each experiment is a subpackage exposing EXPERIMENT (an Experiment instance). This list is the
-single source of the CLI's choices, the reports and the tests: register a new experiment here.
+Three places hold experiments, all under the same contract (an importable package whose
+`EXPERIMENT` is an `Experiment` instance; see docs/contract.md):
+  1. the built-ins below, shipped in this package;
+  2. every package in a folder named by the GPULAB_PATH environment variable (folders separated by
+     os.pathsep, as PATH is), imported by its folder's name with that folder on sys.path;
+  3. every entry point of the group `gpulab.experiments` (a pip-installable plugin), whose value is
+     the package (or its EXPERIMENT object): `[project.entry-points."gpulab.experiments"]
+     transpose = "transpose"`.
+A name used twice, a folder that does not exist or a package that fails to import stops every
+command with one line naming the file and line to fix. This list is the single source of the CLI's
+choices, the reports and the tests.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import importlib
+import importlib.metadata
+import os
+import re
+import sys
+import traceback
+from pathlib import Path
 
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment
+from gpulab.experiments.declared import variant_from_file
 
 EXPERIMENT_MODULES = ("sgemm", "coalesce", "stencil", "grayscale")
+PATH_VARIABLE = "GPULAB_PATH"
+ENTRY_POINT_GROUP = "gpulab.experiments"
 
 
 def all_experiments() -> list[Experiment]:
-    return [importlib.import_module(f"gpulab.experiments.{m}").EXPERIMENT for m in EXPERIMENT_MODULES]
+    """The built-ins, then GPULAB_PATH's packages, then the entry points' (each name once)."""
+    return list(_discover(os.environ.get(PATH_VARIABLE, "")))
 
 
-def get_experiment(name: str) -> Experiment:
+def get_experiment(name: str, kernels=()) -> Experiment:
+    """The experiment called `name`; with `kernels` (paths of .cu files that declare themselves,
+    see gpulab.experiments.declared), a copy that has those variants beside its own."""
     for exp in all_experiments():
         if exp.name == name:
-            return exp
+            return with_kernels(exp, kernels) if kernels else exp
     raise GpulabError(
         f"unknown experiment '{name}'; choose from " + ", ".join(e.name for e in all_experiments())
+        + f" (experiments of your own: a folder of packages on {PATH_VARIABLE}, see `gpulab new`)"
     )
+
+
+def with_kernels(exp: Experiment, kernels) -> Experiment:
+    """A copy of `exp` with the variants declared in the .cu files `kernels` added after its own;
+    the package and its files are untouched. The copy remembers the files (`kernel_files`) so a
+    child process (the profiler's) can rebuild it."""
+    mine = copy.copy(exp)
+    added = []
+    for path in kernels:
+        v = variant_from_file(Path(path), experiment=exp)
+        if any(v.name == x.name for x in (*exp.variants, *added)):
+            raise GpulabError(f"{path}: variant name '{v.name}' is already a variant of {exp.name}; "
+                              "give the file another name (a `name:` line in its gpulab block)")
+        added.append(v)
+    mine.variants = (*exp.variants, *added)
+    mine.kernel_files = tuple(str(Path(p).resolve()) for p in (*exp.kernel_files, *kernels))
+    return mine
+
+
+# -- discovery ----------------------------------------------------------------------------------
+@functools.cache
+def _discover(path_value: str) -> tuple[Experiment, ...]:
+    """Cached per GPULAB_PATH value, so a test (or a user) that changes it sees the change."""
+    found: dict[str, tuple[Experiment, str]] = {}
+    for m in EXPERIMENT_MODULES:
+        exp = importlib.import_module(f"gpulab.experiments.{m}").EXPERIMENT
+        found[exp.name] = (exp, "built-in")
+    for folder in (f for f in path_value.split(os.pathsep) if f.strip()):
+        for exp, where in _from_folder(Path(folder).expanduser()):
+            _add(found, exp, where)
+    for ep in _entry_points():
+        _add(found, *_from_entry_point(ep))
+    return tuple(exp for exp, _ in found.values())
+
+
+def _add(found: dict, exp: Experiment, where: str) -> None:
+    if exp.name in found:
+        other = found[exp.name][1]
+        raise GpulabError(f"{_name_line(exp, where)}: experiment '{exp.name}' clashes with the "
+                          f"{'built-in' if other == 'built-in' else 'one in ' + other} of that name; "
+                          "rename it (its `name = ...`)")
+    found[exp.name] = (exp, where)
+
+
+def _from_folder(folder: Path) -> list[tuple[Experiment, str]]:
+    if not folder.is_dir():
+        raise GpulabError(f"{PATH_VARIABLE} names {folder}, which is not a folder; fix or remove that entry")
+    packages = sorted(p for p in folder.iterdir() if (p / "__init__.py").is_file())
+    # Appended, not prepended: a package named like an installed module (json, copy) must not
+    # shadow it for everything else; the check below says to rename it instead.
+    if packages and str(folder.resolve()) not in [str(Path(s).resolve()) for s in sys.path if s]:
+        sys.path.append(str(folder.resolve()))
+    out = []
+    for package in packages:
+        init = package / "__init__.py"
+        module = _import(package.name, init)
+        loaded = Path(getattr(module, "__file__", "") or "").resolve()
+        if loaded != init.resolve():
+            raise GpulabError(f"{init}:1: the package name '{package.name}' is already taken by {loaded or 'a module'}; "
+                              "rename the folder")
+        out.append((_experiment_of(module, init), str(init)))
+    return out
+
+
+def _import(name: str, init: Path):
+    try:
+        return importlib.import_module(name)
+    except GpulabError as exc:  # a declaration error in one of its .cu files, already located
+        raise GpulabError(f"{init}: {exc}") from None
+    except SyntaxError as exc:
+        raise GpulabError(f"{exc.filename}:{exc.lineno}: {exc.msg}") from None
+    except Exception as exc:
+        raise GpulabError(f"{_where(exc, init)}: importing {name} failed: {type(exc).__name__}: {exc}") from None
+
+
+def _where(exc: BaseException, fallback: Path) -> str:
+    """file:line of the deepest frame of the traceback outside Python's own import machinery."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "importlib" not in f.filename
+              and not f.filename.startswith("<")]
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else f"{fallback}:1"
+
+
+def _experiment_of(module, where) -> Experiment:
+    exp = getattr(module, "EXPERIMENT", module)
+    if not isinstance(exp, Experiment):
+        raise GpulabError(f"{where}:1: defines no EXPERIMENT (an instance of gpulab.experiments.base.Experiment); "
+                          "end the package with EXPERIMENT = MyExperiment()")
+    if not exp.name:
+        raise GpulabError(f"{where}:1: {type(exp).__name__} has no name; set name = '...' in the class")
+    return exp
+
+
+def _entry_points():
+    return importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+
+
+def _from_entry_point(ep) -> tuple[Experiment, str]:
+    where = f"entry point '{ep.name} = {ep.value}' of {ep.dist.name if ep.dist else 'an installed package'}"
+    try:
+        loaded = ep.load()
+    except SyntaxError as exc:
+        raise GpulabError(f"{exc.filename}:{exc.lineno}: {exc.msg} ({where})") from None
+    except Exception as exc:
+        raise GpulabError(f"{_where(exc, Path(ep.value))}: loading the {where} failed: "
+                          f"{type(exc).__name__}: {exc}") from None
+    return _experiment_of(loaded, where), where
+
+
+def _name_line(exp: Experiment, where: str) -> str:
+    """'file:line' of the `name = ...` line of the experiment's class, or where it came from."""
+    module = sys.modules.get(type(exp).__module__)
+    path = Path(getattr(module, "__file__", "") or "")
+    if path.is_file():
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.match(r"\s*name\s*=", line):
+                return f"{path}:{number}"
+        return f"{path}:1"
+    return where

@@ -3,7 +3,8 @@
 An experiment is one problem with a reference answer; a variant is one `.cu` file that solves it,
 compiled with params as -D defines. Everything the harness, the CLI, the tests and the reports need
 to know about a kernel is declared here, once: adding a variant is one `.cu` file plus one `Variant`
-entry in its experiment's `__init__.py`.
+entry in its experiment's `__init__.py`, or one `.cu` file that declares itself in a gpulab block
+(gpulab.experiments.declared, `Variant.from_file`).
 
 This module knows nothing about CUDA: device arrays arrive as objects of an array module `xp`
 (numpy or cupy) chosen by the harness.
@@ -98,6 +99,14 @@ class Variant:
     min_sm: int = 0
     min_sm_for: str = ""
 
+    @classmethod
+    def from_file(cls, path, access: Callable[..., Any] | None = None) -> "Variant":
+        """The variant a `.cu` file declares in its `/* gpulab variant ... */` block (see
+        gpulab.experiments.declared); `access`, if given, is its access model."""
+        from gpulab.experiments.declared import variant_from_file
+
+        return variant_from_file(Path(path), access=access)
+
     def arch_reason(self, arch: str) -> str | None:
         """Why this variant cannot run on `arch` ('sm_75'), or None."""
         number = int("".join(ch for ch in arch.split("_")[-1] if ch.isdigit()) or 0)
@@ -156,8 +165,12 @@ class Experiment:
     test_shapes: tuple[tuple[int, ...], ...] = ()
     tune_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab tune` scores on; default_shapes if empty
     readme_variants: tuple[str, ...] = ()  # the variants of the README's per-shape table (empty: all)
+    ragged_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab fidelity` measures beside the first default shape
     headline_shape: tuple[int, ...] = ()  # where the README's ladder table reads each rung (none: no table)
     max_dim: int = 1 << 31
+    # The .cu files of one-file variants added to this experiment for one command (`--kernel`);
+    # set on a copy by gpulab.experiments.with_kernels, never on the package's own instance.
+    kernel_files: tuple[str, ...] = ()
 
     # -- where the kernels live -------------------------------------------------------------
     @property

@@ -175,9 +175,16 @@ def _unwritable(path: Path, exc: OSError) -> GpulabError:
                        "writable folder")
 
 
-def _headers() -> dict[str, str]:
-    """Every header a kernel may include, by name (their text is part of the cache key)."""
-    return {p.relative_to(INCLUDE_DIR).as_posix(): p.read_text() for p in sorted(INCLUDE_DIR.rglob("*.cuh"))}
+def _headers(source: Path | None = None) -> dict[str, str]:
+    """Every header a kernel may include, by name (their text is part of the cache key): the shared
+    ones under experiments/, and, for a source outside it (a user's kernel folder), the headers
+    beside it, which NVRTC finds for `#include "x.cuh"` too."""
+    found = {p.relative_to(INCLUDE_DIR).as_posix(): p.read_text() for p in sorted(INCLUDE_DIR.rglob("*.cuh"))}
+    if source is not None:
+        folder = Path(source).resolve().parent
+        if not folder.is_relative_to(INCLUDE_DIR):
+            found |= {f"{folder}/{p.name}": p.read_text() for p in sorted([*folder.glob("*.cuh"), *folder.glob("*.h")])}
+    return found
 
 
 def define_options(params: dict[str, int | str]) -> list[str]:
@@ -206,7 +213,7 @@ def compile_kernel(
         *extra_options,
     ]
     key_material = json.dumps(
-        {"source": text, "headers": _headers(), # the include path is left out: the headers' text is in the key instead
+        {"source": text, "headers": _headers(source), # the include path is left out: the headers' text is in the key instead
          "options": [o for o in options if not o.startswith("-I")],
          "entry": entry, "nvrtc": nvrtc_version()},
         sort_keys=True,
@@ -295,7 +302,7 @@ def _run_nvrtc(text: str, name: str, options: list[str]) -> tuple[bytes, str]:
         (err,) = nvrtc.nvrtcGetProgramLog(prog, buf)
         log = buf.rstrip(b"\x00 ").decode(errors="replace")
         if compile_err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise CompileError(f"{name} failed to compile:\n{log.strip()}")
+            raise CompileError(f"{name} failed to compile: {first_errors(log)}")
         err, size = nvrtc.nvrtcGetCUBINSize(prog)
         _check(nvrtc, err, "nvrtcGetCUBINSize")
         cubin = b" " * size
@@ -304,3 +311,17 @@ def _run_nvrtc(text: str, name: str, options: list[str]) -> tuple[bytes, str]:
         return cubin, log
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+_NVRTC_LINE_RE = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<what>(?:catastrophic )?error.*)$")
+
+
+def first_errors(log: str, limit: int = 3) -> str:
+    """NVRTC's first `limit` errors on one line, each as file:line: error ... (its log says
+    'file(line): error ...', one per line, with the source line and a caret after each)."""
+    errors = [f"{m['file']}:{m['line']}: {m['what'].strip()}"
+              for m in map(_NVRTC_LINE_RE.match, log.splitlines()) if m]
+    if not errors:
+        return " ".join(log.split())[:400] or "no log"
+    more = len(errors) - limit
+    return "; ".join(errors[:limit]) + (f" (and {more} more)" if more > 0 else "")

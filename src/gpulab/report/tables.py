@@ -137,10 +137,16 @@ def experiment_table(exp) -> Table:
             f"{p.name}={p.default} of {','.join(map(str, p.choices))}" for p in v.params) or "-"
         note = " [magenta](demonstration: expected wrong)[/]" if v.expected_wrong else ""
         note += f" [yellow](sm_{v.min_sm}+: {v.min_sm_for})[/]" if v.min_sm else ""
-        table.add_row(v.name, v.summary + note, params, v.file)
+        table.add_row(v.name, v.summary + note, params, _file_label(exp, v))
     for lib in exp.vendor_baselines():
         table.add_row(lib, "vendor library baseline, timed by the same harness", "-", "-")
     return table
+
+
+def _file_label(exp, variant) -> str:
+    """The variant's file as its experiment's folder sees it; a file from elsewhere (--kernel) in full."""
+    source = exp.source(variant)
+    return source.name if source.parent == exp.directory else str(source)
 
 
 def ceilings_table(ceilings) -> Table:
@@ -188,6 +194,8 @@ def sanitize_table(rows: list[dict], title: str) -> Table:
                 cells.append("[green]0[/]")
             elif r["verdict"].startswith("hazard reported"):
                 cells.append(f"[magenta]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (expected)[/]")
+            elif r["verdict"].startswith("reported in a demonstration"):
+                cells.append(f"[dim]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (demo, not judged)[/]")
             elif r.get("errors") is not None:
                 cells.append(f"[red]{(r.get('errors') or 0) + (r.get('warnings') or 0)}[/]")
             else:

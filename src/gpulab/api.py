@@ -1,0 +1,455 @@
+"""The Python API: what the command line does, as functions that return records.
+
+    import gpulab
+    rows = gpulab.bench("sgemm", variants=["v1", "v9"], shapes=["1024x1024x1024"])
+    rows.to_pandas()                      # a DataFrame, where pandas is installed
+    gpulab.predict("sgemm", "v1", params={"TILE": 16}, shape="512x512x512")
+    gpulab.profile("coalesce", "rows", shape="8192x8192")
+    gpulab.ceilings()
+
+Every function takes an experiment by name (built-in, on GPULAB_PATH, or an installed plugin) and
+`kernels=[path.cu, ...]` for one-file variants (gpulab.experiments.declared). The command line is a
+thin layer over these functions: it parses options, calls one, and prints what it returns. Errors
+are gpulab.errors.GpulabError with a message that says what to do.
+
+Progress goes through optional callbacks, so a script stays quiet and the CLI can draw a bar:
+on_plan(count) once the runs are known, on_start(label) before each, on_record(record) after each
+(the raw record, before comparisons with cuBLAS and the ceilings are added: a caller that writes
+rows as they come, or stops early, hooks here), on_status(text) for longer steps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from gpulab.errors import GpulabError
+from gpulab.records import Records
+
+Callback = Callable[..., Any] | None
+
+
+def _call(callback: Callback, *args) -> None:
+    if callback is not None:
+        callback(*args)
+
+
+def results_dir(gpu_slug: str, root: Path = Path("results")) -> Path:
+    return Path(root) / gpu_slug
+
+
+def card():
+    """This machine's GPU (name, arch, memory, ...), or None where there is none: what needs one
+    (bench, run, profile, ceilings) raises gpulab.errors.NoGpuError without it."""
+    from gpulab.gpu.device import probe
+
+    return probe()[0]
+
+
+# -- naming things --------------------------------------------------------------------------------
+def experiment(name: str, kernels: Sequence[str | Path] = ()):
+    """The Experiment called `name`, with the one-file variants `kernels` added."""
+    from gpulab.experiments import get_experiment
+
+    return get_experiment(name, kernels=tuple(kernels))
+
+
+def experiments() -> list:
+    """Every experiment: built-in, on GPULAB_PATH, and from the `gpulab.experiments` entry points."""
+    from gpulab.experiments import all_experiments
+
+    return all_experiments()
+
+
+def variants(name: str | None = None, kernels: Sequence[str | Path] = ()) -> Records:
+    """One row per variant (of one experiment, or of all): what `gpulab list` shows."""
+    chosen = [experiment(name, kernels)] if name else experiments()
+    return Records({"experiment": e.name, "variant": v.name, "summary": v.summary, "file": v.file,
+                    "params": " ".join(f"{p.name}={p.default}" for p in v.params),
+                    "choices": "; ".join(f"{p.name}: {','.join(map(str, p.choices))}" for p in v.params),
+                    "min_sm": v.min_sm, "has_access_model": v.access is not None}
+                   for e in chosen for v in e.variants)
+
+
+def shapes_of(exp, sizes: Sequence[int | str] | None = None, shapes: Sequence[Any] | None = None) -> list:
+    """sizes (every dimension n) and shapes ('MxNxK' text, a tuple, or a Shape); else the defaults."""
+    from gpulab.experiments.base import Shape, parse_positive_int
+
+    out = []
+    if sizes is not None:
+        if not sizes:
+            raise GpulabError("--size needs at least one number, e.g. --size 512,1024")
+        out += [exp.square(parse_positive_int(s, "size")) for s in sizes]
+    for s in shapes or []:
+        out.append(s if isinstance(s, Shape) else exp.parse_shape(s) if isinstance(s, str) else exp.shape(*s))
+    return out or exp.default_shape_list()
+
+
+def one_shape(exp, size: int | str | None = None, shape: Any = None):
+    """The one shape a prediction or a profile takes: `size` or `shape`, else the first default."""
+    if size is None and shape is None:
+        return exp.default_shape_list()[0]
+    sizes = None if size is None else [t for t in str(size).split(",") if t.strip()]
+    found = shapes_of(exp, sizes, [shape] if shape is not None else None)
+    if len(found) != 1:
+        raise GpulabError("one shape at a time: give one --size or one --shape")
+    return found[0]
+
+
+def _param_texts(params) -> list[str]:
+    """{'TILE': 16} or {'TILE': (8, 16)} or ['TILE=8,16'] -> ['TILE=16'] / ['TILE=8,16']."""
+    if params is None:
+        return []
+    if isinstance(params, dict):
+        return [f"{k}={','.join(map(str, v)) if isinstance(v, (tuple, list)) else v}" for k, v in params.items()]
+    return list(params)
+
+
+# -- checking and timing ----------------------------------------------------------------------------
+def ensure_ceilings(device, folder: Path, on_status: Callback = None):
+    """This card's ceilings from folder/ceilings.csv, measured first (and said so) if missing."""
+    from gpulab.ceilings import ceilings_path, ensure, load
+
+    if load(ceilings_path(folder)) is None:
+        _call(on_status, f"measuring this card's ceilings once (stored in {ceilings_path(folder)}) ...")
+    return ensure(device, folder, progress=lambda text: _call(on_status, f"ceilings: {text}"))
+
+
+def _execute(lab, specs, on_plan: Callback, on_start: Callback, on_record: Callback,
+             save: Callback = None) -> list[dict]:
+    """Every spec in order; after each, on_record(record) and save(records so far)."""
+    _call(on_plan, len(specs))
+    records = []
+    for spec in specs:
+        _call(on_start, spec.label)
+        record = lab.execute(spec)
+        records.append(record)
+        _call(on_record, record)
+        _call(save, records)
+    return records
+
+
+def bench(experiment_name: str, variants: Sequence[str] | None = None, params=None,
+          sizes: Sequence[int | str] | None = None, shapes: Sequence[Any] | None = None,
+          kernels: Sequence[str | Path] = (), warm_l2: bool = False, exact: bool = False, seed: int = 0,
+          out: str | Path | None = None, save: bool = True, on_plan: Callback = None, on_start: Callback = None,
+          on_record: Callback = None, on_status: Callback = None) -> Records:
+    """Check and time variants of one experiment (default: all, with their sweeps, and the vendor
+    library beside), against this card's ceilings. With `save`, every finished row reaches the CSV
+    as the sweep goes (`out`, default results/<gpu>/<experiment>.csv), so a crash late in it keeps
+    the rest. Runs go through the isolated worker (gpulab.worker): one that faults or hangs is
+    marked in its row; `.lab` says which (gpulab.worker.unfinished_line). `params`: {'TILE': (8, 16)}
+    or ['TILE=8,16']."""
+    from gpulab.gpu.timing import TimingPolicy
+    from gpulab.lab import LabOptions, parse_param_overrides, plan
+    from gpulab.files import check_writable
+    from gpulab.tune import tuned_defaults
+    from gpulab.worker import open_lab
+
+    exp = experiment(experiment_name, kernels)
+    overrides = parse_param_overrides(_param_texts(params))
+    chosen_shapes = shapes_of(exp, sizes, shapes)
+    names = list(variants) if variants else None
+    plan(exp, names, overrides, chosen_shapes)  # names and values are checked before the GPU is touched
+    if save and out is not None:
+        check_writable(Path(out))  # ... and where the rows go (a folder, no permission)
+    lab = open_lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
+    folder = results_dir(lab.device.slug)
+    specs = plan(exp, names, overrides, chosen_shapes, defaults=tuned_defaults(exp, folder))
+    lab.preflight(specs)
+    path = (Path(out) if out else folder / f"{exp.name}.csv") if save else None
+    return _sweep(exp, lab, specs, folder, path, on_plan, on_start, on_record, on_status)
+
+
+def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, on_record, on_status) -> Records:
+    """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, written
+    to `path` after every run and at the end."""
+    from gpulab.ceilings import attach
+    from gpulab.lab import derive
+    from gpulab.files import check_writable
+    from gpulab.records import write_csv
+
+    if path is not None:
+        check_writable(path)
+    ceilings = ensure_ceilings(lab.device, folder, on_status)
+
+    def finished(rows: list[dict]) -> list[dict]:
+        return attach(derive(rows, exp.baseline), exp, ceilings)
+
+    def save(done: list[dict]) -> None:
+        if path is not None:
+            write_csv(path, finished([dict(r) for r in done]))
+
+    records = Records(finished(_execute(lab, specs, on_plan, on_start, on_record, save)), path)
+    if path is not None:
+        write_csv(path, records)
+    records.lab = lab
+    return records
+
+
+def verify(experiment_name: str, variants: Sequence[str] | None = None, params=None,
+           shapes: Sequence[Any] | None = None, kernels: Sequence[str | Path] = (), exact: bool = False,
+           seed: int = 0) -> Records:
+    """Check without timing: each variant (default: all, at its sweep or default params) at each
+    shape (default: the experiment's test shapes) against the reference, one record per run with
+    `correct`, `max_rel_err`, `wrong_count`, or `skip_reason` where its constraints refuse it."""
+    from gpulab.lab import Lab, LabOptions, constraint_reason, parse_param_overrides, plan
+
+    exp = experiment(experiment_name, kernels)
+    chosen = shapes_of(exp, None, shapes) if shapes else [exp.shape(*s) for s in exp.test_shapes]
+    specs = plan(exp, list(variants) if variants else None, parse_param_overrides(_param_texts(params)), chosen,
+                 with_libraries=False)
+    lab = Lab(LabOptions(seed=seed, exact=exact))
+    records = Records()
+    for spec in specs:
+        if reason := constraint_reason(spec, lab.arch):
+            records.append(spec.base_record() | {"skip_reason": reason})
+        else:
+            records.append(spec.base_record() | lab.verify(spec).as_record())
+    return records
+
+
+def run(experiment_names: Sequence[str] | None = None, kernels: Sequence[str | Path] = (),
+        out_dir: str | Path | None = None, on_plan: Callback = None, on_start: Callback = None,
+        on_record: Callback = None, on_status: Callback = None) -> dict[str, Records]:
+    """The main job on a GPU: each experiment (default: all) at its default shapes, tuned params
+    where tune found them, one CSV each under results/<gpu>/ (or out_dir). {experiment: records};
+    each records' `.lab` is the one lab they shared (gpulab.worker.unfinished_line)."""
+    from gpulab.lab import LabOptions, plan
+    from gpulab.tune import tuned_defaults
+    from gpulab.worker import open_lab
+
+    exps = _chosen(experiment_names, kernels)
+    lab = open_lab(LabOptions())
+    folder = Path(out_dir) if out_dir else results_dir(lab.device.slug)
+    ensure_ceilings(lab.device, folder, on_status)
+    out = {}
+    for exp in exps:
+        specs = plan(exp, None, {}, exp.default_shape_list(), defaults=tuned_defaults(exp, folder))
+        lab.preflight(specs)
+        out[exp.name] = _sweep(exp, lab, specs, folder, folder / f"{exp.name}.csv", on_plan, on_start, on_record,
+                               on_status)
+    return out
+
+
+def _chosen(names: Sequence[str] | None, kernels: Sequence[str | Path]) -> list:
+    if kernels and len(names or ()) != 1:
+        raise GpulabError("--kernel adds a variant to one experiment: name it, e.g. gpulab run sgemm --kernel mine.cu")
+    return [experiment(n, kernels) for n in names] if names else experiments()
+
+
+def compile_only(experiment_names: Sequence[str] | None = None, kernels: Sequence[str | Path] = (),
+                 arch: str = "sm_90", on_plan: Callback = None, on_start: Callback = None,
+                 on_record: Callback = None) -> Records:
+    """No GPU needed: compile every variant (its sweep, else its defaults) at the first default
+    shape for `arch`; one record per compile with what ptxas reported and the occupancy it allows.
+    A kernel that does not compile gets a row saying so (NVRTC's first error); `.broken` names them."""
+    from gpulab.errors import CompileError
+    from gpulab.gpu.compile import check_arch, first_error
+    from gpulab.lab import RunSpec, compile_record
+
+    check_arch(arch)
+    specs = []
+    for exp in _chosen(experiment_names, kernels):
+        shape = exp.default_shape_list()[0]
+        for v in exp.variants:
+            grid = v.param_grid(dict(v.sweep)) if v.sweep else [v.default_params()]
+            specs += [RunSpec(exp, v, p, shape) for p in grid]
+    _call(on_plan, len(specs))
+    records = Records()
+    records.broken = []
+    for spec in specs:
+        _call(on_start, spec.label)
+        try:
+            records.append(compile_record(spec, arch))
+        except CompileError as exc:  # one broken kernel: mark it, compile the others
+            records.broken.append(spec.label)
+            records.append(spec.base_record() | {"skip_reason": f"does not compile: {first_error(str(exc))}"})
+        _call(on_record, records[-1])
+    return records
+
+
+# -- predictions ------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Prediction:
+    """What the access model says one launch must do: `summary` (counters, roofline floor), one row
+    per memory instruction, and where the ceilings of the floor came from."""
+
+    spec: Any
+    model: Any
+    summary: dict
+    instructions: Records
+    ceilings_source: str
+    fma_gflops: float
+    copy_gbps: float
+    seconds: float
+    exhaustive: bool
+
+    def record(self) -> dict:
+        return self.spec.base_record() | self.summary
+
+    def to_pandas(self):
+        return self.instructions.to_pandas()
+
+
+def spec_of(experiment_name: str, variant: str, params=None, size=None, shape=None, kernels=()):
+    """One run: `variant` may carry params ('v1:TILE=16'); `params` ({'TILE': 16} or ['TILE=16'])
+    the rest; each named once."""
+    from gpulab.run_args import spec_for
+
+    exp = experiment(experiment_name, kernels)
+    return spec_for(exp, variant, _param_texts(params), one_shape(exp, size, shape))
+
+
+def predict(experiment_name: str, variant: str, params=None, size=None, shape=None, gpu: str | None = None,
+            exhaustive: bool = False, kernels: Sequence[str | Path] = ()) -> Prediction:
+    """The access model's counters for one launch, before any counter is read; needs no GPU."""
+    from gpulab.ceilings import ceilings_for_roofline
+    from gpulab.model.predict import check_launch, instruction_table, summarize
+
+    spec = spec_of(experiment_name, variant, params, size, shape, kernels)
+    exp, v = spec.experiment, spec.variant
+    if v.access is None:
+        modelled = [x.name for x in exp.variants if x.access is not None]
+        raise GpulabError(f"{exp.name} {v.name} has no access model yet, so there is nothing to predict"
+                          + (f"; variants of {exp.name} with one: {', '.join(modelled)}" if modelled else ""))
+    start = time.perf_counter()
+    try:
+        model = v.access(spec.params, spec.shape)
+        check_launch(model, v.launch(spec.params, spec.shape))
+        rows = instruction_table(model, exhaustive=exhaustive)
+    except ValueError as exc:  # a model the evaluator refuses (too slow without classes, bad classes)
+        raise GpulabError(f"{spec.label}: the access model cannot be evaluated: {exc}") from None
+    fma, copy, source = ceilings_for_roofline(gpu)
+    summary = summarize(rows, model, fma, copy)
+    return Prediction(spec, model, summary, Records(rows), source, fma, copy, time.perf_counter() - start, exhaustive)
+
+
+# -- counters (Nsight Compute) ------------------------------------------------------------------------
+def profile(experiment_name: str, variant: str, params=None, size=None, shape=None, full: bool = False,
+            out: str | Path | None = None, csv: str | Path | None = None, seed: int = 0,
+            kernels: Sequence[str | Path] = (), save: bool = True) -> Records:
+    """One launch under Nsight Compute beside the model's prediction; the record (one row) joins
+    results/<gpu>/profile.csv (or `csv`) when `save`. `.profiles` holds the full Profile."""
+    from gpulab.profiling import profile as run_profile, save_profiles
+
+    if out is not None and not full:
+        raise GpulabError("--out is where --full saves its report: add --full")
+    spec = spec_of(experiment_name, variant, params, size, shape, kernels)
+    prof = run_profile(spec, full=full, report_out=Path(out) if out else None, seed=seed)
+    records = Records([prof.record()], save_profiles([prof], Path(csv) if csv else None) if save else None)
+    records.profiles = [prof]
+    return records
+
+
+def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, size=None, shape=None,
+            csv: str | Path | None = None, seed: int = 0, kernels: Sequence[str | Path] = (),
+            on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None) -> Records:
+    """Two variants (or two configs of one) profiled at one shape: two records, `.profiles` both."""
+    from gpulab.profiling import profile as run_profile, save_profiles
+
+    exp = experiment(experiment_name, kernels)
+    the_shape = one_shape(exp, size, shape)
+    spec_a = spec_of(experiment_name, a, params_a, shape=the_shape, kernels=kernels)
+    spec_b = spec_of(experiment_name, b, params_b, shape=the_shape, kernels=kernels)
+    if spec_a.label == spec_b.label:
+        raise GpulabError(f"A and B are the same run ({spec_a.label}); compare two variants or two configs")
+    profiles = []
+    _call(on_plan, 2)
+    for spec in (spec_a, spec_b):
+        _call(on_start, f"ncu: {spec.label}")
+        profiles.append(run_profile(spec, seed=seed))
+        _call(on_record, profiles[-1].record())
+    records = Records([p.record() for p in profiles], save_profiles(profiles, Path(csv) if csv else None))
+    records.profiles = profiles
+    return records
+
+
+def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[str] | None = None,
+             shapes: str = "both", out: str | Path | None = None, seed: int = 0, on_plan: Callback = None,
+             on_start: Callback = None, on_record: Callback = None) -> Records:
+    """Every variant's access model against Nsight Compute (default and/or ragged shapes): one row
+    per counted quantity, saved after every run into `out` (default results/<gpu>/fidelity.csv).
+    on_record gets each run's gpulab.fidelity.RunResult; `.results` holds them all (a failed run's
+    `.error` says why; the rows recorded for it before are kept)."""
+    from gpulab import fidelity as fid
+    from gpulab.gpu.ncu import find_ncu
+    from gpulab.files import check_writable
+
+    specs = fid.plan(list(experiment_names) if experiment_names else None, list(variants) if variants else None,
+                     shapes)
+    find_ncu()  # fail before the first run when ncu is missing
+    if out is not None:
+        check_writable(Path(out))  # ... or when the results could not be saved
+    _call(on_plan, len(specs))
+    results: list = []
+    path = Path(out) if out else None
+    for spec in specs:
+        _call(on_start, f"ncu: {spec.label}")
+        results.append(fid.measure_one(spec, seed=seed))
+        if path is None and (slug := fid.gpu_slug_of(results)):
+            path = fid.fidelity_path(slug)
+        if path is not None:
+            fid.save(path, results)  # after every run: an interrupted run keeps what it measured
+        _call(on_record, results[-1])
+    if path is None:
+        raise GpulabError("no run produced counters, so nothing was written; see the errors above")
+    records = Records([row for res in results for row in res.rows], path)
+    records.results = results
+    return records
+
+
+def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | str] | None = None,
+         shapes: Sequence[Any] | None = None, limit: int = 120, kernels: Sequence[str | Path] = (),
+         on_message: Callback = None, on_plan: Callback = None, on_start: Callback = None,
+         on_record: Callback = None) -> Records:
+    """Search a variant's params (`params` restricts them), time each config on several shapes
+    (default: the experiment's tune shapes), saving as it goes (a re-run resumes), and record the
+    best config for this card in results/<gpu>/tuned.json. Records: every result of this tune;
+    `.result` (scored configs, best per shape), `.plan`. on_message(text): what it found first."""
+    from gpulab import tune as t
+    from gpulab.lab import parse_param_overrides
+
+    exp = experiment(experiment_name, kernels)
+    v = exp.variant(variant)
+    if not v.params:
+        raise GpulabError(f"{exp.name} {v.name} has no params to tune")
+    if limit < 1:
+        raise GpulabError("--limit must be at least 1")
+    overrides = parse_param_overrides(_param_texts(params))
+    for name, values in overrides.items():
+        v.param(name)  # a param the variant does not have would leave the whole search space
+        v.param_grid({name: values})  # validates the values with the usual messages
+    chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else t.tune_shapes(exp)
+    plan = t.plan_tune(exp, v, overrides, chosen, limit)
+    _call(on_message, f"{exp.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected by "
+                      f"constraints, timing {len(plan.configs)} on {', '.join(s.label for s in chosen)}")
+    for p, reason in plan.rejected[:5]:
+        _call(on_message, f"  skipped {v.params_label(p)}: {reason}")
+    if done := plan.resume():
+        _call(on_message, f"resuming: {len(done)} config x shape results already in {plan.path}")
+    plan.preflight()
+    _call(on_plan, plan.runs)
+    result = t.run_tune(plan, on_start=lambda label: _call(on_start, label), on_end=lambda: _call(on_record, None))
+    records = Records(plan.rows, plan.path)
+    records.result, records.plan, records.lab = result, plan, plan.lab
+    return records
+
+
+# -- a new experiment -----------------------------------------------------------------------------------
+def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
+    """Scaffold a working experiment package DIR/NAME (see gpulab.scaffold); its folder."""
+    from gpulab.scaffold import new as scaffold
+
+    return scaffold(name, directory, like)
+
+
+# -- the card -----------------------------------------------------------------------------------------
+def ceilings(refresh: bool = False, on_status: Callback = None) -> Records:
+    """This card's own limits (copy bandwidth, FP32 FMA, cuBLAS), measured once into
+    results/<gpu>/ceilings.csv and reused until `refresh`. `.measured` says which it was."""
+    from gpulab.ceilings import this_card
+
+    return this_card(refresh, on_status)

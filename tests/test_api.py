@@ -1,0 +1,117 @@
+"""The Python API (`import gpulab`): light to import, records out, the same errors as the CLI."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gpulab
+from gpulab import api
+from gpulab.errors import GpulabError, NoGpuError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_import_gpulab_stays_light():
+    code = "import sys, gpulab; gpulab.predict; print(sorted(m for m in ('cupy', 'numpy', 'cuda') if m in sys.modules))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "cupy" not in r.stdout and "cuda" not in r.stdout, r.stdout + r.stderr
+
+
+def test_the_api_is_reachable_from_the_package():
+    assert gpulab.bench is api.bench and gpulab.predict is api.predict and gpulab.profile is api.profile
+    assert callable(gpulab.ceilings) and gpulab.ceilings.FILE_NAME == "ceilings.csv"  # module and function
+    from gpulab import experiments  # the registry package is not shadowed by an API name
+
+    assert hasattr(experiments, "all_experiments")
+
+
+def test_predict_returns_the_cli_numbers():
+    p = gpulab.predict("sgemm", "v1", params={"TILE": 16}, shape="512x512x512")
+    assert p.spec.params == {"TILE": 16} and p.summary["flops"] == 2 * 512 ** 3
+    assert p.record()["variant"] == "v1" and p.record()["gmem_load_requests"] == p.summary["gmem_load_requests"]
+    assert [r["name"] for r in p.instructions] == [i.name for i in p.model.instructions]
+    with pytest.raises(GpulabError, match="give it once"):
+        gpulab.predict("sgemm", "v1:TILE=16", params={"TILE": 32})
+
+
+def test_records_are_dicts_with_to_pandas():
+    rows = gpulab.variants("coalesce")
+    assert isinstance(rows, list) and rows[0]["experiment"] == "coalesce" and {r["variant"] for r in rows} == {
+        "cols", "rows", "stride"}
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(GpulabError, match="pip install pandas"):
+            rows.to_pandas()
+    else:
+        assert list(rows.to_pandas()["variant"]) == [r["variant"] for r in rows]
+
+
+def test_compile_only_needs_no_gpu():
+    rows = gpulab.compile_only(["coalesce"], arch="sm_90")
+    assert {r["variant"] for r in rows} == {"cols", "rows", "stride"} and all(r["reg_per_thread"] > 0 for r in rows)
+
+
+def test_bench_checks_its_input_before_asking_for_a_gpu(monkeypatch):
+    monkeypatch.setenv("GPULAB_NO_GPU", "1")
+    with pytest.raises(GpulabError, match="not accepted"):
+        gpulab.bench("sgemm", params={"TILE": (7,)})
+    if gpulab.card() is None:
+        with pytest.raises(NoGpuError):
+            gpulab.bench("sgemm", variants=["v1"], sizes=[64])
+
+
+def test_bench_hands_each_record_to_on_record(monkeypatch):
+    """The hook for writing rows as they come: every executed run reaches on_record before bench
+    returns, in order, with on_plan told the count first."""
+    from gpulab import worker
+
+    class FakeLab:
+        def __init__(self, options):
+            self.device = type("D", (), {"slug": "fake"})()
+
+        def preflight(self, specs):
+            pass
+
+        def execute(self, spec):
+            return spec.base_record() | {"time_ms": 1.0, "gflops": 1.0}
+
+    monkeypatch.setattr(worker, "open_lab", FakeLab)
+    monkeypatch.setattr(api, "ensure_ceilings", lambda *a, **k: None)
+    seen, planned = [], []
+    rows = gpulab.bench("sgemm", variants=["v0"], sizes=[64], save=False, on_plan=planned.append,
+                        on_record=seen.append)
+    assert planned == [2] and [r["variant"] for r in seen] == ["v0", "cublas"] and len(rows) == 2
+    assert rows.path is None and rows[0]["speedup_vs_baseline"] == 1.0
+
+
+def test_verify_checks_each_variant_at_the_test_shapes_without_timing(monkeypatch):
+    from gpulab import lab as lab_module
+    from gpulab.check import CheckResult
+
+    verified = []
+
+    class FakeLab:
+        arch = "sm_90"
+
+        def __init__(self, options):
+            pass
+
+        def verify(self, spec):
+            verified.append(spec.label)
+            return CheckResult(ok=True, max_rel_err=0.0, wrong_count=0)
+
+    monkeypatch.setattr(lab_module, "Lab", FakeLab)
+    rows = gpulab.verify("coalesce", variants=["rows"])
+    shapes = gpulab.experiment("coalesce").test_shapes
+    assert len(rows) == len(verified) == 2 * len(shapes)  # rows sweeps VEC=1,4; no library rows
+    assert all(r["correct"] for r in rows)
+
+
+def test_the_example_script_runs(tmp_path):
+    r = subprocess.run([sys.executable, str(ROOT / "examples" / "api_example.py")], capture_output=True, text=True,
+                       timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "bank conflicts" in r.stdout and "registers" in r.stdout

@@ -1,0 +1,167 @@
+"""One-file variants: the /* gpulab variant */ block, its expression language (never Python's eval),
+and the messages that say what to add or fix, with the file and line."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpulab.errors import GpulabError
+from gpulab.experiments import get_experiment
+from gpulab.experiments.declared import DeclarationError, Expr, parse_declaration, variant_from_file
+
+GOOD = """// my own SGEMM
+/* gpulab variant
+name:     mine
+summary:  naive with a different block
+param:    TILE = 16 in 8, 16, 32 | the block side
+param:    UNROLL = 1 in 1, 2, 4
+sweep:    TILE = 8, 16
+grid:     ceil_div(N, TILE), ceil_div(M, TILE)
+block:    TILE, TILE
+smem:     4 * TILE * (TILE + 1)
+min_sm:   80 | cp.async
+require:  TILE * TILE <= 1024 | a block has at most 1024 threads
+require:  K % UNROLL == 0 | K must be a multiple of UNROLL
+*/
+extern "C" __global__ void sgemm(int M, int N, int K, const float* A, const float* B, float* C) {}
+"""
+
+
+def _file(tmp_path, text, name="mine.cu"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_the_block_declares_what_a_registry_line_does(tmp_path):
+    exp = get_experiment("sgemm", kernels=[_file(tmp_path, GOOD)])
+    v = exp.variant("mine")
+    assert [p.name for p in v.params] == ["TILE", "UNROLL"] and v.param("TILE").choices == (8, 16, 32)
+    assert v.default_params() == {"TILE": 16, "UNROLL": 1} and v.sweep == {"TILE": (8, 16)}
+    launch = v.launch({"TILE": 16, "UNROLL": 1}, exp.shape(100, 33, 8))
+    assert launch.grid == (3, 7, 1) and launch.block == (16, 16, 1) and launch.smem_dynamic_bytes == 4 * 16 * 17
+    assert v.arch_reason("sm_75") and "cp.async" in v.arch_reason("sm_75") and v.arch_reason("sm_90") is None
+    assert v.constraints({"TILE": 32, "UNROLL": 4}, None) is None  # K is not known without a shape
+    assert v.constraints({"TILE": 32, "UNROLL": 4}, exp.shape(8, 8, 6)) == "K must be a multiple of UNROLL"
+    assert exp.source(v) == tmp_path / "mine.cu" and exp.kernel_files == (str(tmp_path / "mine.cu"),)
+    assert len(get_experiment("sgemm").variants) == len(exp.variants) - 1  # the package is untouched
+
+
+def test_expressions_are_integer_arithmetic_and_nothing_else():
+    assert Expr.parse("ceil_div(N, 32) * 2 + max(M, 3) % 5")({"N": 65, "M": 7}) == 8
+    assert Expr.parse("-7 / 2")({}) == -3 and Expr.parse("7 // 2")({}) == 3  # C's division, truncating
+    assert Expr.parse("A < B <= 4 and not A == 0")({"A": 1, "B": 4}) is True
+    for bad in ("__import__('os')", "A.b", "A[0]", "lambda: 1", "1.5", "'x'", "open('f')", "A ** 2", "A if B else C"):
+        with pytest.raises(ValueError):
+            Expr.parse(bad)
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("extern \"C\" __global__ void sgemm() {}\n", 1, "no gpulab block; put one at the top"),
+    ("/* gpulab variant\ngrid: 1\nblock: 32\n", 1, "not closed"),
+    ("/* gpulab variant\nblock: 32\n*/\n", 1, "no 'grid:' line; add one"),
+    ("/* gpulab variant\ngrid: 1\nblock: 32\ncolour: red\n*/\n", 4, "'colour: red' is not KEY: VALUE"),
+    ("/* gpulab variant\ngrid: 1\ngrid: 2\nblock: 32\n*/\n", 3, "'grid' is given twice"),
+    ("/* gpulab variant\nparam: T = 5 in 1, 2\ngrid: 1\nblock: T\n*/\n", 2, "default 5 is not among"),
+    ("/* gpulab variant\nparam: T 5\ngrid: 1\nblock: T\n*/\n", 2, "must look like param: NAME = DEFAULT in"),
+    ("/* gpulab variant\ngrid: ceil_div(N, X)\nblock: 32\n*/\n", 2, "uses X, which is neither a param"),
+    ("/* gpulab variant\ngrid: __import__('os')\nblock: 32\n*/\n", 2, "may be called"),
+    ("/* gpulab variant\ngrid: 1\nblock: 32\nmin_sm: eighty\n*/\n", 4, "min_sm is a number and a reason"),
+    ("/* gpulab variant\ngrid: 1, 2, 3, 4\nblock: 32\n*/\n", 2, "grid takes 1 to 3"),
+    ("/* gpulab variant\nparam: T = 1 in 1, 2\nsweep: T = 3\ngrid: 1\nblock: T\n*/\n", 3, "sweep T=3 is not among"),
+])
+def test_a_malformed_block_says_where_and_what_to_write(tmp_path, text, line, words):
+    path = _file(tmp_path, text)
+    with pytest.raises(DeclarationError) as info:
+        parse_declaration(path, ("M", "N", "K"))
+    assert f"{path}:{line}:" in str(info.value) and words in str(info.value)
+
+
+def test_a_variant_name_taken_or_another_experiment(tmp_path):
+    with pytest.raises(GpulabError, match="'v1' is already a variant of sgemm"):
+        get_experiment("sgemm", kernels=[_file(tmp_path, GOOD.replace("name:     mine", "name: v1"))])
+    with pytest.raises(GpulabError, match="says 'experiment: coalesce', not sgemm"):
+        get_experiment("sgemm", kernels=[_file(tmp_path, GOOD.replace("name:     mine", "experiment: coalesce"))])
+    with pytest.raises(GpulabError, match="no such file"):
+        variant_from_file(tmp_path / "nope.cu")
+
+
+def test_an_access_model_beside_the_file(tmp_path):
+    (tmp_path / "model.py").write_text("def mine(params, shape):\n    return ('called', params['TILE'], shape)\n")
+    path = _file(tmp_path, GOOD.replace("*/", "access: model.py:mine\n*/"))
+    v = variant_from_file(path)
+    assert v.access({"TILE": 8}, "S") == ("called", 8, "S")
+    v = variant_from_file(_file(tmp_path, GOOD.replace("*/", "access: gone.py:mine\n*/"), "other.cu"))
+    with pytest.raises(GpulabError, match="gone.py, which does not exist"):
+        v.access({}, None)
+
+
+KERNEL = GOOD.replace("require:  K % UNROLL == 0 | K must be a multiple of UNROLL\n", "").replace(
+    "min_sm:   80 | cp.async\n", "").replace("smem:     4 * TILE * (TILE + 1)\n", "").replace(
+    "{}", """{
+    const int col = blockIdx.x * TILE + threadIdx.x, row = blockIdx.y * TILE + threadIdx.y;
+    if (row >= M || col >= N) return;
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
+    C[(size_t)row * N + col] = acc;
+}""")
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "gpulab.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, "GPULAB_NO_GPU": "1"}, cwd=cwd, timeout=300)
+
+
+def test_run_compiles_a_kernel_file_beside_the_ladder(tmp_path):
+    path = _file(tmp_path, KERNEL)
+    r = _cli("run", "sgemm", "--kernel", str(path), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "mine" in r.stdout and "TILE=8" in r.stdout and "v9" in r.stdout
+    r = _cli("list", "sgemm", "--kernel", str(path))
+    assert r.returncode == 0 and "naive with a different block" in r.stdout
+
+
+def test_a_compile_error_shows_nvrtcs_first_errors_with_file_and_line(tmp_path):
+    import gpulab
+
+    path = _file(tmp_path, KERNEL.replace("float acc = 0.0f;", "float acc = undefined_thing;"))
+    line = KERNEL.splitlines().index("    float acc = 0.0f;") + 1
+    rows = gpulab.compile_only(["sgemm"], kernels=[path])
+    mine = [r for r in rows if r["variant"] == "mine"]
+    assert mine and all(f"mine.cu:{line}: error" in r["skip_reason"] and "undefined_thing" in r["skip_reason"]
+                        for r in mine), mine
+    assert all(r.get("reg_per_thread") for r in rows if r["variant"] == "v1")  # the ladder still compiles
+    r = _cli("run", "sgemm", "--kernel", str(path), cwd=tmp_path)
+    assert r.returncode == 1 and "did not compile" in r.stderr and "sgemm mine TILE=8" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_bench_with_a_bad_declaration_is_one_line(tmp_path):
+    path = _file(tmp_path, "extern \"C\" __global__ void sgemm() {}\n")
+    r = _cli("bench", "sgemm", "--kernel", str(path), cwd=tmp_path)
+    assert r.returncode == 2 and "no gpulab block" in r.stderr and "grid:" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_profiler_child_gets_the_kernel_file(tmp_path):
+    from gpulab.api import spec_of
+    from gpulab.ncu_child import target_argv
+
+    spec = spec_of("sgemm", "mine:TILE=8", kernels=[_file(tmp_path, KERNEL)], shape="64x64x64")
+    argv = target_argv(spec, tmp_path / "info.json")
+    assert argv[argv.index("--kernel") + 1] == str(tmp_path / "mine.cu") and "TILE=8" in argv
+
+
+def test_a_spec_of_a_kernel_file_crosses_into_the_worker(tmp_path):
+    """The isolated worker gets runs by reference: a --kernel variant travels as its files."""
+    import pickle
+
+    from gpulab.api import spec_of
+
+    spec = spec_of("sgemm", "mine:TILE=8", kernels=[_file(tmp_path, KERNEL)], shape="64x64x64")
+    again = pickle.loads(pickle.dumps(spec))
+    assert again.label == spec.label and again.experiment.kernel_files == (str(tmp_path / "mine.cu"),)
+    assert again.variant.launch(again.params, again.shape).grid == (8, 8, 1)
