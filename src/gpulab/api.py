@@ -25,8 +25,26 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from gpulab.errors import GpulabError
-from gpulab.records import Records
+from gpulab import fidelity as fid
+from gpulab import scaffold
+from gpulab import tune as tuning
+from gpulab.ceilings import attach, ceilings_for_roofline, ceilings_path, ensure, load, this_card
+from gpulab.errors import CompileError, GpulabError
+from gpulab.experiments import all_experiments, get_experiment
+from gpulab.experiments.base import Shape, parse_positive_int
+from gpulab.files import check_writable
+from gpulab.gpu.compile import check_arch, first_error
+from gpulab.gpu.device import probe
+from gpulab.gpu.ncu import find_ncu
+from gpulab.gpu.timing import TimingPolicy
+from gpulab.lab import Lab, LabOptions, RunSpec, compile_record, constraint_reason, derive, parse_param_overrides, plan
+from gpulab.model.predict import check_launch, instruction_table, summarize
+from gpulab.profiling import profile as run_profile
+from gpulab.profiling import save_profiles
+from gpulab.records import Records, write_csv
+from gpulab.run_args import spec_for
+from gpulab.tune import tuned_defaults
+from gpulab.worker import open_lab
 
 Callback = Callable[..., Any] | None
 
@@ -43,23 +61,17 @@ def results_dir(gpu_slug: str, root: Path = Path("results")) -> Path:
 def card():
     """This machine's GPU (name, arch, memory, ...), or None where there is none: what needs one
     (bench, run, profile, ceilings) raises gpulab.errors.NoGpuError without it."""
-    from gpulab.gpu.device import probe
-
     return probe()[0]
 
 
 # -- naming things --------------------------------------------------------------------------------
 def experiment(name: str, kernels: Sequence[str | Path] = ()):
     """The Experiment called `name`, with the one-file variants `kernels` added."""
-    from gpulab.experiments import get_experiment
-
     return get_experiment(name, kernels=tuple(kernels))
 
 
 def experiments() -> list:
     """Every experiment: built-in, on GPULAB_PATH, and from the `gpulab.experiments` entry points."""
-    from gpulab.experiments import all_experiments
-
     return all_experiments()
 
 
@@ -75,8 +87,6 @@ def variants(name: str | None = None, kernels: Sequence[str | Path] = ()) -> Rec
 
 def shapes_of(exp, sizes: Sequence[int | str] | None = None, shapes: Sequence[Any] | None = None) -> list:
     """sizes (every dimension n) and shapes ('MxNxK' text, a tuple, or a Shape); else the defaults."""
-    from gpulab.experiments.base import Shape, parse_positive_int
-
     out = []
     if sizes is not None:
         if not sizes:
@@ -110,8 +120,6 @@ def _param_texts(params) -> list[str]:
 # -- checking and timing ----------------------------------------------------------------------------
 def ensure_ceilings(device, folder: Path, on_status: Callback = None):
     """This card's ceilings from folder/ceilings.csv, measured first (and said so) if missing."""
-    from gpulab.ceilings import ceilings_path, ensure, load
-
     if load(ceilings_path(folder)) is None:
         _call(on_status, f"measuring this card's ceilings once (stored in {ceilings_path(folder)}) ...")
     return ensure(device, folder, progress=lambda text: _call(on_status, f"ceilings: {text}"))
@@ -142,12 +150,6 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
     the rest. Runs go through the isolated worker (gpulab.worker): one that faults or hangs is
     marked in its row; `.lab` says which (gpulab.worker.unfinished_line). `params`: {'TILE': (8, 16)}
     or ['TILE=8,16']."""
-    from gpulab.gpu.timing import TimingPolicy
-    from gpulab.lab import LabOptions, parse_param_overrides, plan
-    from gpulab.files import check_writable
-    from gpulab.tune import tuned_defaults
-    from gpulab.worker import open_lab
-
     exp = experiment(experiment_name, kernels)
     overrides = parse_param_overrides(_param_texts(params))
     chosen_shapes = shapes_of(exp, sizes, shapes)
@@ -166,11 +168,6 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
 def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, on_record, on_status) -> Records:
     """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, written
     to `path` after every run and at the end."""
-    from gpulab.ceilings import attach
-    from gpulab.lab import derive
-    from gpulab.files import check_writable
-    from gpulab.records import write_csv
-
     if path is not None:
         check_writable(path)
     ceilings = ensure_ceilings(lab.device, folder, on_status)
@@ -195,8 +192,6 @@ def verify(experiment_name: str, variants: Sequence[str] | None = None, params=N
     """Check without timing: each variant (default: all, at its sweep or default params) at each
     shape (default: the experiment's test shapes) against the reference, one record per run with
     `correct`, `max_rel_err`, `wrong_count`, or `skip_reason` where its constraints refuse it."""
-    from gpulab.lab import Lab, LabOptions, constraint_reason, parse_param_overrides, plan
-
     exp = experiment(experiment_name, kernels)
     chosen = shapes_of(exp, None, shapes) if shapes else [exp.shape(*s) for s in exp.test_shapes]
     specs = plan(exp, list(variants) if variants else None, parse_param_overrides(_param_texts(params)), chosen,
@@ -217,10 +212,6 @@ def run(experiment_names: Sequence[str] | None = None, kernels: Sequence[str | P
     """The main job on a GPU: each experiment (default: all) at its default shapes, tuned params
     where tune found them, one CSV each under results/<gpu>/ (or out_dir). {experiment: records};
     each records' `.lab` is the one lab they shared (gpulab.worker.unfinished_line)."""
-    from gpulab.lab import LabOptions, plan
-    from gpulab.tune import tuned_defaults
-    from gpulab.worker import open_lab
-
     exps = _chosen(experiment_names, kernels)
     lab = open_lab(LabOptions())
     folder = Path(out_dir) if out_dir else results_dir(lab.device.slug)
@@ -246,10 +237,6 @@ def compile_only(experiment_names: Sequence[str] | None = None, kernels: Sequenc
     """No GPU needed: compile every variant (its sweep, else its defaults) at the first default
     shape for `arch`; one record per compile with what ptxas reported and the occupancy it allows.
     A kernel that does not compile gets a row saying so (NVRTC's first error); `.broken` names them."""
-    from gpulab.errors import CompileError
-    from gpulab.gpu.compile import check_arch, first_error
-    from gpulab.lab import RunSpec, compile_record
-
     check_arch(arch)
     specs = []
     for exp in _chosen(experiment_names, kernels):
@@ -297,8 +284,6 @@ class Prediction:
 def spec_of(experiment_name: str, variant: str, params=None, size=None, shape=None, kernels=()):
     """One run: `variant` may carry params ('v1:TILE=16'); `params` ({'TILE': 16} or ['TILE=16'])
     the rest; each named once."""
-    from gpulab.run_args import spec_for
-
     exp = experiment(experiment_name, kernels)
     return spec_for(exp, variant, _param_texts(params), one_shape(exp, size, shape))
 
@@ -306,9 +291,6 @@ def spec_of(experiment_name: str, variant: str, params=None, size=None, shape=No
 def predict(experiment_name: str, variant: str, params=None, size=None, shape=None, gpu: str | None = None,
             exhaustive: bool = False, kernels: Sequence[str | Path] = ()) -> Prediction:
     """The access model's counters for one launch, before any counter is read; needs no GPU."""
-    from gpulab.ceilings import ceilings_for_roofline
-    from gpulab.model.predict import check_launch, instruction_table, summarize
-
     spec = spec_of(experiment_name, variant, params, size, shape, kernels)
     exp, v = spec.experiment, spec.variant
     if v.access is None:
@@ -333,8 +315,6 @@ def profile(experiment_name: str, variant: str, params=None, size=None, shape=No
             kernels: Sequence[str | Path] = (), save: bool = True) -> Records:
     """One launch under Nsight Compute beside the model's prediction; the record (one row) joins
     results/<gpu>/profile.csv (or `csv`) when `save`. `.profiles` holds the full Profile."""
-    from gpulab.profiling import profile as run_profile, save_profiles
-
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
     spec = spec_of(experiment_name, variant, params, size, shape, kernels)
@@ -348,8 +328,6 @@ def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, 
             csv: str | Path | None = None, seed: int = 0, kernels: Sequence[str | Path] = (),
             on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None) -> Records:
     """Two variants (or two configs of one) profiled at one shape: two records, `.profiles` both."""
-    from gpulab.profiling import profile as run_profile, save_profiles
-
     exp = experiment(experiment_name, kernels)
     the_shape = one_shape(exp, size, shape)
     spec_a = spec_of(experiment_name, a, params_a, shape=the_shape, kernels=kernels)
@@ -374,10 +352,6 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
     per counted quantity, saved after every run into `out` (default results/<gpu>/fidelity.csv).
     on_record gets each run's gpulab.fidelity.RunResult; `.results` holds them all (a failed run's
     `.error` says why; the rows recorded for it before are kept)."""
-    from gpulab import fidelity as fid
-    from gpulab.gpu.ncu import find_ncu
-    from gpulab.files import check_writable
-
     specs = fid.plan(list(experiment_names) if experiment_names else None, list(variants) if variants else None,
                      shapes)
     find_ncu()  # fail before the first run when ncu is missing
@@ -409,9 +383,6 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
     (default: the experiment's tune shapes), saving as it goes (a re-run resumes), and record the
     best config for this card in results/<gpu>/tuned.json. Records: every result of this tune;
     `.result` (scored configs, best per shape), `.plan`. on_message(text): what it found first."""
-    from gpulab import tune as t
-    from gpulab.lab import parse_param_overrides
-
     exp = experiment(experiment_name, kernels)
     v = exp.variant(variant)
     if not v.params:
@@ -422,8 +393,8 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
     for name, values in overrides.items():
         v.param(name)  # a param the variant does not have would leave the whole search space
         v.param_grid({name: values})  # validates the values with the usual messages
-    chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else t.tune_shapes(exp)
-    plan = t.plan_tune(exp, v, overrides, chosen, limit)
+    chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else tuning.tune_shapes(exp)
+    plan = tuning.plan_tune(exp, v, overrides, chosen, limit)
     _call(on_message, f"{exp.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected by "
                       f"constraints, timing {len(plan.configs)} on {', '.join(s.label for s in chosen)}")
     for p, reason in plan.rejected[:5]:
@@ -432,7 +403,7 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
         _call(on_message, f"resuming: {len(done)} config x shape results already in {plan.path}")
     plan.preflight()
     _call(on_plan, plan.runs)
-    result = t.run_tune(plan, on_start=lambda label: _call(on_start, label), on_end=lambda: _call(on_record, None))
+    result = tuning.run_tune(plan, on_start=lambda label: _call(on_start, label), on_end=lambda: _call(on_record, None))
     records = Records(plan.rows, plan.path)
     records.result, records.plan, records.lab = result, plan, plan.lab
     return records
@@ -441,15 +412,11 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
 # -- a new experiment -----------------------------------------------------------------------------------
 def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
     """Scaffold a working experiment package DIR/NAME (see gpulab.scaffold); its folder."""
-    from gpulab.scaffold import new as scaffold
-
-    return scaffold(name, directory, like)
+    return scaffold.new(name, directory, like)
 
 
 # -- the card -----------------------------------------------------------------------------------------
 def ceilings(refresh: bool = False, on_status: Callback = None) -> Records:
     """This card's own limits (copy bandwidth, FP32 FMA, cuBLAS), measured once into
     results/<gpu>/ceilings.csv and reused until `refresh`. `.measured` says which it was."""
-    from gpulab.ceilings import this_card
-
     return this_card(refresh, on_status)
