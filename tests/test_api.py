@@ -66,8 +66,6 @@ def test_bench_checks_its_input_before_asking_for_a_gpu(monkeypatch):
 def test_bench_hands_each_record_to_on_record(monkeypatch):
     """The hook for writing rows as they come: every executed run reaches on_record before bench
     returns, in order, with on_plan told the count first."""
-    from gpulab import worker
-
     class FakeLab:
         def __init__(self, options):
             self.device = type("D", (), {"slug": "fake"})()
@@ -78,7 +76,7 @@ def test_bench_hands_each_record_to_on_record(monkeypatch):
         def execute(self, spec):
             return spec.base_record() | {"time_ms": 1.0, "gflops": 1.0}
 
-    monkeypatch.setattr(worker, "open_lab", FakeLab)
+    monkeypatch.setattr(api, "open_lab", FakeLab)  # the isolated worker, as the API opens it
     monkeypatch.setattr(api, "ensure_ceilings", lambda *a, **k: None)
     seen, planned = [], []
     rows = gpulab.bench("sgemm", variants=["v0"], sizes=[64], save=False, on_plan=planned.append,
@@ -88,7 +86,6 @@ def test_bench_hands_each_record_to_on_record(monkeypatch):
 
 
 def test_verify_checks_each_variant_at_the_test_shapes_without_timing(monkeypatch):
-    from gpulab import lab as lab_module
     from gpulab.check import CheckResult
 
     verified = []
@@ -103,7 +100,7 @@ def test_verify_checks_each_variant_at_the_test_shapes_without_timing(monkeypatc
             verified.append(spec.label)
             return CheckResult(ok=True, max_rel_err=0.0, wrong_count=0)
 
-    monkeypatch.setattr(lab_module, "Lab", FakeLab)
+    monkeypatch.setattr(api, "Lab", FakeLab)
     rows = gpulab.verify("coalesce", variants=["rows"])
     shapes = gpulab.experiment("coalesce").test_shapes
     assert len(rows) == len(verified) == 2 * len(shapes)  # rows sweeps VEC=1,4; no library rows

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpulab import ceilings as ceilings_mod
-from gpulab import api, cli, worker
+from gpulab import api, cli
 from gpulab.records import read_csv
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ class RecordedLab:
 
 
 def test_rows_reach_the_csv_as_the_sweep_goes(tmp_path, monkeypatch):
-    monkeypatch.setattr(worker, "open_lab", RecordedLab)
+    monkeypatch.setattr(api, "open_lab", RecordedLab)
     monkeypatch.setattr(api, "ensure_ceilings", lambda device, folder, on_status=None: ceilings_mod.load(
         REPO / "results" / "h200" / "ceilings.csv"))
     monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "v1,v9",

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gpulab import fidelity
+from gpulab import api, fidelity
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.gpu import ncu as ncu_mod
@@ -230,7 +230,7 @@ def test_the_command_end_to_end_with_a_stand_in_profiler(monkeypatch, tmp_path, 
         return fake_profile(change)(s, seed)
 
     monkeypatch.setattr(profiling, "profile", profile)
-    monkeypatch.setattr(ncu_mod, "find_ncu", lambda env=None: "/fake/ncu")
+    monkeypatch.setattr(api, "find_ncu", lambda env=None: "/fake/ncu")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "argv", ["gpulab", "fidelity", "stencil", "--shapes", "ragged"])
     cli.main()
