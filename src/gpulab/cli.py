@@ -37,10 +37,6 @@ def resolve_shapes(experiment, sizes: Optional[str], shapes: Optional[list[str]]
     return shapes_of(experiment, split_list(sizes) if sizes is not None else None, shapes)
 
 
-def results_dir(gpu_slug: str) -> Path:
-    return Path("results") / gpu_slug
-
-
 def progress_bar():
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -466,7 +462,7 @@ def sanitize(
     memcheck, racecheck, synccheck and initcheck: one row per (run, tool) with the error count and
     the first report. The value check cannot see a discarded out-of-bounds load or a race that
     happened to go right; these tools can."""
-    from gpulab import sanitize as san
+    from gpulab import api, sanitize as san
     from gpulab.experiments import all_experiments, get_experiment
     from gpulab.gpu.device import require_gpu
     from gpulab.records import environment, read_csv, write_csv
@@ -485,7 +481,7 @@ def sanitize(
         if not any(v.name == name for e in exps for v in e.variants):
             exps[0].variant(name)
     device = require_gpu()
-    folder = results_dir(device.slug)
+    folder = api.results_dir(device.slug)
     specs, skipped = san.plan(exps, load_tuned(folder), device.arch)
     if names:
         specs = [s for s in specs if s.variant.name in names]
