@@ -125,18 +125,29 @@ def run(spec, seed: int, info_path: Path | None) -> dict:
     return info
 
 
+def parser() -> argparse.ArgumentParser:
+    """The child's command line: target_argv's words after `python3 -m gpulab.ncu_child`."""
+    p = argparse.ArgumentParser(prog="python3 -m gpulab.ncu_child", description=__doc__.splitlines()[0])
+    p.add_argument("experiment")
+    p.add_argument("variant", help="VARIANT or VARIANT:NAME=VALUE,...")
+    p.add_argument("--param", action="append", default=[], help="NAME=VALUE (repeatable)")
+    p.add_argument("--shape", help="e.g. 512x512x512; default: the experiment's first default shape")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--info", type=Path, help="write what the counters cannot say here (JSON)")
+    p.add_argument("--kernel", action="append", default=[], help="a .cu file that declares a variant (repeatable)")
+    return p
+
+
+def spec_of(ns: argparse.Namespace):
+    """The run the parent named: its experiment (with the variants the --kernel files declare),
+    variant, params and shape, read by gpulab.run_args as `gpulab profile` reads its own."""
+    return spec_for(get_experiment(ns.experiment, kernels=tuple(ns.kernel)), ns.variant, ns.param, ns.shape)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m gpulab.ncu_child", description=__doc__.splitlines()[0])
-    parser.add_argument("experiment")
-    parser.add_argument("variant", help="VARIANT or VARIANT:NAME=VALUE,...")
-    parser.add_argument("--param", action="append", default=[], help="NAME=VALUE (repeatable)")
-    parser.add_argument("--shape", help="e.g. 512x512x512; default: the experiment's first default shape")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--info", type=Path, help="write what the counters cannot say here (JSON)")
-    parser.add_argument("--kernel", action="append", default=[], help="a .cu file that declares a variant (repeatable)")
-    ns = parser.parse_args(argv)
+    ns = parser().parse_args(argv)
     try:
-        spec = spec_for(get_experiment(ns.experiment, kernels=tuple(ns.kernel)), ns.variant, ns.param, ns.shape)
+        spec = spec_of(ns)
         run(spec, ns.seed, ns.info)
     except GpulabError as exc:
         print(f"{TARGET_ERROR_PREFIX} {' '.join(str(exc).split())}", file=sys.stderr)
