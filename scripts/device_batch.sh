@@ -16,13 +16,16 @@
 #   "faults":    the planted fault, hang and out-of-bounds kernels (tests/gpu/test_faults_gpu.py) alone
 #   "sanitize":  `gpulab sanitize`: every variant and tuned config under compute-sanitizer's four tools
 #   "overhead":  the same small bench in-process and through the isolated worker, timed whole
+#   "own":       your-own-kernel GPU tests (GPULAB_PATH, --kernel), then the transpose example's bench
+#                into examples/transpose/results/<gpu>/ (its fidelity is part of "fidelity")
+#   "diag_small": sgemm at 512 and 1024, in-process and through the worker (small-shape timings)
 #   "sass":      `gpulab profile --sass` of every run whose counted quantities differ in
 #                fidelity.csv: per-instruction counts to settle whether the model or the
 #                launch-wide counter is off (CSV per run under $OUT/logs/sass)
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch.tgz.
 # Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh STAGE [STAGE...]
 set -uo pipefail
-[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|sass ..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|own|diag_small|sass ..." >&2; exit 2; }
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -61,6 +64,10 @@ compare)
 fidelity)
     TAIL=8 step fidelity_sgemm 200 gpulab fidelity sgemm
     TAIL=8 step fidelity_memory 200 gpulab fidelity coalesce stencil grayscale
+    export GPULAB_PATH=$PWD/examples
+    TAIL=8 step fidelity_transpose 150 gpulab fidelity transpose \
+        --out examples/transpose/results/${GPU_SLUG:-h200}/fidelity.csv
+    unset GPULAB_PATH
     ;;
 faults)
     TAIL=12 step pytest_faults "${LIMIT:-300}" python3 -m pytest tests/gpu/test_faults_gpu.py -q -p no:cacheprovider
@@ -76,6 +83,20 @@ overhead)
         unset GPULAB_IN_PROCESS
         echo "overhead $mode: $(( ($(date +%s%N) - t0) / 1000000 )) ms whole command"
     done
+    ;;
+own)
+    TAIL=8 step pytest_own "${LIMIT:-240}" python3 -m pytest tests/gpu/test_own_kernels_gpu.py -m "gpu and not exclusive" -q -p no:cacheprovider
+    TAIL=4 step pytest_own_exclusive 120 python3 -m pytest tests/gpu/test_own_kernels_gpu.py -m "gpu and exclusive" -q -p no:cacheprovider
+    export GPULAB_PATH=$PWD/examples
+    TAIL=20 step bench_transpose 120 gpulab bench transpose --shape 8192x8192 \
+        --shape 4096x4096 --shape 1000x1532 --shape 333x517 --out examples/transpose/results/${GPU_SLUG:-h200}/transpose.csv
+    unset GPULAB_PATH
+    ;;
+diag_small)
+    export GPULAB_IN_PROCESS=1
+    TAIL=14 step diag_inproc 120 gpulab bench sgemm --size 512,1024 --out "$logs/diag_inproc.csv"
+    unset GPULAB_IN_PROCESS
+    TAIL=14 step diag_isolated 120 gpulab bench sgemm --size 512,1024 --out "$logs/diag_isolated.csv"
     ;;
 sass)
     mkdir -p "$logs/sass"
@@ -119,4 +140,4 @@ profile_tests)
 esac
 done
 # One archive (few files come back from the machine); the logs stay beside it for a call cut short.
-tar czf "$OUT/batch.tgz" -C "$OUT" logs -C "$PWD" results tests/fixtures
+tar czf "$OUT/batch.tgz" -C "$OUT" logs -C "$PWD" results tests/fixtures $(ls -d examples/*/results 2>/dev/null)
