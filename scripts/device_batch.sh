@@ -16,8 +16,8 @@
 #   "faults":    the planted fault, hang and out-of-bounds kernels (tests/gpu/test_faults_gpu.py) alone
 #   "sanitize":  `gpulab sanitize`: every variant and tuned config under compute-sanitizer's four tools
 #   "overhead":  the same small bench in-process and through the isolated worker, timed whole
-#   "own":       your-own-kernel GPU tests (GPULAB_PATH, --kernel), then the transpose example's bench
-#                into examples/transpose/results/<gpu>/ (its fidelity is part of "fidelity")
+#   "transpose": the out-of-tree transpose example's bench into examples/transpose/results/<gpu>/
+#                (its GPU tests are part of "verify", its fidelity of "fidelity")
 #   "diag_small": sgemm at 512 and 1024, in-process and through the worker (small-shape timings)
 #   "sass":      `gpulab profile --sass` of every run whose counted quantities differ in
 #                fidelity.csv: per-instruction counts to settle whether the model or the
@@ -25,7 +25,7 @@
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch.tgz.
 # Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh STAGE [STAGE...]
 set -uo pipefail
-[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|own|diag_small|sass ..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|transpose|diag_small|sass ..." >&2; exit 2; }
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -84,9 +84,7 @@ overhead)
         echo "overhead $mode: $(( ($(date +%s%N) - t0) / 1000000 )) ms whole command"
     done
     ;;
-own)
-    TAIL=8 step pytest_own "${LIMIT:-240}" python3 -m pytest tests/gpu/test_own_kernels_gpu.py -m "gpu and not exclusive" -q -p no:cacheprovider
-    TAIL=4 step pytest_own_exclusive 120 python3 -m pytest tests/gpu/test_own_kernels_gpu.py -m "gpu and exclusive" -q -p no:cacheprovider
+transpose)
     export GPULAB_PATH=$PWD/examples
     TAIL=20 step bench_transpose 120 gpulab bench transpose --shape 8192x8192 \
         --shape 4096x4096 --shape 1000x1532 --shape 333x517 --out examples/transpose/results/${GPU_SLUG:-h200}/transpose.csv
