@@ -16,6 +16,7 @@ import datetime as _dt
 import io
 import math
 import os
+import socket
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -38,7 +39,8 @@ CORE_COLUMNS = (
     "spill_loads_bytes", "stack_frame_bytes", "barriers", "cmem_bytes",
     "grid", "block", "skip_reason",
 )
-ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab", "date")
+# host and gpu_index: which machine and which of its GPUs timed the row (sweeps over several, gpulab.sweep).
+ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab", "date", "host", "gpu_index")
 
 
 def environment(device=None, arch: str = "") -> dict:
@@ -54,13 +56,16 @@ def environment(device=None, arch: str = "") -> dict:
         "cupy": "",
         "gpulab": gpulab.__version__,
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "host": socket.gethostname(),
+        "gpu_index": "",
     }
     if device is not None:
-        from gpulab.gpu.device import nvidia_driver_string
+        from gpulab.gpu.device import gpu_index, nvidia_driver_string
         import cupy
 
         env["driver"] = nvidia_driver_string()
         env["cupy"] = cupy.__version__
+        env["gpu_index"] = gpu_index()
     return env
 
 
