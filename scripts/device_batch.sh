@@ -19,13 +19,16 @@
 #   "transpose": the out-of-tree transpose example's bench into examples/transpose/results/<gpu>/
 #                (its GPU tests are part of "verify", its fidelity of "fidelity")
 #   "diag_small": sgemm at 512 and 1024, in-process and through the worker (small-shape timings)
+#   "cluster":   the same SGEMM tune serially and with --workers 14 (Dask, installed from the wheels
+#                in .whl: run with carry [".whl"]), each from an empty compile cache and results
+#                folder, the wall times in the step lines; then both best configs
 #   "sass":      `gpulab profile --sass` of every run whose counted quantities differ in
 #                fidelity.csv: per-instruction counts to settle whether the model or the
 #                launch-wide counter is off (CSV per run under $OUT/logs/sass)
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch.tgz.
 # Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh STAGE [STAGE...]
 set -uo pipefail
-[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|transpose|diag_small|sass ..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|transpose|diag_small|cluster|sass ..." >&2; exit 2; }
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -51,6 +54,19 @@ ceilings)
 tune)
     TAIL=14 step tune_v9 200 gpulab tune sgemm v9 --param BM=64,128 --param BN=64,128 --param BK=8 \
         --param WM=32,64 --param WN=64 --param WNITER=2 --param STAGES=2,3 --param MINB=2 --param GROUP_M=8
+    ;;
+cluster)
+    python3 -m pip install -q --no-index --find-links .whl dask distributed >"$logs/cluster_install.log" 2>&1 ||
+        tail -3 "$logs/cluster_install.log"
+    space="--param BM=64,128 --param BN=64,128 --param BK=8,16 --param WM=32,64 --param WN=64 --param WNITER=2
+        --param STAGES=2,3,4 --param MINB=2 --param GROUP_M=8 --limit 24 --shape 2048x2048x2048 --shape 4096x4096x4096"
+    for mode in serial parallel; do
+        dir=$OUT/cluster/$mode; mkdir -p "$dir"
+        extra=$([ $mode = parallel ] && echo "--workers 14")
+        (cd "$dir" && export GPULAB_CACHE="$dir/cache" && TAIL=20 step "tune_$mode" 280 gpulab tune sgemm v9 $space $extra)
+        rm -rf "$dir/cache"
+    done
+    python3 -c "import json, sys; [print(m, json.load(open(f'$OUT/cluster/{m}/results/h200/tuned.json'))['sgemm']['v9']['params']) for m in sys.argv[1:]]" serial parallel
     ;;
 sgemm)
     TAIL=40 step bench_sgemm 240 gpulab bench sgemm

@@ -22,6 +22,7 @@ the run goes to the next free GPU worker, and after `allowed_failures` losses it
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 import socket
 import time
@@ -315,6 +316,9 @@ def _lab_here(options, factory):
     if lab is None:
         if os.environ.get("GPULAB_IN_PROCESS", "") not in ("", "0"):
             lab = factory(options)
+        elif multiprocessing.current_process().daemon:
+            raise GpulabError("this Dask worker cannot start the lab's own process (a daemonic process may "
+                              "not have children): start it with DASK_DISTRIBUTED__WORKER__DAEMON=False")
         else:
             lab = IsolatedLab(options, factory)
         _LABS[key] = lab
