@@ -111,3 +111,25 @@ def test_without_dask_the_option_says_how_to_install_it(tmp_path):
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [f"error: --workers and --scheduler need Dask: {sweep.INSTALL_HINT}"]
+
+
+def test_bench_rows_come_back_in_the_order_asked_and_are_written_as_they_come(cluster, tmp_path):
+    from gpulab.records import read_csv
+
+    group, = cluster.groups()
+    todo = specs([(64, 64, 64)], tiles=(32, 8, 16))
+    rows = sweep.bench_rows(cluster, group, todo, tmp_path / "sgemm.csv")
+    assert [r["params"] for r in rows] == ["TILE=32", "TILE=8", "TILE=16"]
+    assert [r["params"] for r in read_csv(tmp_path / "sgemm.csv")] == ["TILE=32", "TILE=8", "TILE=16"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--workers", "0"], "--workers must be at least 1"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "not both"),
+    (["--workers", "2"], "has none; use --scheduler"),
+])
+def test_cluster_options_that_cannot_work_get_one_line(args, message, tmp_path):
+    env = os.environ | {"GPULAB_NO_GPU": "1", "CUDA_VISIBLE_DEVICES": ""}
+    done = subprocess.run([sys.executable, "-m", "gpulab.cli", "tune", "sgemm", "v1", *args],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and message in done.stderr

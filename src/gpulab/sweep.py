@@ -113,8 +113,6 @@ class Cluster:
         distributed = require_dask()
         import dask
 
-        if workers < 1:
-            raise GpulabError("--workers must be at least 1 (the processes that compile)")
         _configure(dask)
         hidden = {"CUDA_VISIBLE_DEVICES": ""}  # compile workers need no GPU, and must not open one
         specs = {f"compile-{i}": _nanny_spec(distributed, {COMPILE: 1}, hidden) for i in range(workers)}
@@ -382,6 +380,8 @@ def open_cluster(workers: int | None, scheduler: str | None, options: Any) -> Cl
     """The cluster the options ask for: joined at `scheduler`, or started here with `workers`."""
     if workers is not None and scheduler:
         raise GpulabError("give --workers (a cluster on this machine) or --scheduler (one running), not both")
+    if workers is not None and workers < 1:
+        raise GpulabError("--workers must be at least 1 (the processes that compile)")
     if scheduler:
         return Cluster.connect(scheduler, options)
     from gpulab.gpu.device import visible_gpus
