@@ -4,6 +4,7 @@ name as the real Lab is. Kernels really compile (NVRTC) on the compile workers a
 travel to the GPU workers' own cache. A GPU worker killed mid-run costs only that run: retried on
 another worker, or, when it kills every worker it meets, recorded as lost; every other row is kept."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -39,6 +40,8 @@ class StandInLab:
         pass
 
     def execute(self, spec) -> dict:
+        if spec.variant is None:  # the cuBLAS row
+            return spec.base_record() | {"correct": True, "time_ms": 1.0, "gflops": 1.0} | self.env
         label = f"{V1.params_label(spec.params)} {spec.shape.label}"
         marker = Path(os.environ["STANDIN_MARKERS"]) / label.replace(" ", "_")
         if label == DIE_ALWAYS or (label == DIE_ONCE and not marker.exists()):
@@ -113,14 +116,26 @@ def test_without_dask_the_option_says_how_to_install_it(tmp_path):
     assert done.stderr.strip().splitlines() == [f"error: --workers and --scheduler need Dask: {sweep.INSTALL_HINT}"]
 
 
-def test_bench_rows_come_back_in_the_order_asked_and_are_written_as_they_come(cluster, tmp_path):
-    from gpulab.records import read_csv
-
+def test_a_bench_on_the_cluster_keeps_the_order_asked_and_saves_as_it_goes(cluster):
     group, = cluster.groups()
     todo = specs([(64, 64, 64)], tiles=(32, 8, 16))
-    rows = sweep.bench_rows(cluster, group, todo, tmp_path / "sgemm.csv")
+    saved = []
+    rows = cluster.execute(group, todo, save=lambda done: saved.append(len(done)))
     assert [r["params"] for r in rows] == ["TILE=32", "TILE=8", "TILE=16"]
-    assert [r["params"] for r in read_csv(tmp_path / "sgemm.csv")] == ["TILE=32", "TILE=8", "TILE=16"]
+    assert saved == [1, 2, 3]  # after every run
+
+
+def test_the_api_tunes_and_benches_on_a_cluster(cluster, monkeypatch, tmp_path):
+    from gpulab import api
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sweep, "open_cluster", lambda workers, scheduler, options: contextlib.nullcontext(cluster))
+    tuned = api.tune("sgemm", "v1", {"TILE": (8, 32)}, shapes=["64x64x64", "32x32x32"], workers=2)
+    assert tuned.per_card == [tuned] and tuned.result.best == {"TILE": 32} and len(tuned) == 4
+    assert tuned.path.resolve() == tmp_path / "results" / "stand-in" / "tune-sgemm-v1.csv"
+    benched = api.bench("sgemm", ["v1"], {"TILE": (8, 32)}, shapes=["64x64x64"], workers=2)
+    assert [(r["variant"], r["params"]) for r in benched] == [("v1", "TILE=8"), ("v1", "TILE=32"), ("cublas", "")]
+    assert benched.path.resolve() == tmp_path / "results" / "stand-in" / "sgemm.csv" and benched.path.exists()
 
 
 @pytest.mark.parametrize("args, message", [

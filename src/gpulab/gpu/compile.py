@@ -284,8 +284,8 @@ class CachedCubin:
         """Put it in this machine's cache (the cubin first: an entry counts once its report is there)."""
         path = cache_dir() / self.name
         if not path.with_suffix(".json").exists():
-            _write_atomic(path, self.cubin)
-            _write_atomic(path.with_suffix(".json"), self.meta)
+            write_atomic(path, self.cubin)
+            write_atomic(path.with_suffix(".json"), self.meta)
 
 
 @contextlib.contextmanager
