@@ -56,6 +56,7 @@ tune)
         --param WM=32,64 --param WN=64 --param WNITER=2 --param STAGES=2,3 --param MINB=2 --param GROUP_M=8
     ;;
 cluster)
+    echo "machine: $(uname -m), $(nproc) cores"  # the wheels in .whl are for x86_64, CPython 3.12
     python3 -m pip install -q --no-index --find-links .whl dask distributed >"$logs/cluster_install.log" 2>&1 ||
         tail -3 "$logs/cluster_install.log"
     space="--param BM=64,128 --param BN=64,128 --param BK=8,16 --param WM=32,64 --param WN=64 --param WNITER=2
