@@ -155,4 +155,4 @@ profile_tests)
 esac
 done
 # One archive (few files come back from the machine); the logs stay beside it for a call cut short.
-tar czf "$OUT/batch.tgz" -C "$OUT" logs -C "$PWD" results tests/fixtures $(ls -d examples/*/results 2>/dev/null)
+tar czf "$OUT/batch.tgz" -C "$OUT" logs $(cd "$OUT" && ls -d cluster 2>/dev/null) -C "$PWD" results tests/fixtures $(ls -d examples/*/results 2>/dev/null)
