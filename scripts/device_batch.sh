@@ -16,13 +16,19 @@
 #   "faults":    the planted fault, hang and out-of-bounds kernels (tests/gpu/test_faults_gpu.py) alone
 #   "sanitize":  `gpulab sanitize`: every variant and tuned config under compute-sanitizer's four tools
 #   "overhead":  the same small bench in-process and through the isolated worker, timed whole
+#   "transpose": the out-of-tree transpose example's bench into examples/transpose/results/<gpu>/
+#                (its GPU tests are part of "verify", its fidelity of "fidelity")
+#   "diag_small": sgemm at 512 and 1024, in-process and through the worker (small-shape timings)
+#   "cluster":   the same SGEMM tune serially and with --workers 14 (Dask, installed from the wheels
+#                in .whl: run with carry [".whl"]), each from an empty compile cache and results
+#                folder, the wall times in the step lines; then both best configs
 #   "sass":      `gpulab profile --sass` of every run whose counted quantities differ in
 #                fidelity.csv: per-instruction counts to settle whether the model or the
 #                launch-wide counter is off (CSV per run under $OUT/logs/sass)
 # Everything it writes lands in results/ and $OUT; logs are tarred into $OUT/batch.tgz.
 # Usage (from the repository root, on the GPU machine): bash scripts/device_batch.sh STAGE [STAGE...]
 set -uo pipefail
-[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|sass ..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: device_batch.sh verify|ceilings|tune|sgemm|memory|compare|fidelity|probe|ncu_fixtures|profile_tests|faults|sanitize|overhead|transpose|diag_small|cluster|sass ..." >&2; exit 2; }
 source scripts/device_setup.sh || exit 1
 logs=$OUT/logs; mkdir -p "$logs"
 step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
@@ -49,6 +55,20 @@ tune)
     TAIL=14 step tune_v9 200 gpulab tune sgemm v9 --param BM=64,128 --param BN=64,128 --param BK=8 \
         --param WM=32,64 --param WN=64 --param WNITER=2 --param STAGES=2,3 --param MINB=2 --param GROUP_M=8
     ;;
+cluster)
+    echo "machine: $(uname -m), $(nproc) cores"  # the wheels in .whl are for x86_64, CPython 3.12
+    python3 -m pip install -q --no-index --find-links .whl dask distributed >"$logs/cluster_install.log" 2>&1 ||
+        tail -3 "$logs/cluster_install.log"
+    space="--param BM=64,128 --param BN=64,128 --param BK=8,16 --param WM=32,64 --param WN=64 --param WNITER=2
+        --param STAGES=2,3,4 --param MINB=2 --param GROUP_M=8 --limit 24 --shape 2048x2048x2048 --shape 4096x4096x4096"
+    for mode in serial parallel; do
+        dir=$OUT/cluster/$mode; mkdir -p "$dir"
+        extra=$([ $mode = parallel ] && echo "--workers 14")
+        (cd "$dir" && export GPULAB_CACHE="$dir/cache" && TAIL=20 step "tune_$mode" 280 gpulab tune sgemm v9 $space $extra)
+        rm -rf "$dir/cache"
+    done
+    python3 -c "import json, sys; [print(m, json.load(open(f'$OUT/cluster/{m}/results/h200/tuned.json'))['sgemm']['v9']['params']) for m in sys.argv[1:]]" serial parallel
+    ;;
 sgemm)
     TAIL=40 step bench_sgemm 240 gpulab bench sgemm
     ;;
@@ -61,6 +81,10 @@ compare)
 fidelity)
     TAIL=8 step fidelity_sgemm 200 gpulab fidelity sgemm
     TAIL=8 step fidelity_memory 200 gpulab fidelity coalesce stencil grayscale
+    export GPULAB_PATH=$PWD/examples
+    TAIL=8 step fidelity_transpose 150 gpulab fidelity transpose \
+        --out examples/transpose/results/${GPU_SLUG:-h200}/fidelity.csv
+    unset GPULAB_PATH
     ;;
 faults)
     TAIL=12 step pytest_faults "${LIMIT:-300}" python3 -m pytest tests/gpu/test_faults_gpu.py -q -p no:cacheprovider
@@ -76,6 +100,18 @@ overhead)
         unset GPULAB_IN_PROCESS
         echo "overhead $mode: $(( ($(date +%s%N) - t0) / 1000000 )) ms whole command"
     done
+    ;;
+transpose)
+    export GPULAB_PATH=$PWD/examples
+    TAIL=20 step bench_transpose 120 gpulab bench transpose --shape 8192x8192 \
+        --shape 4096x4096 --shape 1000x1532 --shape 333x517 --out examples/transpose/results/${GPU_SLUG:-h200}/transpose.csv
+    unset GPULAB_PATH
+    ;;
+diag_small)
+    export GPULAB_IN_PROCESS=1
+    TAIL=14 step diag_inproc 120 gpulab bench sgemm --size 512,1024 --out "$logs/diag_inproc.csv"
+    unset GPULAB_IN_PROCESS
+    TAIL=14 step diag_isolated 120 gpulab bench sgemm --size 512,1024 --out "$logs/diag_isolated.csv"
     ;;
 sass)
     mkdir -p "$logs/sass"
@@ -119,4 +155,4 @@ profile_tests)
 esac
 done
 # One archive (few files come back from the machine); the logs stay beside it for a call cut short.
-tar czf "$OUT/batch.tgz" -C "$OUT" logs -C "$PWD" results tests/fixtures
+tar czf "$OUT/batch.tgz" -C "$OUT" logs $(cd "$OUT" && ls -d cluster 2>/dev/null) -C "$PWD" results tests/fixtures $(ls -d examples/*/results 2>/dev/null)

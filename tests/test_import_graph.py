@@ -14,6 +14,7 @@ inside a function) goes down the layers, never back up. The layers, bottom to to
     ncu_child   the program ncu profiles
     ceilings, tune, profiling, fidelity, sanitize (and its child), scaffold (gpulab new)
                 jobs built on the lab
+    sweep       bench and tune on a Dask cluster: compiles spread out, timings on every GPU
     api         the Python API: gpulab.api and the package itself (gpulab/__init__.py hands the API
                 out by name), each job called, records returned
     cli         the command line: parse -> api -> print
@@ -33,7 +34,7 @@ LAYER_OF = {
     "gpulab.ncu_child": "ncu_child", "gpulab.ceilings": "ceilings", "gpulab.tune": "tune",
     "gpulab.profiling": "profiling", "gpulab.fidelity": "fidelity", "gpulab.cli": "cli",
     "gpulab.worker": "worker", "gpulab.sanitize": "sanitize", "gpulab.sanitize_child": "sanitize",
-    "gpulab.scaffold": "scaffold", "gpulab.api": "api",
+    "gpulab.scaffold": "scaffold", "gpulab.sweep": "sweep", "gpulab.api": "api",
 }
 BELOW_LAB = {"base", "gpu", "model", "experiments", "records"}
 ALLOWED = {
@@ -53,6 +54,7 @@ ALLOWED = {
     "profiling": BELOW_LAB | {"lab", "run_args", "ncu_child"},
     "fidelity": BELOW_LAB | {"lab", "run_args", "ncu_child", "profiling"},
     "scaffold": BELOW_LAB,
+    "sweep": BELOW_LAB | {"lab", "worker", "tune"},
     "api": set(LAYER_OF.values()) - {"api", "cli"},
     "cli": set(LAYER_OF.values()) - {"cli"},
 }

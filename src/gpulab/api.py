@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from gpulab import fidelity as fid
-from gpulab import scaffold
+from gpulab import scaffold, sweep
 from gpulab import tune as tuning
 from gpulab.ceilings import attach, ceilings_for_roofline, ceilings_path, ensure, load, this_card
 from gpulab.errors import CompileError, GpulabError
@@ -142,14 +142,17 @@ def _execute(lab, specs, on_plan: Callback, on_start: Callback, on_record: Callb
 def bench(experiment_name: str, variants: Sequence[str] | None = None, params=None,
           sizes: Sequence[int | str] | None = None, shapes: Sequence[Any] | None = None,
           kernels: Sequence[str | Path] = (), warm_l2: bool = False, exact: bool = False, seed: int = 0,
-          out: str | Path | None = None, save: bool = True, on_plan: Callback = None, on_start: Callback = None,
-          on_record: Callback = None, on_status: Callback = None) -> Records:
+          out: str | Path | None = None, save: bool = True, workers: int | None = None, scheduler: str | None = None,
+          on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None,
+          on_status: Callback = None) -> Records:
     """Check and time variants of one experiment (default: all, with their sweeps, and the vendor
     library beside), against this card's ceilings. With `save`, every finished row reaches the CSV
     as the sweep goes (`out`, default results/<gpu>/<experiment>.csv), so a crash late in it keeps
     the rest. Runs go through the isolated worker (gpulab.worker): one that faults or hangs is
     marked in its row; `.lab` says which (gpulab.worker.unfinished_line). `params`: {'TILE': (8, 16)}
-    or ['TILE=8,16']."""
+    or ['TILE=8,16']. `workers` (compile processes here) or `scheduler` (a Dask cluster's address):
+    compile in parallel and time on every GPU (gpulab.sweep); `.per_card` holds the Records of each
+    card model, written to its own folder (this Records is the first's)."""
     exp = experiment(experiment_name, kernels)
     overrides = parse_param_overrides(_param_texts(params))
     chosen_shapes = shapes_of(exp, sizes, shapes)
@@ -157,20 +160,48 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
     plan(exp, names, overrides, chosen_shapes)  # names and values are checked before the GPU is touched
     if save and out is not None:
         check_writable(Path(out))  # ... and where the rows go (a folder, no permission)
-    lab = open_lab(LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact))
+    options = LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact)
+    if workers is not None or scheduler:
+        return _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, scheduler, out, save,
+                                 on_plan, on_start, on_record, on_status)
+    lab = open_lab(options)
     folder = results_dir(lab.device.slug)
     specs = plan(exp, names, overrides, chosen_shapes, defaults=tuned_defaults(exp, folder))
     lab.preflight(specs)
     path = (Path(out) if out else folder / f"{exp.name}.csv") if save else None
-    return _sweep(exp, lab, specs, folder, path, on_plan, on_start, on_record, on_status)
+    records = _sweep(exp, lab, specs, folder, path, on_plan, on_start, on_record, on_status)
+    records.per_card = [records]
+    return records
 
 
-def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, on_record, on_status) -> Records:
+def _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, scheduler, out, save,
+                      on_plan, on_start, on_record, on_status) -> Records:
+    """bench on a Dask cluster (gpulab.sweep): every run once per card model among its GPUs."""
+    per_card = []
+    with sweep.open_cluster(workers, scheduler, options) as cluster:
+        groups = cluster.groups()
+        if save and out is not None and len(groups) > 1:
+            raise GpulabError(f"--out names one CSV and the cluster has {len(groups)} card models; leave it out")
+        for group in groups:
+            folder = results_dir(group.device.slug)
+            specs = plan(exp, names, overrides, chosen_shapes, defaults=tuned_defaults(exp, folder))
+            group.preflight(specs)
+            path = (Path(out) if out else folder / f"{exp.name}.csv") if save else None
+            per_card.append(_sweep(exp, group, specs, folder, path, on_plan, on_start, on_record, on_status,
+                                   execute=cluster.execute))
+    per_card[0].per_card = per_card
+    return per_card[0]
+
+
+def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, on_record, on_status,
+           execute: Callable | None = None) -> Records:
     """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, written
-    to `path` after every run and at the end."""
+    to `path` after every run and at the end. `execute` runs them (default: one after the other on
+    `lab`); one that is given (a cluster's) uses the ceilings already measured on that card, if any,
+    since the card may be on another host."""
     if path is not None:
         check_writable(path)
-    ceilings = ensure_ceilings(lab.device, folder, on_status)
+    ceilings = ensure_ceilings(lab.device, folder, on_status) if execute is None else load(ceilings_path(folder))
 
     def finished(rows: list[dict]) -> list[dict]:
         return attach(derive(rows, exp.baseline), exp, ceilings)
@@ -179,7 +210,7 @@ def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, 
         if path is not None:
             write_csv(path, finished([dict(r) for r in done]))
 
-    records = Records(finished(_execute(lab, specs, on_plan, on_start, on_record, save)), path)
+    records = Records(finished((execute or _execute)(lab, specs, on_plan, on_start, on_record, save)), path)
     if path is not None:
         write_csv(path, records)
     records.lab = lab
@@ -377,12 +408,14 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
 
 def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | str] | None = None,
          shapes: Sequence[Any] | None = None, limit: int = 120, kernels: Sequence[str | Path] = (),
-         on_message: Callback = None, on_plan: Callback = None, on_start: Callback = None,
-         on_record: Callback = None) -> Records:
+         workers: int | None = None, scheduler: str | None = None, on_message: Callback = None,
+         on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None) -> Records:
     """Search a variant's params (`params` restricts them), time each config on several shapes
     (default: the experiment's tune shapes), saving as it goes (a re-run resumes), and record the
     best config for this card in results/<gpu>/tuned.json. Records: every result of this tune;
-    `.result` (scored configs, best per shape), `.plan`. on_message(text): what it found first."""
+    `.result` (scored configs, best per shape), `.plan`. on_message(text): what it found first.
+    `workers` or `scheduler`: compiled in parallel, timed on every GPU (gpulab.sweep), one tune per
+    card model, each in `.per_card` (this Records is the first's)."""
     exp = experiment(experiment_name, kernels)
     v = exp.variant(variant)
     if not v.params:
@@ -394,16 +427,30 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
         v.param(name)  # a param the variant does not have would leave the whole search space
         v.param_grid({name: values})  # validates the values with the usual messages
     chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else tuning.tune_shapes(exp)
-    plan = tuning.plan_tune(exp, v, overrides, chosen, limit)
-    _call(on_message, f"{exp.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected by "
-                      f"constraints, timing {len(plan.configs)} on {', '.join(s.label for s in chosen)}")
+    if workers is not None or scheduler:
+        with sweep.open_cluster(workers, scheduler, tuning.tune_options()) as cluster:
+            per_card = [_tune_plan(plan, lambda plan, **bar: sweep.run_tune(cluster, plan, **bar),
+                                   on_message, on_plan, on_start, on_record)
+                        for plan in sweep.plan_tunes(cluster, exp, v, overrides, chosen, limit)]
+    else:
+        per_card = [_tune_plan(tuning.plan_tune(exp, v, overrides, chosen, limit), tuning.run_tune,
+                               on_message, on_plan, on_start, on_record)]
+    per_card[0].per_card = per_card
+    return per_card[0]
+
+
+def _tune_plan(plan, run_tune: Callable, on_message, on_plan, on_start, on_record) -> Records:
+    """One tune plan, timed by `run_tune(plan, on_start=, on_end=)` (gpulab.tune's, or a cluster's)."""
+    v, chosen = plan.variant, plan.shapes
+    _call(on_message, f"{plan.experiment.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected "
+                      f"by constraints, timing {len(plan.configs)} on {', '.join(s.label for s in chosen)}")
     for p, reason in plan.rejected[:5]:
         _call(on_message, f"  skipped {v.params_label(p)}: {reason}")
     if done := plan.resume():
         _call(on_message, f"resuming: {len(done)} config x shape results already in {plan.path}")
     plan.preflight()
     _call(on_plan, plan.runs)
-    result = tuning.run_tune(plan, on_start=lambda label: _call(on_start, label), on_end=lambda: _call(on_record, None))
+    result = run_tune(plan, on_start=lambda label: _call(on_start, label), on_end=lambda: _call(on_record, None))
     records = Records(plan.rows, plan.path)
     records.result, records.plan, records.lab = result, plan, plan.lab
     return records

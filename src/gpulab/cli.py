@@ -141,6 +141,8 @@ def bench(
     exact: bool = typer.Option(False, "--exact", help="check with small-integer inputs (exact equality)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="a running Dask cluster, e.g. tcp://host:8786"),
 ) -> None:
     """Check and time variants of one experiment; print a table; write a CSV."""
     from gpulab import api
@@ -149,10 +151,12 @@ def bench(
         records = api.bench(experiment, variants=split_list(variant) or None, params=param or [],
                             sizes=split_list(size) if size is not None else None, shapes=shape,
                             kernels=kernels_of(kernel), warm_l2=warm_l2, exact=exact, seed=seed, out=out,
-                            **live.callbacks())
-    show_bench(api.experiment(experiment, kernels_of(kernel)), records)
-    console.print(f"wrote {len(records)} rows to {records.path}")
-    exit_if_unfinished(records.lab)
+                            workers=workers, scheduler=scheduler, **live.callbacks())
+    for card in records.per_card:  # one per card model (several only on a cluster)
+        show_bench(api.experiment(experiment, kernels_of(kernel)), card)
+        console.print(f"wrote {len(card)} rows to {card.path}")
+    for card in records.per_card:
+        exit_if_unfinished(card.lab)
 
 
 @app.command()
@@ -211,6 +215,8 @@ def tune(
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="shapes to score on (repeatable)"),
     limit: int = typer.Option(120, "--limit", help="at most this many configs (a deterministic sample)"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
+    workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="a running Dask cluster, e.g. tcp://host:8786"),
 ) -> None:
     """Search a variant's params, time each config on several shapes, save results as it goes
     (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json."""
@@ -219,15 +225,18 @@ def tune(
 
     with Live("tuning") as live:
         rows = api.tune(experiment, variant, param or [], split_list(size) if size is not None else None, shape,
-                        limit, kernels_of(kernel), on_message=live.say, **live.callbacks(status=False))
-    plan, result = rows.plan, rows.result
-    exp, v, shapes = plan.experiment, plan.variant, plan.shapes
-    console.print(tune_table(exp, v, result.scored, len(shapes)))
-    for label, entry in result.by_shape.items():
-        console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
-    console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
-                  f"{t.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
-    exit_if_unfinished(plan.lab)
+                        limit, kernels_of(kernel), on_message=live.say, workers=workers, scheduler=scheduler,
+                        **live.callbacks(status=False))
+    for card in rows.per_card:  # one per card model (several only on a cluster)
+        plan, result = card.plan, card.result
+        exp, v, shapes = plan.experiment, plan.variant, plan.shapes
+        console.print(tune_table(exp, v, result.scored, len(shapes)))
+        for label, entry in result.by_shape.items():
+            console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
+        console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
+                      f"{t.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
+    for card in rows.per_card:
+        exit_if_unfinished(card.lab)
 
 
 @app.command()

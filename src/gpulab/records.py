@@ -14,13 +14,14 @@ import csv
 import datetime as _dt
 import io
 import math
+import socket
 from pathlib import Path
 from typing import Callable, Iterable
 
 from gpulab.errors import GpulabError
 from gpulab.files import locked, write_atomic
 from gpulab.gpu.compile import nvrtc_version
-from gpulab.gpu.device import nvidia_driver_string
+from gpulab.gpu.device import gpu_index, nvidia_driver_string
 from gpulab.gpu.seam import cupy
 from gpulab.version import __version__
 
@@ -35,7 +36,8 @@ CORE_COLUMNS = (
     "spill_loads_bytes", "stack_frame_bytes", "barriers", "cmem_bytes",
     "grid", "block", "skip_reason",
 )
-ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab", "date")
+# host and gpu_index: which machine and which of its GPUs timed the row (sweeps over several, gpulab.sweep).
+ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab", "date", "host", "gpu_index")
 
 
 def environment(device=None, arch: str = "") -> dict:
@@ -49,10 +51,13 @@ def environment(device=None, arch: str = "") -> dict:
         "cupy": "",
         "gpulab": __version__,
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "host": socket.gethostname(),
+        "gpu_index": "",
     }
     if device is not None:
         env["driver"] = nvidia_driver_string()
         env["cupy"] = cupy().__version__
+        env["gpu_index"] = gpu_index()
     return env
 
 

@@ -244,8 +244,19 @@ def plan_tune(experiment: Experiment, variant: Variant, overrides: dict[str, tup
               shapes: list[Shape], limit: int, results_root: Path = Path("results")) -> TunePlan:
     """Split the search space by the constraints, open the lab (this needs the GPU) and sample at
     most `limit` configs, the one this card runs today leading."""
+    return plan_on(open_lab(tune_options()), experiment, variant, overrides, shapes, limit, results_root)
+
+
+def tune_options():
+    """The lab options of a tune: shorter timings than bench's, since a tune times many configs."""
+    return LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50))
+
+
+def plan_on(lab, experiment: Experiment, variant: Variant, overrides: dict[str, tuple[int, ...]],
+            shapes: list[Shape], limit: int, results_root: Path = Path("results")) -> TunePlan:
+    """The plan of a tune timed by `lab` (anything with device, arch, env, preflight and execute:
+    a Lab, an IsolatedLab, or a sweep's card, gpulab.sweep.CardGroup)."""
     ok, rejected = feasible(variant, search_space(variant, overrides))
-    lab = open_lab(LabOptions(timing=TimingPolicy(warmup_ms=10.0, target_ms=100.0, min_reps=5, max_reps=50)))
     if reason := variant.arch_reason(lab.arch):
         raise GpulabError(f"{experiment.name} {variant.name} cannot run on this card: {reason}")
     folder = Path(results_root) / lab.device.slug
@@ -269,6 +280,13 @@ def run_tune(plan: TunePlan, on_start: Callable[[str], None] = lambda label: Non
             if (v.params_label(params), s.label) not in done:
                 plan.rows.append(_tune_one(plan.lab, spec, plan.rows, plan.path))
             on_end()
+    return finish_tune(plan)
+
+
+def finish_tune(plan: TunePlan) -> TuneResult:
+    """Score each planned config over the shapes from plan.rows, and record the best one, and the
+    fastest per shape, in tuned.json."""
+    exp, v = plan.experiment, plan.variant
     scored = []
     for params in plan.configs:
         mine = [r for r in plan.rows if (r.get("params") or "") == v.params_label(params)]

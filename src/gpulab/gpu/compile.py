@@ -223,7 +223,7 @@ def compile_kernel(
     cached = _from_cache(cubin_path, entry, arch)
     if cached is not None:
         return cached
-    with _compile_lock():
+    with _compile_lock(cubin_path.stem):
         # Another process may have compiled it while this one waited: compile each kernel once.
         cached = _from_cache(cubin_path, entry, arch)
         if cached is not None:
@@ -265,16 +265,41 @@ def _from_cache(cubin_path: Path, entry: str, arch: str) -> Compiled | None:
     return Compiled(cubin_path, entry, arch, resources, log)
 
 
+@dataclasses.dataclass(frozen=True)
+class CachedCubin:
+    """A compile as it travels to another machine: its cache entry's file name, cubin and ptxas report.
+    The name is the cache key, which holds nothing of the machine (not the include path), so a host
+    that installs it finds it when it compiles the same kernel."""
+
+    name: str
+    cubin: bytes
+    meta: bytes
+
+    @classmethod
+    def of(cls, compiled: Compiled) -> "CachedCubin":
+        path = Path(compiled.cubin_path)
+        return cls(path.name, path.read_bytes(), path.with_suffix(".json").read_bytes())
+
+    def install(self) -> None:
+        """Put it in this machine's cache (the cubin first: an entry counts once its report is there)."""
+        path = cache_dir() / self.name
+        if not path.with_suffix(".json").exists():
+            write_atomic(path, self.cubin)
+            write_atomic(path.with_suffix(".json"), self.meta)
+
+
 @contextlib.contextmanager
-def _compile_lock():
-    """One NVRTC compile at a time across processes sharing the cache (pytest -n, parallel tunes),
-    so that a kernel two processes need is compiled once: the second finds the first's cubin."""
+def _compile_lock(name: str):
+    """One NVRTC compile of a kernel at a time across processes sharing the cache (pytest -n,
+    parallel tunes), so that a kernel two processes need is compiled once: the second finds the
+    first's cubin. The lock is the kernel's own (`name`, its cache key), so different kernels
+    compile at once on as many cores as there are compiling processes (gpulab.sweep)."""
     try:
         import fcntl
     except ImportError:  # no POSIX locks (Windows): compile without one
         yield
         return
-    with open(cache_dir() / ".compile.lock", "w") as lock:
+    with open(cache_dir() / f".{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield

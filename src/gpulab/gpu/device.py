@@ -91,6 +91,26 @@ def probe() -> tuple[DeviceInfo | None, str]:
     return info, ""
 
 
+def gpu_index() -> str:
+    """Which of the machine's GPUs this process uses: what CUDA_VISIBLE_DEVICES pinned it to (an
+    index or a UUID, as given), else CuPy's current device number."""
+    pinned = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    if pinned:
+        return pinned
+    return str(cupy().cuda.Device().id)
+
+
+def visible_gpus() -> list[str]:
+    """This machine's GPUs, as CUDA_VISIBLE_DEVICES names them (or by number): one sweep worker each."""
+    pinned = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    if pinned or "CUDA_VISIBLE_DEVICES" in os.environ:
+        return pinned
+    info, _ = probe()
+    if info is None:
+        return []
+    return [str(i) for i in range(cupy().cuda.runtime.getDeviceCount())]
+
+
 def require_gpu() -> DeviceInfo:
     info, reason = probe()
     if info is None:

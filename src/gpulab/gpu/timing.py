@@ -1,11 +1,15 @@
 """Timing with CUDA events: one event pair per repetition, warm-up by time, the L2 flushed outside
-each timed window (unless warm-L2 is asked for), and median/min/max over the repetitions."""
+each timed window (unless warm-L2 is asked for), the window opened behind a short spin kernel so it
+holds no host dispatch time, and median/min/max over the repetitions."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import statistics
 from typing import Callable
+
+import numpy as np
 
 from gpulab.errors import DeviceFault
 from gpulab.gpu.launch import cuda_errors
@@ -58,14 +62,42 @@ class L2Flusher:
         cupy().sum(self._buf, out=self._sink)  # a full read pass; the sum keeps it from being elided
 
 
+# Held long enough for the host to queue the start event and the work behind it: a cuBLAS call
+# through CuPy takes tens of microseconds of Python before its kernel is queued.
+HOLD_US = 200.0
+HOLD_SOURCE = r"""
+extern "C" __global__ void gpulab_hold(long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
+"""
+
+
+@functools.cache
+def stream_hold(us: float = HOLD_US) -> Callable[[], None]:
+    """A one-thread kernel that spins for about `us` microseconds, launched right before each timed
+    window. The start event and the work queue up behind it, so the window opens on a busy GPU and
+    holds none of the host's time to dispatch the work. Without it, whenever the flush finished
+    before the host had queued the work, the gap was timed: on the H200 (2026-12-01) cuBLAS at
+    512^3 and 1024^3 read medians 1.3-1.8x their minimum after a sweep of the ladder. It touches no
+    memory, so the flushed L2 stays flushed."""
+    cp = cupy()
+    kernel = cp.RawKernel(HOLD_SOURCE, "gpulab_hold")
+    cycles = np.int64(us * cp.cuda.Device().attributes["ClockRate"] / 1e3)  # ClockRate: kHz
+    return lambda: kernel((1,), (1,), (cycles,))
+
+
 def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], None] | None) -> Timing:
     """Time `fn` (one launch of the work) under `policy`; `flush` runs before each repetition."""
     cp = cupy()
     start, stop = cp.cuda.Event(), cp.cuda.Event()
+    hold = stream_hold()
 
     def one() -> float:
         if flush is not None:
             flush()
+        hold()
         start.record()
         fn()
         stop.record()
