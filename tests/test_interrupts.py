@@ -41,12 +41,12 @@ main()
 def test_an_interrupted_report_leaves_whole_files_and_exits_130(tmp_path):
     folder = tmp_path / "results" / "h200"
     shutil.copytree(REPO / "results" / "h200", folder)
-    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    before = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     r = subprocess.run([sys.executable, "-c", INTERRUPTED_REPORT], capture_output=True, text=True, env=ENV,
                        cwd=tmp_path, timeout=300)
     assert r.returncode == 130, r.stdout + r.stderr
     assert r.stderr.strip() == INTERRUPTED and "Traceback" not in r.stderr
-    after = {p.name: p.read_bytes() for p in folder.iterdir()}
+    after = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     assert set(after) == set(before)  # no .tmp file
     changed = [name for name in after if after[name] != before[name]]
     assert len(changed) <= 1 and all(after[n].startswith(b"\x89PNG\r\n") for n in changed)  # the first, whole

@@ -9,7 +9,7 @@ import pytest
 from gpulab.ceilings import L2_NAME, Ceilings
 from gpulab.ceilings import load as load_ceilings
 from gpulab.experiments import get_experiment
-from gpulab.records import read_csv
+from gpulab.records import read_csv, write_csv
 from gpulab.report import card_page, plots, profile_plots, roofline
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,9 @@ def test_ladder_bars_are_percent_of_cublas_labelled_in_tflops(records, ceilings)
     levels = {round(line.get_ydata()[0], 1) for line in ax.get_lines()}
     assert levels == {100.0, round(100 * ceilings.fma_gflops / best["cublas"]["gflops"], 1)}
     legend = _legend_texts(fig)
-    assert any(t.startswith("cublas 49.7 TFLOP/s") for t in legend) and any("FMA ceiling 65.9" in t for t in legend)
+    cublas_tflops, fma_tflops = best["cublas"]["gflops"] / 1e3, ceilings.fma_gflops / 1e3
+    assert any(t.startswith(f"cublas {cublas_tflops:.1f} TFLOP/s") for t in legend)
+    assert any(f"FMA ceiling {fma_tflops:.1f}" in t for t in legend)
     colours = [mcolors.to_hex(p.get_facecolor()) for p in ax.patches]
     assert len(set(colours)) == len(RUNGS)
 
@@ -110,12 +112,17 @@ def test_roofline_points_come_from_the_access_model(records):
 
 def test_roofline_draws_measured_roofs_only_and_an_l2_line_only_when_measured(records, ceilings):
     points = roofline.points(SGEMM, records)
-    without = roofline.roofline_figure(points, roofline.roofs(ceilings), "t")
+    measured = [line.get_label() for line in roofline.roofline_figure(points, roofline.roofs(ceilings), "t").axes[0].get_lines()]
+    assert f"L2 read {ceilings.l2_gbps / 1e3:.1f} TB/s" in measured  # the committed ceilings have it
+    no_l2 = Ceilings([r for r in ceilings.rows if r["ceiling"] != L2_NAME])  # as measured before the L2 ceiling
+    without = roofline.roofline_figure(points, roofline.roofs(no_l2), "t")
     names = [line.get_label() for line in without.axes[0].get_lines()]
     assert not any(n.startswith("L2") for n in names)
-    assert any(n.startswith("FP32 FMA 65.9") for n in names) and any(n.startswith("DRAM copy 4.30") for n in names)
-    assert any(n.startswith("TF32 tensor") and "365" in n for n in names)
-    with_l2 = Ceilings(ceilings.rows + [{"ceiling": L2_NAME, "gbps": 11000.0}])
+    assert any(n.startswith(f"FP32 FMA {ceilings.fma_gflops / 1e3:.1f}") for n in names)
+    assert any(n.startswith(f"DRAM copy {ceilings.copy_gbps / 1e3:.2f}") for n in names)
+    tf32 = ceilings.row("cublas_tf32_4096")["gflops"] / 1e3
+    assert any(n.startswith("TF32 tensor") and f"{tf32:.0f}" in n for n in names)
+    with_l2 = Ceilings(no_l2.rows + [{"ceiling": L2_NAME, "gbps": 11000.0}])
     fig = roofline.roofline_figure(points, roofline.roofs(with_l2), "t")
     ax = fig.axes[0]
     assert any(line.get_label() == "L2 read 11.0 TB/s" for line in ax.get_lines())
@@ -161,6 +168,10 @@ def test_card_page_writes_every_plot_and_embeds_them(tmp_path):
     assert count == len(pngs)
     page = out.read_text()
     assert page.count("src=\"data:image/png;base64,") == len(pngs) and "<img" in page
-    assert "No L2 roof" in page  # the committed ceilings predate the L2 ceiling
+    assert "No L2 roof" not in page  # the committed ceilings have the L2 ceiling
     assert "long_scoreboard" in page and "Predicted before measured" in page
     assert not list(card.glob(".*.tmp"))  # written whole, no temporary left behind
+    rows = read_csv(card / "ceilings.csv")  # a card measured before gpulab had an L2 ceiling
+    write_csv(card / "ceilings.csv", [r for r in rows if r["ceiling"] != L2_NAME])
+    out, _ = card_page.write(card)
+    assert "No L2 roof" in out.read_text()
