@@ -31,5 +31,6 @@ def test_a_tune_on_a_local_cluster_times_every_config_on_the_gpus(tmp_path):
         result = sweep.run_tune(cluster, plan)
     rows = tune.resume_rows(plan.path)
     assert len(rows) == 6 and all(r["correct"] and r["time_ms"] > 0 for r in rows)
-    assert all(r["host"] == socket.gethostname() and r["gpu_index"] in gpus for r in rows)
+    # visible_gpus() names GPUs as CUDA_VISIBLE_DEVICES does (strings); the CSV reads "0" back as 0
+    assert all(r["host"] == socket.gethostname() and str(r["gpu_index"]) in gpus for r in rows)
     assert result.best in plan.configs and not plan.lab.unfinished
