@@ -21,7 +21,7 @@ from gpulab.report import html, plots, profile_plots, roofline
 from gpulab.report.markdown import best_lines, provenance, read_fidelity, read_profiles, read_runs
 
 FIDELITY_NOTE = ("ncu's counts; where the model predicted otherwise, its number below (red: the model is off; "
-                 "grey: arbitration noise or DRAM bytes within tolerance; hover for the verdict)")
+                 "grey: DRAM bytes within tolerance or not judged; hover for the verdict)")
 ROOFLINE_NOTES = (
     "Roofs: measured on this card by gpulab ceilings (FP32 FMA kernel, cuBLAS TF32 for the tensor cores, "
     "the best 1 GiB copy for DRAM, the L2 read kernel for L2); none from a datasheet.",

@@ -82,14 +82,14 @@ def _fidelity_cell(r: dict | None) -> str:
     verdict = str(r.get("verdict") or "")
     if r.get("exact") is True or r.get("predicted") is None:
         return f"<td>{measured}</td>"
-    cls = "noise" if verdict in ("arbitration", "not judged", "info") or verdict.startswith("within") else "wrong"
+    cls = "noise" if verdict in ("not judged", "info") or verdict.startswith("within") else "wrong"
     tip = html.escape(f"{verdict}: {r.get('note') or ''}".strip(": "))
     return f'<td class="{cls}" title="{tip}">{measured}<br>pred {r["predicted"]:,.0f}</td>'
 
 
 def fidelity_table(rows: list[dict]) -> str:
     """One row per profiled run: Nsight Compute's counters, with the prediction shown wherever it
-    differs (red where the model is wrong, grey for arbitration noise and DRAM within tolerance)."""
+    differs (red where the model is wrong, grey for DRAM within tolerance and rows not judged)."""
     runs: dict[tuple, dict[str, dict]] = {}
     for r in rows:
         key = tuple(r.get(k) or "" for k in ("experiment", "variant", "params", "shape"))

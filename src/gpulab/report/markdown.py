@@ -6,6 +6,7 @@ The README holds generated blocks between `<!-- gpulab:NAME -->` and `<!-- /gpul
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Callable
@@ -203,11 +204,15 @@ def _hardware_line(rows: list[dict]) -> str:
     hw = [r for r in rows if str(r.get("quantity", "")).startswith("hw_") and r.get("ratio") is not None]
     if not hw:
         return ""
-    off = [r["ratio"] - 1 for r in hw if r["measured"] != r["predicted"]]
-    spread = f" ({min(off):+.2%} to {max(off):+.2%})" if off else ""
-    return (" Store sectors and shared requests are ncu's instrumented counts; the hardware counters of the "
-            f"same things (hw_*), recorded beside them, read the predicted number in {len(hw) - len(off)} of "
-            f"{len(hw)} cases and moved off it in {len(off)}{spread}.")
+    moved = [r for r in hw if r["measured"] != r["predicted"]]
+    off = [r["ratio"] - 1 for r in moved if math.isfinite(r["ratio"])]
+    from_zero = len(moved) - len(off)  # a count the model puts at 0 has no ratio to spread over
+    spread = ", ".join(filter(None, (f"{min(off):+.2%} to {max(off):+.2%}" if off else "",
+                                     f"{from_zero} of them off a prediction of 0" if from_zero else "")))
+    return (" Store sectors, shared requests and shared wavefronts are ncu's instrumented counts; the hardware "
+            f"counters of the same things (hw_*), recorded beside them, read the predicted number in "
+            f"{len(hw) - len(moved)} of {len(hw)} cases and moved off it in {len(moved)}"
+            + (f" ({spread})." if spread else "."))
 
 
 def readme_blocks(results_root: Path) -> dict[str, str]:
