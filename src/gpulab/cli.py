@@ -10,8 +10,36 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from gpulab import api
+from gpulab import fidelity as fid
+from gpulab import sanitize as san
+from gpulab import tune as tuning
+from gpulab.api import shapes_of
+from gpulab.arith import cdiv
 from gpulab.errors import GpulabError, RunsFailed
+from gpulab.experiments import all_experiments, get_experiment
+from gpulab.experiments.napkin import napkin_lines
+from gpulab.files import check_writable
+from gpulab.gpu.compile import check_arch
+from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
+from gpulab.model.predict import instruction_table
+from gpulab.profiling import sass_profile
+from gpulab.records import environment, read_csv, write_csv
+from gpulab.report import fidelity_tables, predict_tables
+from gpulab.report.fidelity_tables import rejudge_line
+from gpulab.report.markdown import card_folders, readme_blocks, update_readme
+from gpulab.report.profile_tables import (
+    compare_story, compare_table, counted_table, header_line, headline_table, stalls_table, top_stall_line,
+)
+from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
+from gpulab.report.tables import (
+    bench_table, ceilings_table, experiment_table, resources_table, sanitize_table, summary_table, tune_table,
+)
+from gpulab.tune import load_tuned
+from gpulab.worker import unfinished_line
 
 app = typer.Typer(
     add_completion=False,
@@ -32,13 +60,10 @@ def split_list(text: Optional[str]) -> list[str]:
 
 def resolve_shapes(experiment, sizes: Optional[str], shapes: Optional[list[str]]):
     """--size 512,1024 (every dimension n) and --shape MxNxK (repeatable); else the defaults."""
-    from gpulab.api import shapes_of
-
     return shapes_of(experiment, split_list(sizes) if sizes is not None else None, shapes)
 
 
 def progress_bar():
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -49,7 +74,6 @@ def progress_bar():
 class Live:
     """One progress bar fed by an API call's callbacks (gpulab.api: on_plan, on_start, on_record,
     on_status); `callbacks` hands them over as keyword arguments."""
-
     def __init__(self, what: str):
         self.what = what
         self.bar = progress_bar()
@@ -91,17 +115,13 @@ def kernels_of(kernel: Optional[list[Path]]) -> tuple[Path, ...]:
 def exit_if_unfinished(lab) -> None:
     """After a sweep whose rows are all written: one line naming the runs that faulted or timed
     out, and exit code 1."""
-    from gpulab.worker import unfinished_line
-
     if line := unfinished_line(lab):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)
 
 
 def show_bench(experiment, records: list[dict]) -> None:
-    from gpulab.report.tables import bench_table, summary_table
 
-    from gpulab.experiments.napkin import napkin_lines
 
     console.print(bench_table(records, f"{experiment.name}: {experiment.title}"))
     for line in napkin_lines(records):  # memory-bound experiments: the bytes behind each GB/s
@@ -119,9 +139,6 @@ def list_command(
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
     """Experiments, their variants, params and accepted shapes (built-in, on GPULAB_PATH, plugins)."""
-    from gpulab import api
-    from gpulab.report.tables import experiment_table
-
     if kernel and not experiment:
         raise GpulabError("--kernel adds a variant to one experiment: name it, e.g. gpulab list sgemm --kernel mine.cu")
     for exp in [api.experiment(experiment, kernels_of(kernel))] if experiment else api.experiments():
@@ -145,8 +162,6 @@ def bench(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="a running Dask cluster, e.g. tcp://host:8786"),
 ) -> None:
     """Check and time variants of one experiment; print a table; write a CSV."""
-    from gpulab import api
-
     with Live(f"bench {experiment}") as live:
         records = api.bench(experiment, variants=split_list(variant) or None, params=param or [],
                             sizes=split_list(size) if size is not None else None, shapes=shape,
@@ -165,9 +180,6 @@ def ceilings(
 ) -> None:
     """This card's own limits: copy bandwidth, L2 read bandwidth, FP32 FMA rate, cuBLAS FP32 and TF32 at 4096^3 and 8192^3.
     Measured once, stored in results/<gpu>/ceilings.csv, reused until --refresh."""
-    from gpulab import api
-    from gpulab.report.tables import ceilings_table
-
     with console.status("measuring ceilings") as status:
         found = api.ceilings(refresh=refresh, on_status=status.update)
     console.print(ceilings_table(found.ceilings))
@@ -186,14 +198,10 @@ def run(
     """The main job: every experiment (or those named) at its default shapes, CSVs under
     results/<gpu>/, a summary. With no GPU: compile every variant, print the resource table, and say
     what needs a GPU."""
-    from gpulab import api
-    from gpulab.gpu.device import probe
-
     info, reason = probe()
     if info is None:
         _compile_only(experiments, kernels_of(kernel), arch or "sm_90", out_dir, reason)
         return
-    from gpulab.records import environment
 
     console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {environment(info, info.arch)['driver']}, "
                   f"CUDA runtime {info.cuda_runtime_version})")
@@ -220,9 +228,6 @@ def tune(
 ) -> None:
     """Search a variant's params, time each config on several shapes, save results as it goes
     (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json."""
-    from gpulab import api, tune as t
-    from gpulab.report.tables import tune_table
-
     with Live("tuning") as live:
         rows = api.tune(experiment, variant, param or [], split_list(size) if size is not None else None, shape,
                         limit, kernels_of(kernel), on_message=live.say, workers=workers, scheduler=scheduler,
@@ -234,7 +239,7 @@ def tune(
         for label, entry in result.by_shape.items():
             console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
         console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
-                      f"{t.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
+                      f"{tuning.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
     for card in rows.per_card:
         exit_if_unfinished(card.lab)
 
@@ -247,9 +252,7 @@ def new(
 ) -> None:
     """Scaffold a working experiment of your own: a documented package, one naive variant, its
     access model and tests, outside gpulab's files."""
-    import os
 
-    from gpulab import api
 
     folder = api.new(name, directory, like)
     home = folder.parent.resolve()
@@ -263,8 +266,9 @@ def report(
     results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
 ) -> None:
     """Plots (PNG) and one HTML page per card, from the CSVs under results/<gpu>/."""
+    # The one import kept here: the page builder loads matplotlib (a third of a second), which no
+    # other command needs, so `gpulab --help` and `gpulab list` stay quick.
     from gpulab.report import card_page
-    from gpulab.report.markdown import card_folders
 
     gpu_dirs = card_folders(results)  # every file checked before the first plot is written
     if not gpu_dirs:
@@ -281,8 +285,6 @@ def readme(
     results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
 ) -> None:
     """Regenerate the README's result tables (blocks <!-- gpulab:GPU-EXPERIMENT -->) from the CSVs."""
-    from gpulab.report.markdown import readme_blocks, update_readme
-
     if not readme_path.exists():
         raise GpulabError(f"{readme_path} not found; run from the repository root or pass --readme")
     if readme_path.is_dir():
@@ -309,9 +311,6 @@ def profile(
 ) -> None:
     """Profile one launch under Nsight Compute: predicted | measured for every counted quantity,
     the headline metrics with a reading each, the top stalls; the counters join the record (CSV)."""
-    from gpulab import api
-    from gpulab.report.profile_tables import counted_table, header_line, headline_table, stalls_table, top_stall_line
-
     if sass_csv is not None and not sass:
         raise GpulabError("--sass-csv is where --sass writes its table: add --sass")
     records = api.profile(experiment, variant, param or [], size, shape, full=full, out=out, csv=csv_path, seed=seed,
@@ -334,10 +333,6 @@ def profile(
 
 
 def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
-    from gpulab.model.predict import instruction_table
-    from gpulab.profiling import sass_profile
-    from gpulab.records import write_csv
-    from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 
     kernel, rows = sass_profile(spec, seed=seed)
     model = None
@@ -368,9 +363,6 @@ def compare(
 ) -> None:
     """Profile two variants (or two configs of one) and show their key metrics side by side: the
     direction and size of each change, and what it means."""
-    from gpulab import api
-    from gpulab.report.profile_tables import compare_story, compare_table
-
     with Live("profiling") as live:
         records = api.compare(experiment, a, b, param_a or [], param_b or [], size, shape, csv=csv_path, seed=seed,
                               kernels=kernels_of(kernel), **live.callbacks(status=False))
@@ -400,10 +392,6 @@ def predict(
     """What the memory system must do for one launch, from the variant's access model: global and
     shared requests, sectors, wavefronts, bank conflicts, L1TEX and compulsory DRAM bytes, FLOPs,
     arithmetic intensity, the roofline floor, and every memory instruction. Needs no GPU."""
-    from gpulab import api
-    from gpulab.arith import cdiv
-    from gpulab.report import predict_tables
-
     pred = api.predict(experiment, variant, param or [], size, shape, gpu=gpu, exhaustive=exhaustive,
                        kernels=kernels_of(kernel))
     spec, v, model, p, rows = pred.spec, pred.spec.variant, pred.model, pred.summary, pred.instructions
@@ -434,9 +422,6 @@ def fidelity(
 ) -> None:
     """Every variant's access model against Nsight Compute on this card: predicted | measured per
     counted quantity, at the default and a ragged shape, into results/<gpu>/fidelity.csv."""
-    from gpulab import api, fidelity as fid
-    from gpulab.report import fidelity_tables
-
     if rejudge:
         _rejudge_fidelity([out] if out else sorted(Path("results").glob("*/" + fid.FILE_NAME)))
         return
@@ -471,13 +456,6 @@ def sanitize(
     memcheck, racecheck, synccheck and initcheck: one row per (run, tool) with the error count and
     the first report. The value check cannot see a discarded out-of-bounds load or a race that
     happened to go right; these tools can."""
-    from gpulab import api, sanitize as san
-    from gpulab.experiments import all_experiments, get_experiment
-    from gpulab.gpu.device import require_gpu
-    from gpulab.records import environment, read_csv, write_csv
-    from gpulab.report.tables import sanitize_table
-    from gpulab.tune import load_tuned
-
     sanitizer = san.find_sanitizer()
     tools = tuple(split_list(tool)) or san.TOOLS
     if unknown := [t for t in tools if t not in san.TOOLS]:
@@ -512,8 +490,6 @@ def sanitize(
 
 
 def _rejudge_fidelity(paths: list[Path]) -> None:
-    from gpulab import fidelity as fid
-    from gpulab.report.fidelity_tables import rejudge_line
 
     if not paths or not all(p.exists() for p in paths):
         raise GpulabError("no fidelity table to rejudge: run `gpulab fidelity` on the card first, or name one with --out")
@@ -528,13 +504,6 @@ def _rejudge_fidelity(paths: list[Path]) -> None:
 def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reason: str) -> None:
     """`run` with no GPU: every variant compiled for `arch`, the resource table (also into
     out_dir/resources-<arch>.csv when --out-dir is given); exit 1 if a kernel did not compile."""
-    from gpulab import api
-    from gpulab.gpu.compile import check_arch
-    from gpulab.gpu.device import NO_GPU_HINT
-    from gpulab.files import check_writable
-    from gpulab.records import write_csv
-    from gpulab.report.tables import resources_table
-
     check_arch(arch)
     target = out_dir / f"resources-{arch}.csv" if out_dir is not None else None
     if target is not None:
@@ -591,7 +560,6 @@ def main() -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    from rich.markup import escape
 
     err_console.print(f"[red]error:[/] {escape(message)}" if code != 130 else escape(message), soft_wrap=True,
                       highlight=False)
