@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from gpulab.records import read_csv, write_csv
 from gpulab.report.markdown import experiment_block, fidelity_block, pivot, update_readme
 
@@ -83,3 +85,22 @@ def test_ladder_block_shows_the_recorded_blocks_per_sm():
     text = ladder_block(H200_SGEMM, get_experiment("sgemm"), "4096x4096x4096")
     v3 = next(line for line in text.splitlines() if line.startswith("| v3 |"))
     assert "| 148 | 1 |" in v3  # 148 registers x 256 threads: one block per SM on sm_90
+
+
+def test_sanitize_block_from_the_cards_csv(tmp_path):
+    """The README's compute-sanitizer block, from results/h200/sanitize.csv: every correct run clean
+    under each tool, the demonstration's race reported; a file without its verdicts is refused."""
+    from gpulab.records import DamagedFile
+    from gpulab.report.markdown import sanitize_block
+
+    path = H200_SGEMM.with_name("sanitize.csv")
+    rows = read_csv(path)
+    correct = {(r["experiment"], r["variant"], r["params"], r["shape"]) for r in rows if not r["expected_wrong"]}
+    block = sanitize_block(path)
+    for tool in ("memcheck", "racecheck", "synccheck", "initcheck"):
+        assert f"| {tool} | {len(correct)} of {len(correct)} |" in block
+    assert "nosync R=3 100003: hazard reported (a demonstration)" in block
+    damaged = tmp_path / "sanitize.csv"
+    write_csv(damaged, [{k: v for k, v in r.items() if k != "verdict"} for r in rows])
+    with pytest.raises(DamagedFile):
+        sanitize_block(damaged)

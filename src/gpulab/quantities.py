@@ -157,10 +157,13 @@ COUNTED: tuple[Quantity, ...] = (
              fidelity=False),
 )
 
-# Where `gpulab fidelity` writes its rows (results/<gpu>/FIDELITY_FILE), and where `gpulab profile`
-# and `compare` join their records (results/<gpu>/PROFILE_FILE).
+# Where `gpulab fidelity` writes its rows (results/<gpu>/FIDELITY_FILE), where `gpulab profile`
+# and `compare` join their records (results/<gpu>/PROFILE_FILE), and where `gpulab sanitize` keeps
+# one row per (run, tool) (results/<gpu>/SANITIZE_FILE).
 FIDELITY_FILE = "fidelity.csv"
 PROFILE_FILE = "profile.csv"
+SANITIZE_FILE = "sanitize.csv"
+SANITIZE_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "tool", "errors", "verdict")
 # What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
 FIDELITY_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured",
                              "exact", "verdict")

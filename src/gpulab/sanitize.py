@@ -33,9 +33,10 @@ from pathlib import Path
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Shape
 from gpulab.lab import RunSpec, compile_spec, constraint_reason
+from gpulab.quantities import SANITIZE_FILE
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-FILE_NAME = "sanitize.csv"
+FILE_NAME = SANITIZE_FILE
 CHILD_TIMEOUT_S = 300.0
 # Small and ragged: more than one block tile in every dimension, a multiple of no tile size.
 SHAPES = {"sgemm": (257, 131, 77), "coalesce": (333, 517), "grayscale": (1001, 333), "stencil": (100_003,)}

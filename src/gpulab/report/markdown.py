@@ -14,7 +14,9 @@ from typing import Callable
 from gpulab.ceilings import FILE_NAME as CEILINGS_FILE
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments
-from gpulab.quantities import FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, held_exactly
+from gpulab.quantities import (
+    FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS, held_exactly,
+)
 from gpulab.records import read_csv, update_text
 from gpulab.report.tables import best_per_shape
 
@@ -45,10 +47,15 @@ def read_profiles(csv_path: Path) -> list[dict]:
     return read_csv(csv_path, required=RUN_COLUMNS[:4])
 
 
+def read_sanitize(csv_path: Path) -> list[dict]:
+    """results/<gpu>/sanitize.csv (gpulab sanitize), checked."""
+    return read_csv(csv_path, required=SANITIZE_REQUIRED_COLUMNS, need_rows=True)
+
+
 def results_files(gpu_dir: Path) -> dict[Path, Callable[[Path], list[dict]]]:
     """Every file of one card's folder that the README and the report read, with its reader."""
     wanted = {gpu_dir / CEILINGS_FILE: read_ceilings, gpu_dir / FIDELITY_FILE: read_fidelity,
-              gpu_dir / PROFILE_FILE: read_profiles}
+              gpu_dir / PROFILE_FILE: read_profiles, gpu_dir / SANITIZE_FILE: read_sanitize}
     wanted |= {gpu_dir / f"{exp.name}.csv": read_runs for exp in all_experiments()}
     return {path: reader for path, reader in wanted.items() if path.exists()}
 
@@ -215,6 +222,28 @@ def _hardware_line(rows: list[dict]) -> str:
             + (f" ({spread})." if spread else "."))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def sanitize_block(csv_path: Path) -> str:
+    """Per compute-sanitizer tool: how many correct runs it found clean, and what it said of each
+    demonstration (a kernel kept wrong on purpose, judged by its race alone)."""
+    rows = read_sanitize(csv_path)
+    tools = list(dict.fromkeys(r["tool"] for r in rows))
+    lines = ["| tool | correct runs clean | demonstrations |", "|---|---|---|"]
+    for tool in tools:
+        mine = [r for r in rows if r["tool"] == tool]
+        correct = [r for r in mine if not r.get("expected_wrong")]
+        clean = sum(1 for r in correct if r["verdict"] == "clean")
+        demos = "; ".join(f"{_column(r)} {r['shape']}: {r['verdict']}, {_count(r.get('errors') or 0, 'report')}"
+                          for r in mine if r.get("expected_wrong"))
+        lines.append(f"| {tool} | {clean} of {len(correct)} | {demos} |")
+    runs = {(r["experiment"], r["variant"], r.get("params"), r["shape"]) for r in rows}
+    return ("\n".join(lines) + f"\n\n{len(runs)} runs: every variant and every tuned config at a small ragged "
+            f"shape.\n\n{provenance(rows)}\n")
+
+
 def readme_blocks(results_root: Path) -> dict[str, str]:
     """Every generated block the results allow, by name (<GPU>-<experiment>, <GPU>-ceilings, ...).
     Every results file is checked before the first block is built (card_folders)."""
@@ -222,6 +251,8 @@ def readme_blocks(results_root: Path) -> dict[str, str]:
     for gpu_dir in card_folders(results_root):
         if (gpu_dir / "ceilings.csv").exists():
             blocks[f"{gpu_dir.name}-ceilings"] = ceilings_block(gpu_dir / "ceilings.csv")
+        if (gpu_dir / SANITIZE_FILE).exists():
+            blocks[f"{gpu_dir.name}-sanitize"] = sanitize_block(gpu_dir / SANITIZE_FILE)
         if (gpu_dir / FIDELITY_FILE).exists():
             blocks[f"{gpu_dir.name}-fidelity"] = fidelity_block(gpu_dir / FIDELITY_FILE)
         for exp in all_experiments():
