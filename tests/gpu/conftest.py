@@ -1,5 +1,7 @@
 import pytest
 
+from gpulab.gpu import ncu
+
 
 def pytest_collection_modifyitems(config, items):
     # Everything under tests/gpu/ needs the GPU, whether or not a test remembered the marker.
@@ -13,3 +15,12 @@ def lab():
     from gpulab.lab import Lab, LabOptions
 
     return Lab(LabOptions(seed=1234))
+
+
+@pytest.fixture(scope="session")
+def ncu_path():
+    """Nsight Compute's path, or the test skips saying where it was looked for."""
+    try:
+        return ncu.find_ncu()
+    except ncu.NcuNotFound as exc:
+        pytest.skip(str(exc))

@@ -38,14 +38,6 @@ def on_path(monkeypatch):
     monkeypatch.setenv("GPULAB_PATH", str(EXAMPLES))
 
 
-@pytest.fixture(scope="module")
-def ncu_path():
-    try:
-        return ncu.find_ncu()
-    except ncu.NcuNotFound as exc:
-        pytest.skip(str(exc))
-
-
 def test_transpose_is_correct_on_every_test_shape():
     rows = gpulab.verify("transpose")  # every variant (vec at each ROWS and TILE) at every test shape
     exp = gpulab.experiment("transpose")

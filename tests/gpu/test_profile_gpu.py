@@ -16,14 +16,6 @@ from gpulab.run_args import make_spec
 pytestmark = pytest.mark.gpu
 
 
-@pytest.fixture(scope="module")
-def ncu_path():
-    try:
-        return ncu.find_ncu()
-    except ncu.NcuNotFound as exc:
-        pytest.skip(str(exc))
-
-
 def _profile(spec, **kw):
     try:
         return profile(spec, **kw)
