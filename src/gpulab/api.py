@@ -33,7 +33,7 @@ from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Shape, parse_positive_int
 from gpulab.files import check_writable
-from gpulab.gpu.compile import check_arch, first_error
+from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
 from gpulab.gpu.timing import TimingPolicy
@@ -282,9 +282,9 @@ def compile_only(experiment_names: Sequence[str] | None = None, kernels: Sequenc
         _call(on_start, spec.label)
         try:
             records.append(compile_record(spec, arch))
-        except CompileError as exc:  # one broken kernel: mark it, compile the others
+        except CompileError as exc:  # one broken kernel: mark it (its message is one line), compile the others
             records.broken.append(spec.label)
-            records.append(spec.base_record() | {"skip_reason": f"does not compile: {first_error(str(exc))}"})
+            records.append(spec.base_record() | {"skip_reason": f"does not compile: {exc}"})
         _call(on_record, records[-1])
     return records
 

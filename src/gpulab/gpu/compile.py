@@ -307,12 +307,6 @@ def _compile_lock(name: str):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def first_error(message: str) -> str:
-    """The first line of a compile error that says what is wrong (NVRTC's 'file(line): error: ...')."""
-    lines = [line.strip() for line in message.splitlines() if line.strip()]
-    return next((line for line in lines if "error" in line), lines[0] if lines else "")
-
-
 def _run_nvrtc(text: str, name: str, options: list[str]) -> tuple[bytes, str]:
     nvrtc = _nvrtc()
     nvrtc_version()  # a clear error if libnvrtc is missing
