@@ -47,7 +47,7 @@ EXPERIMENT = Mine()
 
 def test_builtins_only_without_path(monkeypatch):
     monkeypatch.delenv("GPULAB_PATH", raising=False)
-    assert [e.name for e in experiments.all_experiments()] == ["sgemm", "coalesce", "stencil", "grayscale"]
+    assert [e.name for e in experiments.all_experiments()] == ["sgemm", "coalesce", "stencil", "grayscale", "gemm_bf16"]
 
 
 def test_a_folder_on_gpulab_path_adds_its_packages(monkeypatch):

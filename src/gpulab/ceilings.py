@@ -133,13 +133,17 @@ def attach(records: Iterable[dict], experiment, ceilings: Ceilings | None) -> li
     """Add `ceiling` (its name), its value, and `pct_of_ceiling` to every timed record.
 
     Memory-bound experiments (Experiment.bound == 'memory') are measured against the best copy
-    (GB/s of the bytes the problem must move); compute-bound ones against the FP32 FMA rate.
+    (GB/s of the bytes the problem must move); compute-bound ones against their compute_ceiling
+    (the FP32 FMA rate unless they name another, as gemm_bf16 names tensor_bf16).
     """
     records = list(records)
     if ceilings is None:
         return records
     if experiment.bound == "compute":
-        name, value, rate, column = "fma_fp32", ceilings.fma_gflops, "gflops", "ceiling_gflops"
+        # The experiment's own ceiling; a file measured before that ceiling existed gives none (never
+        # the FMA rate in its place: a tensor-core GEMM at 900% of the FP32 pipe says nothing).
+        name, rate, column = experiment.compute_ceiling, "gflops", "ceiling_gflops"
+        value = (ceilings.row(name) or {}).get("gflops")
     else:
         best = ceilings.best_copy
         name = best["ceiling"] if best else ""

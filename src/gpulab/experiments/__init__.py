@@ -29,7 +29,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment
 from gpulab.experiments.declared import variant_from_file
 
-EXPERIMENT_MODULES = ("sgemm", "coalesce", "stencil", "grayscale")
+EXPERIMENT_MODULES = ("sgemm", "coalesce", "stencil", "grayscale", "gemm_bf16")
 PATH_VARIABLE = "GPULAB_PATH"
 ENTRY_POINT_GROUP = "gpulab.experiments"
 

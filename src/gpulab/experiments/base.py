@@ -161,6 +161,9 @@ class Experiment:
     variants: tuple[Variant, ...] = ()
     baseline: str = ""
     bound: str = "memory"
+    # The measured ceiling (gpulab.ceilings) a compute-bound record is shown against: the FP32 FMA
+    # rate by default; a tensor-core experiment names its own (gemm_bf16: "tensor_bf16").
+    compute_ceiling: str = "fma_fp32"
     default_shapes: tuple[tuple[int, ...], ...] = ()
     test_shapes: tuple[tuple[int, ...], ...] = ()
     tune_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab tune` scores on; default_shapes if empty

@@ -1,0 +1,252 @@
+"""GEMM in BF16 on the tensor cores: C = A * B^T with BF16 inputs, FP32 accumulation, FP32 output.
+
+Layouts (the choice every variant and the cuBLAS baseline share):
+  A   M x K BF16, row-major: K is the contiguous dimension ("K-major").
+  B   given as Bt, N x K BF16, row-major: B transposed, so K is contiguous here too.
+  C   M x N FP32, row-major.
+Why both operands K-major: a tensor-core instruction consumes 16 (or more) consecutive k of a row
+of A and of a column of B at once, so with K contiguous in both, one 16-byte copy moves 8 k of one
+row straight into the layout ldmatrix and wgmma read, with no transpose anywhere. Hopper's wgmma
+takes shared-memory operands in K-major layout for every type and a transposed ("MN-major") one
+only for 16-bit types, and TMA copies boxes as they lie, so this is the layout the Hopper rungs
+want. In cuBLAS's column-major terms it is the "TN" GEMM (C^T = Bt^T' * A^T with op(Bt) = T), the
+layout its tensor-core kernels are tuned for first.
+
+BF16 values are held as their bits in uint16 arrays (CuPy has no bfloat16 dtype): see bf16.py for
+the rounding and for the tolerance of the check.
+
+The napkin math: 2*M*N*K flops; the compulsory DRAM traffic is A and B read once (2 bytes an
+element) and C written once (4 bytes), 2*M*K + 2*N*K + 4*M*N bytes. At 4096^3: 137 GFLOP against
+134 MB, 1024 flop per byte; the H200 does ~990 dense BF16 TFLOP/s (datasheet) on ~4.3 TB/s, a ridge
+of ~230 flop per byte, so from 1024^3 up the tensor-core rate and cuBLAS are the ceilings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpulab.arith import cdiv
+from gpulab.check import compare_exact, compare_float
+from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
+from gpulab.experiments.sgemm import (
+    CPU_REFERENCE_MAX_MACS, REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED,
+    SMEM_SM_MAX, SMEM_STATIC_MAX,
+)
+from gpulab.gpu import seam
+
+# cuBLAS's enum values (cublas_api.h, library_types.h): CuPy 14 passes them through as ints.
+CUDA_R_32F = 0
+CUDA_R_16BF = 14
+CUBLAS_COMPUTE_32F = 68
+CUBLAS_GEMM_DEFAULT = -1
+CUBLAS_OP_N, CUBLAS_OP_T = 0, 1
+CUBLAS_POINTER_MODE_HOST = 0
+
+
+# -- launch geometry and constraints ------------------------------------------------------------
+def _warps(p: Params) -> int:
+    return (p["BM"] // p["WM"]) * (p["BN"] // p["WN"])
+
+
+def _grid_launch(p: Params, s: Shape, smem: int = 0) -> Launch:
+    return Launch(grid=(cdiv(s["N"], p["BN"]), cdiv(s["M"], p["BM"]), 1), block=(32 * _warps(p), 1, 1),
+                  smem_dynamic_bytes=smem)
+
+
+def t0_smem_bytes(p: Params) -> int:
+    """The A and B tiles (BK + 8 bf16 per row: the padding keeps wmma's row reads off one bank),
+    or the FP32 C tile the epilogue stages, whichever is larger: they share one allocation."""
+    tiles = 2 * (p["BM"] + p["BN"]) * (p["BK"] + 8)
+    return max(tiles, 4 * p["BM"] * p["BN"])
+
+
+def _t0_launch(p: Params, s: Shape) -> Launch:
+    return _grid_launch(p, s, t0_smem_bytes(p))
+
+
+def t1_smem_bytes(p: Params) -> int:
+    """STAGES ring slots of the A and B tiles, BK bf16 a row, unpadded (the XOR swizzle spreads
+    them over the banks)."""
+    return p["STAGES"] * 2 * (p["BM"] + p["BN"]) * p["BK"]
+
+
+def _t1_launch(p: Params, s: Shape) -> Launch:
+    # A 1D grid: the kernel maps block ids to tiles in groups of GROUP_M block-rows.
+    blocks = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
+    return Launch(grid=(blocks, 1, 1), block=(32 * _warps(p), 1, 1), smem_dynamic_bytes=t1_smem_bytes(p))
+
+
+def _reg_cap(threads: int, min_blocks: int = 1) -> int:
+    return min(REGS_PER_THREAD_MAX, REGS_PER_SM // (threads * min_blocks) // 8 * 8)
+
+
+def _common_reason(p: Params, min_warp_m: int, min_warp_n: int) -> str | None:
+    if p["BM"] % p["WM"] or p["BN"] % p["WN"]:
+        return f"the {p['BM']}x{p['BN']} block tile is not a whole number of {p['WM']}x{p['WN']} warp tiles"
+    if p["WM"] % min_warp_m or p["WN"] % min_warp_n:
+        return f"the {p['WM']}x{p['WN']} warp tile is not a whole number of {min_warp_m}x{min_warp_n} MMA tiles"
+    threads = 32 * _warps(p)
+    if not 32 <= threads <= 1024:
+        return f"{threads} threads per block: need 1 to 32 warps"
+    # Each thread copies whole 16-byte rows of 8 k: the tiles must split evenly over the threads.
+    for rows, what in ((p["BM"], "A"), (p["BN"], "B")):
+        if (rows * p["BK"] // 8) % threads:
+            return f"the {rows}x{p['BK']} {what} tile must split into whole 16-byte copies per thread ({threads} threads)"
+    return None
+
+
+def _t0_constraints(p: Params, s: Shape | None) -> str | None:
+    if reason := _common_reason(p, 16, 16):
+        return reason
+    if t0_smem_bytes(p) > SMEM_BLOCK_OPTIN_MAX:
+        return f"the tiles need {t0_smem_bytes(p)} B of shared memory, over the 227 KiB a block may have"
+    # 8 FP32 accumulators per 16x16 fragment, 8 registers of A and B fragments, ~40 for the rest.
+    frags = (p["WM"] // 16) * (p["WN"] // 16)
+    estimate = 8 * frags + 4 * (p["WM"] // 16 + p["WN"] // 16) + 40
+    threads = 32 * _warps(p)
+    if estimate > _reg_cap(threads):
+        return f"about {estimate} registers per thread needed, {threads} threads leave {_reg_cap(threads)}"
+    return None
+
+
+def _t1_constraints(p: Params, s: Shape | None) -> str | None:
+    if reason := _common_reason(p, 16, 16):
+        return reason
+    if p["BK"] % 64:
+        return f"BK={p['BK']}: the swizzle works on 128-byte rows, so BK must be a multiple of 64"
+    smem = t1_smem_bytes(p)
+    if smem > SMEM_BLOCK_OPTIN_MAX:
+        return f"{p['STAGES']} stages need {smem} B of shared memory, over the 227 KiB a block may have"
+    if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
+        return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
+    # 4 FP32 accumulators per m16n8 tile; A fragments (4 regs per m16) and B fragments (2 per n8)
+    # for one k16 step, double-buffered; ~40 for addresses, loop and copies.
+    mi, ni = p["WM"] // 16, p["WN"] // 8
+    estimate = 4 * mi * ni + 2 * (4 * mi + 2 * ni) + 40
+    threads = 32 * _warps(p)
+    cap = _reg_cap(threads, p["MINB"])
+    if estimate > cap:
+        return (f"about {estimate} registers per thread needed, but {threads} threads x {p['MINB']} block(s) "
+                f"per SM leave {cap}: the compiler would spill")
+    return None
+
+
+class GemmBf16(Experiment):
+    name = "gemm_bf16"
+    title = "BF16 matrix multiply C = A*B^T on tensor cores (A M x K, Bt N x K, BF16; C FP32)"
+    dims = ("M", "N", "K")
+    entry = "gemm_bf16"
+    baseline = "t0"
+    bound = "compute"
+    compute_ceiling = "tensor_bf16"  # gpulab.ceilings: the measured mma.sync rate, not the FP32 FMAs
+    default_shapes = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+                      (4000, 4000, 4000), (4097, 4097, 4097), (1000, 3000, 777))
+    test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (256, 256, 4104), (4096, 4096, 4096),
+                   (4097, 4097, 4097))
+    tune_shapes = ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4097, 4097, 4097))
+    headline_shape = (4096, 4096, 4096)
+    max_dim = 1 << 20  # below 2^24 / 6: every --exact sum stays an exact FP32 integer
+
+    variants = (
+        Variant(
+            name="t0",
+            file="t0_wmma.cu",
+            summary="WMMA 16x16x16 BF16 fragments from padded shared-memory tiles",
+            min_sm=80, min_sm_for="BF16 wmma",
+            launch=_t0_launch,
+            params=(
+                Param("BM", (32, 64, 128), 64, "block tile rows (of C and A)"),
+                Param("BN", (32, 64, 128), 64, "block tile columns (of C and Bt's rows)"),
+                Param("BK", (16, 32, 64), 32, "k depth of one shared-memory tile"),
+                Param("WM", (16, 32, 64), 32, "warp tile rows: WM/16 fragments"),
+                Param("WN", (16, 32, 64), 32, "warp tile columns: WN/16 fragments"),
+            ),
+            constraints=_t0_constraints,
+        ),
+    )
+
+    def flops(self, shape: Shape) -> float:
+        return 2.0 * shape["M"] * shape["N"] * shape["K"]
+
+    def bytes_moved(self, shape: Shape) -> int:
+        m, n, k = shape.values
+        return 2 * m * k + 2 * n * k + 4 * m * n
+
+    def device_bytes(self, shape: Shape) -> int:
+        m, n, k = shape.values
+        total = self.bytes_moved(shape)
+        if m * n * k > CPU_REFERENCE_MAX_MACS:
+            total += 8 * (m * k + k * n + m * n)  # the float64 copies for the GPU reference
+        return total
+
+    def make_inputs(self, shape: Shape, rng: np.random.Generator, exact: bool) -> dict:
+        m, n, k = shape.values
+        if exact:
+            # Small integers, exact in BF16 (8-bit significand): |a*b| <= 6, so every partial sum is
+            # an exact FP32 integer while K <= 2^24 / 6, in any order and with truncating adders.
+            # (max_dim keeps K below that.) Periods 7 and 5 divide no tile size, so a shifted or
+            # transposed index reads a different value instead of the same one back.
+            a = rng.integers(-3, 4, size=(m, k)).astype(np.float32)
+            bt = rng.integers(-2, 3, size=(n, k)).astype(np.float32)
+        else:
+            a = rng.uniform(-1.0, 1.0, size=(m, k)).astype(np.float32)
+            bt = rng.uniform(-1.0, 1.0, size=(n, k)).astype(np.float32)
+        return {"A": to_bf16_bits(a), "Bt": to_bf16_bits(bt)}
+
+    def output(self, shape: Shape, xp):
+        return xp.full((shape["M"], shape["N"]), xp.nan, dtype=xp.float32)
+
+    def kernel_args(self, inputs: dict, out, shape: Shape, params: Params) -> tuple:
+        m, n, k = shape.values
+        return (np.int32(m), np.int32(n), np.int32(k), inputs["A"], inputs["Bt"], out)
+
+    def reference(self, inputs: dict, shape: Shape, xp):
+        """float64 A * Bt^T of the BF16 values, on the CPU for small shapes, else on the GPU
+        (cuBLAS DGEMM); returned in `xp`."""
+        m, n, k = shape.values
+        if m * n * k <= CPU_REFERENCE_MAX_MACS:
+            a = from_bf16_bits(_to_host(inputs["A"])).astype(np.float64)
+            bt = from_bf16_bits(_to_host(inputs["Bt"])).astype(np.float64)
+            return xp.asarray(a @ bt.T)
+        a = from_bf16_bits(inputs["A"], xp).astype(xp.float64)
+        bt = from_bf16_bits(inputs["Bt"], xp).astype(xp.float64)
+        return a @ bt.T
+
+    def check(self, out, inputs: dict, shape: Shape, exact: bool, xp):
+        ref = self.reference(inputs, shape, xp)
+        return compare_exact(out, ref, xp) if exact else compare_float(out, ref, xp, tolerance(shape["K"]))
+
+    def vendor_baselines(self) -> dict:
+        return {"cublas": cublas_bf16}
+
+
+def _to_host(array) -> np.ndarray:
+    return array.get() if hasattr(array, "get") else np.asarray(array)
+
+
+def cublas_bf16(inputs: dict, out, shape: Shape) -> None:
+    """cuBLAS BF16 GEMM with FP32 compute (CUBLAS_COMPUTE_32F) and FP32 output, on the same layouts
+    as the variants: cublasGemmEx through CuPy's binding, on CuPy's handle and current stream.
+
+    cuBLAS is column-major: the row-major M x N C is its N x M matrix C^T = Bt * A^T, where the
+    row-major N x K Bt is its K x N matrix (so op T, lda K) and the row-major M x K A is its K x M
+    matrix A^T (op N, ldb K): the "TN" GEMM with m=N, n=M, k=K."""
+    cupy = seam.cupy()
+    cublas = seam.gpu_module("cupy_backends.cuda.libs.cublas")
+    m, n, k = shape.values
+    handle = cupy.cuda.device.get_cublas_handle()
+    alpha, beta = np.ones(1, np.float32), np.zeros(1, np.float32)  # host scalars: pointer mode host
+    previous = cublas.getPointerMode(handle)
+    cublas.setPointerMode(handle, CUBLAS_POINTER_MODE_HOST)
+    try:
+        cublas.gemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k,
+                      alpha.ctypes.data, inputs["Bt"].data.ptr, CUDA_R_16BF, k,
+                      inputs["A"].data.ptr, CUDA_R_16BF, k,
+                      beta.ctypes.data, out.data.ptr, CUDA_R_32F, n,
+                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
+    finally:
+        cublas.setPointerMode(handle, previous)
+
+
+EXPERIMENT = GemmBf16()

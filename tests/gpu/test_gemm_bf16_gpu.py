@@ -1,0 +1,77 @@
+"""gemm_bf16 on a real GPU: every rung correct on ragged and large shapes, random and exact; the
+cuBLAS BF16 row correct; planted wrong kernels rejected by the checker; bench rows with % of cuBLAS."""
+
+from pathlib import Path
+
+import pytest
+
+from gpulab.experiments import get_experiment
+from gpulab.experiments.base import Launch, Variant
+from gpulab.lab import RunSpec, derive, plan
+
+EXP = get_experiment("gemm_bf16")
+PLANTED = Path(__file__).parent / "planted"
+
+
+def _configs():
+    for v in EXP.variants:
+        yield pytest.param(v, v.default_params(), id=v.name)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", EXP.test_shapes, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
+@pytest.mark.parametrize("variant, params", list(_configs()))
+def test_variant_correct(lab, variant, params, shape, exact):
+    spec = RunSpec(EXP, variant, params, EXP.shape(*shape))
+    reason = variant.arch_reason(lab.arch) or variant.constraints(params, spec.shape)
+    if reason:
+        pytest.skip(reason)
+    result = lab.verify(spec, exact=exact)
+    assert result.ok, result.describe()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096), (4097, 4097, 4097)], ids=str)
+@pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
+def test_cublas_row_correct(lab, shape, exact):
+    spec = RunSpec(EXP, None, {}, EXP.shape(*shape), library="cublas")
+    result = lab.verify(spec, exact=exact)
+    assert result.ok, result.describe()
+
+
+def _planted(wrong: int) -> Variant:
+    return Variant(
+        name=f"wrong{wrong}", file=str(PLANTED / "bf16_wrong.cu"), summary="planted wrong kernel",
+        launch=lambda p, s: Launch((-(-s["N"] // 16), -(-s["M"] // 16), 1), (16, 16, 1)),
+    )
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("wrong, exact", [(1, False), (1, True), (2, False), (3, False), (3, True)])
+def test_planted_wrong_kernels_are_rejected(lab, wrong, exact):
+    spec = RunSpec(EXP, _planted(wrong), {"WRONG": wrong}, EXP.shape(200, 152, 777))
+    result = lab.verify(spec, exact=exact)
+    assert not result.ok, f"WRONG={wrong} passed: {result.describe()}"
+    assert result.first_wrong is not None
+
+
+@pytest.mark.gpu
+def test_a_correct_scalar_kernel_passes(lab):
+    """The planted file with no fault planted (WRONG=0): the checker is not simply failing everything."""
+    spec = RunSpec(EXP, _planted(0), {"WRONG": 0}, EXP.shape(200, 152, 777))
+    assert lab.verify(spec, exact=False).ok
+    assert lab.verify(spec, exact=True).ok
+
+
+@pytest.mark.gpu
+def test_bench_records_have_rates_and_cublas_ratio(lab):
+    specs = plan(EXP, ["t0"], {}, [EXP.square(1024)])
+    records = derive([lab.execute(s) for s in specs], EXP.baseline)
+    by_variant = {r["variant"]: r for r in records}
+    assert set(by_variant) == {"t0", "cublas"}
+    t0 = by_variant["t0"]
+    assert t0["correct"] is True and t0["time_ms"] > 0
+    assert t0["gflops"] == pytest.approx(2 * 1024**3 / (t0["time_ms"] / 1e3) / 1e9)
+    assert 0 < t0["pct_of_cublas"] < 1000
+    assert by_variant["cublas"]["pct_of_cublas"] == pytest.approx(100.0)

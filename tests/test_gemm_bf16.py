@@ -1,0 +1,215 @@
+"""gemm_bf16 on a machine with no GPU: the BF16 conversion, the check's tolerance, the napkin math,
+the inputs and the reference's layout, and every rung compiling for sm_80 and sm_90 without spills."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from gpulab.check import compare_float
+from gpulab.errors import GpulabError
+from gpulab.experiments import get_experiment
+from gpulab.experiments.gemm_bf16 import SMEM_BLOCK_OPTIN_MAX, t0_smem_bytes
+from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
+from gpulab.gpu.compile import compile_kernel
+
+EXP = get_experiment("gemm_bf16")
+RUNGS = [v for v in EXP.variants if re.fullmatch(r"t\d+", v.name)]
+
+
+# -- the conversion ---------------------------------------------------------------------------------
+def _bits(values) -> np.ndarray:
+    return np.array(values, dtype=np.uint32).view(np.float32)
+
+
+def test_exact_bf16_values_round_trip():
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    finite = every[(every & 0x7F80) != 0x7F80]  # leave out inf and NaN, checked below
+    assert np.array_equal(to_bf16_bits(from_bf16_bits(finite)), finite)
+
+
+@pytest.mark.parametrize("f32_bits, bf16_bits", [
+    (0x3F800000, 0x3F80),  # 1.0
+    (0x3F808000, 0x3F80),  # 1 + half an ulp: a tie, kept part even -> stays
+    (0x3F818000, 0x3F82),  # a tie, kept part odd -> rounds up to even
+    (0x3F808001, 0x3F81),  # just over half -> up
+    (0x3F807FFF, 0x3F80),  # just under half -> down
+    (0xBF808001, 0xBF81),  # sign is carried, magnitude rounds like the positive
+    (0x7F7FFFFF, 0x7F80),  # the largest float32 rounds past BF16's range: +inf
+    (0x7F800000, 0x7F80),  # +inf stays
+    (0x00000001, 0x0000),  # the smallest denormal rounds to zero
+])
+def test_round_to_nearest_even(f32_bits, bf16_bits):
+    assert int(to_bf16_bits(_bits([f32_bits]))[0]) == bf16_bits
+
+
+def test_nan_stays_nan_even_when_rounding_would_carry_into_inf():
+    out = to_bf16_bits(_bits([0x7FFFFFFF, 0x7F800001, 0xFFC00000]))
+    assert np.isnan(from_bf16_bits(out)).all()
+
+
+def test_rounding_is_the_nearest_bf16_value():
+    x = np.random.default_rng(1).standard_normal(20_000).astype(np.float32)
+    got = from_bf16_bits(to_bf16_bits(x)).astype(np.float64)
+    # The two BF16 neighbours of x: truncate, and truncate plus one ulp.
+    down = from_bf16_bits((x.view(np.uint32) >> 16).astype(np.uint16)).astype(np.float64)
+    up = from_bf16_bits(((x.view(np.uint32) >> 16) + 1).astype(np.uint16)).astype(np.float64)
+    err = np.abs(got - x)
+    assert (err <= np.minimum(np.abs(down - x), np.abs(up - x))).all()
+    assert (err <= np.abs(x) * 2.0**-8).all()  # half an ulp of an 8-bit significand
+
+
+# -- the tolerance ----------------------------------------------------------------------------------
+def test_tolerance_grows_with_k_above_the_fp32_floor():
+    assert tolerance(1) == tolerance(64) == 2e-5
+    assert tolerance(4096) == pytest.approx(4 * 4096 * 2.0**-24)
+    assert tolerance(8192) == 2 * tolerance(4096)
+
+
+def _relative_error(k: int, accumulate) -> float:
+    rng = np.random.default_rng(k)
+    a = from_bf16_bits(to_bf16_bits(rng.uniform(-1, 1, (64, k)).astype(np.float32)))
+    b = from_bf16_bits(to_bf16_bits(rng.uniform(-1, 1, (48, k)).astype(np.float32)))
+    ref = a.astype(np.float64) @ b.T.astype(np.float64)
+    return compare_float(accumulate(a, b), ref, np, tolerance(k))
+
+
+@pytest.mark.parametrize("k", [16, 777, 4104])
+def test_fp32_accumulation_passes(k):
+    """A sequential FP32 sum over k (the worst order: one long chain) is within the tolerance."""
+    def sequential(a, b):
+        acc = np.zeros((a.shape[0], b.shape[0]), np.float32)
+        for p in range(a.shape[1]):
+            acc += np.outer(a[:, p], b[:, p]).astype(np.float32)
+        return acc
+    assert _relative_error(k, sequential).ok
+
+
+@pytest.mark.parametrize("k", [777, 4104])
+def test_dropping_one_k16_slice_or_summing_in_bf16_fails(k):
+    def missing_slice(a, b):
+        a = a.copy()
+        a[:, 32:48] = 0
+        return (a.astype(np.float64) @ b.T.astype(np.float64)).astype(np.float32)
+
+    def bf16_sum(a, b):
+        acc = np.zeros((a.shape[0], b.shape[0]), np.float32)
+        for p in range(a.shape[1]):
+            acc = from_bf16_bits(to_bf16_bits(acc + np.outer(a[:, p], b[:, p]).astype(np.float32)))
+        return acc
+    assert not _relative_error(k, missing_slice).ok
+    assert not _relative_error(k, bf16_sum).ok
+
+
+# -- napkin math, inputs, the reference --------------------------------------------------------------
+def test_napkin_math():
+    s = EXP.shape(4096, 2048, 1024)
+    assert EXP.flops(s) == 2.0 * 4096 * 2048 * 1024
+    assert EXP.bytes_moved(s) == 2 * 4096 * 1024 + 2 * 2048 * 1024 + 4 * 4096 * 2048
+    assert EXP.bound == "compute" and EXP.compute_ceiling == "tensor_bf16"
+
+
+def test_inputs_are_bf16_bits_in_the_k_major_layouts():
+    s = EXP.shape(33, 17, 65)
+    inputs = EXP.make_inputs(s, np.random.default_rng(0), exact=False)
+    assert inputs["A"].dtype == np.uint16 and inputs["A"].shape == (33, 65)
+    assert inputs["Bt"].dtype == np.uint16 and inputs["Bt"].shape == (17, 65)
+    a = from_bf16_bits(inputs["A"])
+    assert np.abs(a).max() <= 1.0 and np.unique(a).size > 500  # many distinct values, not small integers
+
+
+def test_exact_inputs_are_small_integers_and_big_k_is_refused():
+    s = EXP.shape(40, 30, 50)
+    inputs = EXP.make_inputs(s, np.random.default_rng(0), exact=True)
+    a, bt = from_bf16_bits(inputs["A"]), from_bf16_bits(inputs["Bt"])
+    assert set(np.unique(a)) <= set(range(-3, 4)) and set(np.unique(bt)) <= set(range(-2, 3))
+    # The largest K a shape may have is below the exact limit: no exact run can lose exactness.
+    assert EXP.max_dim <= (1 << 24) // 6
+    with pytest.raises(GpulabError, match="larger than"):
+        EXP.shape(1, 1, (1 << 24) // 6 + 1)
+
+
+def test_reference_is_a_times_bt_transposed_and_the_check_catches_a_swap():
+    s = EXP.shape(5, 3, 7)
+    inputs = EXP.make_inputs(s, np.random.default_rng(2), exact=True)
+    a, bt = from_bf16_bits(inputs["A"]).astype(np.float64), from_bf16_bits(inputs["Bt"]).astype(np.float64)
+    want = np.array([[sum(a[i, p] * bt[j, p] for p in range(7)) for j in range(3)] for i in range(5)])
+    assert np.array_equal(EXP.reference(inputs, s, np), want)
+    out = want.astype(np.float32)
+    assert EXP.check(out, inputs, s, exact=True, xp=np).ok
+    out[4, 2] += 1
+    bad = EXP.check(out, inputs, s, exact=True, xp=np)
+    assert not bad.ok and bad.first_wrong == (4, 2)
+    poisoned = EXP.output(s, np)
+    assert np.isnan(poisoned).all() and poisoned.dtype == np.float32
+    assert not EXP.check(poisoned, inputs, s, exact=False, xp=np).ok
+
+
+# -- the rungs compile ----------------------------------------------------------------------------------
+def representative_grid(variant) -> list[dict]:
+    """The defaults, then each param moved to each of its other choices, one at a time."""
+    base = variant.default_params()
+    grid = [base]
+    for p in variant.params:
+        if p.name != "GROUP_M":  # the order blocks run in: no resource changes
+            grid += [base | {p.name: c} for c in p.choices if c != base[p.name]]
+    return grid
+
+
+def _cases():
+    for v in RUNGS:
+        for params in representative_grid(v):
+            yield pytest.param(v, params, id=f"{v.name}-{v.params_label(params).replace(' ', '-')}")
+
+
+def test_the_rungs_are_numbered():
+    assert [v.name for v in RUNGS][:1] == ["t0"]
+    assert all(v.min_sm >= 80 and v.min_sm_for for v in RUNGS)
+
+
+@pytest.mark.parametrize("variant", RUNGS, ids=lambda v: v.name)
+def test_every_rung_opens_with_its_header(variant):
+    text = EXP.source(variant).read_text()
+    assert text.startswith(f"// {variant.name} ")
+    header = text[: text.index("#include")]
+    for part in ("Changed from", "Expected effect", "Params:", "Shapes:"):
+        assert part in header, f"{variant.file}: header lacks '{part}'"
+    for p in variant.params:
+        assert re.search(rf"\b{p.name}\b", text[len(header):]), f"{variant.file} never uses {p.name}"
+
+
+@pytest.mark.parametrize("variant", RUNGS, ids=lambda v: v.name)
+def test_defaults_are_accepted_on_every_test_shape(variant):
+    for shape in EXP.test_shapes + EXP.default_shapes:
+        assert variant.constraints(variant.default_params(), EXP.shape(*shape)) is None
+
+
+@pytest.mark.parametrize("variant, params", list(_cases()))
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_accepted_configs_compile_without_spills(variant, params, arch):
+    reason = variant.constraints(params, None)
+    if reason:
+        assert isinstance(reason, str) and len(reason) > 10
+        pytest.skip(f"rejected: {reason}")
+    res = compile_kernel(EXP.source(variant), EXP.entry, params, arch=arch).resources
+    assert res.spill_stores_bytes == 0 and res.spill_loads_bytes == 0, res
+    assert res.stack_frame_bytes == 0, res
+    launch = variant.launch(params, EXP.shape(4096, 4096, 4096))
+    assert launch.threads_per_block <= 1024
+    assert launch.smem_dynamic_bytes + res.smem_static_bytes <= SMEM_BLOCK_OPTIN_MAX
+
+
+def test_t0_shares_its_tiles_with_the_c_tile():
+    p = {"BM": 64, "BN": 64, "BK": 32, "WM": 32, "WN": 32}
+    assert t0_smem_bytes(p) == max(2 * 128 * 40, 4 * 64 * 64)
+
+
+@pytest.mark.parametrize("variant", RUNGS, ids=lambda v: v.name)
+def test_the_grid_covers_every_shape(variant):
+    p = variant.default_params()
+    for shape in ((1, 1, 1), (4097, 4097, 4097), (1000, 3000, 777)):
+        s = EXP.shape(*shape)
+        launch = variant.launch(p, s)
+        assert launch.grid[0] * launch.grid[1] * launch.grid[2] >= -(-s["M"] // p["BM"]) * -(-s["N"] // p["BN"])
