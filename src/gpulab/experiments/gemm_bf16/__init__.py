@@ -164,6 +164,24 @@ class GemmBf16(Experiment):
             ),
             constraints=_t0_constraints,
         ),
+        Variant(
+            name="t1",
+            file="t1_mma_ldmatrix.cu",
+            summary="mma.sync m16n8k16 fed by ldmatrix from XOR-swizzled tiles, cp.async ring",
+            min_sm=80, min_sm_for="BF16 mma.sync, ldmatrix, cp.async",
+            launch=_t1_launch,
+            params=(
+                Param("BM", (64, 128, 256), 128, "block tile rows (of C and A)"),
+                Param("BN", (64, 128, 256), 128, "block tile columns (of C and Bt's rows)"),
+                Param("BK", (64, 128), 64, "k depth of one ring slot (a 128-byte swizzle row per 64)"),
+                Param("WM", (32, 64, 128), 64, "warp tile rows: WM/16 m16 tiles"),
+                Param("WN", (16, 32, 64, 128), 32, "warp tile columns: WN/8 n8 tiles"),
+                Param("STAGES", (2, 3, 4, 5), 3, "slots in the cp.async ring"),
+                Param("MINB", (1, 2), 1, "blocks per SM the registers are sized for"),
+                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
+            ),
+            constraints=_t1_constraints,
+        ),
     )
 
     def flops(self, shape: Shape) -> float:
