@@ -419,6 +419,7 @@ def test_l2_read_kernel_compiles_without_spills():
 
 class _FakeDevice:
     name = "NVIDIA H200"
+    compute_capability = (9, 0)
 
 
 def test_ensure_reuses_the_file_until_refresh(tmp_path, monkeypatch):
@@ -426,7 +427,8 @@ def test_ensure_reuses_the_file_until_refresh(tmp_path, monkeypatch):
 
     def fake_measure(device, policy=None, progress=None):
         calls.append(device.name)
-        return _ceiling_rows(device.name)
+        return _ceiling_rows(device.name) + [{"ceiling": n, "gflops": 6e5, "time_ms": 1.0, "gpu": device.name}
+                                             for n in ceil.bf16_names()]
 
     monkeypatch.setattr(ceil, "measure", fake_measure)
     first = ceil.ensure(_FakeDevice(), tmp_path)

@@ -10,8 +10,16 @@ Every rate gpulab reports is shown against a limit measured on the same card, ne
   cublas_fp32_N     cuBLAS SGEMM through CuPy, FP32 compute (TF32 off), N = 4096 and 8192
   cublas_tf32_N     the same with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores), to show what a
                     "FP32" baseline that lets TF32 in would claim
+  tensor_bf16       gpulab's mma.sync kernel (experiments/ceilings/mma_bf16.cu): back-to-back BF16
+                    m16n8k16 MMAs on registers, FP32 accumulate; the rate of the mma.sync class of
+                    instruction (not wgmma, which alone reaches the datasheet on Hopper), beside the
+                    card's datasheet dense BF16 rate where gpulab knows it (datasheet_gflops)
+  cublas_bf16_N     cuBLAS BF16 GEMM (cublasGemmEx, BF16 in, FP32 out, CUBLAS_COMPUTE_32F, the "TN"
+                    layout of gemm_bf16), N = 4096 and 8192
 The L2 row is the roof of the roofline's L2 line (report/roofline.py); files measured before it
-existed lack it and stay complete: the roofline then leaves that line out.
+existed lack it and stay complete: the roofline then leaves that line out. The BF16 rows are the
+ceiling of gemm_bf16 (its compute_ceiling); a file without them stays complete too, and `ensure`
+measures just those rows and adds them on a card that has BF16 tensor cores (sm_80 and newer).
 The copy ceiling is the better of the two copies; memory-bound records get `pct_of_ceiling` against
 it, compute-bound ones (sgemm) against fma_fp32 (and already carry pct_of_cublas from their own
 cuBLAS row). They are stored in results/<gpu>/ceilings.csv with the date, driver and clocks, and
@@ -35,6 +43,9 @@ import numpy as np
 from gpulab.arith import cdiv
 from gpulab.check import FP32_TOLERANCE
 from gpulab.errors import GpulabError
+from gpulab.experiments.gemm_bf16 import EXPERIMENT as GEMM_BF16
+from gpulab.experiments.gemm_bf16 import cublas_bf16
+from gpulab.experiments.gemm_bf16.bf16 import to_bf16_bits
 from gpulab.gpu import seam
 from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.device import probe, require_gpu
@@ -56,12 +67,38 @@ L2_FRACTION = 0.5  # the buffer is at most this share of the L2: it stays reside
 L2_BLOCKS_PER_SM = 8  # of 256 threads, as the FMA kernel: every SM full of loads in flight
 L2_PASSES = 256  # ~0.8 ms over 30 MB at 10 TB/s: long enough for events to time
 L2_RTOL = 1e-3  # float32 sums of ~7,000 values per thread against a float64 sum of the buffer
+TENSOR_BF16 = "tensor_bf16"
+BF16_MIN_SM = 80  # BF16 mma.sync: Ampere and newer
+MMA_CHAINS = 8  # independent accumulators per warp
+MMA_ITERS = 1 << 14  # x 8 chains x 4096 flops x 132 x 32 warps: ~18 TFLOP, ~35 ms at 500 TFLOP/s
+MMA_BLOCKS_PER_SM = 4  # of 256 threads: 8 warps per scheduler
+MMA_OPERAND = 0x3A803A80  # two BF16 2^-10: every step adds exactly 2^-16 to each accumulator
+# Dense BF16 tensor-core rates from the vendor's datasheets, in GFLOP/s (dense: without the 2:4
+# sparsity the datasheets quote first), by a piece of the device name. H100 SXM and H200 share SMs
+# and clocks: NVIDIA H100/H200 Tensor Core GPU datasheets, 989.4 TFLOP/s; H100 PCIe 756; A100 312.
+DATASHEET_BF16_GFLOPS = (("H200", 989_400.0), ("H100 PCIe", 756_000.0), ("H100", 989_400.0),
+                         ("A100", 312_000.0))
 
 
 def names() -> tuple[str, ...]:
-    """Every ceiling a complete file must hold (L2_NAME is optional: older files lack it)."""
+    """Every ceiling a complete file must hold (L2_NAME and bf16_names() are optional: older files
+    lack them)."""
     gemm = tuple(f"cublas_{m}_{n}" for m in ("fp32", "tf32") for n in GEMM_SIZES)
     return ("copy_memcpy", "copy_kernel", "fma_fp32") + gemm
+
+
+def bf16_names() -> tuple[str, ...]:
+    """The BF16 tensor-core ceilings, measured on cards of sm_80 and newer."""
+    return (TENSOR_BF16,) + tuple(f"cublas_bf16_{n}" for n in GEMM_SIZES)
+
+
+def has_bf16_tensor_cores(device) -> bool:
+    return tuple(device.compute_capability) >= (BF16_MIN_SM // 10, 0)
+
+
+def datasheet_bf16_gflops(gpu_name: str) -> float | None:
+    """The datasheet's dense BF16 rate of a card, by its name, where gpulab knows it."""
+    return next((rate for part, rate in DATASHEET_BF16_GFLOPS if part.lower() in gpu_name.lower()), None)
 
 
 @dataclasses.dataclass
@@ -122,7 +159,14 @@ def ensure(device, folder: Path, refresh: bool = False, progress=None) -> Ceilin
     if not refresh:
         stored = load(path)
         if stored is not None and all(r.get("gpu") == device.name for r in stored.rows):
-            return stored
+            have = {str(r.get("ceiling")) for r in stored.rows}
+            if not has_bf16_tensor_cores(device) or set(bf16_names()) <= have:
+                return stored
+            # A file from before the BF16 ceilings: measure only those and add them.
+            rows = [r for r in stored.rows if str(r.get("ceiling")) not in bf16_names()]
+            rows += measure_bf16(device, progress=progress)
+            save(path, rows)
+            return Ceilings(rows, path, measured=True)
     rows = measure(device, progress=progress)
     save(path, rows)
     return Ceilings(rows, path, measured=True)
@@ -232,15 +276,9 @@ def measure(device, policy=None, progress=None) -> list[dict]:
     cupy = seam.cupy()
     policy = policy or TimingPolicy()
     flush = L2Flusher(device.l2_bytes) if policy.flush_l2 else None
-    env = environment(device, device.arch)
     rows: list[dict] = []
     say = progress or (lambda text: None)
-
-    def row(name: str, what: str, timing, **values) -> None:
-        # The clocks right after the timed repetitions: what the card ran this ceiling at.
-        rows.append({"ceiling": name, "what": what, **values, **timing.as_record(), **clocks_mhz(),
-                     "sm_clock_spec_mhz": device.sm_clock_khz // 1000,
-                     "mem_clock_spec_mhz": device.memory_clock_khz // 1000, **env})
+    row = _row_writer(device, rows)
 
     # Copy bandwidth: 1 GiB of random floats (never zeros), read once and written once.
     say("copy bandwidth (1 GiB, cudaMemcpy and gpulab's float4 kernel)")
@@ -306,7 +344,84 @@ def measure(device, policy=None, progress=None) -> list[dict]:
                 tf32_visible=err > FP32_TOLERANCE)
         del a, b, c, ref
     cupy.get_default_memory_pool().free_all_blocks()
+    if has_bf16_tensor_cores(device):
+        rows += measure_bf16(device, policy, progress)
     return rows
+
+
+def _row_writer(device, rows: list[dict]):
+    """row(name, what, timing, **values): appends one ceiling's row to `rows`, with the clocks right
+    after the timed repetitions (what the card ran this ceiling at) and the environment columns."""
+    env = environment(device, device.arch)
+
+    def row(name: str, what: str, timing, **values) -> None:
+        rows.append({"ceiling": name, "what": what, **values, **timing.as_record(), **clocks_mhz(),
+                     "sm_clock_spec_mhz": device.sm_clock_khz // 1000,
+                     "mem_clock_spec_mhz": device.memory_clock_khz // 1000, **env})
+    return row
+
+
+def measure_bf16(device, policy=None, progress=None) -> list[dict]:
+    """The BF16 tensor-core ceilings on `device` (sm_80 or newer): the mma.sync rate, then cuBLAS BF16
+    (FP32 compute and output) at GEMM_SIZES, each checked."""
+    cupy = seam.cupy()
+    policy = policy or TimingPolicy()
+    flush = L2Flusher(device.l2_bytes) if policy.flush_l2 else None
+    rows: list[dict] = []
+    say = progress or (lambda text: None)
+    row = _row_writer(device, rows)
+
+    say("BF16 tensor-core rate (mma.sync m16n8k16)")
+    what, t, values = measure_mma_bf16(device, policy)
+    row(TENSOR_BF16, what, t, **values)
+
+    # The same call gemm_bf16 times as its cuBLAS row, on uniform(-1, 1) BF16 inputs, checked by
+    # gemm_bf16's own check (float64 reference, FP32-accumulation tolerance).
+    for n in GEMM_SIZES:
+        say(f"cuBLAS BF16 GEMM {n}^3")
+        shape = GEMM_BF16.square(n)
+        inputs = {name: to_bf16_bits(cupy.random.random((n, n), dtype=cupy.float32) * 2 - 1, cupy)
+                  for name in ("A", "Bt")}
+        c = GEMM_BF16.output(shape, cupy)
+        t = time_it(lambda: cublas_bf16(inputs, c, shape), policy, flush)
+        c.fill(np.nan)
+        cublas_bf16(inputs, c, shape)
+        synchronize(f"cuBLAS BF16 {n}^3")
+        result = GEMM_BF16.check(c, inputs, shape, False, cupy)
+        if not result.ok:
+            raise GpulabError(f"cuBLAS BF16 at {n}^3 is wrong ({result.describe()}): it cannot be a ceiling")
+        row(f"cublas_bf16_{n}", f"cuBLAS BF16 GEMM (cublasGemmEx TN, BF16 in, FP32 out, COMPUTE_32F), "
+            f"{n}x{n}x{n}", t, gflops=2.0 * n**3 / (t.median_ms / 1e3) / 1e9, max_rel_err=result.max_rel_err)
+        del inputs, c
+    cupy.get_default_memory_pool().free_all_blocks()
+    return rows
+
+
+def measure_mma_bf16(device, policy):
+    """The mma.sync BF16 rate on `device`: (what was timed, its Timing, the row's values)."""
+    cupy = seam.cupy()
+    kernel = load_kernel(compile_kernel(KERNEL_DIR / "mma_bf16.cu", "mma_bf16_peak", {"CHAINS": MMA_CHAINS},
+                                        device.arch))
+    blocks = device.sm_count * MMA_BLOCKS_PER_SM
+    out = cupy.empty(blocks * THREADS, dtype=cupy.float32)
+    args = (out, np.uint32(MMA_OPERAND), np.int32(MMA_ITERS))
+    # No flush: the kernel touches no memory but its one store per thread.
+    t = time_it(lambda: kernel((blocks, 1, 1), (THREADS, 1, 1), args), policy, None)
+    synchronize("BF16 tensor-core ceiling")
+    want = MMA_CHAINS * 4 * MMA_ITERS * 2.0**-16  # every accumulator element gains 2^-16 a step
+    if not bool((out == np.float32(want)).all()):
+        raise GpulabError(f"the BF16 tensor-core ceiling kernel summed {float(out[0]):.9g} in thread 0, "
+                          f"expected exactly {want:.9g}")
+    warps = blocks * THREADS // 32
+    flops = 2.0 * 16 * 8 * 16 * MMA_CHAINS * MMA_ITERS * warps
+    datasheet = datasheet_bf16_gflops(device.name)
+    what = (f"gpulab mma_bf16_peak: mma.sync m16n8k16 BF16->FP32, {MMA_CHAINS} accumulators x {MMA_ITERS} "
+            f"steps per warp, {blocks} blocks of {THREADS}, registers only"
+            + (f"; datasheet dense BF16 {datasheet / 1e3:,.0f} TFLOP/s (wgmma on Hopper)" if datasheet else ""))
+    values = {"gflops": flops / (t.median_ms / 1e3) / 1e9}
+    if datasheet:
+        values["datasheet_gflops"] = datasheet
+    return what, t, values
 
 
 def l2_geometry(sm_count: int, l2_bytes: int) -> tuple[int, int]:
