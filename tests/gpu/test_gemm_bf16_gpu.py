@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from gpulab import ceilings as ceil
 from gpulab.experiments import get_experiment
+from gpulab.experiments.gemm_bf16.bf16 import tolerance
 from gpulab.experiments.base import Launch, Variant
 from gpulab.lab import RunSpec, derive, plan
 
@@ -75,3 +77,23 @@ def test_bench_records_have_rates_and_cublas_ratio(lab):
     assert t0["gflops"] == pytest.approx(2 * 1024**3 / (t0["time_ms"] / 1e3) / 1e9)
     assert 0 < t0["pct_of_cublas"] < 1000
     assert by_variant["cublas"]["pct_of_cublas"] == pytest.approx(100.0)
+
+
+@pytest.mark.gpu
+def test_bf16_ceilings_measured_and_plausible(lab):
+    if not ceil.has_bf16_tensor_cores(lab.device):
+        pytest.skip(f"{lab.device.name} has no BF16 mma.sync (sm_80+)")
+    rows = {r["ceiling"]: r for r in ceil.measure_bf16(lab.device)}
+    assert set(rows) == set(ceil.bf16_names())
+    for r in rows.values():
+        print(f"{r['ceiling']:18s} {r['gflops']:12,.0f} GFLOP/s  {r['what']}")
+    tensor = rows["tensor_bf16"]
+    datasheet = ceil.datasheet_bf16_gflops(lab.device.name)
+    if datasheet:  # no kernel beats the datasheet by more than clock noise
+        assert tensor["datasheet_gflops"] == datasheet and tensor["gflops"] < 1.05 * datasheet
+        assert tensor["gflops"] > 0.2 * datasheet, "mma.sync below a fifth of the datasheet: too few MMAs in flight?"
+    for n in ceil.GEMM_SIZES:
+        r = rows[f"cublas_bf16_{n}"]
+        assert r["max_rel_err"] <= tolerance(n) and r["gflops"] > 0
+        if datasheet:
+            assert r["gflops"] < 1.05 * datasheet
