@@ -56,7 +56,7 @@ def test_the_plan_covers_every_variant_at_its_default_and_ragged_shapes():
             mine = [s for s in specs if s.experiment is exp and s.variant.name == v.name]
             shapes = {s.shape.values for s in mine}
             assert exp.default_shapes[0] in shapes, (exp.name, v.name)
-            assert fidelity.RAGGED_SHAPES[exp.name][0] in shapes, (exp.name, v.name)
+            assert fidelity.ragged_shapes(exp)[0] in shapes, (exp.name, v.name)
             assert all(s.params == v.default_params() for s in mine)
     # The second SGEMM ragged shape (odd sizes: scalar paths) only where it changes the instructions.
     odd = [s.variant.name for s in specs if s.shape.values == fidelity.RAGGED_SHAPES["sgemm"][1]]
@@ -71,7 +71,7 @@ def test_the_plan_covers_every_variant_at_its_default_and_ragged_shapes():
 def test_ragged_shapes_cut_every_edge():
     """Each ragged shape is valid and, for every modelled variant, cheap to predict."""
     for exp in all_experiments():
-        for dims in fidelity.RAGGED_SHAPES[exp.name]:
+        for dims in fidelity.ragged_shapes(exp):
             exp.shape(*dims)
     sgemm_dims = fidelity.RAGGED_SHAPES["sgemm"]
     assert any(k % 4 == 0 and n % 4 == 0 and m % 128 and n % 128 and k % 8 for m, n, k in sgemm_dims)  # float4 paths

@@ -149,6 +149,15 @@ COUNTED: tuple[Quantity, ...] = (
              "cp.async shared wavefronts (not modelled)", MEASURED),
     Quantity("smem_ldgsts_bank_conflicts", "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
              "cp.async shared bank conflicts (not modelled)", MEASURED),
+    # ldmatrix (LDSM): counted apart from LDS by the instrumented counters. (The hardware op_ld
+    # counters, hw_smem_load_*, include LDSM, so in a kernel that issues LDSM the derived ideal
+    # wavefronts and bank conflicts of the loads above carry its wavefronts too.)
+    _exact("smem_ldsm_requests", "sm__sass_inst_executed_op_ldsm.sum", "ldmatrix instructions (LDSM)",
+           INSTRUMENTED, None),
+    _exact("smem_ldsm_wavefronts", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+           "  ldmatrix shared wavefronts", INSTRUMENTED),
+    _exact("smem_ldsm_bank_conflicts", "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
+           "  ldmatrix bank conflicts", INSTRUMENTED),
     # DRAM: fidelity predicts reads and writes from the compulsory bytes and the output's size.
     Quantity("dram_read_bytes", "dram__bytes_read.sum", "DRAM bytes read", TOLERANCE, kind="bytes"),
     Quantity("dram_write_bytes", "dram__bytes_write.sum", "DRAM bytes written", INFO, kind="bytes"),

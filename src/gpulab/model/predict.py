@@ -51,7 +51,12 @@ LDGSTS and no LDG), and the instructions on their own (`..._op_ldgsts`); the sha
 shared loads or stores. `summarize` follows: gmem_load_* include LDGSTS; gmem_ldgsts_requests and
 smem_ldgsts_requests (instructions) count it alone.
 
-The shared side's wavefronts are not predicted. On the H200 (2026-11-30) they follow no rule this
+ldmatrix (SASS LDSM) is a kind of shared load: `Instruction(name, "shared", "ldsm", 16,
+address=<the row this lane gives>)`, one lane per 16-byte row of an 8x8 matrix (gpulab.model.warp.
+ldsm_counts). Nsight Compute counts it apart from LDS (`..._mem_shared_op_ldsm`: instructions,
+wavefronts, bank conflicts, all instrumented), and so does `summarize`: smem_ldsm_*.
+
+The shared side's wavefronts of cp.async are not predicted. On the H200 (2026-11-30) they follow no rule this
 model knows: 2 per fully active 4-byte LDGSTS where an STS would take 1 (512^3: 196,608 measured,
 98,304 by the store rules, the surplus reported as bank conflicts); 8.5 to 12 per 16-byte LDGSTS
 reading rows that are 16 B off a sector boundary (300x388x196); up to 31 where lanes zero-fill. The
@@ -84,6 +89,8 @@ _BATCH_LANES = 1 << 20
 MAX_LANES = 1 << 28
 # The kind of a cp.async instruction (SASS LDGSTS): a global read and a shared write in one.
 LDGSTS = "ldgsts"
+# The kind of an ldmatrix instruction (SASS LDSM): a shared load, 16 bytes (one matrix row) a lane.
+LDSM = "ldsm"
 # The global sectors of a 16-byte LDGSTS are counted per quarter-warp (8 lanes, 128 B) and summed,
 # not as the warp's distinct sectors (LDG.128 is): fitted to ncu's op_ld sectors for sgemm v9 at
 # 300x388x196 on the H200 (B rows 16 B off a sector boundary: 20 sectors per misaligned row of 32
@@ -123,6 +130,9 @@ class Instruction:
         if self.kind == LDGSTS:
             if self.space != "global" or self.width not in (4, 8, 16):
                 raise ValueError(f"{self.name}: an ldgsts is space 'global', 4, 8 or 16 bytes")
+        elif self.kind == LDSM:
+            if self.space != "shared" or self.width != 16:
+                raise ValueError(f"{self.name}: an ldsm is space 'shared', 16 bytes (one matrix row) a lane")
         elif self.space not in warp.SPACES or self.kind not in warp.KINDS or self.width not in warp.WIDTHS:
             raise ValueError(f"{self.name}: bad space/kind/width {self.space}/{self.kind}/{self.width}")
         elif self.reads is not None:
@@ -254,8 +264,9 @@ def instruction_counts(model: KernelAccess, instr: Instruction, exhaustive: bool
                         "bytes_requested": glob.bytes_requested,
                         "instructions": act.reshape(-1, warp.WARP_LANES).any(axis=1).astype(np.int64)}
         else:
-            counts = warp.count(addr.reshape(-1, warp.WARP_LANES), instr.width, instr.space, instr.kind,
-                                act.reshape(-1, warp.WARP_LANES))
+            lanes = (addr.reshape(-1, warp.WARP_LANES), act.reshape(-1, warp.WARP_LANES))
+            counts = (warp.ldsm_counts(*lanes) if instr.kind == LDSM
+                      else warp.count(lanes[0], instr.width, instr.space, instr.kind, lanes[1]))
             per_warp = {f: getattr(counts, f) for f in fields if hasattr(counts, f)}
             per_warp["instructions"] = counts.requests
         w = weight[sl]
@@ -312,6 +323,10 @@ def summarize(rows: Sequence[dict], model: KernelAccess, fma_gflops=None, copy_g
         out[f"smem_{op}_bank_conflicts"] = total("shared", kind, "bank_conflicts")
         out[f"smem_{op}_ideal_wavefronts"] = total("shared", kind, "ideal_wavefronts")
         out[f"smem_{op}_requested_bytes"] = total("shared", kind, "bytes_requested")
+    # ldmatrix, apart from LDS as ncu counts it
+    out["smem_ldsm_requests"] = total("shared", LDSM, "requests")
+    out["smem_ldsm_wavefronts"] = total("shared", LDSM, "wavefronts")
+    out["smem_ldsm_bank_conflicts"] = total("shared", LDSM, "bank_conflicts")
     # cp.async alone: its global requests (lanes that read) and its instructions
     out["gmem_ldgsts_requests"] = total("global", LDGSTS, "requests")
     out["smem_ldgsts_requests"] = total("global", LDGSTS, "instructions")

@@ -133,6 +133,24 @@ def shared_counts(addresses, width: int, kind: str = "load", active=None) -> Sha
     return _squeeze(counts) if single else counts
 
 
+def ldsm_counts(addresses, active=None) -> SharedCounts:
+    """Requests, wavefronts and ideal wavefronts of ldmatrix warp instructions (SASS LDSM).
+
+    Each lane gives the address of one 16-byte row of an 8x8 matrix of 16-bit values: lanes
+    8i..8i+7 the rows of matrix i (.x4 reads 4 matrices, .x2 lanes 0-15, .x1 lanes 0-7; the lanes
+    that give no address are inactive here). A matrix is one phase, as a quarter-warp of an LDS.128
+    that never merges (no two lanes share a row): one wavefront when its 8 rows fall in 8 different
+    groups of 4 banks, more where rows share banks. So a conflict-free .x4 takes 4 wavefronts."""
+    addr, act, single = _normalize(addresses, 16, active)
+    if act.any() and addr[act].max() >= (1 << (_WORD_BITS + 2)):
+        raise ValueError("shared-memory addresses must be offsets into the shared window (< 1 TiB)")
+    lanes = act.sum(axis=1)
+    wavefronts, ideal = _shared_wavefronts(addr, act, 16, merge=False)
+    counts = SharedCounts(requests=(lanes > 0).astype(np.int64), wavefronts=wavefronts, ideal_wavefronts=ideal,
+                          bytes_requested=lanes * 16)
+    return _squeeze(counts) if single else counts
+
+
 def phases_merge(addresses, active=None) -> np.ndarray:
     """The merge test of Tang's SGEMM blog post, per instruction: over the whole warp, every active lane i has lane
     i^1 inactive or on the same address, or every active lane has lane i^2 so."""

@@ -40,6 +40,10 @@ def summary_table(title: str, p: dict) -> Table:
     count("shared store requests (instructions)", "smem_store_requests")
     count("  wavefronts", "smem_store_wavefronts")
     count("  bank conflicts", "smem_store_bank_conflicts")
+    if p.get("smem_ldsm_requests"):  # ldmatrix: ncu counts it apart from LDS
+        count("ldmatrix instructions (LDSM)", "smem_ldsm_requests")
+        count("  wavefronts", "smem_ldsm_wavefronts")
+        count("  bank conflicts", "smem_ldsm_bank_conflicts")
     if p.get("smem_ldgsts_requests"):  # cp.async: its global side is in the global loads above
         count("cp.async instructions (LDGSTS; shared wavefronts not modelled)", "smem_ldgsts_requests")
         count("  global requests (lanes that read; in the global loads above)", "gmem_ldgsts_requests")

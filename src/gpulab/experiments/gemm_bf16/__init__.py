@@ -144,6 +144,9 @@ class GemmBf16(Experiment):
                       (4000, 4000, 4000), (4097, 4097, 4097), (1000, 3000, 777))
     test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (256, 256, 4104), (4096, 4096, 4096),
                    (4097, 4097, 4097))
+    # What `gpulab fidelity` measures beside the first default shape: ragged M and N with K % 8 == 0
+    # (the 16-byte copies), then everything odd (the per-element copies).
+    ragged_shapes = ((300, 388, 200), (131, 67, 37))
     tune_shapes = ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4097, 4097, 4097))
     headline_shape = (4096, 4096, 4096)
     max_dim = 1 << 20  # below 2^24 / 6: every --exact sum stays an exact FP32 integer
