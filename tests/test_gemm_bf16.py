@@ -14,6 +14,7 @@ from gpulab.experiments import get_experiment
 from gpulab.experiments.gemm_bf16 import SMEM_BLOCK_OPTIN_MAX, t0_smem_bytes
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
 from gpulab.gpu.compile import compile_kernel
+from gpulab.model.predict import check_launch, predict
 
 EXP = get_experiment("gemm_bf16")
 RUNGS = [v for v in EXP.variants if re.fullmatch(r"t\d+", v.name)]
@@ -213,3 +214,37 @@ def test_the_grid_covers_every_shape(variant):
         s = EXP.shape(*shape)
         launch = variant.launch(p, s)
         assert launch.grid[0] * launch.grid[1] * launch.grid[2] >= -(-s["M"] // p["BM"]) * -(-s["N"] // p["BN"])
+
+
+# -- access models --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", RUNGS, ids=lambda v: v.name)
+@pytest.mark.parametrize("dims", [(1, 1, 1), (17, 33, 65), (131, 67, 37), (300, 388, 200), (200, 130, 136)])
+def test_access_model_classes_are_exact(variant, dims):
+    """Both copy paths (K % 8 == 0 or not), both store paths (N even or odd), ragged tiles."""
+    s = EXP.shape(*dims)
+    model = variant.access(variant.default_params(), s)
+    check_launch(model, variant.launch(variant.default_params(), s))
+    assert predict(model) == predict(model, exhaustive=True)
+
+
+def test_t1_counts_at_4096_follow_the_code():
+    v = EXP.variant("t1")
+    p = v.default_params()
+    got = predict(v.access(p, EXP.square(4096)))
+    blocks, warps, ktiles = (4096 // 128) ** 2, 8, 4096 // 64
+    # per warp, tile and 16 k: WM/16 = 4 LDSM.x4 of A and WN/16 = 2 of Bt; 4 wavefronts each, no conflicts
+    assert got["smem_ldsm_requests"] == blocks * warps * ktiles * 4 * (4 + 2)
+    assert got["smem_ldsm_wavefronts"] == 4 * got["smem_ldsm_requests"]
+    assert got["smem_ldsm_bank_conflicts"] == 0
+    # 16-byte cp.async: (128 + 128) rows x 8 chunks per tile, 32 lanes a request, 4 sectors per 8 lanes
+    assert got["gmem_ldgsts_requests"] == blocks * ktiles * 256 * 8 // 32
+    assert got["gmem_load_sectors"] == blocks * ktiles * 256 * 8 * 16 // 32
+    assert got["smem_load_requests"] == got["smem_store_requests"] == 0  # no LDS/STS on this path
+    assert got["gmem_store_sectors"] == 4096 * 4096 * 4 // 32
+
+
+def test_t0_pays_for_its_c_staging_in_bank_conflicts():
+    v = EXP.variant("t0")
+    got = predict(v.access(v.default_params(), EXP.square(1024)))
+    assert got["smem_ldsm_bank_conflicts"] == 0  # the padded rows keep wmma's loads conflict-free
+    assert got["smem_store_bank_conflicts"] > 0  # Cs rows 256 bytes apart: the STS.64 of 4 rows collide

@@ -28,6 +28,7 @@ import numpy as np
 from gpulab.arith import cdiv
 from gpulab.check import compare_exact, compare_float
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
 from gpulab.experiments.sgemm import (
     CPU_REFERENCE_MAX_MACS, REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED,
@@ -158,12 +159,13 @@ class GemmBf16(Experiment):
             summary="WMMA 16x16x16 BF16 fragments from padded shared-memory tiles",
             min_sm=80, min_sm_for="BF16 wmma",
             launch=_t0_launch,
+            access=t0_access,
             params=(
                 Param("BM", (32, 64, 128), 64, "block tile rows (of C and A)"),
                 Param("BN", (32, 64, 128), 64, "block tile columns (of C and Bt's rows)"),
                 Param("BK", (16, 32, 64), 32, "k depth of one shared-memory tile"),
-                Param("WM", (16, 32, 64), 32, "warp tile rows: WM/16 fragments"),
-                Param("WN", (16, 32, 64), 32, "warp tile columns: WN/16 fragments"),
+                Param("WM", (16, 32), 32, "warp tile rows: WM/16 fragments"),
+                Param("WN", (16, 32), 32, "warp tile columns: WN/16 fragments"),
             ),
             constraints=_t0_constraints,
         ),
@@ -173,15 +175,16 @@ class GemmBf16(Experiment):
             summary="mma.sync m16n8k16 fed by ldmatrix from XOR-swizzled tiles, cp.async ring",
             min_sm=80, min_sm_for="BF16 mma.sync, ldmatrix, cp.async",
             launch=_t1_launch,
+            access=t1_access,
             params=(
                 Param("BM", (64, 128, 256), 128, "block tile rows (of C and A)"),
                 Param("BN", (64, 128, 256), 128, "block tile columns (of C and Bt's rows)"),
                 Param("BK", (64, 128), 64, "k depth of one ring slot (a 128-byte swizzle row per 64)"),
-                Param("WM", (32, 64, 128), 64, "warp tile rows: WM/16 m16 tiles"),
-                Param("WN", (16, 32, 64, 128), 32, "warp tile columns: WN/8 n8 tiles"),
-                Param("STAGES", (2, 3, 4, 5), 3, "slots in the cp.async ring"),
+                Param("WM", (32, 64), 64, "warp tile rows: WM/16 m16 tiles"),
+                Param("WN", (32, 64), 32, "warp tile columns: WN/8 n8 tiles"),
+                Param("STAGES", (2, 3, 4), 3, "slots in the cp.async ring"),
                 Param("MINB", (1, 2), 1, "blocks per SM the registers are sized for"),
-                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
+                Param("GROUP_M", (1, 8), 8, "block-rows per rasterization group (1: row order)"),
             ),
             constraints=_t1_constraints,
         ),

@@ -1,0 +1,307 @@
+"""Access models of the gemm_bf16 rungs: what each kernel asks of memory, for `gpulab predict`.
+
+One `Instruction` per SASS memory instruction (nvdisasm of NVRTC 13.5's sm_90 cubins at the default
+params), with the index math of the `.cu` file. A is M x K and Bt is N x K, BF16 (2 bytes), C is
+M x N FP32, all row-major, so element (r, k) of A is at base + 2 * (r * K + k). ldmatrix (SASS LDSM)
+is declared as kind 'ldsm': one lane per 16-byte row of an 8x8 matrix (gpulab.model.warp.ldsm_counts).
+
+What the counts depend on and the SASS does not show: the order in which a wmma load's LDSM lanes
+name their rows (t0) is the compiler's; the counts depend only on which 8 rows each matrix (each
+8-lane phase) reads, which the fragment fixes: 8 consecutive rows at one half of the 16 k. Likewise
+wmma's FP32 store to shared memory is 4 STS.64 per 16x16 fragment, lane l holding rows l/4 and
+l/4 + 8 at columns 2*(l%4) (+8 for the second n8 half): the mma.sync accumulator layout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpulab.arith import cdiv
+from gpulab.experiments.base import Params, Shape
+from gpulab.model.predict import (
+    LDSM, Instruction, KernelAccess, Loop, buffers, every, periodic, ragged, same, shifted,
+)
+
+BF16, F32 = 2, 4
+
+
+def _work(M: int, N: int, K: int) -> dict:
+    # 2 flops per multiply-add; A and Bt read once (BF16) and C written once (FP32) is the DRAM floor.
+    return {"flops": 2.0 * M * N * K, "dram_compulsory_bytes": BF16 * (M * K + N * K) + F32 * M * N}
+
+
+def _swizzled(rows: int, r, c):
+    """t1's shared offset of 16-byte chunk c (8 k) of tile row r: 128-byte row-panels of 64 k, the
+    chunk XOR-swizzled by the row's low 3 bits (swz in t1_mma_ldmatrix.cu)."""
+    return (((c >> 3) * rows + r) * 8 + ((c & 7) ^ (r & 7))) * 16
+
+
+def _by_key(keys) -> tuple[tuple[int, int], ...]:
+    """Classes that group the indices with equal keys: (first index, how many) per distinct key."""
+    _, first, counts = np.unique(np.asarray(keys), axis=0, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    return tuple((int(first[i]), int(counts[i])) for i in order)
+
+
+def t0_access(params: Params, shape: Shape) -> KernelAccess:
+    """t0_wmma.cu: block (bx, by) computes C[by*BM.., bx*BN..]; per tile kt each thread copies
+    BM*BK/8/T chunks of A and BN*BK/8/T of Bt (chunk e = tid + l*T: row e / (BK/8), k 8*(e % (BK/8)))
+    into the padded As[BM][BK+8] / Bs[BN][BK+8]: when K % 8 == 0 one LDG.128 (guard: row < rows and
+    k < K) and one STS.128 each, else 8 LDG.U16 (guard: row < rows and k+e < K) and the STS.128.
+    Then per 16 k each warp issues WM/16 + WN/16 LDSM.x4 (wmma loads) and (WM/16)*(WN/16) HMMA pairs.
+    After the k loop: 4 STS.64 per fragment into Cs[BM][BN], then BM*BN/T LDS.32 + STG.32 per thread
+    (idx = tid + l*T; row idx / BN, column idx % BN; the STG guarded by row < M and column < N).
+    Rows of As/Bs are 16*(BK/8+1) bytes apart: the 8 rows a phase reads fall in 8 different bank
+    groups; the Cs rows are 4*BN bytes apart (a multiple of 128), so a half-warp's 4 rows of STS.64
+    land on the same banks: 4 wavefronts where 1 would do, by the layout, every tile of C once."""
+    BM, BN, BK, WM, WN = params["BM"], params["BN"], params["BK"], params["WM"], params["WN"]
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    warps_n = BN // WN
+    T = 32 * (BM // WM) * warps_n
+    nx, ny, nk = cdiv(N, BN), cdiv(M, BM), cdiv(K, BK)
+    LDS = BK + 8
+    chunks = BK // 8
+    vec = K % 8 == 0
+    base = buffers(A=BF16 * M * K, Bt=BF16 * N * K, C=F32 * M * N)
+    As, Bs = 0, BF16 * BM * LDS
+
+    x_edge, y_edge, k_edge = ragged(nx, BN, N), ragged(ny, BM, M), ragged(nk, BK, K)
+    a_blocks = {"x": same(nx), "y": shifted(ny, BF16 * BM * K, y_edge)}
+    b_blocks = {"x": shifted(nx, BF16 * BN * K, x_edge), "y": same(ny)}
+    c_blocks = {"x": shifted(nx, F32 * BN, x_edge), "y": shifted(ny, F32 * BM * N, y_edge)}
+    smem_blocks = {"x": same(nx), "y": same(ny)}
+    k_tiles = Loop("kt", nk, shifted(nk, BF16 * BK, k_edge))
+    each_tile = Loop("kt", nk, same(nk))
+
+    def wm(i):
+        return (i.warp // warps_n) * WM
+
+    def wn(i):
+        return (i.warp % warps_n) * WN
+
+    out = []
+    for name, src, rows, rows_total, row0, dst, blocks in (
+        ("A", base["A"], BM, M, lambda i: i.by * BM, As, a_blocks),
+        ("Bt", base["Bt"], BN, N, lambda i: i.bx * BN, Bs, b_blocks),
+    ):
+        copies = rows * chunks // T
+        copy_loop = Loop("l", copies, every(copies))
+
+        def row(i, rows=rows):  # tile row of copy l
+            return (i.tid + i.l * T) // chunks
+
+        def k(i):
+            return i.kt * BK + 8 * ((i.tid + i.l * T) % chunks)
+
+        def grow(i, row0=row0, row=row):
+            return row0(i) + row(i)
+
+        if vec:
+            out.append(Instruction(
+                f"ldg.128 {name}[row][k..k+7]", "global", "load", 16,
+                address=lambda i, src=src, grow=grow, rows_total=rows_total:
+                    src + BF16 * (np.minimum(grow(i), rows_total - 1) * K + k(i)),
+                active=lambda i, grow=grow, rows_total=rows_total: (grow(i) < rows_total) & (k(i) < K),
+                loops=(k_tiles, copy_loop), blocks=blocks))
+        else:
+            out.append(Instruction(
+                f"ldg.u16 {name}[row][k+e] (K % 8 != 0)", "global", "load", BF16,
+                address=lambda i, src=src, grow=grow, rows_total=rows_total:
+                    src + BF16 * (np.minimum(grow(i), rows_total - 1) * K + k(i) + i.e),
+                active=lambda i, grow=grow, rows_total=rows_total: (grow(i) < rows_total) & (k(i) + i.e < K),
+                loops=(k_tiles, copy_loop, Loop("e", 8, every(8))), blocks=blocks))
+        out.append(Instruction(
+            f"sts.128 {name}s[row][k..k+7]", "shared", "store", 16,
+            address=lambda i, dst=dst, row=row: dst + BF16 * (row(i) * LDS + 8 * ((i.tid + i.l * T) % chunks)),
+            loops=(each_tile, copy_loop), blocks=smem_blocks))
+
+    # The wmma loads: matrix q = lane / 8 of a 16x16 fragment reads rows 8*(q % 2).. of k half q / 2.
+    def frag_row(i):
+        return i.lane % 16
+
+    def frag_half(i):
+        return i.lane // 16
+
+    k16 = Loop("kk", BK // 16, every(BK // 16))
+    out.append(Instruction(
+        "ldsm.x4 As (wmma.load.a)", "shared", LDSM, 16,
+        address=lambda i: As + BF16 * ((wm(i) + 16 * i.f + frag_row(i)) * LDS + 16 * i.kk + 8 * frag_half(i)),
+        loops=(each_tile, k16, Loop("f", WM // 16, every(WM // 16))), blocks=smem_blocks))
+    out.append(Instruction(
+        "ldsm.x4 Bs (wmma.load.b)", "shared", LDSM, 16,
+        address=lambda i: Bs + BF16 * ((wn(i) + 16 * i.g + frag_row(i)) * LDS + 16 * i.kk + 8 * frag_half(i)),
+        loops=(each_tile, k16, Loop("g", WN // 16, every(WN // 16))), blocks=smem_blocks))
+
+    # wmma.store of each fragment: 4 STS.64 (row half h, n8 half n).
+    frags = (Loop("f", WM // 16, every(WM // 16)), Loop("g", WN // 16, every(WN // 16)),
+             Loop("h", 2, every(2)), Loop("n", 2, every(2)))
+    out.append(Instruction(
+        "sts.64 Cs[row][col] (wmma.store)", "shared", "store", 8,
+        address=lambda i: F32 * ((wm(i) + 16 * i.f + i.lane // 4 + 8 * i.h) * BN
+                                 + wn(i) + 16 * i.g + 8 * i.n + 2 * (i.lane % 4)),
+        loops=frags, blocks=smem_blocks))
+
+    per_thread = cdiv(BM * BN, T)
+    c_loop = Loop("l", per_thread, every(per_thread))
+
+    def idx(i):
+        return i.tid + i.l * T
+
+    out.append(Instruction(
+        "lds Cs[idx]", "shared", "load", F32, address=lambda i: F32 * idx(i),
+        active=lambda i: idx(i) < BM * BN, loops=(c_loop,), blocks=smem_blocks))
+
+    def c_row(i):
+        return i.by * BM + idx(i) // BN
+
+    def c_col(i):
+        return i.bx * BN + idx(i) % BN
+
+    out.append(Instruction(
+        "stg C[row][col]", "global", "store", F32,
+        address=lambda i: base["C"] + F32 * (np.minimum(c_row(i), M - 1) * N + np.minimum(c_col(i), N - 1)),
+        active=lambda i: (idx(i) < BM * BN) & (c_row(i) < M) & (c_col(i) < N),
+        loops=(c_loop,), blocks=c_blocks))
+    return KernelAccess(grid=(nx, ny, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
+
+
+def t1_access(params: Params, shape: Shape) -> KernelAccess:
+    """t1_mma_ldmatrix.cu: a 1D grid of grid_m x grid_n blocks in groups of GROUP_M block-rows;
+    block (bm, bn) computes C[bm*BM.., bn*BN..]. Tile kt is copied once (prologue or main loop) into
+    ring slot kt % STAGES: per thread, copy i of A moves chunk c = tid % (BK/8) of tile row
+    r = tid / (BK/8) + i * (T / (BK/8)): with K % 8 == 0 one 16-byte LDGSTS (every lane issues it;
+    rows past M or k past K have src-size 0: they read nothing), else 8 LDG.U16 (guard: row < M and
+    k+e < K) and one STS.128; the same for Bt. Per tile and 16 k each warp issues WM/16 LDSM.x4 for
+    A (lane l: row l % 16 at k half l / 16) and WN/16 for Bt (lane l: row 8*(l/16) + l % 8 at k half
+    (l / 8) % 2), at the swizzled offsets, then (WM/16)*(WN/8) HMMA. Epilogue per m16n8 tile and row
+    half h: one STG.64 of two floats (guard: row < M and col + 1 < N) when N is even, else two STG.32
+    (guards col < N, col + 1 < N).
+    The swizzle puts the 8 rows of every ldmatrix phase and the 8 chunks of a tile row in 8 different
+    16-byte bank groups: 4 wavefronts per LDSM.x4, no conflicts (the model computes it from the
+    addresses, it does not assume it)."""
+    BM, BN, BK, WM, WN = params["BM"], params["BN"], params["BK"], params["WM"], params["WN"]
+    STAGES, GROUP_M = params["STAGES"], params["GROUP_M"]
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    warps_n = BN // WN
+    T = 32 * (BM // WM) * warps_n
+    MI, NI = WM // 16, WN // 8
+    chunks = BK // 8
+    step = T // chunks
+    vec = K % 8 == 0
+    grid_m, grid_n = cdiv(M, BM), cdiv(N, BN)
+    blocks = grid_m * grid_n
+    ktiles = cdiv(K, BK)
+    base = buffers(A=BF16 * M * K, Bt=BF16 * N * K, C=F32 * M * N)
+    slot_bytes = BF16 * (BM + BN) * BK
+    a_bytes = BF16 * BM * BK
+
+    def bm_bn(pid):  # the grouped rasterization of the kernel
+        per_group = GROUP_M * grid_n
+        first_m = (pid // per_group) * GROUP_M
+        rows = np.minimum(grid_m - first_m, GROUP_M)
+        return first_m + (pid % per_group) % rows, (pid % per_group) // rows
+
+    def pid_of(bm, bn):  # its inverse
+        first_m = bm - bm % GROUP_M
+        return first_m * grid_n + bn * min(grid_m - first_m, GROUP_M) + bm - first_m
+
+    # A block's counts depend on its block-row through the row origin (mod 128 bytes) and whether it
+    # is cut by M, and on its block-column likewise: classes over block-rows x block-columns.
+    bms, bns = np.arange(grid_m, dtype=np.int64), np.arange(grid_n, dtype=np.int64)
+    m_edge = np.where((bms + 1) * BM > M, bms, -1)
+    n_edge = np.where((bns + 1) * BN > N, bns, -1)
+    a_rows = _by_key(np.stack([(BF16 * bms * BM * K) % 128, m_edge], axis=1))
+    b_cols = _by_key(np.stack([(BF16 * bns * BN * K) % 128, n_edge], axis=1))
+    c_rows = _by_key(np.stack([(F32 * bms * BM * N) % 128, m_edge], axis=1))
+    c_cols = _by_key(np.stack([(F32 * bns * BN) % 128, n_edge], axis=1))
+
+    def by_block(rows, cols):
+        return {"x": tuple((int(pid_of(bm, bn)), m * n) for bm, m in rows for bn, n in cols)}
+
+    smem_blocks = {"x": same(blocks)}
+    # Global copies move 2*BK bytes a tile (a multiple of 128: BK is a multiple of 64); the last
+    # tile is cut by K when K % BK != 0. Shared slots are multiples of 128 bytes apart: one class.
+    k_tiles = Loop("kt", ktiles, periodic(ktiles, 1, ragged(ktiles, BK, K)))
+    each_tile = Loop("kt", ktiles, same(ktiles))
+
+    def slot(i):
+        return (i.kt % STAGES) * slot_bytes
+
+    out = []
+    for name, src, rows, rows_total, origin, dst, blocks_of in (
+        ("A", base["A"], BM, M, lambda i: bm_bn(i.bx)[0] * BM, 0, by_block(a_rows, same(grid_n))),
+        ("Bt", base["Bt"], BN, N, lambda i: bm_bn(i.bx)[1] * BN, a_bytes, by_block(same(grid_m), b_cols)),
+    ):
+        copies = rows * chunks // T
+        copy_loop = Loop("i", copies, every(copies))
+
+        def r(i):
+            return i.tid // chunks + i.i * step
+
+        def k(i):
+            return i.kt * BK + 8 * (i.tid % chunks)
+
+        def grow(i, origin=origin):
+            return origin(i) + r(i)
+
+        def inside(i, grow=grow, rows_total=rows_total):
+            return (grow(i) < rows_total) & (k(i) < K)
+
+        if vec:
+            out.append(Instruction(
+                f"ldgsts {name} -> {name}s (cp.async.cg 16 B)", "global", "ldgsts", 16,
+                address=lambda i, src=src, grow=grow, inside=inside: np.where(inside(i), src + BF16 * (grow(i) * K + k(i)), src),
+                reads=inside, loops=(k_tiles, copy_loop), blocks=blocks_of))
+        else:
+            out.append(Instruction(
+                f"ldg.u16 {name}[row][k+e] (K % 8 != 0)", "global", "load", BF16,
+                address=lambda i, src=src, grow=grow, rows_total=rows_total:
+                    src + BF16 * (np.minimum(grow(i), rows_total - 1) * K + k(i) + i.e),
+                active=lambda i, grow=grow, rows_total=rows_total: (grow(i) < rows_total) & (k(i) + i.e < K),
+                loops=(k_tiles, copy_loop, Loop("e", 8, every(8))), blocks=blocks_of))
+            out.append(Instruction(
+                f"sts.128 {name}s (swizzled, K % 8 != 0)", "shared", "store", 16,
+                address=lambda i, dst=dst, rows=rows: slot(i) + dst + _swizzled(rows, r(i), i.tid % chunks),
+                loops=(each_tile, copy_loop), blocks=smem_blocks))
+
+    def wm(i):
+        return (i.warp // warps_n) * WM
+
+    def wn(i):
+        return (i.warp % warps_n) * WN
+
+    k16 = Loop("kk", BK // 16, every(BK // 16))
+    out.append(Instruction(
+        "ldsm.x4 As (A fragment)", "shared", LDSM, 16,
+        address=lambda i: slot(i) + _swizzled(BM, wm(i) + 16 * i.f + i.lane % 16, 2 * i.kk + i.lane // 16),
+        loops=(each_tile, k16, Loop("f", MI, every(MI))), blocks=smem_blocks))
+    out.append(Instruction(
+        "ldsm.x4 Bs (two n8 B fragments)", "shared", LDSM, 16,
+        address=lambda i: slot(i) + a_bytes + _swizzled(
+            BN, wn(i) + 16 * i.g + 8 * (i.lane // 16) + i.lane % 8, 2 * i.kk + (i.lane // 8) % 2),
+        loops=(each_tile, k16, Loop("g", NI // 2, every(NI // 2))), blocks=smem_blocks))
+
+    def c_rc(i):
+        bm, bn = bm_bn(i.bx)
+        row = bm * BM + wm(i) + 16 * i.f + i.lane // 4 + 8 * i.h
+        col = bn * BN + wn(i) + 8 * i.g + 2 * (i.lane % 4)
+        return row, col
+
+    def c_addr(i, plus=0):
+        row, col = c_rc(i)
+        return base["C"] + F32 * (np.minimum(row, M - 1) * N + np.minimum(col + plus, N - 1))
+
+    tiles = (Loop("f", MI, every(MI)), Loop("g", NI, every(NI)), Loop("h", 2, every(2)))
+    c_blocks = by_block(c_rows, c_cols)
+    if N % 2 == 0:
+        out.append(Instruction(
+            "stg.64 C[row][col..col+1]", "global", "store", 8, address=c_addr,
+            active=lambda i: (c_rc(i)[0] < M) & (c_rc(i)[1] + 1 < N), loops=tiles, blocks=c_blocks))
+    else:
+        for plus in (0, 1):
+            out.append(Instruction(
+                f"stg C[row][col+{plus}] (N odd)", "global", "store", F32,
+                address=lambda i, plus=plus: c_addr(i, plus),
+                active=lambda i, plus=plus: (c_rc(i)[0] < M) & (c_rc(i)[1] + plus < N),
+                loops=tiles, blocks=c_blocks))
+    return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
