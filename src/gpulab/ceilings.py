@@ -274,11 +274,7 @@ def clocks_mhz() -> dict:
 def measure(device, policy=None, progress=None) -> list[dict]:
     """Measure every ceiling on `device` (a gpulab.gpu.device.DeviceInfo). One row each."""
     cupy = seam.cupy()
-    policy = policy or TimingPolicy()
-    flush = L2Flusher(device.l2_bytes) if policy.flush_l2 else None
-    rows: list[dict] = []
-    say = progress or (lambda text: None)
-    row = _row_writer(device, rows)
+    policy, flush, rows, say, row = _session(device, policy, progress)
 
     # Copy bandwidth: 1 GiB of random floats (never zeros), read once and written once.
     say("copy bandwidth (1 GiB, cudaMemcpy and gpulab's float4 kernel)")
@@ -349,6 +345,15 @@ def measure(device, policy=None, progress=None) -> list[dict]:
     return rows
 
 
+def _session(device, policy, progress):
+    """What a measuring function needs: (timing policy, L2 flusher or None, the rows it fills,
+    say(text) for progress, row(...) that appends one ceiling's row)."""
+    policy = policy or TimingPolicy()
+    flush = L2Flusher(device.l2_bytes) if policy.flush_l2 else None
+    rows: list[dict] = []
+    return policy, flush, rows, progress or (lambda text: None), _row_writer(device, rows)
+
+
 def _row_writer(device, rows: list[dict]):
     """row(name, what, timing, **values): appends one ceiling's row to `rows`, with the clocks right
     after the timed repetitions (what the card ran this ceiling at) and the environment columns."""
@@ -365,11 +370,7 @@ def measure_bf16(device, policy=None, progress=None) -> list[dict]:
     """The BF16 tensor-core ceilings on `device` (sm_80 or newer): the mma.sync rate, then cuBLAS BF16
     (FP32 compute and output) at GEMM_SIZES, each checked."""
     cupy = seam.cupy()
-    policy = policy or TimingPolicy()
-    flush = L2Flusher(device.l2_bytes) if policy.flush_l2 else None
-    rows: list[dict] = []
-    say = progress or (lambda text: None)
-    row = _row_writer(device, rows)
+    policy, flush, rows, say, row = _session(device, policy, progress)
 
     say("BF16 tensor-core rate (mma.sync m16n8k16)")
     what, t, values = measure_mma_bf16(device, policy)

@@ -30,9 +30,10 @@ from gpulab.check import compare_exact, compare_float
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
+# The card limits, the register check and the reference's CPU/GPU split are sgemm's: one place.
 from gpulab.experiments.sgemm import (
-    CPU_REFERENCE_MAX_MACS, REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED,
-    SMEM_SM_MAX, SMEM_STATIC_MAX,
+    CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX,
+    _check_regs, _to_host,
 )
 from gpulab.gpu import seam
 
@@ -78,10 +79,6 @@ def _t1_launch(p: Params, s: Shape) -> Launch:
     return Launch(grid=(blocks, 1, 1), block=(32 * _warps(p), 1, 1), smem_dynamic_bytes=t1_smem_bytes(p))
 
 
-def _reg_cap(threads: int, min_blocks: int = 1) -> int:
-    return min(REGS_PER_THREAD_MAX, REGS_PER_SM // (threads * min_blocks) // 8 * 8)
-
-
 def _common_reason(p: Params, min_warp_m: int, min_warp_n: int) -> str | None:
     if p["BM"] % p["WM"] or p["BN"] % p["WN"]:
         return f"the {p['BM']}x{p['BN']} block tile is not a whole number of {p['WM']}x{p['WN']} warp tiles"
@@ -105,10 +102,7 @@ def _t0_constraints(p: Params, s: Shape | None) -> str | None:
     # 8 FP32 accumulators per 16x16 fragment, 8 registers of A and B fragments, ~40 for the rest.
     frags = (p["WM"] // 16) * (p["WN"] // 16)
     estimate = 8 * frags + 4 * (p["WM"] // 16 + p["WN"] // 16) + 40
-    threads = 32 * _warps(p)
-    if estimate > _reg_cap(threads):
-        return f"about {estimate} registers per thread needed, {threads} threads leave {_reg_cap(threads)}"
-    return None
+    return _check_regs(estimate, 32 * _warps(p))
 
 
 def _t1_constraints(p: Params, s: Shape | None) -> str | None:
@@ -125,12 +119,7 @@ def _t1_constraints(p: Params, s: Shape | None) -> str | None:
     # for one k16 step, double-buffered; ~40 for addresses, loop and copies.
     mi, ni = p["WM"] // 16, p["WN"] // 8
     estimate = 4 * mi * ni + 2 * (4 * mi + 2 * ni) + 40
-    threads = 32 * _warps(p)
-    cap = _reg_cap(threads, p["MINB"])
-    if estimate > cap:
-        return (f"about {estimate} registers per thread needed, but {threads} threads x {p['MINB']} block(s) "
-                f"per SM leave {cap}: the compiler would spill")
-    return None
+    return _check_regs(estimate, 32 * _warps(p), p["MINB"])
 
 
 class GemmBf16(Experiment):
@@ -243,10 +232,6 @@ class GemmBf16(Experiment):
 
     def vendor_baselines(self) -> dict:
         return {"cublas": cublas_bf16}
-
-
-def _to_host(array) -> np.ndarray:
-    return array.get() if hasattr(array, "get") else np.asarray(array)
 
 
 def cublas_bf16(inputs: dict, out, shape: Shape) -> None:

@@ -43,6 +43,16 @@ def _by_key(keys) -> tuple[tuple[int, int], ...]:
     return tuple((int(first[i]), int(counts[i])) for i in order)
 
 
+def _per_element_loads(name, src, grow, k, rows: int, K: int, loops, blocks) -> Instruction:
+    """The copy path of both rungs when K % 8 != 0 (rows not 16-byte aligned): the 8 elements of a
+    chunk one LDG.U16 each (loop e), guarded by the matrix row grow(i) < rows and k(i) + e < K."""
+    return Instruction(
+        f"ldg.u16 {name}[row][k+e] (K % 8 != 0)", "global", "load", BF16,
+        address=lambda i: src + BF16 * (np.minimum(grow(i), rows - 1) * K + k(i) + i.e),
+        active=lambda i: (grow(i) < rows) & (k(i) + i.e < K),
+        loops=(*loops, Loop("e", 8, every(8))), blocks=blocks)
+
+
 def t0_access(params: Params, shape: Shape) -> KernelAccess:
     """t0_wmma.cu: block (bx, by) computes C[by*BM.., bx*BN..]; per tile kt each thread copies
     BM*BK/8/T chunks of A and BN*BK/8/T of Bt (chunk e = tid + l*T: row e / (BK/8), k 8*(e % (BK/8)))
@@ -104,12 +114,7 @@ def t0_access(params: Params, shape: Shape) -> KernelAccess:
                 active=lambda i, grow=grow, rows_total=rows_total: (grow(i) < rows_total) & (k(i) < K),
                 loops=(k_tiles, copy_loop), blocks=blocks))
         else:
-            out.append(Instruction(
-                f"ldg.u16 {name}[row][k+e] (K % 8 != 0)", "global", "load", BF16,
-                address=lambda i, src=src, grow=grow, rows_total=rows_total:
-                    src + BF16 * (np.minimum(grow(i), rows_total - 1) * K + k(i) + i.e),
-                active=lambda i, grow=grow, rows_total=rows_total: (grow(i) < rows_total) & (k(i) + i.e < K),
-                loops=(k_tiles, copy_loop, Loop("e", 8, every(8))), blocks=blocks))
+            out.append(_per_element_loads(name, src, grow, k, rows_total, K, (k_tiles, copy_loop), blocks))
         out.append(Instruction(
             f"sts.128 {name}s[row][k..k+7]", "shared", "store", 16,
             address=lambda i, dst=dst, row=row: dst + BF16 * (row(i) * LDS + 8 * ((i.tid + i.l * T) % chunks)),
@@ -253,12 +258,7 @@ def t1_access(params: Params, shape: Shape) -> KernelAccess:
                 address=lambda i, src=src, grow=grow, inside=inside: np.where(inside(i), src + BF16 * (grow(i) * K + k(i)), src),
                 reads=inside, loops=(k_tiles, copy_loop), blocks=blocks_of))
         else:
-            out.append(Instruction(
-                f"ldg.u16 {name}[row][k+e] (K % 8 != 0)", "global", "load", BF16,
-                address=lambda i, src=src, grow=grow, rows_total=rows_total:
-                    src + BF16 * (np.minimum(grow(i), rows_total - 1) * K + k(i) + i.e),
-                active=lambda i, grow=grow, rows_total=rows_total: (grow(i) < rows_total) & (k(i) + i.e < K),
-                loops=(k_tiles, copy_loop, Loop("e", 8, every(8))), blocks=blocks_of))
+            out.append(_per_element_loads(name, src, grow, k, rows_total, K, (k_tiles, copy_loop), blocks_of))
             out.append(Instruction(
                 f"sts.128 {name}s (swizzled, K % 8 != 0)", "shared", "store", 16,
                 address=lambda i, dst=dst, rows=rows: slot(i) + dst + _swizzled(rows, r(i), i.tid % chunks),
