@@ -248,3 +248,74 @@ def test_t0_pays_for_its_c_staging_in_bank_conflicts():
     got = predict(v.access(v.default_params(), EXP.square(1024)))
     assert got["smem_ldsm_bank_conflicts"] == 0  # the padded rows keep wmma's loads conflict-free
     assert got["smem_store_bank_conflicts"] > 0  # Cs rows 256 bytes apart: the STS.64 of 4 rows collide
+
+
+# -- t1's data path, emulated: copy -> swizzled tile -> ldmatrix -> mma.sync fragments -> C ---------------
+def _ldmatrix_x4(smem: np.ndarray, lane_addr: np.ndarray) -> np.ndarray:
+    """PTX ldmatrix .x4 .b16 on 16-bit shared memory `smem` (indexed in elements): lane l gives the
+    byte address of row l % 8 of matrix l // 8; register j of lane l holds row l // 4 of matrix j,
+    columns 2*(l % 4) and +1. Returns (32 lanes, 4 registers, 2 values)."""
+    out = np.empty((32, 4, 2), dtype=smem.dtype)
+    for lane in range(32):
+        for j in range(4):
+            row_addr = lane_addr[8 * j + lane // 4] // 2
+            out[lane, j] = smem[row_addr + 2 * (lane % 4): row_addr + 2 * (lane % 4) + 2]
+    return out
+
+
+def test_t1_fragments_multiply_the_tiles_it_copies():
+    """The index math of t1_mma_ldmatrix.cu (copy placement, ldmatrix row addresses, the m16n8k16
+    fragment layout of the PTX ISA, the epilogue's rows and columns) reproduces one block's
+    A * Bt^T for one 64-deep tile: a wrong swizzle, lane map or fragment order fails here."""
+    from gpulab.experiments.gemm_bf16.access import _swizzled
+
+    BM, BN, BK, WM, WN = 128, 128, 64, 64, 32
+    T, chunks = 32 * (BM // WM) * (BN // WN), BK // 8
+    rng = np.random.default_rng(3)
+    A = rng.integers(-3, 4, (BM, BK)).astype(np.float64)
+    Bt = rng.integers(-2, 3, (BN, BK)).astype(np.float64)
+    tiles = {}
+    for name, src, rows in (("A", A, BM), ("Bt", Bt, BN)):
+        smem = np.full(rows * BK, np.nan)
+        for tid in range(T):  # TileCopier: copy i of thread tid
+            for i in range(rows * chunks // T):
+                r, c = tid // chunks + i * (T // chunks), tid % chunks
+                off = _swizzled(rows, r, c) // 2
+                smem[off: off + 8] = src[r, 8 * c: 8 * c + 8]
+        assert not np.isnan(smem).any()  # every element landed, none twice over another
+        tiles[name] = smem
+    C = np.zeros((BM, BN))
+    lanes = np.arange(32)
+    for warp in range(T // 32):
+        wm, wn = (warp // (BN // WN)) * WM, (warp % (BN // WN)) * WN
+        acc = np.zeros((WM // 16, WN // 8, 32, 4))
+        for kk in range(BK // 16):
+            a = [_ldmatrix_x4(tiles["A"], _swizzled(BM, wm + 16 * i + lanes % 16, 2 * kk + lanes // 16))
+                 for i in range(WM // 16)]
+            b = {}
+            for j in range(0, WN // 8, 2):
+                regs = _ldmatrix_x4(tiles["Bt"], _swizzled(BN, wn + 8 * j + 8 * (lanes // 16) + lanes % 8,
+                                                           2 * kk + (lanes // 8) % 2))
+                b[j], b[j + 1] = regs[:, 0:2], regs[:, 2:4]
+            for i in range(WM // 16):
+                for j in range(WN // 8):
+                    # PTX m16n8k16 .bf16: a0 (g, 2t), a1 (g+8, 2t), a2 (g, 2t+8), a3 (g+8, 2t+8);
+                    # b0 (k 2t, n g), b1 (k 2t+8, n g); c0,c1 (g, 2t..), c2,c3 (g+8, 2t..)
+                    fa, fb = np.zeros((16, 16)), np.zeros((16, 8))
+                    for lane in range(32):
+                        g, t = lane // 4, lane % 4
+                        for reg, (row, col) in enumerate(((g, 2 * t), (g + 8, 2 * t), (g, 2 * t + 8), (g + 8, 2 * t + 8))):
+                            fa[row, col: col + 2] = a[i][lane, reg]
+                        for reg, k in enumerate((2 * t, 2 * t + 8)):
+                            fb[k: k + 2, g] = b[j][lane, reg]
+                    d = fa @ fb
+                    for lane in range(32):
+                        g, t = lane // 4, lane % 4
+                        acc[i, j, lane] += (d[g, 2 * t], d[g, 2 * t + 1], d[g + 8, 2 * t], d[g + 8, 2 * t + 1])
+        for i in range(WM // 16):  # the epilogue's rows and columns
+            for j in range(WN // 8):
+                for lane in range(32):
+                    for h in range(2):
+                        r, c = wm + 16 * i + lane // 4 + 8 * h, wn + 8 * j + 2 * (lane % 4)
+                        C[r, c: c + 2] = acc[i, j, lane, 2 * h: 2 * h + 2]
+    assert np.array_equal(C, A @ Bt.T)
