@@ -80,3 +80,11 @@ def test_the_mma_operand_is_two_bf16_powers_of_two():
     assert list(from_bf16_bits(halves)) == [2.0**-10, 2.0**-10]
     # 16 products of 2^-20 per step: the sums the host checks stay exact below 2^24 steps.
     assert ceil.MMA_ITERS < 1 << 24
+
+
+def test_the_roofline_draws_the_bf16_roof_where_measured():
+    from gpulab.report.roofline import roofs
+
+    with_bf16 = [r.name for r in roofs(ceil.Ceilings(_rows()))]
+    assert any(label.startswith("BF16 tensor (mma.sync) 600 TFLOP/s") for label in with_bf16)
+    assert not any("BF16" in r.name for r in roofs(ceil.Ceilings(_rows(bf16=False))))
