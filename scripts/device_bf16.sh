@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 trial of gemm_bf16 (t0 WMMA, t1 mma.sync + ldmatrix + cp.async) and the BF16 ceilings,
-# <= 150 s (the step limits add up to 140, plus the setup), each step under a time limit and run even when the one
-# before failed. Writes logs and CSVs under $OUT/bf16/.
+# <= 150 s (the step limits add up to 140, plus the setup), each step under a time limit and run
+# even when the one before failed. Writes logs and CSVs under $OUT/bf16/.
 #   1. ptxas on this machine's NVRTC (13.0; written against 13.5): registers and spills of t0, t1
 #      (default and the tune configs) and the mma.sync ceiling kernel; the SASS instruction mix of t0
 #      and t1 (HMMA, LDSM, LDGSTS; no HGMMA expected); the full log of any that spills or fails
