@@ -88,3 +88,13 @@ def test_the_roofline_draws_the_bf16_roof_where_measured():
     with_bf16 = [r.name for r in roofs(ceil.Ceilings(_rows()))]
     assert any(label.startswith("BF16 tensor (mma.sync) 600 TFLOP/s") for label in with_bf16)
     assert not any("BF16" in r.name for r in roofs(ceil.Ceilings(_rows(bf16=False))))
+
+
+def test_the_roofline_floor_of_a_prediction_uses_the_experiments_compute_ceiling(tmp_path):
+    ceil.save(ceil.ceilings_path(tmp_path / "h200"), _rows())
+    rate, copy, source = ceil.ceilings_for_roofline("h200", tmp_path, compute="tensor_bf16")
+    assert rate == 600_000.0 and copy == 4000.0 and "measured on NVIDIA H200" in source
+    assert ceil.ceilings_for_roofline("h200", tmp_path)[0] == 50_000.0  # the FMA rate by default
+    ceil.save(ceil.ceilings_path(tmp_path / "h200"), _rows(bf16=False))  # a file from before the BF16 rows
+    rate, copy, source = ceil.ceilings_for_roofline("h200", tmp_path, compute="tensor_bf16")
+    assert rate == ceil.H200_REFERENCE_CEILINGS["tensor_bf16"] and copy == 4000.0 and "REFERENCE" in source

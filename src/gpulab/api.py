@@ -335,7 +335,7 @@ def predict(experiment_name: str, variant: str, params=None, size=None, shape=No
         rows = instruction_table(model, exhaustive=exhaustive)
     except ValueError as exc:  # a model the evaluator refuses (too slow without classes, bad classes)
         raise GpulabError(f"{spec.label}: the access model cannot be evaluated: {exc}") from None
-    fma, copy, source = ceilings_for_roofline(gpu)
+    fma, copy, source = ceilings_for_roofline(gpu, compute=exp.compute_ceiling)
     summary = summarize(rows, model, fma, copy)
     return Prediction(spec, model, summary, Records(rows), source, fma, copy, time.perf_counter() - start, exhaustive)
 

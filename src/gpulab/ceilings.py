@@ -204,15 +204,19 @@ def attach(records: Iterable[dict], experiment, ceilings: Ceilings | None) -> li
 
 # -- the roofline floor of a prediction (gpulab predict, no GPU needed) -----------------------------
 # The H200 lent for development, as reference/h200.md records it: used for the roofline floor only
-# when no card's measured ceilings are at hand, and labelled so.
-H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0}
+# when no card's measured ceilings are at hand, and labelled so. The BF16 tensor row stands in for
+# the mma.sync rate with the cuBLAS BF16 rate measured there at 8192^3 (no mma.sync kernel was).
+H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0, TENSOR_BF16: 721_000.0}
+_REFERENCE = "H200 REFERENCE values from reference/h200.md, not measured by gpulab: run gpulab ceilings on the card"
 
 
-def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results")) -> tuple[float, float, str]:
-    """(FMA GFLOP/s, copy GB/s, where they come from) for the roofline floor: results/<gpu>/
-    ceilings.csv of `gpu` (a card's slug), else of the GPU in this machine, else of the one card with
-    results, else the H200 reference values (labelled as such). A `gpu` named without complete
-    ceilings is an error, not a fallback."""
+def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results"),
+                          compute: str = "fma_fp32") -> tuple[float, float, str]:
+    """(compute GFLOP/s, copy GB/s, where they come from) for the roofline floor; `compute` names the
+    compute ceiling (an experiment's compute_ceiling: the FMA rate, or tensor_bf16). From results/
+    <gpu>/ceilings.csv of `gpu` (a card's slug), else of the GPU in this machine, else of the one card
+    with results, else the H200 reference values (labelled as such; also for a compute ceiling the
+    stored file lacks). A `gpu` named without complete ceilings is an error, not a fallback."""
     results_root = Path(results_root)
     slug = gpu
     if slug is None:
@@ -222,19 +226,21 @@ def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results"))
         else:
             found = sorted(p.parent.name for p in results_root.glob(f"*/{FILE_NAME}"))
             slug = found[0] if len(found) == 1 else None
+    reference = H200_REFERENCE_CEILINGS["fma_gflops" if compute == "fma_fp32" else compute]
     if slug is not None:
         stored = load(ceilings_path(results_root / slug))
         if stored is not None and stored.fma_gflops and stored.copy_gbps:
             first = stored.rows[0]
             when = str(first.get("date") or "")[:10]
-            return (stored.fma_gflops, stored.copy_gbps,
-                    f"measured on {first.get('gpu') or slug}{' ' + when if when else ''} ({stored.path})")
+            where = f"measured on {first.get('gpu') or slug}{' ' + when if when else ''} ({stored.path})"
+            rate = (stored.row(compute) or {}).get("gflops")
+            if rate:
+                return rate, stored.copy_gbps, where
+            return reference, stored.copy_gbps, f"copy {where}; {compute}: {_REFERENCE}"
         if gpu is not None:
             raise GpulabError(f"no complete ceilings in {ceilings_path(results_root / slug)}; measure them on that card "
                               "with gpulab ceilings, or leave out --gpu")
-    ref = H200_REFERENCE_CEILINGS
-    return (ref["fma_gflops"], ref["copy_gb_per_s"],
-            "H200 REFERENCE values from reference/h200.md, not measured by gpulab: run gpulab ceilings on the card")
+    return reference, H200_REFERENCE_CEILINGS["copy_gb_per_s"], _REFERENCE
 
 
 # -- measuring -----------------------------------------------------------------------------------
