@@ -216,6 +216,42 @@ def _v9_constraints(p: Params, s: Shape | None) -> str | None:
     return _check_regs(estimate, threads, p["MINB"])
 
 
+# -- sk: sliced-K small tiles for few-tile and skinny shapes ---------------------------------------
+def _sk_threads(p: Params) -> int:
+    return p["KS"] * (p["BM"] // p["TM"]) * (p["BN"] // p["TN"])
+
+
+def _sk_launch(p: Params, s: Shape) -> Launch:
+    # A 1D grid over the tiles, row-major (the kernel splits the block id): M/BM may pass 65535.
+    return Launch(grid=(cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"]), 1, 1), block=(_sk_threads(p), 1, 1))
+
+
+def _sk_constraints(p: Params, s: Shape | None) -> str | None:
+    if p["BM"] % p["TM"] or p["BN"] % p["TN"]:
+        return f"BM x BN = {p['BM']} x {p['BN']} is not a whole number of TM x TN = {p['TM']} x {p['TN']} pieces"
+    if p["BK"] % p["KS"]:
+        return f"BK={p['BK']} must split evenly into KS={p['KS']} k groups"
+    threads = _sk_threads(p)
+    if reason := _check_threads(threads):
+        return reason
+    tiles = p["BK"] * (p["BM"] + 1) + p["BK"] * p["BN"]
+    smem = 4 * max(tiles, p["KS"] * p["BM"] * p["BN"] if p["KS"] > 1 else 0)
+    if smem > SMEM_STATIC_MAX:
+        return f"the tiles or the KS partial sums need {smem} B, over 48 KiB of static shared memory"
+    # Fitted to ptxas (NVRTC 13.5, sm_90) over random samples of the space, no spill in 250: the
+    # accumulators (counted twice: unrolled k steps keep fragments live beside them), the next tile
+    # staged in registers (up to five per float a thread loads: the value and the 64-bit address
+    # ptxas keeps across the loop), ~30 for the rest.
+    staged = -(-p["BM"] * p["BK"] // threads) + -(-p["BK"] * p["BN"] // threads)
+    if staged > 32:
+        return f"{staged} floats of each tile per thread ({threads} threads): over 32, they would not fit in registers"
+    if reason := _check_regs(2 * p["TM"] * p["TN"] + p["TM"] + p["TN"] + 5 * staged + 30, threads):
+        return reason
+    if s is not None and cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"]) > (1 << 31) - 1:
+        return f"{cdiv(s['M'], p['BM']) * cdiv(s['N'], p['BN'])} tiles of {p['BM']}x{p['BN']} exceed a grid; use larger tiles"
+    return None
+
+
 def _tile_params(bm=128, bn=128, bk=8) -> tuple[Param, ...]:
     return (
         Param("BM", (64, 128, 256), bm, "block tile rows (of C and A)"),
@@ -364,6 +400,21 @@ class Sgemm(Experiment):
                 Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
             ),
             constraints=_v9_constraints,
+        ),
+        Variant(
+            name="sk",
+            file="sk_sliced_k.cu",
+            summary="sliced K, small tiles: KS thread groups split each k tile, partial sums added in order",
+            launch=_sk_launch,
+            params=(
+                Param("BM", (1, 2, 4, 8, 16, 32, 64, 128), 16, "block tile rows"),
+                Param("BN", (1, 2, 4, 8, 16, 32, 64, 128), 64, "block tile columns"),
+                Param("BK", (8, 16, 32, 64, 128), 32, "k depth of one shared-memory tile"),
+                Param("TM", (1, 2, 4, 8), 2, "rows of C per thread (BM/TM rows apart)"),
+                Param("TN", (1, 2, 4, 8), 4, "columns of C per thread (BN/TN columns apart)"),
+                Param("KS", (1, 2, 4, 8, 16, 32), 2, "k groups per block; their partial sums are added in order"),
+            ),
+            constraints=_sk_constraints,
         ),
     )
 
