@@ -12,8 +12,8 @@ inside a function) goes down the layers, never back up. The layers, bottom to to
     worker      the lab in a replaceable worker process
     run_args    one run named on a command line
     ncu_child   the program ncu profiles
-    ceilings, tune, profiling, fidelity, sanitize (and its child), scaffold (gpulab new)
-                jobs built on the lab
+    ceilings (and memory_bound), tune (and best, which reads its tuned.json), profiling, fidelity,
+                sanitize (and its child), scaffold (gpulab new): jobs built on the lab
     sweep       bench and tune on a Dask cluster: compiles spread out, timings on every GPU
     api         the Python API: gpulab.api and the package itself (gpulab/__init__.py hands the API
                 out by name), each job called, records returned
@@ -31,7 +31,8 @@ LAYER_OF = {
     "gpulab.check": "base",
     "gpulab.gpu": "gpu", "gpulab.model": "model", "gpulab.experiments": "experiments",
     "gpulab.records": "records", "gpulab.report": "report", "gpulab.lab": "lab", "gpulab.run_args": "run_args",
-    "gpulab.ncu_child": "ncu_child", "gpulab.ceilings": "ceilings", "gpulab.tune": "tune",
+    "gpulab.ncu_child": "ncu_child", "gpulab.ceilings": "ceilings", "gpulab.memory_bound": "ceilings",
+    "gpulab.tune": "tune", "gpulab.best": "tune",
     "gpulab.profiling": "profiling", "gpulab.fidelity": "fidelity", "gpulab.cli": "cli",
     "gpulab.worker": "worker", "gpulab.sanitize": "sanitize", "gpulab.sanitize_child": "sanitize",
     "gpulab.scaffold": "scaffold", "gpulab.sweep": "sweep", "gpulab.api": "api",

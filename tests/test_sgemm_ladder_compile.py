@@ -35,7 +35,8 @@ def _cases():
 
 
 def test_the_ladder_is_numbered_after_v1():
-    names = [v.name for v in SGEMM.variants]
+    # The rungs are v0, v1, ... in order; side variants for other shape classes (sk) are named apart.
+    names = [v.name for v in SGEMM.variants if re.fullmatch(r"v\d+", v.name)]
     assert names[:2] == ["v0", "v1"]
     assert names[2:] == [f"v{i}" for i in range(2, len(names))]
     assert len(LADDER) >= 8  # 1D, 2D, float4, conflict-free, warp tiles, write-back, 2 pipelines

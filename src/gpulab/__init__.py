@@ -15,7 +15,7 @@ from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
 
 # name -> the gpulab.api function it is; resolved by __getattr__ so `import gpulab` stays light.
 # Names of subpackages (experiments, gpu) are not among them: those stay the modules.
-_API = ("card", "bench", "verify", "run", "compile_only", "predict", "profile", "compare", "experiment", "variants",
+_API = ("card", "bench", "best", "verify", "run", "compile_only", "predict", "profile", "compare", "experiment", "variants",
         "Records", "new")
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from gpulab import fidelity as fid
+from gpulab.best import BEST, picker
 from gpulab import scaffold, sweep
 from gpulab import tune as tuning
 from gpulab.ceilings import attach, ceilings_for_roofline, ceilings_path, ensure, load, this_card
@@ -33,6 +34,7 @@ from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Shape, parse_positive_int
 from gpulab.files import check_writable
+from gpulab.memory_bound import attach_copy
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
@@ -146,7 +148,8 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
           on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None,
           on_status: Callback = None) -> Records:
     """Check and time variants of one experiment (default: all, with their sweeps, and the vendor
-    library beside), against this card's ceilings. With `save`, every finished row reaches the CSV
+    library beside, and gpulab's best row per shape: gpulab.best; name it in `variants` as 'best'),
+    against this card's ceilings. With `save`, every finished row reaches the CSV
     as the sweep goes (`out`, default results/<gpu>/<experiment>.csv), so a crash late in it keeps
     the rest. Runs go through the isolated worker (gpulab.worker): one that faults or hangs is
     marked in its row; `.lab` says which (gpulab.worker.unfinished_line). `params`: {'TILE': (8, 16)}
@@ -156,17 +159,18 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
     exp = experiment(experiment_name, kernels)
     overrides = parse_param_overrides(_param_texts(params))
     chosen_shapes = shapes_of(exp, sizes, shapes)
-    names = list(variants) if variants else None
+    names = [n for n in variants if n != BEST] if variants else None
+    with_best = not overrides and (not variants or BEST in variants)
     plan(exp, names, overrides, chosen_shapes)  # names and values are checked before the GPU is touched
     if save and out is not None:
         check_writable(Path(out))  # ... and where the rows go (a folder, no permission)
     options = LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact)
     if workers is not None or scheduler:
         return _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, scheduler, out, save,
-                                 on_plan, on_start, on_record, on_status)
+                                 with_best, on_plan, on_start, on_record, on_status)
     lab = open_lab(options)
     folder = results_dir(lab.device.slug)
-    specs = plan(exp, names, overrides, chosen_shapes, defaults=tuned_defaults(exp, folder))
+    specs = _bench_plan(exp, names, overrides, chosen_shapes, folder, with_best)
     lab.preflight(specs)
     path = (Path(out) if out else folder / f"{exp.name}.csv") if save else None
     records = _sweep(exp, lab, specs, folder, path, on_plan, on_start, on_record, on_status)
@@ -174,8 +178,43 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
     return records
 
 
+def _bench_plan(exp, names, overrides, chosen_shapes, folder: Path, with_best: bool) -> list[RunSpec]:
+    """bench's runs: the variants (tuned defaults from `folder`) and the vendor rows, and with
+    `with_best` gpulab's best row of each shape (gpulab.best) just before that shape's vendor rows."""
+    specs = plan(exp, names, overrides, chosen_shapes, defaults=tuned_defaults(exp, folder))
+    if not with_best:
+        return specs
+    choose = picker(exp, folder)
+    libraries = set(exp.vendor_baselines())
+    out: list[RunSpec] = []
+    for shape in chosen_shapes:
+        mine = [s for s in specs if s.shape == shape]
+        chosen = choose(shape)
+        best = RunSpec(exp, chosen.variant, chosen.params, shape, picked=chosen.label)
+        own = [s for s in mine if s.library not in libraries]
+        out += own + [best] + [s for s in mine if s.library in libraries]
+    return out
+
+
+def best(experiment_name: str, shapes: Sequence[Any] | None = None, sizes: Sequence[int | str] | None = None,
+         kernels: Sequence[str | Path] = (), results: str | Path = Path("results"), gpu: str | None = None) -> Records:
+    """What gpulab's best row runs at each shape (default: the experiment's default shapes), from the
+    tuned.json of card `gpu` (a results folder's name, e.g. 'h200'; default: this machine's card,
+    else nothing tuned): one row per shape with `variant`, `params` and `picked` (why). Needs no GPU."""
+    exp = experiment(experiment_name, kernels)
+    here = card() if gpu is None else None
+    slug = gpu or (here.slug if here is not None else None)
+    choose = picker(exp, results_dir(slug, Path(results)) if slug else None)
+    rows = Records()
+    for shape in shapes_of(exp, sizes, shapes):
+        chosen = choose(shape)
+        rows.append({"experiment": exp.name, **shape.as_record(), "variant": chosen.variant.name,
+                     "params": chosen.variant.params_label(chosen.params), "picked": chosen.label})
+    return rows
+
+
 def _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, scheduler, out, save,
-                      on_plan, on_start, on_record, on_status) -> Records:
+                      with_best, on_plan, on_start, on_record, on_status) -> Records:
     """bench on a Dask cluster (gpulab.sweep): every run once per card model among its GPUs."""
     per_card = []
     with sweep.open_cluster(workers, scheduler, options) as cluster:
@@ -184,7 +223,7 @@ def _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, sc
             raise GpulabError(f"--out names one CSV and the cluster has {len(groups)} card models; leave it out")
         for group in groups:
             folder = results_dir(group.device.slug)
-            specs = plan(exp, names, overrides, chosen_shapes, defaults=tuned_defaults(exp, folder))
+            specs = _bench_plan(exp, names, overrides, chosen_shapes, folder, with_best)
             group.preflight(specs)
             path = (Path(out) if out else folder / f"{exp.name}.csv") if save else None
             per_card.append(_sweep(exp, group, specs, folder, path, on_plan, on_start, on_record, on_status,
@@ -204,7 +243,7 @@ def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, 
     ceilings = ensure_ceilings(lab.device, folder, on_status) if execute is None else load(ceilings_path(folder))
 
     def finished(rows: list[dict]) -> list[dict]:
-        return attach(derive(rows, exp.baseline), exp, ceilings)
+        return attach_copy(attach(derive(rows, exp.baseline), exp, ceilings), exp, ceilings)
 
     def save(done: list[dict]) -> None:
         if path is not None:
@@ -249,7 +288,7 @@ def run(experiment_names: Sequence[str] | None = None, kernels: Sequence[str | P
     ensure_ceilings(lab.device, folder, on_status)
     out = {}
     for exp in exps:
-        specs = plan(exp, None, {}, exp.default_shape_list(), defaults=tuned_defaults(exp, folder))
+        specs = _bench_plan(exp, None, {}, exp.default_shape_list(), folder, with_best=True)
         lab.preflight(specs)
         out[exp.name] = _sweep(exp, lab, specs, folder, folder / f"{exp.name}.csv", on_plan, on_start, on_record,
                                on_status)
@@ -426,7 +465,7 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
     for name, values in overrides.items():
         v.param(name)  # a param the variant does not have would leave the whole search space
         v.param_grid({name: values})  # validates the values with the usual messages
-    chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else tuning.tune_shapes(exp)
+    chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else tuning.tune_shapes(exp, v)
     if workers is not None or scheduler:
         with sweep.open_cluster(workers, scheduler, tuning.tune_options()) as cluster:
             per_card = [_tune_plan(plan, lambda plan, **bar: sweep.run_tune(cluster, plan, **bar),

@@ -35,9 +35,14 @@ class RunSpec:
     params: Params
     shape: Shape
     library: str = ""
+    # Set on gpulab's best row (gpulab.best): what was picked and why, e.g. 'sk (tuned at 1x8192x8192)';
+    # the row is then named `best` and carries this in its `picked` column.
+    picked: str = ""
 
     @property
     def name(self) -> str:
+        if self.picked:
+            return "best"
         return self.variant.name if self.variant else self.library
 
     @property
@@ -54,7 +59,8 @@ class RunSpec:
         variant = self.variant
         if variant is not None and any(v is variant for v in self.experiment.variants):
             variant = variant.name
-        return _spec_from_refs, (_experiment_ref(self.experiment), variant, self.params, self.shape, self.library)
+        return _spec_from_refs, (_experiment_ref(self.experiment), variant, self.params, self.shape, self.library,
+                                 self.picked)
 
     def base_record(self) -> dict:
         return {
@@ -63,6 +69,7 @@ class RunSpec:
             "params": self.variant.params_label(self.params) if self.variant else "",
             **self.shape.as_record(),
             "expected_wrong": bool(self.variant and self.variant.expected_wrong),
+            **({"picked": self.picked} if self.picked else {}),
         }
 
 
@@ -77,12 +84,12 @@ def _experiment_ref(experiment: Experiment):
     return experiment
 
 
-def _spec_from_refs(experiment, variant, params: Params, shape: Shape, library: str) -> RunSpec:
+def _spec_from_refs(experiment, variant, params: Params, shape: Shape, library: str, picked: str = "") -> RunSpec:
     if isinstance(experiment, tuple):  # (name, .cu files of its one-file variants)
         exp = get_experiment(experiment[0], kernels=experiment[1])
     else:
         exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
-    return RunSpec(exp, exp.variant(variant) if isinstance(variant, str) else variant, params, shape, library)
+    return RunSpec(exp, exp.variant(variant) if isinstance(variant, str) else variant, params, shape, library, picked)
 
 
 def parse_param_overrides(texts: Iterable[str]) -> dict[str, tuple[int, ...]]:
@@ -124,7 +131,7 @@ def plan(
     variant has is an error. With no overrides, each variant sweeps its declared `sweep` values.
     `defaults(variant, shape)` may supply tuned defaults (per shape) for params not overridden.
     """
-    variants = [experiment.variant(n) for n in variant_names] if variant_names else list(experiment.variants)
+    variants = [experiment.variant(n) for n in variant_names] if variant_names is not None else list(experiment.variants)
     known = {p.name for v in variants for p in v.params}
     for name in overrides:
         if name not in known:

@@ -28,10 +28,10 @@ from gpulab.version import __version__
 
 # The leading columns, in order; anything else a record carries follows in first-seen order.
 CORE_COLUMNS = (
-    "experiment", "variant", "params", "shape",
+    "experiment", "variant", "params", "picked", "shape",
     "correct", "expected_wrong", "max_rel_err", "wrong_count", "first_wrong",
     "time_ms", "time_min_ms", "time_max_ms", "reps", "l2_flushed",
-    "gflops", "gbps", "pct_of_cublas", "pct_of_ceiling", "ceiling", "speedup_vs_baseline",
+    "gflops", "gbps", "pct_of_cublas", "pct_of_ceiling", "ceiling", "pct_of_copy", "speedup_vs_baseline",
     "reg_per_thread", "smem_static_bytes", "smem_dynamic_bytes", "spill_stores_bytes",
     "spill_loads_bytes", "stack_frame_bytes", "barriers", "cmem_bytes",
     "grid", "block", "skip_reason",
@@ -180,13 +180,13 @@ class DamagedFile(GpulabError):
 # check's error, max_rel_err, when the output held NaN).
 NUMERIC_COLUMNS = frozenset((
     "max_rel_err", "wrong_count", "time_ms", "time_min_ms", "time_max_ms", "reps", "gflops", "gbps",
-    "pct_of_cublas", "pct_of_ceiling", "speedup_vs_baseline", "reg_per_thread", "smem_static_bytes",
+    "pct_of_cublas", "pct_of_ceiling", "pct_of_copy", "speedup_vs_baseline", "reg_per_thread", "smem_static_bytes",
     "smem_dynamic_bytes", "spill_stores_bytes", "spill_loads_bytes", "stack_frame_bytes", "barriers",
     "cmem_bytes", "m", "n", "k", "theoretical_blocks_per_sm", "theoretical_occupancy_pct", "ceiling_gflops",
     "size_bytes", "predicted", "measured", "ratio",
 ))
 FINITE_COLUMNS = frozenset((
-    "time_ms", "time_min_ms", "time_max_ms", "gflops", "gbps", "pct_of_cublas", "pct_of_ceiling",
+    "time_ms", "time_min_ms", "time_max_ms", "gflops", "gbps", "pct_of_cublas", "pct_of_ceiling", "pct_of_copy",
     "speedup_vs_baseline", "predicted", "measured",
 ))
 BOOLEAN_COLUMNS = frozenset(("correct", "expected_wrong", "exact", "l2_flushed"))

@@ -189,9 +189,11 @@ def save_rows(path: Path, rows: list[dict]) -> None:
 
 
 # -- one tune, start to end (gpulab tune) -----------------------------------------------------------
-def tune_shapes(experiment: Experiment) -> list[Shape]:
-    """The shapes a tune scores on when none are asked for: the experiment's tune shapes, else its defaults."""
-    return [experiment.shape(*s) for s in (experiment.tune_shapes or experiment.default_shapes)]
+def tune_shapes(experiment: Experiment, variant: Variant | None = None) -> list[Shape]:
+    """The shapes a tune scores on when none are asked for: the variant's own tune shapes, else the
+    experiment's, else its defaults."""
+    own = variant.tune_shapes if variant is not None else ()
+    return [experiment.shape(*s) for s in (own or experiment.tune_shapes or experiment.default_shapes)]
 
 
 @dataclasses.dataclass

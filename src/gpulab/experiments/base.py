@@ -98,6 +98,9 @@ class Variant:
     sweep: dict[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
     min_sm: int = 0
     min_sm_for: str = ""
+    # The shapes `gpulab tune` scores this variant on when none are given (empty: the experiment's
+    # tune shapes): a variant made for one shape class (skinny products) is tuned on that class.
+    tune_shapes: tuple[tuple[int, ...], ...] = ()
 
     @classmethod
     def from_file(cls, path, access: Callable[..., Any] | None = None) -> "Variant":
@@ -252,6 +255,11 @@ class Experiment:
     def vendor_baselines(self) -> dict[str, Callable]:
         """Library implementations timed beside the variants: {row name: fn(inputs, out, shape)}."""
         return {}
+
+    def best_default(self, shape: Shape) -> tuple[str, Params, str] | None:
+        """What gpulab's best row runs at `shape` when no tuned shape is near (gpulab.best):
+        (variant name, params, why), or None for the last variant at its defaults."""
+        return None
 
     def records_extra(self, shape: Shape, params: Params) -> dict[str, Any]:
         """Experiment-specific columns for a record (e.g. the napkin-math bytes)."""

@@ -53,17 +53,24 @@ def bench_table(records: list[dict], title: str) -> Table:
     table.add_column("GB/s", justify="right")
     if any(r.get("pct_of_ceiling") is not None for r in records):
         table.add_column("% ceiling", justify="right")
+    has_copy = any(r.get("pct_of_copy") is not None for r in records)  # memory-bound shapes (gpulab.memory_bound)
+    if has_copy:
+        table.add_column("% copy", justify="right")
     table.add_column("x base", justify="right")
     table.add_column("regs", justify="right")
     table.add_column("check")
     has_ceiling = any(r.get("pct_of_ceiling") is not None for r in records)
     for r in records:
-        row = [r["variant"], r.get("params") or "", r["shape"], _num(r.get("time_ms"), ".4f")]
+        # gpulab's best row names what it runs: 'best: sk (tuned at 1x8192x8192)'
+        name = f"{r['variant']}: {r['picked']}" if r.get("picked") else r["variant"]
+        row = [name, r.get("params") or "", r["shape"], _num(r.get("time_ms"), ".4f")]
         if compute:
             row += [_num(r.get("gflops"), ",.0f"), _num(r.get("pct_of_cublas"), ".1f")]
         row.append(_num(r.get("gbps"), ",.1f"))
         if has_ceiling:
             row.append(_num(r.get("pct_of_ceiling"), ".1f"))
+        if has_copy:
+            row.append(_num(r.get("pct_of_copy"), ".1f"))
         spills = f"[yellow]{spill_note(r)}[/]" if spill_note(r) else ""
         row += [_num(r.get("speedup_vs_baseline"), ".2f"), _num(r.get("reg_per_thread"), "d"), _notes(_status(r), spills)]
         table.add_row(*row)

@@ -252,6 +252,34 @@ def _sk_constraints(p: Params, s: Shape | None) -> str | None:
     return None
 
 
+# The skinny shape classes of the default shapes (M or N <= 64 with K >= 4096, and a 1 x N x K
+# product), which sk is tuned on, with 512^3 (32 of v9's 64 x 128 tiles for 132 SMs).
+SKINNY_SHAPES = ((4096, 64, 4096), (64, 4096, 4096), (1, 8192, 8192))
+SK_TUNE_SHAPES = SKINNY_SHAPES + ((512, 512, 512),)
+SKINNY_MAX = 64  # M or N at most this: the ladder's 64-128 wide tiles leave the card mostly idle
+
+# sk's configs for the best row when nothing is tuned near a skinny shape (gpulab.best), by class:
+# a vector-like side (<= 4) gets one row (or column) per tile and 8 k groups of 32 lanes reading
+# 128-byte segments of the long matrix; a few dozen rows or columns get 16 x 64 (or 64 x 16) tiles,
+# 256 threads in 2 k groups, 256 blocks at 4096 x 64 x 4096.
+SK_DEFAULTS = {
+    "one row": {"BM": 1, "BN": 32, "BK": 64, "TM": 1, "TN": 1, "KS": 8},
+    "one column": {"BM": 32, "BN": 1, "BK": 64, "TM": 1, "TN": 1, "KS": 8},
+    "few rows": {"BM": 16, "BN": 64, "BK": 32, "TM": 2, "TN": 4, "KS": 2},
+    "few columns": {"BM": 64, "BN": 16, "BK": 32, "TM": 4, "TN": 2, "KS": 2},
+}
+
+
+def skinny_class(shape: Shape) -> str | None:
+    """Which of SK_DEFAULTS' classes a shape is in, or None for one the ladder's tiles fill."""
+    m, n = shape["M"], shape["N"]
+    if min(m, n) > SKINNY_MAX:
+        return None
+    if m <= n:
+        return "one row" if m <= 4 else "few rows"
+    return "one column" if n <= 4 else "few columns"
+
+
 def _tile_params(bm=128, bn=128, bk=8) -> tuple[Param, ...]:
     return (
         Param("BM", (64, 128, 256), bm, "block tile rows (of C and A)"),
@@ -277,10 +305,15 @@ class Sgemm(Experiment):
     entry = "sgemm"
     baseline = "v0"
     bound = "compute"
-    # The Shared Memory Tiling wiki page's sweep (512..4096, docs/SOURCES.md), the large size, and the ragged shapes the ladder must also be fast on.
+    # The Shared Memory Tiling wiki page's sweep (512..4096, docs/SOURCES.md), the large size, the
+    # ragged shapes the ladder must also be fast on, and the skinny classes whose few output tiles
+    # cannot fill the card with the ladder's tiles: tall (N = 64), wide (M = 64), and a 1 x N x K
+    # product (GEMV-like, bound by reading B: 256 MB, ~60 us at the copy ceiling).
     default_shapes = ((512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
-                      (8192, 8192, 8192), (4000, 4000, 4000), (1000, 3000, 777), (4097, 4097, 4097))
-    test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096), (4097, 4097, 4097))
+                      (8192, 8192, 8192), (4000, 4000, 4000), (1000, 3000, 777), (4097, 4097, 4097),
+                      *SKINNY_SHAPES)
+    test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (4096, 4096, 4096), (4097, 4097, 4097),
+                   (1, 1531, 777), (1531, 3, 1029))
     # Small, mid and large, aligned and ragged: the tune keeps the fastest config of each (bench
     # then uses the one tuned at the nearest size), and an overall best by geometric mean.
     tune_shapes = ((1024, 1024, 1024), (1000, 3000, 777), (2048, 2048, 2048), (4096, 4096, 4096),
@@ -415,8 +448,15 @@ class Sgemm(Experiment):
                 Param("KS", (1, 2, 4, 8, 16, 32), 2, "k groups per block; their partial sums are added in order"),
             ),
             constraints=_sk_constraints,
+            tune_shapes=SK_TUNE_SHAPES,
         ),
     )
+
+    def best_default(self, shape: Shape) -> tuple[str, Params, str] | None:
+        """Untuned: sk's config for a skinny shape's class, else v9 at its defaults."""
+        if (kind := skinny_class(shape)) is not None:
+            return "sk", dict(SK_DEFAULTS[kind]), f"nothing tuned near: sk's default for {kind}"
+        return "v9", self.variant("v9").default_params(), "nothing tuned near: v9's defaults"
 
     def flops(self, shape: Shape) -> float:
         return 2.0 * shape["M"] * shape["N"] * shape["K"]

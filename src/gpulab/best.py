@@ -1,0 +1,104 @@
+"""gpulab's best kernel for a shape: which variant and params to run, read from this card's tune.
+
+`gpulab bench` (and gpulab.api.bench) adds a `best` row per shape, checked and timed like every other
+row; `gpulab.api.best` says what it would run. The rule, in full:
+
+1. Candidates: every (variant, tuned shape) of the experiment in results/<gpu>/tuned.json, from each
+   variant's `by_shape` (the fastest config a tune found at that shape, with its rate). Any tuned
+   variant counts, whatever its name; one the experiment no longer has, or whose params it no
+   longer accepts or whose constraints refuse the asked shape, is left out.
+2. Distance between the asked shape s and a tuned shape t: sum over dimensions of |log2(s_d / t_d)|
+   (so 4096x64x4096 is 1 from 4096x32x4096 but 6 from 4096^3: the shape's class counts, not only its
+   volume).
+3. The nearest tuned shape wins if it is within NEAR (4: a factor of 16 spread over the dimensions,
+   e.g. 4x along two of them); among candidates at the same distance (several variants tuned at
+   that shape), the one with the highest tuned rate.
+4. Else (nothing tuned, or nothing near): the experiment's own default for the shape
+   (`Experiment.best_default`), else its last variant (ladders are ordered up) at its defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.tune import load_tuned
+
+BEST = "best"  # the row's name in the variant column
+NEAR = 4.0  # the largest distance (sum of |log2| ratios) at which a tuned shape still speaks for another
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    """What the best row runs at a shape, and why: `why` names the tuned shape it came from or the
+    default it fell back to."""
+
+    variant: Variant
+    params: Params
+    why: str
+
+    @property
+    def label(self) -> str:
+        """'sk (tuned at 1x8192x8192)': the `picked` column of the row."""
+        return f"{self.variant.name} ({self.why})"
+
+
+def distance(a: Shape | tuple[int, ...], b: tuple[int, ...]) -> float:
+    """Sum over dimensions of |log2(a_d / b_d)|."""
+    values = a.values if isinstance(a, Shape) else a
+    return sum(abs(math.log2(x / y)) for x, y in zip(values, b))
+
+
+def _accepted(variant: Variant, params) -> Params | None:
+    """The tuned params as the variant takes them, or None where it no longer accepts them."""
+    if not isinstance(params, dict):
+        return None
+    known = {p.name: p for p in variant.params}
+    if set(params) != set(known) or not all(params[k] in known[k].choices for k in params):
+        return None
+    return {p.name: int(params[p.name]) for p in variant.params}
+
+
+def candidates(experiment: Experiment, table: dict, shape: Shape) -> list[tuple[float, float, Variant, Params, str]]:
+    """(distance, rate, variant, params, tuned shape label) of every usable tuned entry."""
+    names = {v.name: v for v in experiment.variants if not v.expected_wrong}
+    out = []
+    for name, entry in (table or {}).items():
+        variant = names.get(name)
+        if variant is None or not isinstance(entry, dict):
+            continue
+        for label, best in (entry.get("by_shape") or {}).items():
+            params = _accepted(variant, (best or {}).get("params"))
+            tuned = tuple(int(x) for x in str(label).split("x"))
+            if params is None or len(tuned) != len(shape.values) or variant.constraints(params, shape):
+                continue
+            out.append((distance(shape, tuned), float(best.get("rate") or 0.0), variant, params, label))
+    return out
+
+
+def pick(experiment: Experiment, table: dict, shape: Shape) -> Pick:
+    """The best row's variant and params at `shape`, from `table` (tuned.json's entry for the
+    experiment: {variant: {"by_shape": {shape: {"params", "rate"}}}}), by the rule above."""
+    found = [c for c in candidates(experiment, table, shape) if c[0] <= NEAR]
+    if found:
+        dist, _, variant, params, label = min(found, key=lambda c: (round(c[0], 9), -c[1]))
+        return Pick(variant, params, f"tuned at {label}")
+    return fallback(experiment, shape)
+
+
+def fallback(experiment: Experiment, shape: Shape) -> Pick:
+    """The experiment's own default for the shape, else its last variant at its defaults."""
+    chosen = experiment.best_default(shape)
+    if chosen is not None:
+        name, params, why = chosen
+        return Pick(experiment.variant(name), params, why)
+    last = [v for v in experiment.variants if not v.expected_wrong][-1]
+    return Pick(last, last.default_params(), "nothing tuned: the last variant at its defaults")
+
+
+def picker(experiment: Experiment, folder: Path | None):
+    """pick() bound to the card's tuned.json in `folder` (read once; None: nothing tuned): shape -> Pick."""
+    table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
+    return lambda shape: pick(experiment, table, shape)
