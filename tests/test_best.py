@@ -16,7 +16,7 @@ from gpulab.memory_bound import attach_copy
 
 V9 = SGEMM.variant("v9").default_params()
 SK_GEMV = dict(SK_DEFAULTS["one row"])
-SK_TALL = SK_DEFAULTS["few columns"] | {"BK": 64}
+SK_TALL = SK_DEFAULTS["few columns"] | {"BK": 16}
 
 
 def _entry(by_shape: dict) -> dict:

@@ -238,15 +238,17 @@ def _sk_constraints(p: Params, s: Shape | None) -> str | None:
     smem = 4 * max(tiles, p["KS"] * p["BM"] * p["BN"] if p["KS"] > 1 else 0)
     if smem > SMEM_STATIC_MAX:
         return f"the tiles or the KS partial sums need {smem} B, over 48 KiB of static shared memory"
-    # Fitted to ptxas (NVRTC 13.5, sm_90) over random samples of the space, no spill in 250: the
-    # accumulators (counted twice: unrolled k steps keep fragments live beside them), the next tile
+    # Fitted to ptxas (NVRTC 13.5, sm_90) over random samples of the space (no spill in 650): the
+    # accumulators (counted three times: unrolled k steps keep fragments live beside them), the next tile
     # staged in registers (up to five per float a thread loads: the value and the 64-bit address
-    # ptxas keeps across the loop), ~30 for the rest.
+    # ptxas keeps across the loop), ~30 for the rest and 8 of margin (two spills in 200 without it).
     staged = -(-p["BM"] * p["BK"] // threads) + -(-p["BK"] * p["BN"] // threads)
     if staged > 32:
         return f"{staged} floats of each tile per thread ({threads} threads): over 32, they would not fit in registers"
-    if reason := _check_regs(2 * p["TM"] * p["TN"] + p["TM"] + p["TN"] + 5 * staged + 30, threads):
+    if reason := _check_regs(3 * p["TM"] * p["TN"] + p["TM"] + p["TN"] + 5 * staged + 38, threads, p["MINB"]):
         return reason
+    if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
+        return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
     if s is not None and cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"]) > (1 << 31) - 1:
         return f"{cdiv(s['M'], p['BM']) * cdiv(s['N'], p['BN'])} tiles of {p['BM']}x{p['BN']} exceed a grid; use larger tiles"
     return None
@@ -263,10 +265,10 @@ SKINNY_MAX = 64  # M or N at most this: the ladder's 64-128 wide tiles leave the
 # 128-byte segments of the long matrix; a few dozen rows or columns get 16 x 64 (or 64 x 16) tiles,
 # 256 threads in 2 k groups, 256 blocks at 4096 x 64 x 4096.
 SK_DEFAULTS = {
-    "one row": {"BM": 1, "BN": 32, "BK": 64, "TM": 1, "TN": 1, "KS": 8},
-    "one column": {"BM": 32, "BN": 1, "BK": 64, "TM": 1, "TN": 1, "KS": 8},
-    "few rows": {"BM": 16, "BN": 64, "BK": 32, "TM": 2, "TN": 4, "KS": 2},
-    "few columns": {"BM": 64, "BN": 16, "BK": 32, "TM": 4, "TN": 2, "KS": 2},
+    "one row": {"BM": 1, "BN": 32, "BK": 64, "TM": 1, "TN": 1, "KS": 8, "MINB": 2},
+    "one column": {"BM": 32, "BN": 1, "BK": 64, "TM": 1, "TN": 1, "KS": 8, "MINB": 2},
+    "few rows": {"BM": 16, "BN": 64, "BK": 32, "TM": 2, "TN": 4, "KS": 2, "MINB": 2},
+    "few columns": {"BM": 64, "BN": 16, "BK": 32, "TM": 4, "TN": 2, "KS": 2, "MINB": 2},
 }
 
 
@@ -446,6 +448,7 @@ class Sgemm(Experiment):
                 Param("TM", (1, 2, 4, 8), 2, "rows of C per thread (BM/TM rows apart)"),
                 Param("TN", (1, 2, 4, 8), 4, "columns of C per thread (BN/TN columns apart)"),
                 Param("KS", (1, 2, 4, 8, 16, 32), 2, "k groups per block; their partial sums are added in order"),
+                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
             ),
             constraints=_sk_constraints,
             tune_shapes=SK_TUNE_SHAPES,

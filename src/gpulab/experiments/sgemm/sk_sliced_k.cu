@@ -18,7 +18,8 @@
 // is for the shapes the ladder cannot fill, not for squares.
 // Params: BM, BN (block tile, 1..128), BK (k depth of one tile), TM, TN (each thread's outputs,
 //   strided BM/TM rows and BN/TN columns apart so lanes read consecutive shared words and store
-//   consecutive columns), KS (k groups per block). Threads = KS * (BM/TM) * (BN/TN).
+//   consecutive columns), KS (k groups per block), MINB (blocks per SM the registers are sized
+//   for: __launch_bounds__). Threads = KS * (BM/TM) * (BN/TN).
 //   Shared memory (static): max(BK*(BM+1) + BK*BN, KS*BM*BN) floats (tiles, then the partial sums).
 // Shapes: any M, N, K >= 1: loads outside A or B fill zeros, stores outside C are skipped.
 #include "common.cuh"
@@ -70,7 +71,7 @@ __device__ __forceinline__ void store_tile(float* As, float* Bs, const float (&a
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1) sgemm(int M, int N, int K, const float* __restrict__ A,
+extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K, const float* __restrict__ A,
                                                             const float* __restrict__ B, float* __restrict__ C) {
     __shared__ float smem[SMEM_FLOATS];
     float* As = smem;
