@@ -51,7 +51,7 @@ slug=$(python3 -c "from gpulab.gpu.device import probe; print(probe()[0].slug)")
 tuned=results/$slug/tuned.json
 cp "$tuned" "$dir/tuned.before.json" 2>/dev/null
 TAIL=20 step tune 45 gpulab tune sgemm sk --limit 8 --param BM=1,16,32,64 --param BN=1,16,32,64 \
-    --param BK=32,64 --param TM=1,2,4 --param TN=1,2,4 --param KS=2,4,8
+    --param BK=32,64 --param TM=1,2,4 --param TN=1,2,4 --param KS=2,4,8 --param MINB=1,2,3
 cp "$tuned" "$dir/tuned.json" 2>/dev/null
 mv "results/$slug/tune-sgemm-sk.csv" "$dir/" 2>/dev/null
 TAIL=14 step bench_tuned 20 gpulab bench sgemm --variant best "${SKINNY[@]}" --out "$dir/bench_tuned.csv"

@@ -152,3 +152,25 @@ def test_pct_of_copy_only_on_memory_bound_shapes():
     assert "pct_of_copy" not in rows[1]
     fresh = {"time_ms": 0.1, "gflops": 1300.0, "gbps": 2600.0}
     assert "pct_of_copy" not in attach_copy([fresh], SGEMM, None)[0]
+
+
+def test_the_readme_block_has_one_line_per_shape_with_the_best_row(tmp_path):
+    from gpulab.records import write_csv
+    from gpulab.report.markdown import best_block, readme_blocks
+
+    base = {"experiment": "sgemm", "correct": True, "gpu": "NVIDIA H200", "date": "2026-12-01T06:00:00+00:00"}
+    rows = [base | {"variant": "best", "picked": "sk (tuned at 1x8192x8192)", "params": "BM=1 BN=32",
+                    "shape": "1x8192x8192", "time_ms": 0.07, "gflops": 1917.0, "gbps": 3835.0,
+                    "pct_of_cublas": 88.0, "pct_of_copy": 89.2},
+            base | {"variant": "cublas", "params": "", "shape": "1x8192x8192", "time_ms": 0.06, "gflops": 2200.0,
+                    "gbps": 4400.0},
+            base | {"variant": "best", "picked": "v9 (tuned at 4096x4096x4096)", "params": "BM=64",
+                    "shape": "4096x4096x4096", "time_ms": 2.9, "gflops": 47000.0, "gbps": 70.0, "pct_of_cublas": 93.0}]
+    (tmp_path / "h200").mkdir()
+    write_csv(tmp_path / "h200" / "sgemm.csv", rows)
+    block = best_block(tmp_path / "h200" / "sgemm.csv")
+    assert "| 1x8192x8192 | sk (tuned at 1x8192x8192) BM=1 BN=32 | 1,917 | 88.0% | 89.2% |" in block
+    assert "| 4096x4096x4096 | v9 (tuned at 4096x4096x4096) BM=64 | 47,000 | 93.0% |  |" in block
+    assert readme_blocks(tmp_path)["h200-sgemm-best"] == block
+    write_csv(tmp_path / "h200" / "sgemm.csv", rows[1:2])
+    assert "h200-sgemm-best" not in readme_blocks(tmp_path)

@@ -154,6 +154,21 @@ def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
     return "\n".join(lines) + f"\n\nAt {shape_label}. " + provenance(records) + "\n"
 
 
+def best_block(csv_path: Path) -> str | None:
+    """One line per shape: what gpulab's best row ran there (gpulab.best), its rate, % of cuBLAS and,
+    on memory-bound shapes, % of the copy ceiling; None when the CSV has no best row."""
+    records = read_runs(csv_path)
+    best = [r for r in records if r["variant"] == "best" and r.get("correct") and r.get("time_ms")]
+    if not best:
+        return None
+    lines = ["| shape | gpulab best ran | GFLOP/s | % of cuBLAS | % of copy ceiling |", "|---|---|---|---|---|"]
+    for r in best:
+        pct, copy = r.get("pct_of_cublas"), r.get("pct_of_copy")
+        lines.append(f"| {r['shape']} | {r.get('picked') or ''} {r.get('params') or ''} | {r['gflops']:,.0f} "
+                     f"| {'' if pct is None else f'{pct:.1f}%'} | {'' if copy is None else f'{copy:.1f}%'} |")
+    return "\n".join(lines) + "\n\n" + provenance(records) + "\n"
+
+
 def blocks_per_sm(r: dict) -> str:
     """Theoretical blocks per SM of a record, as the lab recorded it ('' where it did not)."""
     value = r.get("theoretical_blocks_per_sm")
@@ -264,6 +279,8 @@ def readme_blocks(results_root: Path) -> dict[str, str]:
                 if exp.headline_shape:
                     blocks[f"{gpu_dir.name}-{exp.name}-ladder"] = ladder_block(
                         csv_path, exp, exp.shape(*exp.headline_shape).label)
+                if (best := best_block(csv_path)) is not None:
+                    blocks[f"{gpu_dir.name}-{exp.name}-best"] = best
     return blocks
 
 
