@@ -93,15 +93,22 @@ def test_any_tuned_variant_counts_not_only_v9():
     assert best.pick(exp, table, exp.shape(4096, 4096, 4096)).variant.name == "v10"
 
 
-def test_an_experiment_without_a_default_runs_its_last_variant():
+def test_an_experiment_without_a_default_gets_a_best_row_only_where_tuned(tmp_path):
     class Two(Experiment):
         name, dims = "two", ("N",)
         variants = (Variant("a", "a.cu", "", lambda p, s: None),
                     Variant("b", "b.cu", "", lambda p, s: None, params=(Param("X", (1, 2), 2),)),
                     Variant("demo", "d.cu", "", lambda p, s: None, expected_wrong=True))
 
-    chosen = best.pick(Two(), {}, Two().shape(100))
-    assert chosen.variant.name == "b" and chosen.params == {"X": 2}
+        def vendor_baselines(self):
+            return {}
+
+    two = Two()
+    assert best.pick(two, {}, two.shape(100)) is None
+    table = {"b": _entry({"128": ({"X": 1}, 5.0)}), "demo": _entry({"100": ({}, 9.0)})}  # a demo never wins
+    chosen = best.pick(two, table, two.shape(100))
+    assert chosen.variant.name == "b" and chosen.params == {"X": 1}
+    assert [s.name for s in api._bench_plan(two, [], {}, [two.shape(4096)], tmp_path, with_best=True)] == []
 
 
 def test_picker_reads_the_cards_tuned_json(tmp_path):

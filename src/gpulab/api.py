@@ -190,9 +190,9 @@ def _bench_plan(exp, names, overrides, chosen_shapes, folder: Path, with_best: b
     for shape in chosen_shapes:
         mine = [s for s in specs if s.shape == shape]
         chosen = choose(shape)
-        best = RunSpec(exp, chosen.variant, chosen.params, shape, picked=chosen.label)
+        best = [RunSpec(exp, chosen.variant, chosen.params, shape, picked=chosen.label)] if chosen else []
         own = [s for s in mine if s.library not in libraries]
-        out += own + [best] + [s for s in mine if s.library in libraries]
+        out += own + best + [s for s in mine if s.library in libraries]
     return out
 
 
@@ -200,7 +200,8 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, sizes: Seque
          kernels: Sequence[str | Path] = (), results: str | Path = Path("results"), gpu: str | None = None) -> Records:
     """What gpulab's best row runs at each shape (default: the experiment's default shapes), from the
     tuned.json of card `gpu` (a results folder's name, e.g. 'h200'; default: this machine's card,
-    else nothing tuned): one row per shape with `variant`, `params` and `picked` (why). Needs no GPU."""
+    else nothing tuned): one row per shape with `variant`, `params` and `picked` (why); a shape
+    with no pick (nothing tuned near, no default) has `picked` saying so. Needs no GPU."""
     exp = experiment(experiment_name, kernels)
     here = card() if gpu is None else None
     slug = gpu or (here.slug if here is not None else None)
@@ -208,6 +209,10 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, sizes: Seque
     rows = Records()
     for shape in shapes_of(exp, sizes, shapes):
         chosen = choose(shape)
+        if chosen is None:
+            rows.append({"experiment": exp.name, **shape.as_record(), "variant": "", "params": "",
+                         "picked": "nothing tuned near and no default: run gpulab tune"})
+            continue
         rows.append({"experiment": exp.name, **shape.as_record(), "variant": chosen.variant.name,
                      "params": chosen.variant.params_label(chosen.params), "picked": chosen.label})
     return rows

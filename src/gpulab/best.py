@@ -14,7 +14,8 @@ row; `gpulab.api.best` says what it would run. The rule, in full:
    e.g. 4x along two of them); among candidates at the same distance (several variants tuned at
    that shape), the one with the highest tuned rate.
 4. Else (nothing tuned, or nothing near): the experiment's own default for the shape
-   (`Experiment.best_default`), else its last variant (ladders are ordered up) at its defaults.
+   (`Experiment.best_default`); an experiment that declares none gets no best row there (its last
+   variant need not be its fastest: coalesce's is a demonstration of strided access).
 """
 
 from __future__ import annotations
@@ -78,9 +79,10 @@ def candidates(experiment: Experiment, table: dict, shape: Shape) -> list[tuple[
     return out
 
 
-def pick(experiment: Experiment, table: dict, shape: Shape) -> Pick:
+def pick(experiment: Experiment, table: dict, shape: Shape) -> Pick | None:
     """The best row's variant and params at `shape`, from `table` (tuned.json's entry for the
-    experiment: {variant: {"by_shape": {shape: {"params", "rate"}}}}), by the rule above."""
+    experiment: {variant: {"by_shape": {shape: {"params", "rate"}}}}), by the rule above; None
+    where nothing is tuned near and the experiment declares no default."""
     found = [c for c in candidates(experiment, table, shape) if c[0] <= NEAR]
     if found:
         dist, _, variant, params, label = min(found, key=lambda c: (round(c[0], 9), -c[1]))
@@ -88,17 +90,16 @@ def pick(experiment: Experiment, table: dict, shape: Shape) -> Pick:
     return fallback(experiment, shape)
 
 
-def fallback(experiment: Experiment, shape: Shape) -> Pick:
-    """The experiment's own default for the shape, else its last variant at its defaults."""
+def fallback(experiment: Experiment, shape: Shape) -> Pick | None:
+    """The experiment's own default for the shape, or None."""
     chosen = experiment.best_default(shape)
-    if chosen is not None:
-        name, params, why = chosen
-        return Pick(experiment.variant(name), params, why)
-    last = [v for v in experiment.variants if not v.expected_wrong][-1]
-    return Pick(last, last.default_params(), "nothing tuned: the last variant at its defaults")
+    if chosen is None:
+        return None
+    name, params, why = chosen
+    return Pick(experiment.variant(name), params, why)
 
 
 def picker(experiment: Experiment, folder: Path | None):
-    """pick() bound to the card's tuned.json in `folder` (read once; None: nothing tuned): shape -> Pick."""
+    """pick() bound to the card's tuned.json in `folder` (read once; None: nothing tuned): shape -> Pick or None."""
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
     return lambda shape: pick(experiment, table, shape)

@@ -258,7 +258,7 @@ class Experiment:
 
     def best_default(self, shape: Shape) -> tuple[str, Params, str] | None:
         """What gpulab's best row runs at `shape` when no tuned shape is near (gpulab.best):
-        (variant name, params, why), or None for the last variant at its defaults."""
+        (variant name, params, why), or None for no best row there."""
         return None
 
     def records_extra(self, shape: Shape, params: Params) -> dict[str, Any]:
