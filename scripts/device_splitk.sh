@@ -21,7 +21,7 @@ SKINNY=(--shape 512x512x512 --shape 4096x64x4096 --shape 64x4096x4096 --shape 1x
 
 # 1. sk's resources with this machine's NVRTC (the constraints were fitted to 13.5): the defaults and
 #    the best row's fallback configs; a spill or a compile error is printed in full.
-TAIL=12 step resources 20 python3 - <<'EOF'
+TAIL=12 step resources 15 python3 - <<'EOF'
 from gpulab.experiments.sgemm import EXPERIMENT as S, SK_DEFAULTS
 from gpulab.gpu.compile import compile_kernel
 v = S.variant("sk")
@@ -39,18 +39,21 @@ EOF
 
 # 2. GPU tests: sk correct (random and exact, ragged, skinny, 1 x N x K), the same bits every run,
 #    the best row checked and timed. A failure names the config, shape, first wrong element, max error.
-TAIL=25 step pytest_sk 40 python3 -m pytest tests/gpu/test_sk_gpu.py -q -p no:xdist --tb=line -o cache_dir="$dir/pytest-cache"
+TAIL=25 step pytest_sk 35 python3 -m pytest tests/gpu/test_sk_gpu.py -q -p no:xdist --tb=line -o cache_dir="$dir/pytest-cache"
 
 # 3. The skinny classes and 512^3: v9 (tuned), sk (defaults), the best row (what it picks before any
 #    tune of sk) and cuBLAS beside; % of the copy ceiling on the memory-bound shapes.
-TAIL=30 step bench 35 gpulab bench sgemm --variant v9,sk,best "${SKINNY[@]}" --out "$dir/bench.csv"
+TAIL=30 step bench 40 gpulab bench sgemm --variant v9,sk,best "${SKINNY[@]}" --out "$dir/bench.csv"
 
-# 4. A short tune of sk on its tune shapes (the skinny classes and 512^3): 8 configs from a
+# 4. A short tune of sk on the skinny classes (the 1 x N x K one at half N: its host-side inputs and
+#    CPU reference cost seconds per run; it is 1 from 1x8192x8192 for the picker): 8 configs from a
 #    space around the fallback configs; then the best row again, now reading the tuned entry.
+#    The full tune, for the lead: gpulab tune sgemm sk (its tune shapes, --limit 120: ~10 minutes).
 slug=$(python3 -c "from gpulab.gpu.device import probe; print(probe()[0].slug)")
 tuned=results/$slug/tuned.json
 cp "$tuned" "$dir/tuned.before.json" 2>/dev/null
-TAIL=20 step tune 45 gpulab tune sgemm sk --limit 8 --param BM=1,16,32,64 --param BN=1,16,32,64 \
+TAIL=20 step tune 40 gpulab tune sgemm sk --limit 8 --shape 4096x64x4096 --shape 64x4096x4096 \
+    --shape 1x4096x8192 --param BM=1,16,32,64 --param BN=1,16,32,64 \
     --param BK=32,64 --param TM=1,2,4 --param TN=1,2,4 --param KS=2,4,8 --param MINB=1,2,3
 cp "$tuned" "$dir/tuned.json" 2>/dev/null
 mv "results/$slug/tune-sgemm-sk.csv" "$dir/" 2>/dev/null
