@@ -26,20 +26,20 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from gpulab import fidelity as fid
-from gpulab.best import BEST, picker
 from gpulab import scaffold, sweep
 from gpulab import tune as tuning
+from gpulab.best import BEST, picker
 from gpulab.ceilings import attach, ceilings_for_roofline, ceilings_path, ensure, load, this_card
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Shape, parse_positive_int
 from gpulab.files import check_writable
-from gpulab.memory_bound import attach_copy
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
 from gpulab.gpu.timing import TimingPolicy
 from gpulab.lab import Lab, LabOptions, RunSpec, compile_record, constraint_reason, derive, parse_param_overrides, plan
+from gpulab.memory_bound import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.profiling import profile as run_profile
 from gpulab.profiling import save_profiles
@@ -187,7 +187,7 @@ def _bench_plan(exp, names, overrides, chosen_shapes, folder: Path, with_best: b
     choose = picker(exp, folder)
     libraries = set(exp.vendor_baselines())
     out: list[RunSpec] = []
-    for shape in chosen_shapes:
+    for shape in dict.fromkeys(chosen_shapes):  # once each: `mine` already holds every spec of a repeated shape
         mine = [s for s in specs if s.shape == shape]
         chosen = choose(shape)
         best = [RunSpec(exp, chosen.variant, chosen.params, shape, picked=chosen.label)] if chosen else []
