@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,8 @@ from gpulab.experiments.base import Experiment, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SK_DEFAULTS
 from gpulab.memory_bound import attach_copy
+
+ROOT = Path(__file__).resolve().parents[1]
 
 V9 = SGEMM.variant("v9").default_params()
 SK_GEMV = dict(SK_DEFAULTS["one row"])
@@ -147,18 +150,19 @@ def test_api_best_names_each_shapes_pick(tmp_path):
         ("v9", "v9 (tuned at 4096x4096x4096)"), ("sk", "sk (tuned at 1x8192x8192)")]
 
 
-class _Ceilings:
-    copy_gbps, fma_gflops = 4300.0, 66000.0  # the H200's, measured 2026-12-01: ridge ~15 flop/byte
-
-
 def test_pct_of_copy_only_on_memory_bound_shapes():
+    from gpulab.ceilings import attach
+    from gpulab.ceilings import load as load_ceilings
+
+    ceilings = load_ceilings(ROOT / "results" / "h200" / "ceilings.csv")  # measured: ridge ~15 flop/byte
     gemv = {"time_ms": 0.1, "gflops": 1300.0, "gbps": 2600.0}  # 0.5 flop/byte
     square = {"time_ms": 3.0, "gflops": 48000.0, "gbps": 70.0}
-    rows = attach_copy([gemv, square], SGEMM, _Ceilings())
-    assert rows[0]["pct_of_copy"] == pytest.approx(100 * 2600 / 4300)
+    rows = attach_copy(attach([gemv, square], SGEMM, ceilings), SGEMM, ceilings)
+    assert rows[0]["pct_of_copy"] == pytest.approx(100 * 2600 / ceilings.copy_gbps)
     assert "pct_of_copy" not in rows[1]
     fresh = {"time_ms": 0.1, "gflops": 1300.0, "gbps": 2600.0}
     assert "pct_of_copy" not in attach_copy([fresh], SGEMM, None)[0]
+    assert "pct_of_copy" not in attach_copy([dict(fresh)], SGEMM, ceilings)[0]  # no compute ceiling attached
 
 
 def test_the_readme_block_has_one_line_per_shape_with_the_best_row(tmp_path):
