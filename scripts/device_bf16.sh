@@ -17,14 +17,7 @@
 set -uo pipefail
 source scripts/device_setup.sh || exit 1
 dir=$OUT/bf16; mkdir -p "$dir"
-step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
-    local name=$1 limit=$2; shift 2
-    local t0=$SECONDS
-    timeout "$limit" "$@" >"$dir/$name.log" 2>&1
-    local rc=$?
-    echo "== $name: exit $rc in $((SECONDS - t0)) s"
-    tail -n "${TAIL:-8}" "$dir/$name.log"
-}
+source scripts/device_step.sh  # step NAME SECONDS COMMAND...
 
 TUNE=(--param BM=128 --param BN=128,256 --param BK=64 --param WM=64 --param WN=32,64 --param STAGES=3,4
       --param MINB=1 --param GROUP_M=8)

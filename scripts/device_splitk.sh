@@ -9,14 +9,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/gpulab-out}
 dir=$OUT/splitk; mkdir -p "$dir"
-step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
-    local name=$1 limit=$2; shift 2
-    local t0=$SECONDS
-    timeout "$limit" "$@" >"$dir/$name.log" 2>&1
-    local rc=$?
-    echo "== $name: exit $rc in $((SECONDS - t0)) s"
-    tail -n "${TAIL:-8}" "$dir/$name.log"
-}
+source scripts/device_step.sh  # step NAME SECONDS COMMAND...
 SKINNY=(--shape 512x512x512 --shape 4096x64x4096 --shape 64x4096x4096 --shape 1x8192x8192)
 
 # 1. sk's resources with this machine's NVRTC (the constraints were fitted to 13.5): the defaults and
