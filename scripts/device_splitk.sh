@@ -2,7 +2,8 @@
 # The H200 trial of issue 15's few-tile and skinny work (sgemm's sk variant, gpulab's best row, the %
 # of the copy ceiling), ~2 minutes, every step under a time limit, continuing past a failing one.
 # Usage, from the repository root on the GPU machine:
-#   source scripts/device_setup.sh && bash scripts/device_splitk.sh
+#   source scripts/device_setup.sh && bash scripts/device_splitk.sh   (or: bash scripts/device_trial.sh splitk)
+# Step limits add up to 144 s.
 # Writes $OUT/splitk/: one log per step, bench.csv (before the tune), tune-sgemm-sk.csv, tuned.json
 # (this card's, with the sk entry the short tune added), bench_tuned.csv (the best row after it).
 # results/<gpu>/tuned.json is restored afterwards, so the trial leaves the tree's tuned data as it was.
@@ -36,7 +37,7 @@ TAIL=25 step pytest_sk 35 python3 -m pytest tests/gpu/test_sk_gpu.py -q -p no:xd
 
 # 3. The skinny classes and 512^3: v9 (tuned), sk (defaults), the best row (what it picks before any
 #    tune of sk) and cuBLAS beside; % of the copy ceiling on the memory-bound shapes.
-TAIL=30 step bench 40 gpulab bench sgemm --variant v9,sk,best "${SKINNY[@]}" --out "$dir/bench.csv"
+TAIL=30 step bench 36 gpulab bench sgemm --variant v9,sk,best "${SKINNY[@]}" --out "$dir/bench.csv"
 
 # 4. A short tune of sk on the skinny classes (the 1 x N x K one at half N: its host-side inputs and
 #    CPU reference cost seconds per run; it is 1 from 1x8192x8192 for the picker): 8 configs from a
@@ -45,7 +46,7 @@ TAIL=30 step bench 40 gpulab bench sgemm --variant v9,sk,best "${SKINNY[@]}" --o
 slug=$(python3 -c "from gpulab.gpu.device import probe; print(probe()[0].slug)")
 tuned=results/$slug/tuned.json
 cp "$tuned" "$dir/tuned.before.json" 2>/dev/null
-TAIL=20 step tune 40 gpulab tune sgemm sk --limit 8 --shape 4096x64x4096 --shape 64x4096x4096 \
+TAIL=20 step tune 38 gpulab tune sgemm sk --limit 8 --shape 4096x64x4096 --shape 64x4096x4096 \
     --shape 1x4096x8192 --param BM=1,16,32,64 --param BN=1,16,32,64 \
     --param BK=32,64 --param TM=1,2,4 --param TN=1,2,4 --param KS=2,4,8 --param MINB=1,2,3
 cp "$tuned" "$dir/tuned.json" 2>/dev/null
