@@ -15,7 +15,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
-    v9_access,
+    v9_access, v10_access,
 )
 from gpulab.gpu.occupancy import SM_LIMITS
 from gpulab.gpu.seam import cupy
@@ -190,7 +190,7 @@ def _v8_constraints(p: Params, s: Shape | None) -> str | None:
     return _check_regs(_staged_regs(p, threads), threads, p["MINB"])
 
 
-def _v9_constraints(p: Params, s: Shape | None) -> str | None:
+def _v9_constraints(p: Params, s: Shape | None, fragment_regs: int = 0) -> str | None:
     if reason := _warp_tiling_reason(p):
         return reason
     threads = 32 * _warps(p)
@@ -212,8 +212,20 @@ def _v9_constraints(p: Params, s: Shape | None) -> str | None:
     copies = (p["BM"] * p["BK"] + p["BK"] * p["BN"]) // threads
     # +4 of margin: NVRTC 13.0 (on the H200 machine) spilled 8 bytes at 8 x 8, 256 threads, MINB=2,
     # where 13.5 fitted 128 registers exactly.
-    estimate = 16 * wmiter * wniter + 6 * (wmiter + wniter) + copies + 34
+    estimate = 16 * wmiter * wniter + 6 * (wmiter + wniter) + copies + 34 + fragment_regs
     return _check_regs(estimate, threads, p["MINB"])
+
+
+def _v10_constraints(p: Params, s: Shape | None) -> str | None:
+    """v9's, the ring needing at least 2 slots, and registers for a second set of fragments."""
+    if p["STAGES"] < 2:
+        return f"STAGES={p['STAGES']}: the fragment pipeline reads one slot while the next lands; need 2 or more"
+    return _v9_constraints(p, s, fragment_regs=_v10_fragment_regs(p))
+
+
+def _v10_fragment_regs(p: Params) -> int:
+    """v10's second fragment set over v9's estimate, fitted to ptxas (NVRTC 13.5, sm_90)."""
+    return 2 * (p["WM"] // 16 + p["WNITER"])
 
 
 # -- sk: sliced-K small tiles for few-tile and skinny shapes ---------------------------------------
@@ -435,6 +447,20 @@ class Sgemm(Experiment):
                 Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
             ),
             constraints=_v9_constraints,
+        ),
+        Variant(
+            name="v10",
+            file="v10_fragment_pipeline.cu",
+            summary="register-fragment double buffering: next k-step's LDS.128 (and the next tile's) under the FFMAs",
+            min_sm=80, min_sm_for="cp.async",
+            launch=_v9_launch,
+            access=v10_access,
+            params=_tile_params(bm=64) + _warp_params(wm=64, wn=64, wniter=2) + (
+                Param("STAGES", (2, 3, 4, 5), 2, "tiles in the cp.async ring (all in flight in the prologue)"),
+                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
+            ),
+            constraints=_v10_constraints,
         ),
         Variant(
             name="sk",

@@ -823,3 +823,12 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     out += _slices_writeback(t, frags, vec, origin=lambda i: origin(i.bx)[:2], stored=stored,
                              c_blocks=c_blocks, smem_blocks=smem_blocks)
     return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
+
+
+def v10_access(params: Params, shape: Shape) -> KernelAccess:
+    """v10_fragment_pipeline.cu: v9's accesses, instruction for instruction. Tile j is still copied
+    once into ring slot j % STAGES with v9's copies (the prologue now fills all STAGES slots and tile
+    t+STAGES is issued at the end of tile t, into slot t: the order changes, not the addresses), each
+    tile's BK x (WM/16 + WNITER) LDS.128 fragments are read once from its slot (k-step k+1's while
+    k-step k computes), and the write-back is v9's; so the model is v9's."""
+    return v9_access(params, shape)

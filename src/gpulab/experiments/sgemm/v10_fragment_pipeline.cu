@@ -1,0 +1,132 @@
+// v10 register-fragment double buffering across k-steps and across the tile boundary.
+//
+// Changed from v9: the fragments live in two register sets. While k-step k's outer products run,
+// k-step k+1's LDS.128 are already in flight into the other set; and on the last k-step of a tile
+// the wait for the next tile, the barrier and the next tile's first fragment loads come BEFORE that
+// step's FFMAs, so the 8 x 16 = 128 FFMAs of the step cover the barrier and the LDS latency that v9
+// exposes at every tile start (v9: barrier, then LDS, then ~30 cycles before the first FFMA can
+// issue, with only 2 warps per scheduler to hide it at the tuned 64 x 128, 2-warp, 4-block config).
+// The ring slot of tile t is free as soon as its last fragments are in registers, i.e. at that
+// barrier, so the copy of tile t+STAGES goes into it there: STAGES tiles in flight at the cost of
+// v9's STAGES-1 (v10 STAGES=2 has v9 STAGES=3's copy lead in two slots of shared memory).
+// One barrier per tile, as v9; the copies (cp.async), their layouts, the edge handling (blocks moved
+// inward, the ragged K absorbed by the first tile, a checked path below one block tile), the grouped
+// rasterization and the write-back are v9's (sgemm/cp_async_ring.cuh).
+// Napkin math (SASS, NVRTC 13.5 sm_90, 64 x 128 x 8, two 64 x 64 warps, 16 x 8 per thread): per tile
+// and thread 1024 FFMA, 48 LDS.128, 12 LDGSTS, 1 BAR; see the notes of the rung in the README for
+// the instruction counts of v9 beside it. The barrier-plus-LDS bubble is ~60-80 cycles per tile
+// against 2048 FFMA issue cycles of the two warps sharing a scheduler, i.e. up to ~3-4%.
+// Expected effect: 1.02-1.05x v9 at 2048^3-8192^3 (v9: 45.6-48.4 TFLOP/s, 93-94% of cuBLAS), so
+// 96-99% of cuBLAS FP32; the rest of the gap is FFMA register-bank conflicts and the tail wave.
+// Params: as v9. BM, BN, BK (multiple of 8), WM (multiple of 16), WN = 32*WNITER, WNITER,
+//   TM = TN = 4, STAGES (2-5 ring slots, all filled in the prologue), MINB (blocks per SM the
+//   registers are sized for), GROUP_M (block-rows per rasterization group). Dynamic shared memory:
+//   max(STAGES*(BK*(BM+4) + BK*BN), warps*16*36) floats, as v9. Registers: v9's plus one more set
+//   of fragments (4*(WM/16 + WNITER)).
+// Shapes: any M, N, K >= 1, as v9.
+#include "sgemm/ladder.cuh"
+
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (WARPS * 32)
+#define WMITER (WM / 16)
+#define A_COPIES (BM * BK / THREADS)        // 4-byte copies of A per thread per tile
+#define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
+#define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
+#define AS_LD (BM + 4)
+#define TILE_FLOATS (BK * AS_LD + BK * BN)
+
+#include "sgemm/cp_async_ring.cuh"
+
+// As v9's gemm_tile (the same FAST / checked contract), with the fragment pipeline above.
+template <bool VEC_BC, bool FAST>
+__device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __restrict__ A,
+                                          const float* __restrict__ B, float* __restrict__ C,
+                                          float* smem, int row0, int col0, int row_lo, int col_lo) {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int wm = (warp / (BN / WN)) * WM;
+    const int wn = (warp % (BN / WN)) * WN;
+    const int a_off = wm + zigzag_row(lane) * 4, b_off = wn + zigzag_col(lane) * 4;  // v6's lanes
+    const unsigned ring = smem_addr(smem);
+    const int k_first = (K % BK) ? (K % BK) - BK : 0;
+    Copier<VEC_BC> copier(M, N, K, A, B, row0, col0, k_first);
+
+    float acc[WMITER * TM][WNITER * TN];
+    zero(acc);
+
+    const int ktiles = (K + BK - 1) / BK;
+    // Prologue: every slot of the ring in flight, one commit group each (empty groups keep the count).
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+        if (s < ktiles) {
+            const unsigned slot = ring + 4u * (s * TILE_FLOATS);
+            if (FAST && (s > 0 || k_first == 0)) copier.template issue<false>(slot, k_first + s * BK, M, N, K, A, B);
+            else                                 copier.template issue<true>(slot, k_first + s * BK, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+    }
+    cp_async_wait<STAGES - 1>();  // tile 0 has landed (this thread's copies) ...
+    __syncthreads();              // ... and everyone's
+
+    typedef const float (*ATile)[AS_LD];
+    typedef const float (*BTile)[BN];
+    float4 a[2][WMITER], b[2][WNITER];  // the two fragment sets: k-step k in set k & 1
+    int read_off = 0;                    // the slot of tile t, as a float offset
+    load_fragments(a[0], b[0], reinterpret_cast<ATile>(smem), reinterpret_cast<BTile>(smem + BK * AS_LD),
+                   0, a_off, b_off);
+    for (int t = 0; t < ktiles; ++t) {
+        const int this_off = read_off;
+        const ATile As = reinterpret_cast<ATile>(smem + this_off);
+        const BTile Bs = reinterpret_cast<BTile>(smem + this_off + BK * AS_LD);
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k + 1 < BK) {
+                load_fragments(a[(k + 1) & 1], b[(k + 1) & 1], As, Bs, k + 1, a_off, b_off);
+            } else {
+                // Tile t is all in registers. Committed so far: tiles 0 .. t+STAGES-1, so
+                // STAGES-2 pending groups leave tile t+1 landed, and after the barrier nobody
+                // reads slot t any more: it takes tile t+STAGES. The next tile's first fragments
+                // load first, then the copies are issued, then this step's FFMAs run: the LDS
+                // latency is under the copies' address arithmetic and 128 independent FFMAs.
+                // (Issuing the copies after the FFMAs lets ptxas sink the barrier to the end of
+                // the tile, which exposes the LDS latency again; before the fragment loads, the
+                // loads wait behind the copies.)
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
+                if (t + 1 < ktiles)  // BK is even: k-step 0 of tile t+1 goes to set 0
+                    load_fragments(a[0], b[0], reinterpret_cast<ATile>(smem + read_off),
+                                   reinterpret_cast<BTile>(smem + read_off + BK * AS_LD), 0, a_off, b_off);
+                if (t + STAGES < ktiles) {
+                    copier.template issue<!FAST>(ring + 4u * this_off, k_first + (t + STAGES) * BK, M, N, K, A, B);
+                    copier.advance();
+                }
+                cp_async_commit();
+            }
+            outer_products(acc, a[k & 1], b[k & 1]);
+        }
+    }
+
+    ring_write_back<VEC_BC>(acc, smem, C, M, N, row0 + wm, col0 + wn, row_lo, col_lo);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K,
+                                                                  const float* __restrict__ A,
+                                                                  const float* __restrict__ B,
+                                                                  float* __restrict__ C) {
+    extern __shared__ float4 smem4[];  // the ring of STAGES tiles, later the write-back slices
+    float* smem = reinterpret_cast<float*>(smem4);
+
+    int bm, bn;
+    grouped_block<GROUP_M>(M, N, bm, bn);  // rasterization in groups of GROUP_M block-rows
+    const int row_lo = bm * BM, col_lo = bn * BN;
+    const bool vec_bc = (N % 4 == 0) && aligned16(B) && aligned16(C);
+    if (M >= BM && N >= BN) {  // edge blocks move inward so that every copy is in range
+        const int row0 = min(row_lo, M - BM), col0 = min(col_lo, N - BN);
+        if (vec_bc) gemm_tile<true, true>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
+        else        gemm_tile<false, true>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
+    } else {  // a matrix smaller than one block tile: the checked path throughout
+        if (vec_bc) gemm_tile<true, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
+        else        gemm_tile<false, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
+    }
+}
