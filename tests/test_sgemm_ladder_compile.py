@@ -112,6 +112,9 @@ def test_representative_grids_reject_something_each():
         ("v9", dict(BK=32, STAGES=5), "do not fit"),  # 2 blocks x 113 KiB per SM
         ("v9", dict(BM=128, MINB=4), "registers"),  # 128 threads x 4 blocks: 128 each
         ("v9", dict(BM=64, BN=256, WM=16, WN=32, WNITER=1), "rows a pass"),  # 1024 threads, BM=64
+        ("v10", dict(BK=16), "registers"),  # 16 x 8 per thread, two fragment sets, 24 copies: 258
+        ("v10", dict(BM=128, BN=128, MINB=4), "registers"),  # 128 threads x 4 blocks: 128 each
+        ("v10", dict(BK=32, STAGES=5, MINB=1, BM=128, BN=256), "227 KiB"),
     ],
 )
 def test_constraints_reject_configs_that_cannot_run(name, change, words):
@@ -142,7 +145,7 @@ def test_each_primitive_names_the_rung_that_introduced_it_and_only_later_rungs_t
         introduced[m.group(2)] = int(m.group(1)[1:])
     assert {"load4_guarded", "load_tiles", "warp_tile_mma", "write_back"} <= set(introduced)
     users = [v for v in LADDER if '#include "sgemm/ladder.cuh"' in SGEMM.source(v).read_text()]
-    assert [v.name for v in users] == ["v5", "v6", "v7", "v8", "v9"]
+    assert [v.name for v in users] == ["v5", "v6", "v7", "v8", "v9", "v10"]
     for v in users:
         body = SGEMM.source(v).read_text()
         for name, rung in introduced.items():

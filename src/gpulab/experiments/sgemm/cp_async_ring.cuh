@@ -1,16 +1,16 @@
-// v9's cp.async machinery, shared by the rungs that keep its ring of tiles (v9, v10): the copy
-// helpers and the Copier that issues one thread's share of a tile's copies. It is written against
-// the includer's tile macros (BM BN BK THREADS AS_LD A_COPIES B_COPIES16
-// B_COPIES4), which must be
-// defined before the #include; ladder.cuh's primitives take their sizes as template arguments
-// instead, but the copy offsets here are folded from those macros into immediates.
+// The SGEMM ladder's cp.async primitives, as v9_cp_async.cu writes them out in full (that rung
+// shows its own idea); the rungs after it that keep v9's ring of tiles take them from here. Unlike
+// ladder.cuh's, they are written against the includer's tile macros (BM BN BK THREADS AS_LD
+// A_COPIES B_COPIES16 B_COPIES4), defined before the #include, because the copy offsets are folded
+// from those macros into immediates.
 #pragma once
 
+// v9: a generic pointer into shared memory as the 32-bit address cp.async and LDS take.
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// src-size 0 reads nothing and zero-fills the destination: the ragged-edge guard.
+// v9: src-size 0 reads nothing and zero-fills the destination: the ragged-edge guard.
 __device__ __forceinline__ void cp_async4(unsigned dst, const float* src, bool in_range) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
                  "r"(in_range ? 4 : 0));
@@ -25,7 +25,7 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
 }
 
-// Copies of A: e = tid + l*THREADS; lanes take 8 consecutive k of 4 rows. THREADS/8 divides BM
+// v9: copies of A: e = tid + l*THREADS; lanes take 8 consecutive k of 4 rows. THREADS/8 divides BM
 // (a constraint), so copy l sits (l*THREADS/8) % BM rows and 8*(l*THREADS/8 / BM) k further on.
 #define A_ROW_STEP(l) (((l) * (THREADS / 8)) % BM)
 #define A_K_STEP(l) (8 * (((l) * (THREADS / 8)) / BM))
@@ -38,7 +38,7 @@ __device__ __forceinline__ void cp_async_wait() {
 #define B_ROW_STEP(l) (((l) * THREADS) / B_PER_ROW)
 #define B_COL_STEP(l) ((((l) * THREADS) % B_PER_ROW) * B_WIDTH)
 
-// One thread's share of the tile copies. On the FAST path every source is a0 (or b0) plus a
+// v9: one thread's share of the tile copies. On the FAST path every source is a0 (or b0) plus a
 // per-block byte stride times a constant plus a constant: one IMAD.WIDE and one cp.async per copy,
 // no checks; a0 and b0 move on by one tile per step. The GENERAL path checks everything: rows of A
 // past M and columns of B past N are clamped to valid ones (what they bring in reaches only rows

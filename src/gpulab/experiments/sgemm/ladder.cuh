@@ -158,34 +158,3 @@ __device__ __forceinline__ void write_back(float* cs, const float (&acc)[ROWS][C
     }
     __syncwarp();  // the slice is rewritten by the next sub-tile
 }
-
-// v10: warp_tile_mma's two halves, so a rung can load step k+1's fragments while step k's
-// products run. The fragments of k-step k: MI float4s of As (16 rows apart from a_off), NI of Bs
-// (32 columns apart from b_off), the zig-zag lane grid of v6.
-template <int MI, int NI, int LDA, int LDB>
-__device__ __forceinline__ void load_fragments(float4 (&a)[MI], float4 (&b)[NI],
-                                               const float (*As)[LDA], const float (*Bs)[LDB],
-                                               int k, int a_off, int b_off) {
-#pragma unroll
-    for (int i = 0; i < MI; ++i) a[i] = load_float4(&As[k][a_off + i * 16]);
-#pragma unroll
-    for (int j = 0; j < NI; ++j) b[j] = load_float4(&Bs[k][b_off + j * 32]);
-}
-
-// v10: the 4 x 4 outer products of one k-step's fragments into acc.
-template <int MI, int NI>
-__device__ __forceinline__ void outer_products(float (&acc)[MI * 4][NI * 4], const float4 (&a)[MI],
-                                               const float4 (&b)[NI]) {
-#pragma unroll
-    for (int i = 0; i < MI; ++i) {
-        const float av[4] = {a[i].x, a[i].y, a[i].z, a[i].w};
-#pragma unroll
-        for (int j = 0; j < NI; ++j) {
-            const float bv[4] = {b[j].x, b[j].y, b[j].z, b[j].w};
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-#pragma unroll
-                for (int c = 0; c < 4; ++c) acc[i * 4 + r][j * 4 + c] += av[r] * bv[c];
-        }
-    }
-}

@@ -47,7 +47,111 @@
 #define AS_LD (BM + 4)
 #define TILE_FLOATS (BK * AS_LD + BK * BN)
 
-#include "sgemm/cp_async_ring.cuh"
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// src-size 0 reads nothing and zero-fills the destination: the ragged-edge guard.
+__device__ __forceinline__ void cp_async4(unsigned dst, const float* src, bool in_range) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(in_range ? 4 : 0));
+}
+__device__ __forceinline__ void cp_async16(unsigned dst, const float* src, bool in_range) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(in_range ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+}
+
+// Copies of A: e = tid + l*THREADS; lanes take 8 consecutive k of 4 rows. THREADS/8 divides BM
+// (a constraint), so copy l sits (l*THREADS/8) % BM rows and 8*(l*THREADS/8 / BM) k further on.
+#define A_ROW_STEP(l) (((l) * (THREADS / 8)) % BM)
+#define A_K_STEP(l) (8 * (((l) * (THREADS / 8)) / BM))
+// Copies of B: idx = tid + l*THREADS over BK rows of B_PER_ROW copies (float4s on the 16-byte
+// path, floats on the other); the thread count and B_PER_ROW divide one another (a constraint), so
+// copy l is a constant number of rows and columns away from copy 0.
+#define B_PER_ROW (VEC_BC ? BN / 4 : BN)
+#define B_WIDTH (VEC_BC ? 4 : 1)
+#define B_COPIES (VEC_BC ? B_COPIES16 : B_COPIES4)
+#define B_ROW_STEP(l) (((l) * THREADS) / B_PER_ROW)
+#define B_COL_STEP(l) ((((l) * THREADS) % B_PER_ROW) * B_WIDTH)
+
+// One thread's share of the tile copies. On the FAST path every source is a0 (or b0) plus a
+// per-block byte stride times a constant plus a constant: one IMAD.WIDE and one cp.async per copy,
+// no checks; a0 and b0 move on by one tile per step. The GENERAL path checks everything: rows of A
+// past M and columns of B past N are clamped to valid ones (what they bring in reaches only rows
+// and columns of C that are never stored), copies outside 0 <= k < K get src-size 0 (zeros), their
+// source set to the matrix's first element to be safe.
+template <bool VEC_BC>
+struct Copier {
+    const char* a0;   // A copy 0 of the next tile
+    const char* b0;   // B copy 0 of the next tile
+    unsigned a_pass;  // bytes between A copies a pass (THREADS/8 rows) apart
+    unsigned b_row;   // bytes per row of B
+    int row_a, col_b; // copy 0's row of A and column of B (not clamped)
+    int a_k, b_r;     // copy 0's k inside a tile, for A and for B
+
+    __device__ __forceinline__ Copier(int M, int N, int K, const float* A, const float* B, int row0,
+                                      int col0, int k_first) {
+        const int tid = threadIdx.x;
+        a_k = tid & 7;
+        row_a = row0 + (tid >> 3);
+        // Byte offsets computed in integers: k_first may be negative (see gemm_tile).
+        a0 = reinterpret_cast<const char*>(A) +
+             4 * ((long long)min(row_a, M - 1) * K + a_k + k_first);
+        a_pass = (unsigned)(THREADS / 8) * (unsigned)K * 4u;
+        b_r = tid / B_PER_ROW;
+        col_b = col0 + (tid % B_PER_ROW) * B_WIDTH;
+        b0 = reinterpret_cast<const char*>(B) +
+             4 * ((long long)(k_first + b_r) * N + (col_b < N ? col_b : col0));
+        b_row = (unsigned)N * 4u;
+    }
+
+    template <bool GENERAL>
+    __device__ __forceinline__ void issue(unsigned slot, int k0, int M, int N, int K, const float* A,
+                                          const float* B) {
+        const int tid = threadIdx.x;
+        const unsigned a_dst = slot + 4u * ((tid & 7) * AS_LD + (tid >> 3));
+#pragma unroll
+        for (int l = 0; l < A_COPIES; ++l) {
+            const unsigned dst = a_dst + 4u * (A_K_STEP(l) * AS_LD + A_ROW_STEP(l));
+            if (!GENERAL) {
+                const char* src = a0 + (size_t)a_pass * (A_ROW_STEP(l) / (THREADS / 8)) + 4 * A_K_STEP(l);
+                cp_async4(dst, reinterpret_cast<const float*>(src), true);
+            } else {
+                const int r = min(row_a + A_ROW_STEP(l), M - 1), k = k0 + a_k + A_K_STEP(l);
+                const bool ok = k >= 0 && k < K;
+                cp_async4(dst, ok ? A + (size_t)r * K + k : A, ok);
+            }
+        }
+        const unsigned b_dst = slot + 4u * (BK * AS_LD + b_r * BN + (tid % B_PER_ROW) * B_WIDTH);
+#pragma unroll
+        for (int l = 0; l < B_COPIES; ++l) {
+            const unsigned dst = b_dst + 4u * (B_ROW_STEP(l) * BN + B_COL_STEP(l));
+            const float* src;
+            bool ok = true;
+            if (!GENERAL) {
+                src = reinterpret_cast<const float*>(b0 + (size_t)b_row * B_ROW_STEP(l) + 4 * B_COL_STEP(l));
+            } else {
+                const int r = k0 + b_r + B_ROW_STEP(l);
+                int c = col_b + B_COL_STEP(l);
+                c = c < N ? c : (VEC_BC ? col_b - (col_b % BN) : N - 1);  // a valid column (float4)
+                ok = r >= 0 && r < K;
+                src = ok ? B + (size_t)r * N + c : B;
+            }
+            if (VEC_BC) cp_async16(dst, src, ok);
+            else        cp_async4(dst, src, ok);
+        }
+    }
+
+    __device__ __forceinline__ void advance() {
+        a0 += 4 * BK;
+        b0 += (size_t)b_row * BK;
+    }
+};
 
 // The block's tile of C is rows [row0, row0+BM) x columns [col0, col0+BN); it stores only rows
 // >= row_lo and columns >= col_lo (and inside C). With FAST, the caller guarantees M >= BM and
@@ -106,8 +210,22 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
         read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
     }
 
-    // Write-back through this warp's slice of shared memory (as v7).
-    ring_write_back<VEC_BC>(acc, smem, C, M, N, row0 + wm, col0 + wn, row_lo, col_lo);
+    // Write-back through this warp's slice of shared memory (as v7). No copies are pending (only
+    // empty groups can be), and the barrier makes sure every warp has left the ring.
+    cp_async_wait<0>();
+    __syncthreads();
+    float* cs = smem + warp * (16 * CS_LD);
+    // Only this block's own rows and columns: an edge block moved inward shares some with its
+    // neighbour. On the float4 path col_lo and N are multiples of 4: a float4 is wholly in or out.
+    const auto own = [&](int row, int col) {
+        return col >= col_lo && col < N && row >= row_lo && row < M;
+    };
+#pragma unroll
+    for (int i = 0; i < WMITER; ++i)
+#pragma unroll
+        for (int j = 0; j < WNITER; ++j)
+            write_back<VEC_BC>(cs, acc, i, j, lane, C, N, row0 + wm + i * 16, col0 + wn + j * 32,
+                               own);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K,
@@ -117,8 +235,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
     extern __shared__ float4 smem4[];  // the ring of STAGES tiles, later the write-back slices
     float* smem = reinterpret_cast<float*>(smem4);
 
-    int bm, bn;
-    grouped_block<GROUP_M>(M, N, bm, bn);  // rasterization in groups of GROUP_M block-rows
+    // Grouped rasterization of the 1D grid: GROUP_M block-rows at a time, column-major inside.
+    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
+    const int pid = blockIdx.x;
+    const int per_group = GROUP_M * grid_n;
+    const int first_m = (pid / per_group) * GROUP_M;
+    const int group_rows = min(grid_m - first_m, GROUP_M);
+    const int bm = first_m + (pid % per_group) % group_rows;
+    const int bn = (pid % per_group) / group_rows;
+
     const int row_lo = bm * BM, col_lo = bn * BN;
     const bool vec_bc = (N % 4 == 0) && aligned16(B) && aligned16(C);
     if (M >= BM && N >= BN) {  // edge blocks move inward so that every copy is in range
