@@ -4,19 +4,25 @@
 // k-step k+1's LDS.128 are already in flight into the other set; and on the last k-step of a tile
 // the wait for the next tile, the barrier and the next tile's first fragment loads come BEFORE that
 // step's FFMAs, so the 8 x 16 = 128 FFMAs of the step cover the barrier and the LDS latency that v9
-// exposes at every tile start (v9: barrier, then LDS, then ~30 cycles before the first FFMA can
-// issue, with only 2 warps per scheduler to hide it at the tuned 64 x 128, 2-warp, 4-block config).
+// exposes at every tile start (v9: barrier, copies, LDS, then ~20-30 cycles before the first FFMA
+// can issue, with only 2 warps per scheduler to hide it at the tuned 64 x 128, 2-warp, 4-block
+// config).
 // The ring slot of tile t is free as soon as its last fragments are in registers, i.e. at that
 // barrier, so the copy of tile t+STAGES goes into it there: STAGES tiles in flight at the cost of
 // v9's STAGES-1 (v10 STAGES=2 has v9 STAGES=3's copy lead in two slots of shared memory).
 // One barrier per tile, as v9; the copies (cp.async), their layouts, the edge handling (blocks moved
 // inward, the ragged K absorbed by the first tile, a checked path below one block tile), the grouped
 // rasterization and the write-back are v9's (sgemm/cp_async_ring.cuh).
-// Napkin math (SASS, NVRTC 13.5 sm_90, 64 x 128 x 8, two 64 x 64 warps, 16 x 8 per thread): per tile
-// and thread 1024 FFMA, 48 LDS.128, 12 LDGSTS, 1 BAR; see the notes of the rung in the README for
-// the instruction counts of v9 beside it. The barrier-plus-LDS bubble is ~60-80 cycles per tile
-// against 2048 FFMA issue cycles of the two warps sharing a scheduler, i.e. up to ~3-4%.
-// Expected effect: 1.02-1.05x v9 at 2048^3-8192^3 (v9: 45.6-48.4 TFLOP/s, 93-94% of cuBLAS), so
+// SASS (NVRTC 13.5, sm_90, 64 x 128 x 8, two 64 x 64 warps, 16 x 8 per thread; the main loop of the
+// float4, no-checks path, per tile and thread), v9 -> v10: 1132 -> 1132 instructions, 1024 FFMA
+// (90.5%) in both, 48 LDS.128, 12 LDGSTS, 1 BAR; 216 -> 255 registers, no spills. What moves is
+// where the LDS wait falls: v9 runs the barrier, the 45 instructions of the copies, the first
+// LDS.128 and its first dependent FFMA 13 instructions later (a ~20-30 cycle stall per tile and
+// warp); v10 issues the next tile's LDS.128 5 instructions after the barrier, and 45 copy
+// instructions and 128 independent FFMAs follow before anything waits for them. With 2 warps per
+// scheduler (4 blocks of 2 warps per SM) the stall is not always covered: up to ~2-3% of the
+// ~1130 issue cycles of a tile.
+// Expected effect: 1.02-1.04x v9 at 2048^3-8192^3 (v9: 45.6-48.4 TFLOP/s, 93-94% of cuBLAS), so
 // 96-99% of cuBLAS FP32; the rest of the gap is FFMA register-bank conflicts and the tail wave.
 // Params: as v9. BM, BN, BK (multiple of 8), WM (multiple of 16), WN = 32*WNITER, WNITER,
 //   TM = TN = 4, STAGES (2-5 ring slots, all filled in the prologue), MINB (blocks per SM the
