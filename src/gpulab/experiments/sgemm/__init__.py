@@ -222,7 +222,9 @@ def _v10_constraints(p: Params, s: Shape | None) -> str | None:
 
 
 def _v10_fragment_regs(p: Params) -> int:
-    """v10's second fragment set over v9's estimate, fitted to ptxas (NVRTC 13.5, sm_90)."""
+    """v10 holds two whole k-steps of fragments, 4*(WM/16 + WNITER) floats each; v9's estimate already
+    counts about 1.5 (ptxas overlapped the next step's loads there too), so half a set more. ptxas
+    (NVRTC 13.5) takes what the cap allows anyway: 255 at 64 threads, 236 at 128 x 128 and 128 x 256."""
     return 2 * (p["WM"] // 16 + p["WNITER"])
 
 
@@ -307,6 +309,15 @@ def _warp_params(wm=32, wn=64, wniter=2) -> tuple[Param, ...]:
         Param("WNITER", (1, 2, 4), wniter, "sub-tiles along N per warp tile (WN = 32*WNITER)"),
         Param("TM", (4,), 4, "rows of a thread's float4 fragment (fixed: one LDS.128)"),
         Param("TN", (4,), 4, "columns of a thread's float4 fragment (fixed: one LDS.128)"),
+    )
+
+
+def _ring_params(stages: Param) -> tuple[Param, ...]:
+    """v9 and the rungs on its cp.async ring: a 64 x 128 block tile of two 64 x 64 warp tiles."""
+    return _tile_params(bm=64) + _warp_params(wm=64, wn=64, wniter=2) + (
+        stages,
+        Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+        Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
     )
 
 
@@ -439,11 +450,7 @@ class Sgemm(Experiment):
             min_sm=80, min_sm_for="cp.async",
             launch=_v9_launch,
             access=v9_access,
-            params=_tile_params(bm=64) + _warp_params(wm=64, wn=64, wniter=2) + (
-                Param("STAGES", (2, 3, 4, 5), 3, "tiles in the cp.async ring"),
-                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
-                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
-            ),
+            params=_ring_params(Param("STAGES", (2, 3, 4, 5), 3, "tiles in the cp.async ring")),
             constraints=_v9_constraints,
         ),
         Variant(
@@ -453,11 +460,7 @@ class Sgemm(Experiment):
             min_sm=80, min_sm_for="cp.async",
             launch=_v9_launch,
             access=v10_access,
-            params=_tile_params(bm=64) + _warp_params(wm=64, wn=64, wniter=2) + (
-                Param("STAGES", (2, 3, 4, 5), 2, "tiles in the cp.async ring (all in flight in the prologue)"),
-                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
-                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
-            ),
+            params=_ring_params(Param("STAGES", (2, 3, 4, 5), 2, "tiles in the cp.async ring (all in flight in the prologue)")),
             constraints=_v10_constraints,
         ),
         Variant(

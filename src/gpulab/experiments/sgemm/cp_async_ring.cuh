@@ -148,3 +148,27 @@ __device__ __forceinline__ void ring_write_back(const float (&acc)[ROWS][COLS], 
         for (int j = 0; j < COLS / 4; ++j)
             write_back<VEC_BC>(cs, acc, i, j, lane, C, N, wrow + i * 16, wcol + j * 32, own);
 }
+
+// v9: the kernel body around a rung's tile loop, Tile::run<VEC_BC, FAST> (same arguments as v9's
+// gemm_tile): the block's tile from the grouped rasterization, edge blocks moved inward when the
+// matrix holds one whole block tile (FAST, no checks), the checked path when it does not; float4
+// copies of B and stores of C when N % 4 == 0 and B and C are 16-byte aligned.
+template <class Tile, int GROUP>
+__device__ __forceinline__ void ring_sgemm(int M, int N, int K, const float* __restrict__ A,
+                                           const float* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ float4 smem4[];  // the ring of STAGES tiles, later the write-back slices
+    float* smem = reinterpret_cast<float*>(smem4);
+
+    int bm, bn;
+    grouped_block<GROUP>(M, N, bm, bn);
+    const int row_lo = bm * BM, col_lo = bn * BN;
+    const bool vec_bc = (N % 4 == 0) && aligned16(B) && aligned16(C);
+    if (M >= BM && N >= BN) {  // edge blocks move inward so that every copy is in range
+        const int row0 = min(row_lo, M - BM), col0 = min(col_lo, N - BN);
+        if (vec_bc) Tile::template run<true, true>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
+        else        Tile::template run<false, true>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
+    } else {  // a matrix smaller than one block tile: the checked path throughout
+        if (vec_bc) Tile::template run<true, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
+        else        Tile::template run<false, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
+    }
+}

@@ -147,23 +147,19 @@ __device__ __forceinline__ void gemm_tile(int M, int N, int K, const float* __re
     ring_write_back<VEC_BC>(acc, smem, C, M, N, row0 + wm, col0 + wn, row_lo, col_lo);
 }
 
+struct Tile {  // ring_sgemm's handle on this rung's tile loop
+    template <bool VEC_BC, bool FAST>
+    __device__ __forceinline__ static void run(int M, int N, int K, const float* __restrict__ A,
+                                               const float* __restrict__ B, float* __restrict__ C,
+                                               float* smem, int row0, int col0, int row_lo, int col_lo) {
+        gemm_tile<VEC_BC, FAST>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
+    }
+};
+
+// v9's kernel body (rasterization in groups of GROUP_M block-rows, edges, paths) around the loop above.
 extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K,
                                                                   const float* __restrict__ A,
                                                                   const float* __restrict__ B,
                                                                   float* __restrict__ C) {
-    extern __shared__ float4 smem4[];  // the ring of STAGES tiles, later the write-back slices
-    float* smem = reinterpret_cast<float*>(smem4);
-
-    int bm, bn;
-    grouped_block<GROUP_M>(M, N, bm, bn);  // rasterization in groups of GROUP_M block-rows
-    const int row_lo = bm * BM, col_lo = bn * BN;
-    const bool vec_bc = (N % 4 == 0) && aligned16(B) && aligned16(C);
-    if (M >= BM && N >= BN) {  // edge blocks move inward so that every copy is in range
-        const int row0 = min(row_lo, M - BM), col0 = min(col_lo, N - BN);
-        if (vec_bc) gemm_tile<true, true>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
-        else        gemm_tile<false, true>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
-    } else {  // a matrix smaller than one block tile: the checked path throughout
-        if (vec_bc) gemm_tile<true, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
-        else        gemm_tile<false, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
-    }
+    ring_sgemm<Tile, GROUP_M>(M, N, K, A, B, C);
 }
