@@ -7,6 +7,7 @@
 #      prints its first wrong row and column and the largest error)
 #   3. `gpulab bench` v9 and v10 at 2048^3, 4096^3, 8192^3 with cuBLAS beside
 #   4. a small tune of v10 at 4096^3: 16 x 8 per thread, block tiles 64-128 x 128-256, BK 8 or 16
+#   5. `gpulab compare sgemm v9 v10` at 4096^3 under ncu (the README's evidence of what v10 changed)
 # Usage (repository root, on the H200): bash scripts/device_fp32rung.sh
 set -uo pipefail
 source scripts/device_setup.sh || exit 1
@@ -50,13 +51,13 @@ with ProcessPoolExecutor(9) as pool:
     print("\n".join(pool.map(one, configs)))
 EOF
 
-TAIL=15 step tests_v10 40 python3 -m pytest tests/gpu/test_sgemm_gpu.py -m gpu -q -n 8 -k "v10" -rfE \
+TAIL=15 step tests_v10 35 python3 -m pytest tests/gpu/test_sgemm_gpu.py -m gpu -q -n 8 -k "v10" -rfE \
     --maxfail=6 -o cache_dir="$dir/pytest-cache"
 
-TAIL=20 step bench 35 gpulab bench sgemm --variant v9,v10 --size 2048,4096,8192 --out "$dir/bench.csv"
+TAIL=20 step bench 30 gpulab bench sgemm --variant v9,v10 --size 2048,4096,8192 --out "$dir/bench.csv"
 
 # The tune writes results/<gpu>/tune-sgemm-v10.csv and tuned.json in this tree: copied out after.
-TAIL=14 step tune_v10 45 gpulab tune sgemm v10 --shape 4096x4096x4096 "${TUNE[@]}"
+TAIL=14 step tune_v10 40 gpulab tune sgemm v10 --shape 4096x4096x4096 "${TUNE[@]}"
 cp results/h200/tune-sgemm-v10.csv results/h200/tuned.json "$dir/" 2>/dev/null
 python3 - "$dir/bench.csv" <<'EOF'
 # v10 / v9 and v10 / cuBLAS per shape from the bench CSV: the numbers the report needs.
@@ -73,3 +74,5 @@ for shape in dict.fromkeys(r["shape"] for r in rows):
     print(shape, {k: round(x) for k, x in best.items()},
           f"v10/v9 {v10 / v9:.3f}" if v9 and v10 else "", f"v10/cuBLAS {v10 / cb:.3f}" if cb and v10 else "")
 EOF
+
+TAIL=40 step compare 20 gpulab compare sgemm v9 v10 --size 4096 --csv "$dir/profile.csv"
