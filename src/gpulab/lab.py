@@ -156,7 +156,8 @@ def plan(
 
 def compile_spec(spec: RunSpec, arch: str = DEFAULT_ARCH) -> Compiled:
     assert spec.variant is not None
-    return compile_kernel(spec.experiment.source(spec.variant), spec.experiment.entry, spec.params, arch)
+    return compile_kernel(spec.experiment.source(spec.variant), spec.experiment.entry, spec.params,
+                          spec.variant.compile_arch(arch))
 
 
 def constraint_reason(spec: RunSpec, arch: str | None = None) -> str | None:
@@ -262,7 +263,8 @@ class Lab:
             return lambda: fn(inputs, out, spec.shape)
         kernel = load(compile_spec(spec, self.arch))
         launch = spec.variant.launch(spec.params, spec.shape)
-        args = exp.kernel_args(inputs, out, spec.shape, spec.params)
+        args = (*exp.kernel_args(inputs, out, spec.shape, spec.params),
+                *spec.variant.extra_args(inputs, out, spec.shape, spec.params))
         return lambda: kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
 
     def device_inputs(self, spec: RunSpec, exact: bool, seed: int) -> dict:

@@ -74,6 +74,10 @@ def no_constraints(params: Params, shape: Shape | None) -> str | None:
     return None
 
 
+def no_extra_args(inputs: dict, out: Any, shape: Shape, params: Params) -> tuple:
+    return ()
+
+
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One kernel of an experiment.
@@ -83,7 +87,12 @@ class Variant:
     `expected_wrong` is a demonstration (a race, say): its wrong outputs are reported, never passed.
     `access` is the variant's memory-access model for `gpulab predict` (see gpulab.model), if any.
     `min_sm` is the oldest architecture whose instructions it uses (80: sm_80, for cp.async), with
-    `min_sm_for` saying which; on an older card it is skipped with that reason.
+    `min_sm_for` saying which; on an older card it is skipped with that reason. With `arch_specific`
+    it uses instructions of that architecture's `a` target alone (sm_90a: wgmma, setmaxnreg): it is
+    compiled for sm_XYa, whose code runs on that one architecture, and skipped on any other.
+    `extra_args(inputs, out, shape, params)` gives the arguments its entry takes after the
+    experiment's common ones (`Experiment.kernel_args`), e.g. TMA tensor maps built from the
+    inputs' device pointers and the tile params; none by default.
     """
 
     name: str
@@ -101,6 +110,8 @@ class Variant:
     # The shapes `gpulab tune` scores this variant on when none are given (empty: the experiment's
     # tune shapes): a variant made for one shape class (skinny products) is tuned on that class.
     tune_shapes: tuple[tuple[int, ...], ...] = ()
+    arch_specific: bool = False
+    extra_args: Callable[..., tuple] = no_extra_args
 
     @classmethod
     def from_file(cls, path, access: Callable[..., Any] | None = None) -> "Variant":
@@ -113,9 +124,16 @@ class Variant:
     def arch_reason(self, arch: str) -> str | None:
         """Why this variant cannot run on `arch` ('sm_75'), or None."""
         number = int("".join(ch for ch in arch.split("_")[-1] if ch.isdigit()) or 0)
+        if self.arch_specific and number != self.min_sm:
+            return f"needs sm_{self.min_sm}a ({self.min_sm_for}), whose code runs on sm_{self.min_sm} only; this is {arch}"
         if self.min_sm and number < self.min_sm:
             return f"needs sm_{self.min_sm} or newer ({self.min_sm_for}); this is {arch}"
         return None
+
+    def compile_arch(self, arch: str) -> str:
+        """The target its cubin is compiled for on `arch`: the arch-specific sm_XYa where it needs
+        one, else `arch` itself."""
+        return arch.rstrip("a") + "a" if self.arch_specific else arch
 
     def default_params(self) -> Params:
         return {p.name: p.default for p in self.params}

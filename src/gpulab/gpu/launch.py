@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.gpu.compile import Compiled
 from gpulab.gpu.seam import cupy
@@ -35,6 +37,16 @@ class LoadedKernel:
                 f"launch of {self.compiled.cubin_path.name} failed (grid {grid}, block {block}, "
                 f"{smem_dynamic_bytes} B dynamic smem): {exc}"
             ) from None
+
+
+def by_value(blob: bytes) -> np.ndarray:
+    """A kernel argument passed by value from raw bytes: a struct parameter such as a
+    `const __grid_constant__ CUtensorMap` (gpulab.gpu.tma). CuPy passes a host numpy array of size
+    one by value: the launch hands the driver a pointer to its data, and the driver copies as many
+    bytes as the kernel's parameter is long, at the offset the cubin gives it (64-byte aligned for a
+    CUtensorMap). So one opaque element of len(blob) bytes, not an array of bytes (which CuPy
+    refuses, to catch a host array passed where a device pointer was meant)."""
+    return np.frombuffer(bytes(blob), dtype=np.dtype((np.void, len(blob))))
 
 
 def synchronize(what: str) -> None:

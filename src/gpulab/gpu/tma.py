@@ -1,0 +1,108 @@
+"""TMA tensor maps: the 128-byte descriptor a Hopper kernel's bulk tensor copies
+(`cp.async.bulk.tensor`) read, encoded on the host by the CUDA driver (cuTensorMapEncodeTiled).
+
+A kernel takes it by value as a `const __grid_constant__ CUtensorMap` parameter (128 bytes, 64-byte
+aligned); `gpulab.gpu.launch.by_value` passes the bytes this module returns. This module knows only
+matrices in device memory: a row-major `rows x cols` matrix of 2-byte elements, copied in boxes of
+`box_rows x box_cols` elements, written to shared memory with the 128-byte swizzle that wgmma's
+shared-memory descriptors read.
+
+What TMA cannot take, refused here in one line before the driver sees it (the driver would only say
+CUDA_ERROR_INVALID_VALUE): a row pitch that is not a multiple of 16 bytes (a BF16 matrix whose rows
+are not a multiple of 8 elements), a base address not 16-byte aligned, a box side over 256 elements,
+a box row wider than the 128-byte swizzle span. The constraints of each variant that uses TMA state
+the same limits, so the harness skips such a shape with the reason instead of failing the launch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+
+from gpulab.errors import GpulabError
+
+TENSOR_MAP_BYTES = 128
+# What the hardware takes (CUDA driver API, cuTensorMapEncodeTiled): every global stride a multiple
+# of 16 bytes, the base 16-byte aligned, each box side 1..256 elements, and with a swizzle the box's
+# inner side at most the swizzle span.
+STRIDE_ALIGN_BYTES = 16
+BOX_SIDE_MAX = 256
+SWIZZLE_128B_BYTES = 128
+ELEMENT_BYTES = 2  # BF16
+
+
+@dataclasses.dataclass(frozen=True)
+class TiledMap2D:
+    """The arguments of cuTensorMapEncodeTiled for a row-major matrix, in the driver's order:
+    dimension 0 is the innermost (columns), so dims are (cols, rows) and the one stride given is the
+    row pitch in bytes (dimension 0's stride is the element size, implied)."""
+
+    address: int
+    dims: tuple[int, int]  # (cols, rows), elements
+    row_pitch_bytes: int
+    box: tuple[int, int]  # (box_cols, box_rows), elements
+
+    @property
+    def box_bytes(self) -> int:
+        """What one copy writes to shared memory (and the mbarrier's expected transaction count):
+        the whole box, out-of-bounds elements included (they arrive as zeros)."""
+        return self.box[0] * self.box[1] * ELEMENT_BYTES
+
+
+def bf16_matrix_map(address: int, rows: int, cols: int, box_rows: int, box_cols: int) -> TiledMap2D:
+    """The tensor map's arguments for a dense row-major BF16 `rows x cols` matrix at device
+    `address`, copied in `box_rows x box_cols` boxes with the 128-byte swizzle; a GpulabError, in one
+    line that says what to change, for what TMA cannot describe."""
+    if rows < 1 or cols < 1:
+        raise GpulabError(f"a TMA matrix needs at least one row and column, got {rows} x {cols}")
+    pitch = cols * ELEMENT_BYTES
+    if pitch % STRIDE_ALIGN_BYTES:
+        raise GpulabError(
+            f"TMA cannot describe a BF16 matrix with {cols} columns: its row pitch of {pitch} bytes is not a "
+            f"multiple of {STRIDE_ALIGN_BYTES} (the column count must be a multiple of {STRIDE_ALIGN_BYTES // ELEMENT_BYTES})"
+        )
+    if address % STRIDE_ALIGN_BYTES:
+        raise GpulabError(f"TMA needs a {STRIDE_ALIGN_BYTES}-byte aligned base address, got {address:#x}")
+    for side, what in ((box_rows, "rows"), (box_cols, "columns")):
+        if not 1 <= side <= BOX_SIDE_MAX:
+            raise GpulabError(f"a TMA box has 1 to {BOX_SIDE_MAX} {what} per side, got {side}")
+    if box_cols * ELEMENT_BYTES != SWIZZLE_128B_BYTES:
+        # Exactly the span: a narrower box would leave the swizzled rows partly unwritten, and the
+        # wgmma descriptors (SBO = 1024 bytes per 8 rows) assume full 128-byte rows.
+        raise GpulabError(
+            f"a 128-byte-swizzled BF16 box is {SWIZZLE_128B_BYTES // ELEMENT_BYTES} columns wide, got {box_cols}"
+        )
+    return TiledMap2D(address, (cols, rows), pitch, (box_cols, box_rows))
+
+
+def encode(spec: TiledMap2D) -> bytes:
+    """The 128 bytes of the CUtensorMap the driver encodes for `spec`: BF16 elements, no interleave,
+    128-byte swizzle, L2 promotion of 256-byte lines, out-of-bounds elements filled with zeros (which
+    is how a tile past a ragged M, N or K edge contributes nothing to the product). Needs the CUDA
+    driver (a GPU machine); cuda-bindings is one of gpulab's dependencies."""
+    from cuda.bindings import driver  # the driver library is only loaded by a call, so here
+
+    err, tensor_map = driver.cuTensorMapEncodeTiled(
+        driver.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        2,
+        spec.address,
+        list(spec.dims),
+        [spec.row_pitch_bytes],
+        list(spec.box),
+        [1, 1],
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,  # NONE fills with zeros
+    )
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise GpulabError(f"cuTensorMapEncodeTiled refused {spec}: {err.name}")
+    return opaque_bytes(tensor_map.opaque)
+
+
+def opaque_bytes(words) -> bytes:
+    """A CUtensorMap's opaque field (16 unsigned 64-bit words) as the 128 bytes the kernel reads."""
+    words = list(words)
+    if len(words) * 8 != TENSOR_MAP_BYTES:
+        raise GpulabError(f"a CUtensorMap is {TENSOR_MAP_BYTES} bytes, got {len(words)} words")
+    return struct.pack(f"<{len(words)}Q", *words)
