@@ -1,0 +1,135 @@
+// t2: wgmma with both operands in shared memory, written there by TMA, through an mbarrier pipeline.
+// What changed from t1 (mma.sync m16n8k16 fed by ldmatrix, cp.async): the tensor cores' Hopper path.
+//   - Copies: one thread issues a TMA bulk tensor copy per operand tile (cp.async.bulk.tensor.2d)
+//     instead of 128+ threads issuing 16-byte cp.async each; the copy engine writes the tile with the
+//     128-byte swizzle wgmma reads without bank conflicts, and fills past the edges of M, N and K with
+//     zeros (the ragged-edge strategy for loads: no masks, no clamped addresses).
+//   - Math: wgmma.mma_async m64nBNk16 issued by a warpgroup (4 warps) reads A and B straight from
+//     shared memory through 64-bit matrix descriptors: no ldmatrix, no operand registers, and one
+//     instruction does 64 x BN x 16 multiply-adds (BN = 256: 32x the work of one m16n8k16).
+//   - Pipeline: STAGES ring slots, each with one mbarrier the copies complete on (a transaction count
+//     of bytes); every thread waits on the slot's barrier, the warpgroups run BK/16 = 4 wgmma on it,
+//     wait for them, and after a block barrier thread 0 refills the slot with the k-tile STAGES ahead.
+// Expected effect: t1's mma.sync path tops out near ~60% of the dense BF16 rate on Hopper (HMMA issue
+//   plus ldmatrix traffic); wgmma reaches the full rate. Each k-tile here still ends in a wait for the
+//   wgmma and a block barrier (no warp specialization: that is t3), which leaves the tensor cores idle
+//   while the warpgroups drain and resynchronize, ~10-20% of each k-tile at BM x BN = 128 x 256.
+//   Napkin math at 4096^3, 128 x 256 tiles: 512 tiles over 132 SMs (3.9 waves, the last 88% full);
+//   per k-tile 48 KiB loaded for 2*128*256*64 = 4.2 MFLOP (87 FLOP/byte of shared memory, L2 serves
+//   most of it: each A tile is read by 16 block-columns). Expect 450-600 TFLOP/s, 0.6-0.85x cuBLAS
+//   BF16 (671 TFLOP/s measured at 4096^3).
+// Params: BM (64, 128, 256: one warpgroup per 64 rows), BN (64, 128, 256: the wgmma's N), STAGES (ring
+//   slots), GROUP_M (block-rows per rasterization group). BK is 64: one 128-byte swizzled row of BF16.
+//   Dynamic shared memory: STAGES * (BM + BN) * 64 * 2 bytes + 1024 (to align the ring to the
+//   swizzle's 1024-byte period).
+// Shapes: any M, N >= 1 (TMA zero fill on loads, masked stores); K a multiple of 8, because TMA
+//   describes a matrix only when its row pitch is a multiple of 16 bytes (8 BF16). Other K are
+//   refused by the variant's constraints with that reason (see gpulab.gpu.tma).
+// Arguments: the experiment's (A M x K and B N x K, both row-major BF16 bits; C M x N FP32 row-major;
+//   M, N, K), then the tensor maps of A (box 64 x BM) and B (box 64 x BN), encoded by the host.
+#include "gemm_bf16/hopper.cuh"
+
+#define BK 64
+#define WARPGROUPS (BM / 64)
+#define THREADS (WARPGROUPS * 128)
+#define A_TILE_BYTES (BM * BK * 2)
+#define B_TILE_BYTES (BN * BK * 2)
+#define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
+#define ACC (BN / 2)  // FP32 accumulators per thread: a 64 x BN tile over 128 threads
+
+#if BN == 64
+#define WGMMA wgmma_m64n64k16
+#elif BN == 128
+#define WGMMA wgmma_m64n128k16
+#elif BN == 256
+#define WGMMA wgmma_m64n256k16
+#else
+#error "BN must be 64, 128 or 256"
+#endif
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+gemm_bf16(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B, float* __restrict__ C,
+          int M, int N, int K, const __grid_constant__ TmaDescriptor tma_a,
+          const __grid_constant__ TmaDescriptor tma_b) {
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ unsigned long long full[STAGES];  // slot s holds its k-tile when full[s] completes
+    // The ring starts on a 1024-byte boundary: the 128-byte swizzle repeats every 8 rows of 128 bytes,
+    // and both the TMA writes and the wgmma descriptors (base offset 0) assume a tile starts on one.
+    unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+
+    // Grouped rasterization of the 1D grid: GROUP_M block-rows at a time, column-major inside, so
+    // the blocks resident at once share a few block-rows of A and block-columns of B in L2.
+    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
+    const int per_group = GROUP_M * grid_n;
+    const int first_m = (blockIdx.x / per_group) * GROUP_M;
+    const int group_rows = min(grid_m - first_m, GROUP_M);
+    const int bm = first_m + (blockIdx.x % per_group) % group_rows;
+    const int bn = (blockIdx.x % per_group) / group_rows;
+    const int m0 = bm * BM, n0 = bn * BN;
+    const int k_tiles = (K + BK - 1) / BK;
+    const int wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) mbar_init(&full[s], 1);
+        fence_barrier_init();
+    }
+    __syncthreads();
+
+    // Thread 0 fills a slot: one arrival that expects the whole stage's bytes (out-of-bounds parts of
+    // a box are written as zeros and counted too), then the two copies that complete on it.
+    auto fill = [&](int slot, int kt) {
+        unsigned char* a_tile = ring + slot * STAGE_BYTES;
+        mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+        tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
+        tma_load_2d(a_tile + A_TILE_BYTES, &tma_b, &full[slot], kt * BK, n0);
+    };
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES && s < k_tiles; ++s) fill(s, s);
+    }
+
+    float acc[ACC];
+#pragma unroll
+    for (int i = 0; i < ACC; ++i) acc[i] = 0.0f;
+
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        const int slot = kt % STAGES;
+        mbar_wait(&full[slot], (kt / STAGES) & 1);  // the slot's phase flips once per pass of the ring
+        const unsigned char* a_tile = ring + slot * STAGE_BYTES + wg * 64 * BK * 2;  // this warpgroup's 64 rows
+        const unsigned char* b_tile = ring + slot * STAGE_BYTES + A_TILE_BYTES;
+        fence_registers(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+            WGMMA(acc, desc_k_major_sw128(a_tile + kk * 32), desc_k_major_sw128(b_tile + kk * 32));
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_registers(acc);
+        // Every warpgroup has finished reading the slot before the copy engine overwrites it.
+        __syncthreads();
+        if (threadIdx.x == 0 && kt + STAGES < k_tiles) fill(slot, kt + STAGES);
+    }
+
+    // Epilogue: the m64nBNk16 accumulator fragment (hopper.cuh) straight to C, masked at the edges;
+    // two adjacent columns as one 8-byte store where N is even (then col, col + 1 < N together).
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const int row0 = m0 + wg * 64 + warp * 16 + lane / 4;
+    const bool pairs = (N % 2) == 0;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+        const int col = n0 + j * 8 + (lane % 4) * 2;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int row = row0 + half * 8;
+            if (row >= M || col >= N) continue;
+            float* dst = C + (long long)row * N + col;
+            const float v0 = acc[4 * j + 2 * half], v1 = acc[4 * j + 2 * half + 1];
+            if (pairs) {
+                *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+            } else {
+                dst[0] = v0;
+                if (col + 1 < N) dst[1] = v1;
+            }
+        }
+    }
+}

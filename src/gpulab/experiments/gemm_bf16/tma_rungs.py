@@ -1,0 +1,90 @@
+"""The Hopper rungs of gemm_bf16 (t2 and up) as data: launch geometry, the constraints each states
+up front, and the TMA tensor maps their entries take after the experiment's common arguments.
+
+The tensor maps are built per launch configuration from the inputs' device pointers (A M x K and
+B N x K, both row-major BF16 bits: K-major, which is what wgmma's descriptors read without a
+transpose) and the block tile: A's box is 64 x BM, B's 64 x BN (64 BF16 = one 128-byte swizzled row).
+
+Ragged rows: TMA describes a matrix only when its row pitch is a multiple of 16 bytes, so these
+rungs take K a multiple of 8 and refuse any other K in their constraints, with that reason; ragged
+M and N need nothing (zero fill on loads, masked stores). Padded staging (copying A and B into
+K-padded buffers inside the timed work) is the strategy left for a shape such as 4097^3; it costs
+one extra read and write of both operands, about 17% of the GEMM's time at 4097^3 on an H200.
+"""
+
+from __future__ import annotations
+
+from gpulab.arith import cdiv
+from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
+from gpulab.gpu.launch import by_value
+from gpulab.gpu.occupancy import SM_LIMITS
+from gpulab.gpu.tma import STRIDE_ALIGN_BYTES, ELEMENT_BYTES, bf16_matrix_map, encode
+
+BK = 64  # one 128-byte swizzled row of BF16
+WARPGROUP = 128
+_SM90 = SM_LIMITS["sm_90"]
+SMEM_BLOCK_OPTIN_MAX = _SM90.smem_bytes - _SM90.smem_reserved_per_block
+REGS_PER_THREAD_MAX = 255
+# ptxas, sm_90a, t2: 58 / 90 / 154 registers at BN = 64 / 128 / 256, i.e. BN/2 accumulators plus ~26.
+T2_REGS_OVER_ACC = 32
+K_MULTIPLE = STRIDE_ALIGN_BYTES // ELEMENT_BYTES
+
+
+def t2_smem_bytes(p: Params) -> int:
+    """The ring of STAGES (A, B) tile pairs, plus 1024 bytes to align it to the swizzle's period."""
+    return p["STAGES"] * (p["BM"] + p["BN"]) * BK * ELEMENT_BYTES + 1024
+
+
+def t2_threads(p: Params) -> int:
+    return WARPGROUP * (p["BM"] // 64)
+
+
+def t2_launch(p: Params, s: Shape) -> Launch:
+    blocks = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
+    return Launch(grid=(blocks, 1, 1), block=(t2_threads(p), 1, 1), smem_dynamic_bytes=t2_smem_bytes(p))
+
+
+def tma_k_reason(s: Shape | None) -> str | None:
+    """Why a shape's rows cannot be described by a tensor map, or None."""
+    if s is not None and s["K"] % K_MULTIPLE:
+        return (f"K={s['K']} is not a multiple of {K_MULTIPLE}: TMA needs each row of A and B to start on a "
+                f"{STRIDE_ALIGN_BYTES}-byte boundary (no padded staging in this rung)")
+    return None
+
+
+def t2_constraints(p: Params, s: Shape | None) -> str | None:
+    if (smem := t2_smem_bytes(p)) > SMEM_BLOCK_OPTIN_MAX:
+        return f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 64 BF16 need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
+    threads = t2_threads(p)
+    cap = min(REGS_PER_THREAD_MAX, _SM90.regs // threads // 8 * 8)
+    if p["BN"] // 2 + T2_REGS_OVER_ACC > cap:
+        return (f"{p['BN'] // 2} accumulators per thread plus addressing need about "
+                f"{p['BN'] // 2 + T2_REGS_OVER_ACC} registers, over the {cap} that {threads} threads leave")
+    return tma_k_reason(s)
+
+
+def tensor_maps(inputs: dict, out, shape: Shape, params: Params) -> tuple:
+    """The entry's arguments after the experiment's: A's and B's tensor maps, by value."""
+    m, n, k = shape["M"], shape["N"], shape["K"]
+    a = bf16_matrix_map(inputs["A"].data.ptr, m, k, box_rows=params["BM"], box_cols=BK)
+    b = bf16_matrix_map(inputs["B"].data.ptr, n, k, box_rows=params["BN"], box_cols=BK)
+    return by_value(encode(a)), by_value(encode(b))
+
+
+T2 = Variant(
+    name="t2",
+    file="t2_wgmma_tma.cu",
+    summary="wgmma m64nBNk16 on TMA-written 128B-swizzled shared tiles, mbarrier ring",
+    launch=t2_launch,
+    params=(
+        Param("BM", (64, 128, 256), 128, "block rows: one warpgroup per 64"),
+        Param("BN", (64, 128, 256), 256, "block columns: the wgmma's N"),
+        Param("STAGES", (2, 3, 4, 5, 6), 4, "TMA ring slots"),
+        Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group"),
+    ),
+    constraints=t2_constraints,
+    min_sm=90,
+    min_sm_for="wgmma",
+    arch_specific=True,
+    extra_args=tensor_maps,
+)

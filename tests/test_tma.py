@@ -1,0 +1,78 @@
+"""gpulab.gpu.tma's checks and layout (the driver's encoding itself needs a GPU machine: see
+tests/gpu/test_wgmma_gpu.py), launch.by_value, and what an arch-specific variant needs of the harness."""
+
+import struct
+
+import numpy as np
+import pytest
+
+from gpulab.errors import GpulabError
+from gpulab.experiments.base import Launch, Variant
+from gpulab.gpu.launch import by_value
+from gpulab.gpu.tma import TENSOR_MAP_BYTES, bf16_matrix_map, opaque_bytes
+
+
+def test_map_of_a_row_major_matrix_puts_columns_first_and_the_pitch_in_bytes():
+    spec = bf16_matrix_map(0x7F0000000000, rows=4096, cols=1000, box_rows=128, box_cols=64)
+    assert spec.dims == (1000, 4096)  # the driver's dimension 0 is the innermost
+    assert spec.row_pitch_bytes == 2000
+    assert spec.box == (64, 128)
+    assert spec.box_bytes == 64 * 128 * 2  # the whole box, what the mbarrier expects
+
+
+@pytest.mark.parametrize("cols", [1, 7, 777, 4097])
+def test_a_row_pitch_tma_cannot_describe_is_refused_in_one_line(cols):
+    with pytest.raises(GpulabError) as info:
+        bf16_matrix_map(0, rows=64, cols=cols, box_rows=64, box_cols=64)
+    message = str(info.value)
+    assert "\n" not in message and f"{cols} columns" in message and "multiple of 8" in message
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(box_rows=257, box_cols=64), "1 to 256 rows"),
+    (dict(box_rows=0, box_cols=64), "1 to 256 rows"),
+    (dict(box_rows=64, box_cols=32), "64 columns wide"),
+    (dict(box_rows=64, box_cols=128), "64 columns wide"),
+])
+def test_boxes_tma_or_the_swizzle_cannot_take_are_refused(kwargs, words):
+    with pytest.raises(GpulabError, match=words):
+        bf16_matrix_map(0, rows=64, cols=64, **kwargs)
+
+
+def test_a_misaligned_base_or_an_empty_matrix_is_refused():
+    with pytest.raises(GpulabError, match="16-byte aligned"):
+        bf16_matrix_map(8, rows=64, cols=64, box_rows=64, box_cols=64)
+    with pytest.raises(GpulabError, match="at least one row"):
+        bf16_matrix_map(0, rows=0, cols=64, box_rows=64, box_cols=64)
+
+
+def test_opaque_words_become_the_128_little_endian_bytes_the_kernel_reads():
+    words = list(range(1, 17))
+    blob = opaque_bytes(words)
+    assert len(blob) == TENSOR_MAP_BYTES
+    assert struct.unpack("<16Q", blob) == tuple(words)
+    with pytest.raises(GpulabError, match="128 bytes"):
+        opaque_bytes(words[:15])
+
+
+def test_by_value_is_one_element_holding_the_bytes():
+    # CuPy passes a host array by value only when it has one element (else it refuses it as a
+    # host array passed for a device pointer); the driver then copies the parameter's size from it.
+    blob = bytes(range(128))
+    arg = by_value(blob)
+    assert isinstance(arg, np.ndarray) and arg.size == 1 and arg.itemsize == 128
+    assert arg.tobytes() == blob
+
+
+def _variant(**kw) -> Variant:
+    return Variant(name="x", file="x.cu", summary="", launch=lambda p, s: Launch((1, 1, 1), (1, 1, 1)), **kw)
+
+
+def test_an_arch_specific_variant_runs_on_its_own_arch_only_and_compiles_for_its_a_target():
+    v = _variant(min_sm=90, min_sm_for="wgmma", arch_specific=True)
+    assert v.arch_reason("sm_90") is None
+    assert "sm_90a" in v.arch_reason("sm_80") and "sm_90 only" in v.arch_reason("sm_100")
+    assert v.compile_arch("sm_90") == "sm_90a" and v.compile_arch("sm_90a") == "sm_90a"
+    plain = _variant(min_sm=80, min_sm_for="cp.async")
+    assert plain.arch_reason("sm_90") is None and plain.compile_arch("sm_90") == "sm_90"
+    assert plain.extra_args({}, None, None, {}) == ()

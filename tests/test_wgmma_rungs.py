@@ -1,0 +1,52 @@
+"""The Hopper rungs of gemm_bf16 without a GPU: their constraints, and that they compile for sm_90a
+through the harness with no spills (tests/gpu/test_wgmma_gpu.py checks their results)."""
+
+from pathlib import Path
+
+import pytest
+
+from gpulab.experiments.base import Shape
+from gpulab.experiments.gemm_bf16 import tma_rungs
+from gpulab.experiments.gemm_bf16.tma_rungs import SMEM_BLOCK_OPTIN_MAX, T2, t2_launch, t2_smem_bytes
+from gpulab.gpu.compile import compile_kernel
+
+SOURCE = Path(tma_rungs.__file__).parent / T2.file
+
+
+def shape(m, n, k):
+    return Shape(("M", "N", "K"), (m, n, k))
+
+
+def test_t2_refuses_a_k_tma_cannot_describe_and_takes_ragged_m_and_n():
+    p = T2.default_params()
+    assert "K=4097 is not a multiple of 8" in T2.constraints(p, shape(4097, 4097, 4097))
+    assert "K=777" in T2.constraints(p, shape(1000, 3000, 777))
+    assert T2.constraints(p, shape(1000, 3001, 776)) is None
+    assert T2.constraints(p, shape(1, 1, 8)) is None
+
+
+def test_t2_states_shared_memory_and_register_limits_up_front():
+    assert "shared memory" in T2.constraints(T2.default_params() | {"STAGES": 5}, None)
+    assert t2_smem_bytes(T2.default_params()) <= SMEM_BLOCK_OPTIN_MAX
+    # 4 warpgroups (512 threads) leave 128 registers: no room for 128 accumulators.
+    assert "registers" in T2.constraints({"BM": 256, "BN": 256, "STAGES": 2, "GROUP_M": 8}, None)
+
+
+def test_t2_launch_covers_every_tile_once():
+    launch = t2_launch(T2.default_params(), shape(1000, 3000, 776))
+    assert launch.grid == (8 * 12, 1, 1) and launch.block == (256, 1, 1)
+
+
+@pytest.mark.parametrize("params", [
+    T2.default_params(),
+    {"BM": 64, "BN": 128, "STAGES": 2, "GROUP_M": 1},
+    {"BM": 256, "BN": 128, "STAGES": 3, "GROUP_M": 8},
+])
+def test_t2_compiles_for_sm90a_with_no_spills(params):
+    assert T2.constraints(params, None) is None
+    compiled = compile_kernel(SOURCE, "gemm_bf16", params, arch=T2.compile_arch("sm_90"))
+    r = compiled.resources
+    assert compiled.arch == "sm_90a"
+    assert r.spill_stores_bytes == 0 and r.spill_loads_bytes == 0 and r.stack_frame_bytes == 0
+    assert r.registers <= 255 and r.registers <= params["BN"] // 2 + tma_rungs.T2_REGS_OVER_ACC
+    assert "C7508" not in compiled.log and "serialized" not in compiled.log  # ptxas kept wgmma asynchronous
