@@ -4,7 +4,7 @@ columns (mod 8) are wrong, whether any element was never written (NaN), where th
 from in the reference (a fragment-mapping bug moves values) and which k16 slices of each k-tile the
 product used (a descriptor bug drops or repeats slices).
 
-    python scripts/wgmma_probe.py [--exact] [--params BM=128,BN=256,STAGES=4,GROUP_M=8] MxNxK ...
+    python scripts/wgmma_probe.py [--exact] [--params BM=128,BN=256,STAGES=4,GROUP_M=8 ...] MxNxK ...
 Exit status 1 when any shape is wrong."""
 
 from __future__ import annotations
@@ -109,20 +109,21 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("shapes", nargs="+")
     ap.add_argument("--exact", action="store_true")
-    ap.add_argument("--params", default="")
+    ap.add_argument("--params", action="append", default=[], help="BM=128,BN=256,... (repeatable: each set runs every shape)")
     ap.add_argument("--seed", type=int, default=0)
     ns = ap.parse_args()
-    params = T2.default_params() | {kv.split("=")[0]: int(kv.split("=")[1]) for kv in ns.params.split(",") if kv}
     ok = True
-    for text in ns.shapes:
-        m, n, k = (int(x) for x in text.lower().split("x"))
-        try:
-            ok &= run(params, m, n, k, ns.exact, ns.seed)
-        except Exception as exc:  # a compile error in full, a launch refusal, a fault: say it, go on
-            print(f"ERROR t2 {params} {text}: {type(exc).__name__}: {exc}")
-            ok = False
-            if "faulted" in str(exc):
-                break  # the context is gone; later shapes would only repeat it
+    for text_params in ns.params or [""]:
+        params = T2.default_params() | {kv.split("=")[0]: int(kv.split("=")[1]) for kv in text_params.split(",") if kv}
+        for text in ns.shapes:
+            m, n, k = (int(x) for x in text.lower().split("x"))
+            try:
+                ok &= run(params, m, n, k, ns.exact, ns.seed)
+            except Exception as exc:  # a compile error in full, a launch refusal, a fault: say it, go on
+                print(f"ERROR t2 {params} {text}: {type(exc).__name__}: {exc}")
+                ok = False
+                if "faulted" in str(exc):
+                    return 1  # the context is gone; later runs would only repeat it
     return 0 if ok else 1
 
 
