@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The H200 trial of the wgmma rungs (issue 14, t2): one script, <= 150 s, every step under timeout,
+# The H200 trial of the wgmma rungs (issue 14, t2 and t3): one script, <= 150 s, every step under timeout,
 # going on past a failing step. Run from the repo root after `source scripts/device_setup.sh`;
 # logs and CSVs go to $OUT/wgmma/. Read summary.txt first: one line per step with its exit status.
 set -u
@@ -29,16 +29,18 @@ step compile 20 python3 - <<'PY'
 import subprocess, shutil
 from pathlib import Path
 from gpulab.gpu.compile import compile_kernel, nvrtc_version
-src = Path("src/gpulab/experiments/gemm_bf16/t2_wgmma_tma.cu")
+folder = Path("src/gpulab/experiments/gemm_bf16")
 print("NVRTC", nvrtc_version())
 tool = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
-for p in ({"BM": 128, "BN": 256, "STAGES": 4, "GROUP_M": 8}, {"BM": 64, "BN": 128, "STAGES": 2, "GROUP_M": 1}):
-    c = compile_kernel(src, "gemm_bf16", p, arch="sm_90a")
+for f, p in (("t2_wgmma_tma.cu", {"BM": 128, "BN": 256, "STAGES": 4, "GROUP_M": 8}),
+             ("t2_wgmma_tma.cu", {"BM": 64, "BN": 128, "STAGES": 2, "GROUP_M": 1}),
+             ("t3_warp_specialized.cu", {"BM": 128, "BN": 256, "STAGES": 4, "GROUP_M": 8})):
+    c = compile_kernel(folder / f, "gemm_bf16", p, arch="sm_90a")
     print(p, c.resources)
     print("\n".join(l for l in c.log.splitlines() if l.strip()))
     try:
         sass = subprocess.run([tool, "-sass", str(c.cubin_path)], capture_output=True, text=True, timeout=20).stdout
-        for op in ("HGMMA", "UTMALDG", "SYNCS", "WARPGROUP", "BAR.SYNC", "LDL", "STL", "HMMA"):
+        for op in ("HGMMA", "UTMALDG", "SYNCS", "WARPGROUP", "BAR.SYNC", "USETMAXREG", "LDL", "STL", "HMMA"):
             print(f"  SASS {op}: {sass.count(op)}")
     except Exception as exc:
         print("  no SASS:", exc)
@@ -51,16 +53,18 @@ step exact_tiny 20 $PROBE --exact --params BM=64,BN=128,STAGES=2,GROUP_M=1 64x12
 #    ragged M/N/K (zero fill, masked stores, odd N: scalar stores), tiny shapes; then random inputs.
 step exact_default 20 $PROBE --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72
 step random 15 $PROBE 512x512x512 2048x2048x2048 777x1234x1000
-# 4. The experiment's own path (needs the gemm_bf16 skeleton): the bench at 4096^3 and 8192^3 (and
-#    a ragged 4000^3) beside cuBLAS BF16, rows of the same CSV.
-step bench 45 gpulab bench gemm_bf16 --variant t2 --shape 4096x4096x4096 --shape 8192x8192x8192 \
+# t3 (warp specialized): the same shapes, exact then random, in one process.
+step t3_exact 25 bash -c "$PROBE --variant t3 --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72 && $PROBE --variant t3 2048x2048x2048 777x1234x1000"
+# 4. The experiment's own path (needs the gemm_bf16 skeleton): the bench of t2 and t3 at 4096^3 and
+#    8192^3 (and a ragged 4000^3) beside cuBLAS BF16, rows of the same CSV.
+step bench 50 gpulab bench gemm_bf16 --variant t2,t3 --shape 4096x4096x4096 --shape 8192x8192x8192 \
     --shape 4000x4000x4000 --out "$D/bench.csv"
 # 5. Other tile configs (1, 2 and 4 warpgroups; BN 64/128/256; 2-6 stages), exact.
-step exact_configs 20 $PROBE --exact --params BN=64 --params BN=128,STAGES=5 --params BM=256,BN=128,STAGES=3 \
-    --params BM=64,BN=256,STAGES=5 300x200x520 130x513x2056
+step exact_configs 20 bash -c "$PROBE --exact --params BN=64 --params BN=128,STAGES=5 --params BM=256,BN=128,STAGES=3 \
+    --params BM=64,BN=256,STAGES=5 300x200x520 130x513x2056 && $PROBE --variant t3 --exact --params BN=128,STAGES=6 --params STAGES=2 300x200x520 130x513x2056"
 step pytest_gpu 20 python3 -m pytest -q -m gpu tests/gpu/test_wgmma_gpu.py
 # 6. Only when a check failed: the memory checker on a small ragged case (TMA writes, masked stores).
 if [ -n "$FAILED" ]; then
-    step sanitize 30 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --exact 200x300x136
+    step sanitize 30 bash -c "/usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --exact 200x300x136; /usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --variant t3 --exact 200x300x136"
 fi
 echo "failed steps:${FAILED:- none}" | tee -a "$D/summary.txt"

@@ -1,10 +1,10 @@
-"""Check the wgmma rung (t2) on the GPU on its own, without the gemm_bf16 experiment's harness, and
+"""Check a wgmma rung (t2, t3) on the GPU on its own, without the gemm_bf16 experiment's harness, and
 say where it is wrong: the first wrong (row, col) with expected and got, which rows (mod 64) and
 columns (mod 8) are wrong, whether any element was never written (NaN), where the got values come
 from in the reference (a fragment-mapping bug moves values) and which k16 slices of each k-tile the
 product used (a descriptor bug drops or repeats slices).
 
-    python scripts/wgmma_probe.py [--exact] [--params BM=128,BN=256,STAGES=4,GROUP_M=8 ...] MxNxK ...
+    python scripts/wgmma_probe.py [--variant t2|t3] [--exact] [--params BM=128,BN=256,STAGES=4,GROUP_M=8 ...] MxNxK ...
 Exit status 1 when any shape is wrong."""
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from gpulab.experiments.base import Shape
-from gpulab.experiments.gemm_bf16.tma_rungs import T2, tensor_maps
+from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, tensor_maps
 from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.launch import load, synchronize
 from gpulab.gpu.seam import cupy
 
-SOURCE = Path(__file__).resolve().parents[1] / "src/gpulab/experiments/gemm_bf16" / T2.file
+FOLDER = Path(__file__).resolve().parents[1] / "src/gpulab/experiments/gemm_bf16"
+VARIANTS = {v.name: v for v in (T2, T3)}
 
 
 def bf16_bits(x: np.ndarray) -> np.ndarray:
@@ -43,20 +44,20 @@ def inputs(m: int, n: int, k: int, exact: bool, rng) -> tuple[np.ndarray, np.nda
     return bf16_bits(a), bf16_bits(b)
 
 
-def run(params: dict, m: int, n: int, k: int, exact: bool, seed: int) -> bool:
+def run(variant, params: dict, m: int, n: int, k: int, exact: bool, seed: int) -> bool:
     cp = cupy()
     shape = Shape(("M", "N", "K"), (m, n, k))
-    label = f"t2 {params} {m}x{n}x{k} {'exact' if exact else 'random'}"
-    if reason := T2.constraints(params, shape):
+    label = f"{variant.name} {params} {m}x{n}x{k} {'exact' if exact else 'random'}"
+    if reason := variant.constraints(params, shape):
         print(f"SKIP {label}: {reason}")
         return True
-    compiled = compile_kernel(SOURCE, "gemm_bf16", params, arch="sm_90a")
+    compiled = compile_kernel(FOLDER / variant.file, "gemm_bf16", params, arch=variant.compile_arch("sm_90"))
     r = compiled.resources
     print(f"-- {label}: {r.registers} regs, {r.spill_stores_bytes}/{r.spill_loads_bytes} B spilled")
     a_bits, b_bits = inputs(m, n, k, exact, np.random.default_rng(seed))
     dev = {"A": cp.asarray(a_bits), "B": cp.asarray(b_bits)}
     c = cp.full((m, n), cp.nan, dtype=cp.float32)
-    launch = T2.launch(params, shape)
+    launch = variant.launch(params, shape)
     args = (dev["A"], dev["B"], c, np.int32(m), np.int32(n), np.int32(k), *tensor_maps(dev, c, shape, params))
     load(compiled)(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
     synchronize(label)
@@ -108,19 +109,20 @@ def describe(wrong, got, ref, a, b, params) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("shapes", nargs="+")
+    ap.add_argument("--variant", choices=sorted(VARIANTS), default="t2")
     ap.add_argument("--exact", action="store_true")
     ap.add_argument("--params", action="append", default=[], help="BM=128,BN=256,... (repeatable: each set runs every shape)")
     ap.add_argument("--seed", type=int, default=0)
     ns = ap.parse_args()
-    ok = True
+    ok, variant = True, VARIANTS[ns.variant]
     for text_params in ns.params or [""]:
-        params = T2.default_params() | {kv.split("=")[0]: int(kv.split("=")[1]) for kv in text_params.split(",") if kv}
+        params = variant.default_params() | {kv.split("=")[0]: int(kv.split("=")[1]) for kv in text_params.split(",") if kv}
         for text in ns.shapes:
             m, n, k = (int(x) for x in text.lower().split("x"))
             try:
-                ok &= run(params, m, n, k, ns.exact, ns.seed)
+                ok &= run(variant, params, m, n, k, ns.exact, ns.seed)
             except Exception as exc:  # a compile error in full, a launch refusal, a fault: say it, go on
-                print(f"ERROR t2 {params} {text}: {type(exc).__name__}: {exc}")
+                print(f"ERROR {variant.name} {params} {text}: {type(exc).__name__}: {exc}")
                 ok = False
                 if "faulted" in str(exc):
                     return 1  # the context is gone; later runs would only repeat it

@@ -7,10 +7,10 @@ import pytest
 
 from gpulab.experiments.base import Shape
 from gpulab.experiments.gemm_bf16 import tma_rungs
-from gpulab.experiments.gemm_bf16.tma_rungs import SMEM_BLOCK_OPTIN_MAX, T2, t2_launch, t2_smem_bytes
+from gpulab.experiments.gemm_bf16.tma_rungs import SMEM_BLOCK_OPTIN_MAX, T2, T3, t2_launch, t2_smem_bytes, t3_launch
 from gpulab.gpu.compile import compile_kernel
 
-SOURCE = Path(tma_rungs.__file__).parent / T2.file
+FOLDER = Path(tma_rungs.__file__).parent
 
 
 def shape(m, n, k):
@@ -44,9 +44,27 @@ def test_t2_launch_covers_every_tile_once():
 ])
 def test_t2_compiles_for_sm90a_with_no_spills(params):
     assert T2.constraints(params, None) is None
-    compiled = compile_kernel(SOURCE, "gemm_bf16", params, arch=T2.compile_arch("sm_90"))
+    compiled = compile_kernel(FOLDER / T2.file, "gemm_bf16", params, arch=T2.compile_arch("sm_90"))
     r = compiled.resources
     assert compiled.arch == "sm_90a"
     assert r.spill_stores_bytes == 0 and r.spill_loads_bytes == 0 and r.stack_frame_bytes == 0
     assert r.registers <= 255 and r.registers <= params["BN"] // 2 + tma_rungs.T2_REGS_OVER_ACC
     assert "C7508" not in compiled.log and "serialized" not in compiled.log  # ptxas kept wgmma asynchronous
+
+
+def test_t3_is_a_producer_and_two_consumers_with_the_same_limits_on_k():
+    p = T3.default_params()
+    assert t3_launch(p, shape(4096, 4096, 4096)).block == (384, 1, 1)
+    assert "K=4097" in T3.constraints(p, shape(4096, 4096, 4097))
+    assert "shared memory" in T3.constraints(p | {"STAGES": 5}, None)
+    assert T3.constraints(p | {"BN": 128, "STAGES": 6}, shape(1, 1, 8)) is None
+
+
+@pytest.mark.parametrize("params", [T3.default_params(), T3.default_params() | {"BN": 128, "STAGES": 6}])
+def test_t3_compiles_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(params):
+    compiled = compile_kernel(FOLDER / T3.file, "gemm_bf16", params, arch=T3.compile_arch("sm_90"))
+    r = compiled.resources
+    assert r.spill_stores_bytes == 0 and r.spill_loads_bytes == 0 and r.stack_frame_bytes == 0
+    # The entry cap of __launch_bounds__(384, 1); setmaxnreg raises the consumers past it at run time.
+    assert r.registers == 168
+    assert "C7508" not in compiled.log and "serialized" not in compiled.log

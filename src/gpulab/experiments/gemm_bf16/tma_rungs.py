@@ -88,3 +88,36 @@ T2 = Variant(
     arch_specific=True,
     extra_args=tensor_maps,
 )
+
+
+def t3_launch(p: Params, s: Shape) -> Launch:
+    """One producer warpgroup and two consumer warpgroups per 128 x BN tile."""
+    blocks = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
+    return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=t2_smem_bytes(p))
+
+
+def t3_constraints(p: Params, s: Shape | None) -> str | None:
+    # Registers are not a constraint: the consumers take 232 each through setmaxnreg (the kernel's
+    # header has the budget), enough for the 128 accumulators of BN = 256.
+    if (smem := t2_smem_bytes(p)) > SMEM_BLOCK_OPTIN_MAX:
+        return f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 64 BF16 need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
+    return tma_k_reason(s)
+
+
+T3 = Variant(
+    name="t3",
+    file="t3_warp_specialized.cu",
+    summary="t2 warp-specialized: a TMA producer warpgroup, two wgmma consumers, setmaxnreg",
+    launch=t3_launch,
+    params=(
+        Param("BM", (128,), 128, "two consumer warpgroups of 64 rows"),
+        Param("BN", (128, 256), 256, "block columns: the wgmma's N"),
+        Param("STAGES", (2, 3, 4, 5, 6), 4, "TMA ring slots"),
+        Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group"),
+    ),
+    constraints=t3_constraints,
+    min_sm=90,
+    min_sm_for="wgmma, setmaxnreg",
+    arch_specific=True,
+    extra_args=tensor_maps,
+)
