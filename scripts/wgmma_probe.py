@@ -55,10 +55,11 @@ def run(variant, params: dict, m: int, n: int, k: int, exact: bool, seed: int) -
     r = compiled.resources
     print(f"-- {label}: {r.registers} regs, {r.spill_stores_bytes}/{r.spill_loads_bytes} B spilled")
     a_bits, b_bits = inputs(m, n, k, exact, np.random.default_rng(seed))
-    dev = {"A": cp.asarray(a_bits), "B": cp.asarray(b_bits)}
+    dev = {"A": cp.asarray(a_bits), "Bt": cp.asarray(b_bits)}
     c = cp.full((m, n), cp.nan, dtype=cp.float32)
     launch = variant.launch(params, shape)
-    args = (dev["A"], dev["B"], c, np.int32(m), np.int32(n), np.int32(k), *tensor_maps(dev, c, shape, params))
+    # The experiment's argument order (gemm_bf16's kernel_args), then the variant's tensor maps.
+    args = (np.int32(m), np.int32(n), np.int32(k), dev["A"], dev["Bt"], c, *tensor_maps(dev, c, shape, params))
     load(compiled)(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
     synchronize(label)
     got = cp.asnumpy(c).astype(np.float64)

@@ -25,8 +25,9 @@
 // Shapes: any M, N >= 1 (TMA zero fill on loads, masked stores); K a multiple of 8, because TMA
 //   describes a matrix only when its row pitch is a multiple of 16 bytes (8 BF16). Other K are
 //   refused by the variant's constraints with that reason (see gpulab.gpu.tma).
-// Arguments: the experiment's (A M x K and B N x K, both row-major BF16 bits; C M x N FP32 row-major;
-//   M, N, K), then the tensor maps of A (box 64 x BM) and B (box 64 x BN), encoded by the host.
+// Arguments: the experiment's (M, N, K; A M x K and Bt N x K, both row-major BF16 bits; C M x N FP32
+//   row-major), then the tensor maps of A (box 64 x BM) and Bt (box 64 x BN), encoded by the host.
+//   The kernel reads A and Bt only through the tensor maps.
 #include "gemm_bf16/hopper.cuh"
 
 #define BK 64
@@ -48,9 +49,9 @@
 #endif
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-gemm_bf16(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B, float* __restrict__ C,
-          int M, int N, int K, const __grid_constant__ TmaDescriptor tma_a,
-          const __grid_constant__ TmaDescriptor tma_b) {
+gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsigned short* __restrict__ Bt,
+          float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
+          const __grid_constant__ TmaDescriptor tma_bt) {
     extern __shared__ unsigned char smem_raw[];
     __shared__ unsigned long long full[STAGES];  // slot s holds its k-tile when full[s] completes
     // The ring starts on a 1024-byte boundary: the 128-byte swizzle repeats every 8 rows of 128 bytes,
@@ -81,7 +82,7 @@ gemm_bf16(const unsigned short* __restrict__ A, const unsigned short* __restrict
         unsigned char* a_tile = ring + slot * STAGE_BYTES;
         mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
         tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
-        tma_load_2d(a_tile + A_TILE_BYTES, &tma_b, &full[slot], kt * BK, n0);
+        tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
     };
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES && s < k_tiles; ++s) fill(s, s);

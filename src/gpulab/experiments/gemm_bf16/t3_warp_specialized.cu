@@ -46,9 +46,9 @@
 #endif
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-gemm_bf16(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B, float* __restrict__ C,
-          int M, int N, int K, const __grid_constant__ TmaDescriptor tma_a,
-          const __grid_constant__ TmaDescriptor tma_b) {
+gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsigned short* __restrict__ Bt,
+          float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
+          const __grid_constant__ TmaDescriptor tma_bt) {
     extern __shared__ unsigned char smem_raw[];
     __shared__ unsigned long long full[STAGES], empty[STAGES];
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);  // as t2
@@ -83,7 +83,7 @@ gemm_bf16(const unsigned short* __restrict__ A, const unsigned short* __restrict
                 unsigned char* a_tile = ring + slot * STAGE_BYTES;
                 mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
                 tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
-                tma_load_2d(a_tile + A_TILE_BYTES, &tma_b, &full[slot], kt * BK, n0);
+                tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
             }
         }
     } else {

@@ -2,8 +2,8 @@
 up front, and the TMA tensor maps their entries take after the experiment's common arguments.
 
 The tensor maps are built per launch configuration from the inputs' device pointers (A M x K and
-B N x K, both row-major BF16 bits: K-major, which is what wgmma's descriptors read without a
-transpose) and the block tile: A's box is 64 x BM, B's 64 x BN (64 BF16 = one 128-byte swizzled row).
+Bt N x K, both row-major BF16 bits: K-major, which is what wgmma's descriptors read without a
+transpose) and the block tile: A's box is 64 x BM, Bt's 64 x BN (64 BF16 = one 128-byte swizzled row).
 
 Ragged rows: TMA describes a matrix only when its row pitch is a multiple of 16 bytes, so these
 rungs take K a multiple of 8 and refuse any other K in their constraints, with that reason; ragged
@@ -64,10 +64,10 @@ def t2_constraints(p: Params, s: Shape | None) -> str | None:
 
 
 def tensor_maps(inputs: dict, out, shape: Shape, params: Params) -> tuple:
-    """The entry's arguments after the experiment's: A's and B's tensor maps, by value."""
+    """The entry's arguments after the experiment's: A's and Bt's tensor maps, by value."""
     m, n, k = shape["M"], shape["N"], shape["K"]
     a = bf16_matrix_map(inputs["A"].data.ptr, m, k, box_rows=params["BM"], box_cols=BK)
-    b = bf16_matrix_map(inputs["B"].data.ptr, n, k, box_rows=params["BN"], box_cols=BK)
+    b = bf16_matrix_map(inputs["Bt"].data.ptr, n, k, box_rows=params["BN"], box_cols=BK)
     return by_value(encode(a)), by_value(encode(b))
 
 
