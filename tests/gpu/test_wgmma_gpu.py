@@ -1,0 +1,66 @@
+"""The Hopper rungs of gemm_bf16 on a GPU: the 128-byte struct parameter reaches the kernel intact,
+the driver encodes the tensor maps, and t2/t3 are exact on ragged shapes, including M and N smaller
+than one tile (boxes mostly outside the matrix) and K smaller than one k-tile."""
+
+import numpy as np
+import pytest
+
+from gpulab.experiments import get_experiment
+from gpulab.experiments.gemm_bf16.tma_rungs import BK, tensor_maps
+from gpulab.gpu.compile import compile_kernel
+from gpulab.gpu.launch import by_value, load, synchronize
+from gpulab.gpu.seam import cupy
+from gpulab.gpu.tma import TENSOR_MAP_BYTES, bf16_matrix_map, encode
+from gpulab.lab import RunSpec
+
+GEMM = get_experiment("gemm_bf16")
+ECHO = """
+#include "gemm_bf16/hopper.cuh"
+extern "C" __global__ void echo(int before, const __grid_constant__ TmaDescriptor map, int after,
+                                unsigned long long* out) {
+    out[threadIdx.x] = map.opaque[threadIdx.x];
+    if (threadIdx.x == 0) out[16] = (unsigned long long)before << 32 | (unsigned)after;
+}
+"""
+
+
+def test_by_value_passes_a_128_byte_struct_intact_between_other_arguments(tmp_path):
+    src = tmp_path / "echo.cu"
+    src.write_text(ECHO)
+    kernel = load(compile_kernel(src, "echo", arch="sm_90"))
+    words = np.arange(1, 17, dtype=np.uint64) * np.uint64(0x0101010101010101)
+    out = cupy().zeros(17, dtype=cupy().uint64)
+    kernel((1, 1, 1), (16, 1, 1), (np.int32(7), by_value(words.tobytes()), np.int32(9), out))
+    synchronize("echo")
+    got = out.get()
+    assert got[:16].tolist() == words.tolist()
+    assert int(got[16]) == (7 << 32 | 9)
+
+
+def test_the_driver_encodes_a_tensor_map_for_a_device_matrix():
+    a = cupy().zeros((300, 136), dtype=cupy().uint16)
+    blob = encode(bf16_matrix_map(a.data.ptr, 300, 136, box_rows=128, box_cols=BK))
+    assert len(blob) == TENSOR_MAP_BYTES and any(blob)
+
+
+@pytest.mark.parametrize("name", ["t2", "t3"])
+@pytest.mark.parametrize("shape", [(64, 128, 64), (1, 1, 8), (129, 257, 72), (200, 300, 136), (1000, 3001, 776),
+                                   (256, 512, 4096)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "random"])
+def test_rung_correct(lab, name, shape, exact):
+    variant = GEMM.variant(name)
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    spec = RunSpec(GEMM, variant, variant.default_params(), GEMM.shape(*shape))
+    result = lab.verify(spec, exact=exact)
+    assert result.ok, result.describe()
+
+
+def test_tensor_maps_are_the_arguments_after_the_experiments():
+    shape = GEMM.shape(64, 64, 64)
+    cp = cupy()
+    inputs = {"A": cp.zeros((64, 64), cp.uint16), "Bt": cp.zeros((64, 64), cp.uint16)}
+    out = GEMM.output(shape, cp)
+    params = GEMM.variant("t2").default_params()
+    extra = tensor_maps(inputs, out, shape, params)
+    assert len(extra) == 2 and all(e.itemsize == TENSOR_MAP_BYTES for e in extra)
