@@ -50,6 +50,13 @@ def test_the_block_declares_what_a_registry_line_does(tmp_path):
     assert len(get_experiment("sgemm").variants) == len(exp.variants) - 1  # the package is untouched
 
 
+def test_an_arch_specific_minimum_compiles_for_its_a_target_and_runs_on_that_arch_alone(tmp_path):
+    v = variant_from_file(_file(tmp_path, GOOD.replace("min_sm:   80 | cp.async", "min_sm:   90a | wgmma")))
+    assert v.arch_specific and v.min_sm == 90 and v.compile_arch("sm_90") == "sm_90a"
+    assert v.arch_reason("sm_90") is None and "wgmma" in v.arch_reason("sm_100")
+    assert not variant_from_file(_file(tmp_path, GOOD, "plain.cu")).arch_specific
+
+
 def test_expressions_are_integer_arithmetic_and_nothing_else():
     assert Expr.parse("ceil_div(N, 32) * 2 + max(M, 3) % 5")({"N": 65, "M": 7}) == 8
     assert Expr.parse("-7 / 2")({}) == -3 and Expr.parse("7 // 2")({}) == 3  # C's division, truncating

@@ -73,6 +73,8 @@ def test_an_arch_specific_variant_runs_on_its_own_arch_only_and_compiles_for_its
     assert v.arch_reason("sm_90") is None
     assert "sm_90a" in v.arch_reason("sm_80") and "sm_90 only" in v.arch_reason("sm_100")
     assert v.compile_arch("sm_90") == "sm_90a" and v.compile_arch("sm_90a") == "sm_90a"
+    assert v.arch_label == "sm_90a"
     plain = _variant(min_sm=80, min_sm_for="cp.async")
     assert plain.arch_reason("sm_90") is None and plain.compile_arch("sm_90") == "sm_90"
+    assert plain.arch_label == "sm_80+" and _variant().arch_label == ""
     assert plain.extra_args({}, None, None, {}) == ()

@@ -130,6 +130,13 @@ class Variant:
             return f"needs sm_{self.min_sm} or newer ({self.min_sm_for}); this is {arch}"
         return None
 
+    @property
+    def arch_label(self) -> str:
+        """Where it runs: 'sm_90a' (that architecture alone), 'sm_80+' (it and newer), '' (anywhere)."""
+        if not self.min_sm:
+            return ""
+        return f"sm_{self.min_sm}a" if self.arch_specific else f"sm_{self.min_sm}+"
+
     def compile_arch(self, arch: str) -> str:
         """The target its cubin is compiled for on `arch`: the arch-specific sm_XYa where it needs
         one, else `arch` itself."""

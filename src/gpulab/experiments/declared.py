@@ -12,6 +12,7 @@ is a whole variant (`gpulab bench sgemm --kernel mine.cu`, or `Variant.from_file
     block:    32, ROWS
     smem:     0                                       optional: dynamic shared memory, bytes
     min_sm:   80 | cp.async                           optional: oldest architecture, and why
+                                                      (90a | wgmma: that arch-specific target alone)
     require:  32 % ROWS == 0 | ROWS must divide 32    optional, repeatable: else skipped with the text
     access:   access.py:tiled_access                  optional: the access model, FILE.py:FUNCTION
     */
@@ -162,6 +163,7 @@ class Declaration:
     smem: Expr | None
     min_sm: int
     min_sm_for: str
+    arch_specific: bool
     requires: tuple[Requirement, ...]
     access: str
     expected_wrong: bool
@@ -201,7 +203,8 @@ class Declaration:
         return Variant(name=self.name, file=str(self.path), summary=self.summary, launch=self.launch,
                        params=self.params, constraints=self.constraints, expected_wrong=self.expected_wrong,
                        access=access or (_lazy_access(self.path, self.access) if self.access else None),
-                       sweep=self.sweep, min_sm=self.min_sm, min_sm_for=self.min_sm_for)
+                       sweep=self.sweep, min_sm=self.min_sm, min_sm_for=self.min_sm_for,
+                       arch_specific=self.arch_specific)
 
 
 def read_block(path: Path) -> list[tuple[int, str, str]]:
@@ -294,12 +297,14 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
 
     grid, block = exprs("grid", 3), exprs("block", 3)
     smem = exprs("smem", 1)[0] if "smem" in seen else None
-    min_sm, min_sm_for = 0, ""
+    min_sm, min_sm_for, arch_specific = 0, "", False
     if "min_sm" in seen:
         number_text, _, min_sm_for = one("min_sm").partition("|")
-        if not number_text.strip().isdigit():
-            raise DeclarationError(f"{path}:{line_of('min_sm')}: min_sm is a number and a reason, e.g. 'min_sm: 80 | cp.async'")
-        min_sm, min_sm_for = int(number_text), min_sm_for.strip() or "declared"
+        if not re.fullmatch(r"\d+a?", number_text.strip()):
+            raise DeclarationError(f"{path}:{line_of('min_sm')}: min_sm is a number and a reason, e.g. 'min_sm: 80 | cp.async' "
+                                   "(or 'min_sm: 90a | wgmma' for an arch-specific target)")
+        arch_specific = number_text.strip().endswith("a")
+        min_sm, min_sm_for = int(number_text.strip().rstrip("a")), min_sm_for.strip() or "declared"
     access = one("access")
     if access and not re.fullmatch(r"[^:]+\.py:[A-Za-z_]\w*", access):
         raise DeclarationError(f"{path}:{line_of('access')}: access is FILE.py:FUNCTION (the file beside the .cu), "
@@ -324,7 +329,8 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
                         f"(declared: {', '.join(sorted(names)) or 'none'}) nor a dimension ({', '.join(dims)})")
     return Declaration(path=path, name=name, summary=one("summary") or f"{name} ({path.name})",
                        experiment=one("experiment"), params=tuple(params), sweep=sweep, grid=grid, block=block,
-                       smem=smem, min_sm=min_sm, min_sm_for=min_sm_for, requires=tuple(requires), access=access,
+                       smem=smem, min_sm=min_sm, min_sm_for=min_sm_for, arch_specific=arch_specific,
+                       requires=tuple(requires), access=access,
                        expected_wrong=wrong in ("yes", "true"))
 
 

@@ -143,7 +143,7 @@ def experiment_table(exp) -> Table:
         params = "; ".join(
             f"{p.name}={p.default} of {','.join(map(str, p.choices))}" for p in v.params) or "-"
         note = " [magenta](demonstration: expected wrong)[/]" if v.expected_wrong else ""
-        note += f" [yellow](sm_{v.min_sm}+: {v.min_sm_for})[/]" if v.min_sm else ""
+        note += f" [yellow]({v.arch_label}: {v.min_sm_for})[/]" if v.min_sm else ""
         table.add_row(v.name, v.summary + note, params, _file_label(exp, v))
     for lib in exp.vendor_baselines():
         table.add_row(lib, "vendor library baseline, timed by the same harness", "-", "-")
