@@ -9,7 +9,7 @@ import pytest
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Launch, Variant
 from gpulab.gpu.launch import by_value
-from gpulab.gpu.tma import TENSOR_MAP_BYTES, bf16_matrix_map, opaque_bytes
+from gpulab.gpu.tma import TENSOR_MAP_BYTES, bf16_matrix_map, tensor_map_bytes
 
 
 def test_map_of_a_row_major_matrix_puts_columns_first_and_the_pitch_in_bytes():
@@ -46,13 +46,15 @@ def test_a_misaligned_base_or_an_empty_matrix_is_refused():
         bf16_matrix_map(0, rows=0, cols=64, box_rows=64, box_cols=64)
 
 
-def test_opaque_words_become_the_128_little_endian_bytes_the_kernel_reads():
-    words = list(range(1, 17))
-    blob = opaque_bytes(words)
+def test_a_tensor_map_becomes_the_128_bytes_of_its_struct():
+    # A real cuda.bindings CUtensorMap (building one needs no driver), its words set by hand.
+    from cuda.bindings import driver
+
+    tensor_map = driver.CUtensorMap()
+    tensor_map.opaque = [driver.cuuint64_t(w) for w in range(1, 17)]
+    blob = tensor_map_bytes(tensor_map)
     assert len(blob) == TENSOR_MAP_BYTES
-    assert struct.unpack("<16Q", blob) == tuple(words)
-    with pytest.raises(GpulabError, match="128 bytes"):
-        opaque_bytes(words[:15])
+    assert struct.unpack("<16Q", blob) == tuple(range(1, 17))
 
 
 def test_by_value_is_one_element_holding_the_bytes():

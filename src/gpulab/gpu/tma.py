@@ -16,8 +16,8 @@ the same limits, so the harness skips such a shape with the reason instead of fa
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
-import struct
 
 from gpulab.errors import GpulabError
 
@@ -80,16 +80,18 @@ def encode(spec: TiledMap2D) -> bytes:
     128-byte swizzle, L2 promotion of 256-byte lines, out-of-bounds elements filled with zeros (which
     is how a tile past a ragged M, N or K edge contributes nothing to the product). Needs the CUDA
     driver (a GPU machine); cuda-bindings is one of gpulab's dependencies."""
-    from cuda.bindings import driver  # the driver library is only loaded by a call, so here
+    # Imported here, on the first encode: ~50 ms that every command importing the registry would pay.
+    from cuda.bindings import driver
 
+    u64, u32 = driver.cuuint64_t, driver.cuuint32_t  # the binding takes these, not ints
     err, tensor_map = driver.cuTensorMapEncodeTiled(
         driver.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
         2,
         spec.address,
-        list(spec.dims),
-        [spec.row_pitch_bytes],
-        list(spec.box),
-        [1, 1],
+        [u64(d) for d in spec.dims],
+        [u64(spec.row_pitch_bytes)],
+        [u32(b) for b in spec.box],
+        [u32(1), u32(1)],
         driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
         driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
@@ -97,12 +99,10 @@ def encode(spec: TiledMap2D) -> bytes:
     )
     if err != driver.CUresult.CUDA_SUCCESS:
         raise GpulabError(f"cuTensorMapEncodeTiled refused {spec}: {err.name}")
-    return opaque_bytes(tensor_map.opaque)
+    return tensor_map_bytes(tensor_map)
 
 
-def opaque_bytes(words) -> bytes:
-    """A CUtensorMap's opaque field (16 unsigned 64-bit words) as the 128 bytes the kernel reads."""
-    words = list(words)
-    if len(words) * 8 != TENSOR_MAP_BYTES:
-        raise GpulabError(f"a CUtensorMap is {TENSOR_MAP_BYTES} bytes, got {len(words)} words")
-    return struct.pack(f"<{len(words)}Q", *words)
+def tensor_map_bytes(tensor_map) -> bytes:
+    """A cuda.bindings CUtensorMap's 128 bytes as they lie in memory: what the kernel's parameter
+    receives (its `opaque` words are binding objects, so the struct is read whole instead)."""
+    return ctypes.string_at(tensor_map.getPtr(), TENSOR_MAP_BYTES)
