@@ -83,6 +83,10 @@ def encode(spec: TiledMap2D) -> bytes:
     # Imported here, on the first encode: ~50 ms that every command importing the registry would pay.
     from cuda.bindings import driver
 
+    # Idempotent; CuPy has usually initialized the driver already, in this same process.
+    (err,) = driver.cuInit(0)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise GpulabError(f"the CUDA driver did not initialize ({err.name}): a tensor map needs a GPU machine")
     u64, u32 = driver.cuuint64_t, driver.cuuint32_t  # the binding takes these, not ints
     err, tensor_map = driver.cuTensorMapEncodeTiled(
         driver.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
