@@ -7,7 +7,7 @@ import pytest
 
 from gpulab.experiments.base import Shape
 from gpulab.experiments.gemm_bf16 import tma_rungs
-from gpulab.experiments.gemm_bf16.tma_rungs import SMEM_BLOCK_OPTIN_MAX, T2, T3, t2_launch, t2_smem_bytes, t3_launch
+from gpulab.experiments.gemm_bf16.tma_rungs import SMEM_BLOCK_OPTIN_MAX, T2, T3, t2_launch, ring_smem_bytes, t3_launch
 from gpulab.gpu.compile import compile_kernel
 
 FOLDER = Path(tma_rungs.__file__).parent
@@ -27,7 +27,7 @@ def test_t2_refuses_a_k_tma_cannot_describe_and_takes_ragged_m_and_n():
 
 def test_t2_states_shared_memory_and_register_limits_up_front():
     assert "shared memory" in T2.constraints(T2.default_params() | {"STAGES": 5}, None)
-    assert t2_smem_bytes(T2.default_params()) <= SMEM_BLOCK_OPTIN_MAX
+    assert ring_smem_bytes(T2.default_params()) <= SMEM_BLOCK_OPTIN_MAX
     # 4 warpgroups (512 threads) leave 128 registers: no room for 128 accumulators.
     assert "registers" in T2.constraints({"BM": 256, "BN": 256, "STAGES": 2, "GROUP_M": 8}, None)
 

@@ -87,11 +87,51 @@ __device__ __forceinline__ void fence_registers(float (&d)[R]) {
     for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+// -- tile order and epilogue, shared by the rungs ------------------------------------------------
+// Grouped rasterization of a 1D grid: GROUP_M block-rows at a time, column-major inside, so the
+// blocks resident at once share a few block-rows of A and block-columns of Bt in L2.
+template <int kBM, int kBN, int kGroupM>
+__device__ __forceinline__ void grouped_tile(int M, int N, int& m0, int& n0) {
+    const int grid_m = (M + kBM - 1) / kBM, grid_n = (N + kBN - 1) / kBN;
+    const int per_group = kGroupM * grid_n;
+    const int first_m = (blockIdx.x / per_group) * kGroupM;
+    const int group_rows = min(grid_m - first_m, kGroupM);
+    m0 = (first_m + (blockIdx.x % per_group) % group_rows) * kBM;
+    n0 = ((blockIdx.x % per_group) / group_rows) * kBN;
+}
+
 // The accumulator fragment of m64nNk16 with FP32 D (PTX ISA, "Register Fragments", wgmma D): thread
 // t of the warpgroup (warp w = t / 32, lane l = t % 32) holds, for i in [0, N/2):
 //   row = 16 w + l / 4 + 8 ((i / 2) % 2),   col = 8 (i / 4) + 2 (l % 4) + (i % 2)
 // The epilogues store through this mapping (scripts/device_wgmma.sh's exact test names a wrong row
 // or column pattern in its terms).
+// Stores a warpgroup's 64 x BN accumulator tile, rows m0.. and columns n0.. of C, through that
+// mapping, masked at the edges; two adjacent columns as one 8-byte store where N is even (then
+// col, col + 1 < N together and the address is 8-byte aligned).
+template <int kBN>
+__device__ __forceinline__ void store_accumulators(const float (&acc)[kBN / 2], float* C, int M, int N, int m0,
+                                                   int n0) {
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const int row0 = m0 + warp * 16 + lane / 4;
+    const bool pairs = (N % 2) == 0;
+#pragma unroll
+    for (int j = 0; j < kBN / 8; ++j) {
+        const int col = n0 + j * 8 + (lane % 4) * 2;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int row = row0 + half * 8;
+            if (row >= M || col >= N) continue;
+            float* dst = C + (long long)row * N + col;
+            const float v0 = acc[4 * j + 2 * half], v1 = acc[4 * j + 2 * half + 1];
+            if (pairs) {
+                *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+            } else {
+                dst[0] = v0;
+                if (col + 1 < N) dst[1] = v1;
+            }
+        }
+    }
+}
 // m64n64k16: D (64 x 64 FP32, 32 per thread) += A (64 x 16, shared) * B (64 x 16, shared), both K-major.
 __device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], unsigned long long desc_a, unsigned long long desc_b) {
     asm volatile(
@@ -190,4 +230,30 @@ __device__ __forceinline__ void regs_dealloc() {
 template <int REGS>
 __device__ __forceinline__ void regs_alloc() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+
+// m64nBNk16 for the tile's BN, chosen at compile time.
+template <int kBN>
+__device__ __forceinline__ void wgmma_m64k16(float (&d)[kBN / 2], unsigned long long desc_a, unsigned long long desc_b) {
+    static_assert(kBN == 64 || kBN == 128 || kBN == 256, "BN must be 64, 128 or 256");
+    if constexpr (kBN == 64) wgmma_m64n64k16(d, desc_a, desc_b);
+    else if constexpr (kBN == 128) wgmma_m64n128k16(d, desc_a, desc_b);
+    else wgmma_m64n256k16(d, desc_a, desc_b);
+}
+
+// One 64-deep k-tile of a warpgroup's 64 x BN product, from its 64 rows of the A tile and the BN rows
+// of the Bt tile (both 128-byte swizzled, 1024-byte aligned): 4 wgmma of k16, each 32 bytes further
+// along the rows, then waited for, so the caller may release the slot.
+template <int kBN>
+__device__ __forceinline__ void mma_k_tile(float (&acc)[kBN / 2], const unsigned char* a_tile,
+                                           const unsigned char* b_tile) {
+    fence_registers(acc);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+        wgmma_m64k16<kBN>(acc, desc_k_major_sw128(a_tile + kk * 32), desc_k_major_sw128(b_tile + kk * 32));
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_registers(acc);
 }

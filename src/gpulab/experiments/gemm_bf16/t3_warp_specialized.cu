@@ -37,11 +37,7 @@
 #if BM != 64 * CONSUMERS
 #error "BM is 64 rows per consumer warpgroup"
 #endif
-#if BN == 128
-#define WGMMA wgmma_m64n128k16
-#elif BN == 256
-#define WGMMA wgmma_m64n256k16
-#else
+#if BN != 128 && BN != 256
 #error "BN must be 128 or 256"
 #endif
 
@@ -53,13 +49,8 @@ gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsig
     __shared__ unsigned long long full[STAGES], empty[STAGES];
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);  // as t2
 
-    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    const int per_group = GROUP_M * grid_n;
-    const int first_m = (blockIdx.x / per_group) * GROUP_M;
-    const int group_rows = min(grid_m - first_m, GROUP_M);
-    const int bm = first_m + (blockIdx.x % per_group) % group_rows;
-    const int bn = (blockIdx.x % per_group) / group_rows;
-    const int m0 = bm * BM, n0 = bn * BN;
+    int m0, n0;
+    grouped_tile<BM, BN, GROUP_M>(M, N, m0, n0);
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
 
@@ -98,38 +89,10 @@ gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsig
             mbar_wait(&full[slot], (kt / STAGES) & 1);
             const unsigned char* a_tile = ring + slot * STAGE_BYTES + c * 64 * BK * 2;
             const unsigned char* b_tile = ring + slot * STAGE_BYTES + A_TILE_BYTES;
-            fence_registers(acc);
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; ++kk) {
-                WGMMA(acc, desc_k_major_sw128(a_tile + kk * 32), desc_k_major_sw128(b_tile + kk * 32));
-            }
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_registers(acc);
+            mma_k_tile<BN>(acc, a_tile, b_tile);  // 4 wgmma, waited for
             mbar_arrive(&empty[slot]);  // this thread's reads of the slot are done
         }
 
-        // Epilogue: as t2's, from this consumer's 64 rows.
-        const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-        const int row0 = m0 + c * 64 + warp * 16 + lane / 4;
-        const bool pairs = (N % 2) == 0;
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-            const int col = n0 + j * 8 + (lane % 4) * 2;
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                const int row = row0 + half * 8;
-                if (row >= M || col >= N) continue;
-                float* dst = C + (long long)row * N + col;
-                const float v0 = acc[4 * j + 2 * half], v1 = acc[4 * j + 2 * half + 1];
-                if (pairs) {
-                    *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
-                } else {
-                    dst[0] = v0;
-                    if (col + 1 < N) dst[1] = v1;
-                }
-            }
-        }
+        store_accumulators<BN>(acc, C, M, N, m0 + c * 64, n0);  // this consumer's 64 rows
     }
 }

@@ -30,7 +30,19 @@ T2_REGS_OVER_ACC = 32
 K_MULTIPLE = STRIDE_ALIGN_BYTES // ELEMENT_BYTES
 
 
-def t2_smem_bytes(p: Params) -> int:
+# The params t2 and t3 share (t2 adds BM's choices and BN = 64; t3 fixes BM at two consumers).
+STAGES = Param("STAGES", (2, 3, 4, 5, 6), 4, "TMA ring slots")
+GROUP_M = Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group")
+BN_HELP = "block columns: the wgmma's N"
+
+
+def smem_reason(p: Params) -> str | None:
+    if (smem := ring_smem_bytes(p)) > SMEM_BLOCK_OPTIN_MAX:
+        return f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 64 BF16 need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
+    return None
+
+
+def ring_smem_bytes(p: Params) -> int:
     """The ring of STAGES (A, B) tile pairs, plus 1024 bytes to align it to the swizzle's period."""
     return p["STAGES"] * (p["BM"] + p["BN"]) * BK * ELEMENT_BYTES + 1024
 
@@ -41,7 +53,7 @@ def t2_threads(p: Params) -> int:
 
 def t2_launch(p: Params, s: Shape) -> Launch:
     blocks = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
-    return Launch(grid=(blocks, 1, 1), block=(t2_threads(p), 1, 1), smem_dynamic_bytes=t2_smem_bytes(p))
+    return Launch(grid=(blocks, 1, 1), block=(t2_threads(p), 1, 1), smem_dynamic_bytes=ring_smem_bytes(p))
 
 
 def tma_k_reason(s: Shape | None) -> str | None:
@@ -53,8 +65,8 @@ def tma_k_reason(s: Shape | None) -> str | None:
 
 
 def t2_constraints(p: Params, s: Shape | None) -> str | None:
-    if (smem := t2_smem_bytes(p)) > SMEM_BLOCK_OPTIN_MAX:
-        return f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 64 BF16 need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
+    if reason := smem_reason(p):
+        return reason
     threads = t2_threads(p)
     cap = min(REGS_PER_THREAD_MAX, _SM90.regs // threads // 8 * 8)
     if p["BN"] // 2 + T2_REGS_OVER_ACC > cap:
@@ -78,9 +90,9 @@ T2 = Variant(
     launch=t2_launch,
     params=(
         Param("BM", (64, 128, 256), 128, "block rows: one warpgroup per 64"),
-        Param("BN", (64, 128, 256), 256, "block columns: the wgmma's N"),
-        Param("STAGES", (2, 3, 4, 5, 6), 4, "TMA ring slots"),
-        Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group"),
+        Param("BN", (64, 128, 256), 256, BN_HELP),
+        STAGES,
+        GROUP_M,
     ),
     constraints=t2_constraints,
     min_sm=90,
@@ -93,13 +105,13 @@ T2 = Variant(
 def t3_launch(p: Params, s: Shape) -> Launch:
     """One producer warpgroup and two consumer warpgroups per 128 x BN tile."""
     blocks = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
-    return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=t2_smem_bytes(p))
+    return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=ring_smem_bytes(p))
 
 
 def t3_constraints(p: Params, s: Shape | None) -> str | None:
     # Registers are not a constraint: the consumers take 232 each through setmaxnreg (the kernel's
     # header has the budget), enough for the 128 accumulators of BN = 256.
-    if (smem := t2_smem_bytes(p)) > SMEM_BLOCK_OPTIN_MAX:
+    if (smem := ring_smem_bytes(p)) > SMEM_BLOCK_OPTIN_MAX:
         return f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 64 BF16 need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
     return tma_k_reason(s)
 
@@ -111,9 +123,9 @@ T3 = Variant(
     launch=t3_launch,
     params=(
         Param("BM", (128,), 128, "two consumer warpgroups of 64 rows"),
-        Param("BN", (128, 256), 256, "block columns: the wgmma's N"),
-        Param("STAGES", (2, 3, 4, 5, 6), 4, "TMA ring slots"),
-        Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group"),
+        Param("BN", (128, 256), 256, BN_HELP),
+        STAGES,
+        GROUP_M,
     ),
     constraints=t3_constraints,
     min_sm=90,
