@@ -53,11 +53,12 @@ step plumbing 20 python3 -m pytest -q -x tests/gpu/test_wgmma_gpu.py -k "by_valu
 #    descriptor, swizzle or fragment-mapping bug, and the probe says which rows/cols/k-slices.
 step exact_tiny 20 $PROBE --exact --params BM=64,BN=128,STAGES=2,GROUP_M=1 64x128x64 64x128x128
 # 4. The default config (128 x 256, 4 stages): ring wrap-around (k-tiles > stages), several blocks,
-#    ragged M/N/K (zero fill, masked stores, odd N: scalar stores), tiny shapes; then random inputs.
-step exact_default 20 $PROBE --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72
-step random 15 $PROBE 512x512x512 2048x2048x2048 777x1234x1000
+#    ragged M/N/K (zero fill, masked stores, odd N: scalar stores), tiny shapes, K not a multiple of 8
+#    (no tensor map: the threads' element copies, last three shapes); then random inputs.
+step exact_default 20 $PROBE --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72 200x300x137 1x1x1 65x130x777
+step random 15 $PROBE 512x512x512 2048x2048x2048 777x1234x1000 1000x3000x777
 # t3 (warp specialized): the same shapes, exact then random, in one process.
-step t3_exact 25 bash -c "$PROBE --variant t3 --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72 && $PROBE --variant t3 2048x2048x2048 777x1234x1000"
+step t3_exact 25 bash -c "$PROBE --variant t3 --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72 200x300x137 1x1x1 65x130x777 && $PROBE --variant t3 2048x2048x2048 777x1234x1000 1000x3000x777"
 # 5. The experiment's own path (needs the gemm_bf16 skeleton): the bench of t2 and t3 at 4096^3 and
 #    8192^3 (and a ragged 4000^3) beside cuBLAS BF16, rows of the same CSV.
 step bench 50 gpulab bench gemm_bf16 --variant t2,t3 --shape 4096x4096x4096 --shape 8192x8192x8192 \

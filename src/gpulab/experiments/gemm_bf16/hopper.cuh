@@ -3,16 +3,13 @@
 // 128-byte swizzle. Each wraps one PTX instruction (PTX ISA 8.0+, "Asynchronous warpgroup level
 // matrix multiply-accumulate", "Tensor copy", "mbarrier"); the kernels say why they call them.
 #pragma once
+#include "gemm_bf16/tc.cuh"  // bf16_t, smem_u32
 
 // The CUtensorMap the host encodes (gpulab.gpu.tma), passed by value: 128 opaque bytes, 64-byte
 // aligned. NVRTC has no cuda.h, so its layout is restated here.
 struct alignas(64) TmaDescriptor {
     unsigned long long opaque[16];
 };
-
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 
 // -- mbarrier: the TMA copies of one stage complete on it (a transaction count of bytes) ----------
 __device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned arrivals) {
@@ -256,4 +253,27 @@ __device__ __forceinline__ void mma_k_tile(float (&acc)[kBN / 2], const unsigned
     wgmma_commit();
     wgmma_wait<0>();
     fence_registers(acc);
+}
+
+// -- ragged K: the copies TMA cannot describe ------------------------------------------------------
+// Generic-proxy writes (st.shared) that the async proxy (wgmma) reads next: each writing thread fences
+// before it signals the consumers (PTX ISA, "Proxies"; HOPPER.md).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// When K is not a multiple of 8 the rows of A and Bt do not start on 16-byte boundaries and no tensor
+// map describes them: THREADS threads (from `first`) copy a ROWS x 64 box element by element into the
+// layout TMA would have written (row r at r * 128 bytes, 16-byte chunk c at c ^ (r % 8)), zeros past
+// the matrix's `rows` x K edge. The slow path, at least 8x the instructions of 16-byte copies; its
+// cost is what the ragged shapes' rows of the bench show.
+template <int ROWS, int THREADS>
+__device__ __forceinline__ void copy_box_swizzled(unsigned char* tile, const bf16_t* src, int rows, int K, int row0,
+                                                  int k0, int first) {
+#pragma unroll 1  // the slow path: registers matter more here (the TMA path shares the kernel's budget)
+    for (int i = threadIdx.x - first; i < ROWS * 64; i += THREADS) {
+        const int r = i / 64, k = i % 64, row = row0 + r, col = k0 + k;
+        const bf16_t v = (row < rows && col < K) ? src[(long long)row * K + col] : bf16_t(0);
+        *reinterpret_cast<bf16_t*>(tile + r * 128 + (((k / 8) ^ (r % 8)) * 16) + (k % 8) * 2) = v;
+    }
 }

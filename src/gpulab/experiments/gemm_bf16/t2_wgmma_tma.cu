@@ -1,5 +1,5 @@
-// t2: wgmma with both operands in shared memory, written there by TMA, through an mbarrier pipeline.
-// What changed from t1 (mma.sync m16n8k16 fed by ldmatrix, cp.async): the tensor cores' Hopper path.
+// t2 wgmma with both operands in shared memory, written there by TMA, through an mbarrier pipeline.
+// Changed from t1 (mma.sync m16n8k16 fed by ldmatrix, cp.async): the tensor cores' Hopper path.
 //   - Copies: one thread issues a TMA bulk tensor copy per operand tile (cp.async.bulk.tensor.2d)
 //     instead of 128+ threads issuing 16-byte cp.async each; the copy engine writes the tile with the
 //     128-byte swizzle wgmma reads without bank conflicts, and fills past the edges of M, N and K with
@@ -22,9 +22,10 @@
 //   slots), GROUP_M (block-rows per rasterization group). BK is 64: one 128-byte swizzled row of BF16.
 //   Dynamic shared memory: STAGES * (BM + BN) * 64 * 2 bytes + 1024 (to align the ring to the
 //   swizzle's 1024-byte period).
-// Shapes: any M, N >= 1 (TMA zero fill on loads, masked stores); K a multiple of 8, because TMA
-//   describes a matrix only when its row pitch is a multiple of 16 bytes (8 BF16). Other K are
-//   refused by the variant's constraints with that reason (see gpulab.gpu.tma).
+// Shapes: any M, N, K >= 1. M and N edges: TMA zero fill on loads, masked stores. TMA describes a
+//   matrix only when its row pitch is a multiple of 16 bytes (K a multiple of 8 BF16); for any other
+//   K every thread copies the tiles element by element into the same swizzled layout (the slow path:
+//   far from the TMA rate; padded staging of A and Bt would be the fast strategy, see tma_rungs.py).
 // Arguments: the experiment's (M, N, K; A M x K and Bt N x K, both row-major BF16 bits; C M x N FP32
 //   row-major), then the tensor maps of A (box 64 x BM) and Bt (box 64 x BN), encoded by the host.
 //   The kernel reads A and Bt only through the tensor maps.
@@ -40,7 +41,7 @@
 
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsigned short* __restrict__ Bt,
+gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
           float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
           const __grid_constant__ TmaDescriptor tma_bt) {
     extern __shared__ unsigned char smem_raw[];
@@ -55,21 +56,32 @@ gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsig
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
 
+    // TMA needs 16-byte row pitches (K a multiple of 8; the host encodes the maps only then); else
+    // every thread copies and arrives (hopper.cuh, copy_box_swizzled): the slow path for ragged K.
+    const bool tma = (K % 8) == 0;
+    const bool filler = tma ? threadIdx.x == 0 : true;
     if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) mbar_init(&full[s], 1);
+        for (int s = 0; s < STAGES; ++s) mbar_init(&full[s], tma ? 1 : THREADS);
         fence_barrier_init();
     }
     __syncthreads();
 
-    // Thread 0 fills a slot: one arrival that expects the whole stage's bytes (out-of-bounds parts of
-    // a box are written as zeros and counted too), then the two copies that complete on it.
+    // With TMA, thread 0 fills a slot: one arrival that expects the whole stage's bytes (out-of-bounds
+    // parts of a box are written as zeros and counted too), then the two copies that complete on it.
     auto fill = [&](int slot, int kt) {
         unsigned char* a_tile = ring + slot * STAGE_BYTES;
-        mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
-        tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
-        tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
+        if (tma) {
+            mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+            tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
+            tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
+        } else {
+            copy_box_swizzled<BM, THREADS>(a_tile, A, M, K, m0, kt * BK, 0);
+            copy_box_swizzled<BN, THREADS>(a_tile + A_TILE_BYTES, Bt, N, K, n0, kt * BK, 0);
+            fence_proxy_async_shared();
+            mbar_arrive(&full[slot]);
+        }
     };
-    if (threadIdx.x == 0) {
+    if (filler) {
         for (int s = 0; s < STAGES && s < k_tiles; ++s) fill(s, s);
     }
 
@@ -85,7 +97,7 @@ gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsig
         mma_k_tile<BN>(acc, a_tile, b_tile);  // 4 wgmma, waited for
         // Every warpgroup has finished reading the slot before the copy engine overwrites it.
         __syncthreads();
-        if (threadIdx.x == 0 && kt + STAGES < k_tiles) fill(slot, kt + STAGES);
+        if (filler && kt + STAGES < k_tiles) fill(slot, kt + STAGES);
     }
 
     // Epilogue: the accumulator fragment straight to C, masked (hopper.cuh).

@@ -1,6 +1,6 @@
-// t3: warp specialization: a producer warpgroup issues the TMA copies, two consumer warpgroups run
+// t3 warp specialization: a producer warpgroup issues the TMA copies, two consumer warpgroups run
 // wgmma, and registers move from the producer to the consumers (setmaxnreg).
-// What changed from t2: t2's warpgroups both copied (thread 0) and computed, and every k-tile ended
+// Changed from t2: t2's warpgroups both copied (thread 0) and computed, and every k-tile ended
 //   in a block barrier before the slot could be refilled, so the tensor cores idled while all
 //   warpgroups drained. Here the roles are split and synchronize only through mbarriers:
 //   - full[s]  (1 arrival + the stage's bytes): the producer's copies landed in slot s;
@@ -21,7 +21,8 @@
 // Params: BM (128: two consumer warpgroups of 64 rows), BN (128 or 256: the wgmma's N), STAGES (ring
 //   slots), GROUP_M (block-rows per rasterization group). BK = 64. Dynamic shared memory:
 //   STAGES * (128 + BN) * 64 * 2 + 1024 bytes.
-// Shapes: as t2: any M, N >= 1; K a multiple of 8 (TMA's 16-byte row pitch).
+// Shapes: as t2: any M, N, K >= 1; for K not a multiple of 8 (no tensor map) the producer warpgroup's
+//   128 threads copy element by element into the swizzled layout and arrive on full[s] (slow path).
 #include "gemm_bf16/hopper.cuh"
 
 #define BK 64
@@ -42,7 +43,7 @@
 #endif
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsigned short* __restrict__ Bt,
+gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
           float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
           const __grid_constant__ TmaDescriptor tma_bt) {
     extern __shared__ unsigned char smem_raw[];
@@ -54,9 +55,10 @@ gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsig
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
 
+    const bool tma = (K % 8) == 0;  // as t2: else the producer's threads copy (the slow path)
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], 1);
+            mbar_init(&full[s], tma ? 1 : 128);
             mbar_init(&empty[s], 128 * CONSUMERS);
         }
         fence_barrier_init();
@@ -66,15 +68,22 @@ gemm_bf16(int M, int N, int K, const unsigned short* __restrict__ A, const unsig
     if (wg == 0) {
         // Producer warpgroup: one thread issues every copy; the rest have nothing to do.
         regs_dealloc<PRODUCER_REGS>();
-        if (threadIdx.x == 0) {
+        if (tma ? threadIdx.x == 0 : true) {
             for (int kt = 0; kt < k_tiles; ++kt) {
                 const int slot = kt % STAGES;
                 // The slot's previous k-tile (kt - STAGES) must have been read by both consumers.
                 if (kt >= STAGES) mbar_wait(&empty[slot], ((kt / STAGES) - 1) & 1);
                 unsigned char* a_tile = ring + slot * STAGE_BYTES;
-                mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
-                tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
-                tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
+                if (tma) {
+                    mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+                    tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
+                    tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
+                } else {
+                    copy_box_swizzled<BM, 128>(a_tile, A, M, K, m0, kt * BK, 0);
+                    copy_box_swizzled<BN, 128>(a_tile + A_TILE_BYTES, Bt, N, K, n0, kt * BK, 0);
+                    fence_proxy_async_shared();
+                    mbar_arrive(&full[slot]);
+                }
             }
         }
     } else {
