@@ -277,3 +277,25 @@ __device__ __forceinline__ void copy_box_swizzled(unsigned char* tile, const bf1
         *reinterpret_cast<bf16_t*>(tile + r * 128 + (((k / 8) ^ (r % 8)) * 16) + (k % 8) * 2) = v;
     }
 }
+
+// Fills one ring slot (the A tile, then the Bt tile after it) with k-tile k0 and signals `full`:
+// with TMA (K a multiple of 8), the calling thread alone arrives expecting the whole stage's bytes
+// (out-of-bounds parts of a box are written as zeros and counted too) and issues the two copies;
+// without, each of kThreads threads copies its share and arrives (full counts kThreads arrivals).
+template <int kBM, int kBN, int kThreads>
+__device__ __forceinline__ void fill_stage(bool tma, unsigned char* slot, unsigned long long* full,
+                                           const TmaDescriptor* map_a, const TmaDescriptor* map_bt,
+                                           const bf16_t* A, const bf16_t* Bt, int M, int N, int K, int m0, int n0,
+                                           int k0) {
+    unsigned char* bt_tile = slot + kBM * 64 * 2;
+    if (tma) {
+        mbar_arrive_expect_tx(full, (kBM + kBN) * 64 * 2);
+        tma_load_2d(slot, map_a, full, k0, m0);
+        tma_load_2d(bt_tile, map_bt, full, k0, n0);
+    } else {
+        copy_box_swizzled<kBM, kThreads>(slot, A, M, K, m0, k0, 0);
+        copy_box_swizzled<kBN, kThreads>(bt_tile, Bt, N, K, n0, k0, 0);
+        fence_proxy_async_shared();
+        mbar_arrive(full);
+    }
+}

@@ -66,20 +66,11 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     }
     __syncthreads();
 
-    // With TMA, thread 0 fills a slot: one arrival that expects the whole stage's bytes (out-of-bounds
-    // parts of a box are written as zeros and counted too), then the two copies that complete on it.
+    // With TMA thread 0 fills a slot (one arrival expecting the stage's bytes, two copies), else
+    // every thread copies its share and arrives (hopper.cuh, fill_stage).
     auto fill = [&](int slot, int kt) {
-        unsigned char* a_tile = ring + slot * STAGE_BYTES;
-        if (tma) {
-            mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
-            tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
-            tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
-        } else {
-            copy_box_swizzled<BM, THREADS>(a_tile, A, M, K, m0, kt * BK, 0);
-            copy_box_swizzled<BN, THREADS>(a_tile + A_TILE_BYTES, Bt, N, K, n0, kt * BK, 0);
-            fence_proxy_async_shared();
-            mbar_arrive(&full[slot]);
-        }
+        fill_stage<BM, BN, THREADS>(tma, ring + slot * STAGE_BYTES, &full[slot], &tma_a, &tma_bt, A, Bt, M, N, K,
+                                    m0, n0, kt * BK);
     };
     if (filler) {
         for (int s = 0; s < STAGES && s < k_tiles; ++s) fill(s, s);

@@ -73,17 +73,8 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                 const int slot = kt % STAGES;
                 // The slot's previous k-tile (kt - STAGES) must have been read by both consumers.
                 if (kt >= STAGES) mbar_wait(&empty[slot], ((kt / STAGES) - 1) & 1);
-                unsigned char* a_tile = ring + slot * STAGE_BYTES;
-                if (tma) {
-                    mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
-                    tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
-                    tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
-                } else {
-                    copy_box_swizzled<BM, 128>(a_tile, A, M, K, m0, kt * BK, 0);
-                    copy_box_swizzled<BN, 128>(a_tile + A_TILE_BYTES, Bt, N, K, n0, kt * BK, 0);
-                    fence_proxy_async_shared();
-                    mbar_arrive(&full[slot]);
-                }
+                fill_stage<BM, BN, 128>(tma, ring + slot * STAGE_BYTES, &full[slot], &tma_a, &tma_bt, A, Bt, M, N,
+                                        K, m0, n0, kt * BK);
             }
         }
     } else {
