@@ -71,4 +71,6 @@ step pytest_gpu 25 python3 -m pytest -q -m gpu tests/gpu/test_wgmma_gpu.py -k "n
 if [ -n "$FAILED" ]; then
     step sanitize 30 bash -c "/usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --exact 200x300x136; /usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --variant t3 --exact 200x300x136"
 fi
-echo "failed steps:${FAILED:- none}" | tee -a "$D/summary.txt"
+echo "failed steps:${FAILED:- none}" >>"$D/summary.txt"
+echo "== summary ($D/summary.txt; each step's log is $D/<step>.log)"
+cat "$D/summary.txt"
