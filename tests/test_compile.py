@@ -119,6 +119,10 @@ def test_a_variant_newer_than_the_arch_says_why_and_every_other_compiles_for_sm_
         shape = exp.shape(*exp.default_shapes[0])
         for v in exp.variants:
             reason = v.arch_reason("sm_75")
+            if v.arch_specific:  # sm_90a code (wgmma) runs on sm_90 alone
+                assert reason == f"needs sm_{v.min_sm}a ({v.min_sm_for}), whose code runs on sm_{v.min_sm} only; this is sm_75"
+                assert v.arch_reason(f"sm_{v.min_sm}") is None and v.arch_reason("sm_100a") is not None
+                continue
             if v.min_sm:
                 assert reason == f"needs sm_{v.min_sm} or newer ({v.min_sm_for}); this is sm_75"
                 assert v.arch_reason("sm_90") is None and v.arch_reason("sm_100a") is None
