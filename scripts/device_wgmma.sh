@@ -2,30 +2,29 @@
 # The H200 trial of the wgmma rungs (issue 14, t2 and t3): one script, <= 150 s, every step under timeout,
 # going on past a failing step. Run from the repo root after `source scripts/device_setup.sh`;
 # logs and CSVs go to $OUT/wgmma/. Read summary.txt first: one line per step with its exit status.
+# Usage: source scripts/device_setup.sh && bash scripts/device_wgmma.sh  (or: bash scripts/device_trial.sh wgmma)
 set -u
 OUT=${OUT:-/tmp/gpulab-out}
-D="$OUT/wgmma"
-mkdir -p "$D"
-: >"$D/summary.txt"
-BUDGET=148  # seconds for the whole script: each step's timeout is cut to what is left
-step() {  # step NAME SECONDS COMMAND...: run it, log to NAME.log, note its status in summary.txt
-    local name=$1 secs=$2; shift 2
-    local t0=$SECONDS left=$((BUDGET - SECONDS))
-    if [ "$left" -lt 5 ]; then echo "$name skipped: out of time" | tee -a "$D/summary.txt"; return; fi
-    [ "$secs" -gt "$left" ] && secs=$left
-    echo "== $name: $*" | tee -a "$D/$name.log"
-    timeout "$secs" "$@" >>"$D/$name.log" 2>&1
-    local rc=$?
-    tail -n 60 "$D/$name.log"
-    echo "$name rc=$rc $((SECONDS - t0))s" | tee -a "$D/summary.txt"
-    [ "$rc" -eq 0 ] || FAILED="$FAILED $name"
-}
+dir=$OUT/wgmma; mkdir -p "$dir"
+: >"$dir/summary.txt"
+source scripts/device_step.sh  # step NAME SECONDS COMMAND...
+BUDGET=148  # seconds for the whole script: each step's limit is cut to what is left
 FAILED=""
+trial() {  # trial NAME SECONDS COMMAND...: a step within the budget, its exit noted in summary.txt
+    local name=$1 secs=$2; shift 2
+    local left=$((BUDGET - SECONDS))
+    if [ "$left" -lt 5 ]; then echo "$name skipped: out of time" >>"$dir/summary.txt"; return; fi
+    [ "$secs" -gt "$left" ] && secs=$left
+    local out; out=$(TAIL=${TAIL:-40} step "$name" "$secs" "$@")
+    echo "$out"
+    head -n 1 <<<"$out" >>"$dir/summary.txt"  # '== NAME: exit RC in S s'
+    grep -q "^== $name: exit 0 " <<<"$out" || FAILED="$FAILED $name"
+}
 PROBE="python3 scripts/wgmma_probe.py"
 
 # 1. Compile on this machine's NVRTC (13.0) and read the ptxas report and the SASS: HGMMA and
 #    UTMALDG must be there, no LDL/STL (spills), no 'serialized' warning.
-step compile 20 python3 - <<'PY'
+trial compile 20 python3 - <<'PY'
 import subprocess, shutil
 from pathlib import Path
 from gpulab.gpu.compile import compile_kernel, nvrtc_version
@@ -48,29 +47,29 @@ PY
 
 # 2. The plumbing alone: a 128-byte struct between two ints reaches a kernel intact through CuPy
 #    (launch.by_value), and the driver encodes a tensor map for a device matrix.
-step plumbing 20 python3 -m pytest -q -x tests/gpu/test_wgmma_gpu.py -k "by_value or driver_encodes"
+trial plumbing 20 python3 -m pytest -q -x tests/gpu/test_wgmma_gpu.py -k "by_value or driver_encodes"
 # 3. The smallest exact case first: one block, one warpgroup, one k-tile. A wrong result here is a
 #    descriptor, swizzle or fragment-mapping bug, and the probe says which rows/cols/k-slices.
-step exact_tiny 20 $PROBE --exact --params BM=64,BN=128,STAGES=2,GROUP_M=1 64x128x64 64x128x128
+trial exact_tiny 20 $PROBE --exact --params BM=64,BN=128,STAGES=2,GROUP_M=1 64x128x64 64x128x128
 # 4. The default config (128 x 256, 4 stages): ring wrap-around (k-tiles > stages), several blocks,
 #    ragged M/N/K (zero fill, masked stores, odd N: scalar stores), tiny shapes, K not a multiple of 8
 #    (no tensor map: the threads' element copies, last three shapes); then random inputs.
-step exact_default 20 $PROBE --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72 200x300x137 1x1x1 65x130x777
-step random 15 $PROBE 512x512x512 2048x2048x2048 777x1234x1000 1000x3000x777
+trial exact_default 20 $PROBE --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72 200x300x137 1x1x1 65x130x777
+trial random 15 $PROBE 512x512x512 2048x2048x2048 777x1234x1000 1000x3000x777
 # t3 (warp specialized): the same shapes, exact then random, in one process.
-step t3_exact 25 bash -c "$PROBE --variant t3 --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72 200x300x137 1x1x1 65x130x777 && $PROBE --variant t3 2048x2048x2048 777x1234x1000 1000x3000x777"
+trial t3_exact 25 bash -c "$PROBE --variant t3 --exact 128x256x64 128x256x1024 256x512x4096 200x300x136 1x1x8 1000x3001x776 129x257x72 200x300x137 1x1x1 65x130x777 && $PROBE --variant t3 2048x2048x2048 777x1234x1000 1000x3000x777"
 # 5. The experiment's own path (needs the gemm_bf16 skeleton): the bench of t2 and t3 at 4096^3 and
 #    8192^3 (and a ragged 4000^3) beside cuBLAS BF16, rows of the same CSV.
-step bench 50 gpulab bench gemm_bf16 --variant t2,t3 --shape 4096x4096x4096 --shape 8192x8192x8192 \
-    --shape 4000x4000x4000 --out "$D/bench.csv"
+trial bench 50 gpulab bench gemm_bf16 --variant t2,t3 --shape 4096x4096x4096 --shape 8192x8192x8192 \
+    --shape 4000x4000x4000 --out "$dir/bench.csv"
 # 6. Other tile configs (1, 2 and 4 warpgroups; BN 64/128/256; 2-6 stages), exact.
-step exact_configs 20 bash -c "$PROBE --exact --params BN=64 --params BN=128,STAGES=5 --params BM=256,BN=128,STAGES=3 \
+trial exact_configs 20 bash -c "$PROBE --exact --params BN=64 --params BN=128,STAGES=5 --params BM=256,BN=128,STAGES=3 \
     --params BM=64,BN=256,STAGES=5 300x200x520 130x513x2056 && $PROBE --variant t3 --exact --params BN=128,STAGES=6 --params STAGES=2 300x200x520 130x513x2056"
-step pytest_gpu 25 python3 -m pytest -q -m gpu tests/gpu/test_wgmma_gpu.py -k "not by_value and not driver_encodes"
+trial pytest_gpu 25 python3 -m pytest -q -m gpu tests/gpu/test_wgmma_gpu.py -k "not by_value and not driver_encodes"
 # 7. Only when a check failed: the memory checker on a small ragged case (TMA writes, masked stores).
 if [ -n "$FAILED" ]; then
-    step sanitize 30 bash -c "/usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --exact 200x300x136; /usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --variant t3 --exact 200x300x136"
+    trial sanitize 30 bash -c "/usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --exact 200x300x136; /usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --variant t3 --exact 200x300x136"
 fi
-echo "failed steps:${FAILED:- none}" >>"$D/summary.txt"
-echo "== summary ($D/summary.txt; each step's log is $D/<step>.log)"
-cat "$D/summary.txt"
+echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
+echo "== summary ($dir/summary.txt; each step's log is $dir/<step>.log)"
+cat "$dir/summary.txt"
