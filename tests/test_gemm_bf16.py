@@ -219,7 +219,7 @@ def test_the_grid_covers_every_shape(variant):
 
 
 # -- access models --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("variant", RUNGS, ids=lambda v: v.name)
+@pytest.mark.parametrize("variant", [v for v in RUNGS if v.access is not None], ids=lambda v: v.name)  # t2, t3: none yet
 @pytest.mark.parametrize("dims", [(1, 1, 1), (17, 33, 65), (131, 67, 37), (300, 388, 200), (200, 130, 136)])
 def test_access_model_classes_are_exact(variant, dims):
     """Both copy paths (K % 8 == 0 or not), both store paths (N even or odd), ragged tiles."""
