@@ -15,5 +15,5 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
 done
 [ "${1:-}" = "--" ] && shift
 [ $# -gt 0 ] && bash scripts/device_batch.sh "$@"
-tar czf "$OUT/trial.tgz" -C "$OUT" --exclude='*.tgz' . 2>/dev/null
+tar czf "$OUT/trial.tgz" --exclude="*.tgz" -C "$OUT" . -C "$PWD" results 2>/dev/null
 exit 0
