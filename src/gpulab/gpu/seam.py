@@ -13,8 +13,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-# What may come through the seam: CuPy and its submodules, NVML.
-GPU_PACKAGES = ("cupy", "pynvml")
+# What may come through the seam: CuPy and its submodules (cupy_backends holds its cuBLAS binding), NVML.
+GPU_PACKAGES = ("cupy", "cupy_backends", "pynvml")
 
 
 def cupy() -> ModuleType:
