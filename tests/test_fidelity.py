@@ -394,3 +394,28 @@ def test_rejudge_rewrites_only_when_something_changed(tmp_path):
     write_csv(path, stale)
     _, _, changed = fidelity.rejudge_file(path)
     assert changed and {r["verdict"] for r in read_csv(path) if r["quantity"] == "gmem_load_requests"} == {"exact"}
+
+
+def _wavefront_rows(instrumented: float, hardware: float, predicted: int = 99_750) -> dict:
+    measured = {q: 0.0 for q in fidelity.QUANTITIES}
+    predicted_all = {q: 0 for q in fidelity.QUANTITIES}
+    predicted_all.update(smem_load_wavefronts=predicted, smem_load_ideal_wavefronts=predicted,
+                         hw_smem_load_wavefronts=predicted, smem_load_bank_conflicts=0)
+    measured.update(smem_load_wavefronts=instrumented, hw_smem_load_wavefronts=hardware,
+                    smem_load_ideal_wavefronts=float(predicted), smem_load_bank_conflicts=instrumented - predicted)
+    return {r["quantity"]: r for r in fidelity.compare(predicted_all, measured, l2_bytes=None)}
+
+
+def test_a_differing_wavefront_row_says_when_the_hardware_counter_equals_the_model():
+    # sgemm v9 STAGES=3 at 300x388x196 on the H200: instrumented 99,825, hardware 99,750 = model
+    rows = _wavefront_rows(99_825.0, 99_750.0)
+    for q in ("smem_load_wavefronts", "smem_load_bank_conflicts"):
+        assert rows[q]["verdict"] == "differs"  # still judged against the instrumented count
+        assert "hardware counter equals the model (99,750)" in rows[q]["note"] and "+75" in rows[q]["note"]
+
+
+def test_no_such_note_when_the_hardware_counter_differs_too():
+    rows = _wavefront_rows(99_825.0, 99_826.0)
+    assert rows["smem_load_wavefronts"]["verdict"] == "differs"
+    assert "hardware" not in rows["smem_load_wavefronts"]["note"]
+    assert _wavefront_rows(99_750.0, 99_750.0)["smem_load_wavefronts"]["note"] == ""

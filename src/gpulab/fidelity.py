@@ -72,6 +72,14 @@ UNMODELLED_NOTE = ("the shared side of cp.async: its wavefronts follow the globa
                    "which the model does not predict")
 HARDWARE_NOTE = ("a hardware counter: not a fixed count of one launch on the H200 (it moves between captures); "
                  "the instrumented count in the row without hw_ is the one held to the model")
+# Where ncu's instrumented wavefront count and its hardware count disagree and the hardware count is
+# the model's, the row still differs (the instrumented count is the one judged) and says so. The one
+# case seen on the H200: an LDS.128 whose only active lanes are one per quarter-warp (the last float4
+# column of sgemm v9's write-back in a block moved inward) is two wavefronts to the model and to the
+# hardware counter (the quarter-warps merge pairwise) and three to the instrumented count, one more
+# per such execution (per-instruction source page, 2026-12-01; README, "Fidelity").
+HW_AGREES_NOTE = ("the hardware counter equals the model ({hw:,.0f}); ncu's instrumented count is {diff:+,.0f}: "
+                  "it counts the phases of partly active LDS.128/STS.128 differently")
 
 
 def ragged_shapes(exp) -> tuple[tuple[int, ...], ...]:
@@ -169,7 +177,23 @@ def compare(predicted: dict | None, measured: dict, l2_bytes: int | None, no_mod
                 row["exact"] = False  # DRAM bytes are judged by tolerance, never counted exactly
         rows.append(row)
     _judge_dram(rows, l2_bytes)
+    _note_hardware_agreement(rows)
     return rows
+
+
+def _note_hardware_agreement(rows: list[dict]) -> None:
+    """Say so on a differing shared-wavefront row whose hardware counter equals the prediction."""
+    by = {r["quantity"]: r for r in rows}
+    for op in ("load", "store"):
+        judged, hw = by.get(f"smem_{op}_wavefronts"), by.get(f"hw_smem_{op}_wavefronts")
+        if judged is None or hw is None or judged["verdict"] != "differs" or hw["measured"] is None:
+            continue
+        if hw["measured"] == judged["predicted"]:
+            note = HW_AGREES_NOTE.format(hw=hw["measured"], diff=judged["measured"] - judged["predicted"])
+            # the conflicts row is the instrumented count minus the hardware's ideal: the same difference
+            for row in (judged, by.get(f"smem_{op}_bank_conflicts")):
+                if row is not None and row["verdict"] == "differs":
+                    row["note"] = note
 
 
 def _judge_dram(rows: list[dict], l2_bytes: int | None) -> None:
