@@ -205,7 +205,8 @@ def fidelity_block(csv_path: Path) -> str:
         by_quantity.setdefault(r["quantity"], []).append(r)
     notes = []
     for q, mine in by_quantity.items():
-        shown = ", ".join(f"{r['experiment']} {r['variant']} {r['shape']} ({r['predicted']:,.0f} -> {r['measured']:,.0f})"
+        shown = ", ".join(f"{r['experiment']} {r['variant']} {r['shape']} ({r['predicted']:,.0f} -> {r['measured']:,.0f}"
+                          + (f"; {r['note']}" if r.get("note") else "") + ")"
                           for r in mine[:6])
         more = f" and {len(mine) - 6} more" if len(mine) > 6 else ""
         notes.append(f"- {q}, predicted -> measured: {shown}{more}")
