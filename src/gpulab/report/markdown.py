@@ -136,22 +136,28 @@ def experiment_block(csv_path: Path, baseline: str, rate: str, variants: tuple[s
 
 def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
     """One row per variant at one shape (its fastest correct config): what changed, registers,
-    GFLOP/s and % of the vendor library -- the ladder, read top to bottom."""
+    GFLOP/s, % of the vendor library and % of the card's measured compute ceiling (the experiment's
+    own: FP32 FMA for sgemm, the tensor rate for gemm_bf16) -- the ladder, read top to bottom."""
     records = [r for r in read_runs(csv_path) if r["shape"] == shape_label]
-    lines = ["| rung | what changed | params | regs | blocks/SM (calculated) | GFLOP/s | % of cuBLAS |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| rung | what changed | params | regs | blocks/SM (calculated) | GFLOP/s | % of cuBLAS | % of ceiling |",
+             "|---|---|---|---|---|---|---|---|"]
     for v in experiment.variants:
         rows = [r for r in records if r["variant"] == v.name and r.get("correct") and r.get("time_ms")]
         if not rows:
             continue
         best = max(rows, key=lambda r: r.get("gflops") or 0)
-        pct = best.get("pct_of_cublas")
+        pct, ceil = best.get("pct_of_cublas"), best.get("pct_of_ceiling")
         lines.append(f"| {v.name} | {v.summary} | {best.get('params') or ''} | {best.get('reg_per_thread', '')} "
-                     f"| {blocks_per_sm(best)} | {best['gflops']:,.0f} | {'' if pct is None else f'{pct:.1f}%'} |")
+                     f"| {blocks_per_sm(best)} | {best['gflops']:,.0f} | {_pct(pct)} | {_pct(ceil)} |")
     lib = next((r for r in records if r["variant"] in experiment.vendor_baselines() and r.get("gflops")), None)
     if lib:
-        lines.append(f"| {lib['variant']} | vendor library | | | | {lib['gflops']:,.0f} | 100.0% |")
+        lines.append(f"| {lib['variant']} | vendor library | | | | {lib['gflops']:,.0f} | 100.0% "
+                     f"| {_pct(lib.get('pct_of_ceiling'))} |")
     return "\n".join(lines) + f"\n\nAt {shape_label}. " + provenance(records) + "\n"
+
+
+def _pct(value) -> str:
+    return "" if value is None else f"{value:.1f}%"
 
 
 def best_block(csv_path: Path) -> str | None:
