@@ -203,11 +203,11 @@ def attach(records: Iterable[dict], experiment, ceilings: Ceilings | None) -> li
 
 
 # -- the roofline floor of a prediction (gpulab predict, no GPU needed) -----------------------------
-# The H200 lent for development, as reference/h200.md records it: used for the roofline floor only
-# when no card's measured ceilings are at hand, and labelled so. The BF16 tensor row stands in for
-# the mma.sync rate with the cuBLAS BF16 rate measured there at 8192^3 (no mma.sync kernel was).
+# An H200's figures measured before gpulab measured its own (CuPy copy, PyTorch FMA-bound and cuBLAS
+# BF16 runs, November 2026): used for the roofline floor only when no card's measured ceilings are at
+# hand, and labelled so. The BF16 tensor row is cuBLAS BF16 at 8192^3, a lower bound of the rate.
 H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0, TENSOR_BF16: 721_000.0}
-_REFERENCE = "H200 REFERENCE values from reference/h200.md, not measured by gpulab: run gpulab ceilings on the card"
+_REFERENCE = "H200 REFERENCE values measured elsewhere, not by gpulab on this card: run gpulab ceilings on the card"
 
 
 def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results"),

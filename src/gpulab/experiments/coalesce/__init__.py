@@ -9,7 +9,7 @@ them, and the bytes counted are the same for all of them.
 Napkin math: no flops; each element read once and written once, 4*M*N + 4*M*N bytes.
   4096 x 4096: 67.1 MB read + 67.1 MB written. Both buffers (134 MB) exceed the H200's 60 MiB L2,
     but the output alone (64 MiB) nearly fits: some written lines are still in L2 when the timed
-    window closes (DRAM write 47.8 MB instead of 67.1 MB in reference/h200.md), so the rate reads a
+    window closes (ncu read 47.8 MB of DRAM writes instead of 67.1 MB on an H200), so the rate reads a
     little high.
   8192 x 8192: 268 MB read + 268 MB written, 4.5x the L2 each way: DRAM-bound. At the H200's
     ~4.2 TB/s copy ceiling that is ~128 us; `rows` should take >= 95% of the ceiling.
