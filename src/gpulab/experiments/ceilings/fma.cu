@@ -7,8 +7,8 @@
 // chain can issue once per latency, so a scheduler needs >= 4 chains ready every cycle: CHAINS=8 per
 // thread and 16 warps per scheduler (8 blocks of 256 per SM) leave a wide margin. The inner loop is
 // unrolled 32 deep so the loop's own add, compare and branch take ~1% of the issue slots.
-// Expected: 2 flops x 128 x 132 SMs x ~1.98 GHz = 66.9 TFLOP/s on an H200 (an earlier measurement with a similar loop read
-// 64.0 with a similar loop).
+// Expected: 2 flops x 128 x 132 SMs x ~1.98 GHz = 66.9 TFLOP/s on an H200 (an earlier measurement
+// with a similar loop read 64.0).
 // The chains converge to b / (1 - a) = 1, so values stay normal (no denormal slow path); the sum is
 // stored so the compiler cannot drop the work, and fmaf cannot be reassociated away without fast-math.
 // Params: CHAINS (independent chains per thread). Runtime: iters, a multiple of 32.
