@@ -30,7 +30,7 @@ from gpulab.check import compare_exact, compare_float
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
-from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3
+from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4
 # The card limits, the register check and the reference's CPU/GPU split are sgemm's: one place.
 from gpulab.experiments.sgemm import (
     CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX,
@@ -180,6 +180,7 @@ class GemmBf16(Experiment):
         ),
         T2,  # the Hopper rungs (wgmma, TMA, sm_90a) and their tensor-map arguments: tma_rungs.py
         T3,
+        T4,
     )
 
     def flops(self, shape: Shape) -> float:

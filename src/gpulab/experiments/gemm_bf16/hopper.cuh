@@ -299,3 +299,41 @@ __device__ __forceinline__ void fill_stage(bool tma, unsigned char* slot, unsign
         mbar_arrive(full);
     }
 }
+
+// -- thread-block clusters (t4) ---------------------------------------------------------------------
+// This block's rank in its cluster (0 .. cluster size - 1).
+__device__ __forceinline__ unsigned cluster_ctarank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+
+// Every thread of every block of the cluster arrives, then waits for all the others: orders the
+// barrier initialization before any peer's copy or arrival, and keeps a block alive until its peers
+// no longer write into its shared memory or arrive on its barriers.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// One arrival on the barrier at the same shared-memory offset in block `cta` of the cluster (mapa
+// turns this block's address into that block's shared::cluster address; cta may be this block).
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned long long* bar, unsigned cta) {
+    asm volatile(
+        "{\n.reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+        "r"(cta)
+        : "memory");
+}
+
+// As tma_load_2d, but the box lands at the same offset in the shared memory of every block in
+// cta_mask (bit i: rank i), and completes on the barrier at `bar`'s offset in each of them.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TmaDescriptor* map, unsigned long long* bar,
+                                                      int c0, int c1, unsigned short cta_mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%3, %4}], [%2], %5;"
+        ::"r"(smem_u32(dst)), "l"(reinterpret_cast<unsigned long long>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1),
+        "h"(cta_mask)
+        : "memory");
+}

@@ -20,6 +20,7 @@ from __future__ import annotations
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
+from gpulab.gpu.device import probe
 from gpulab.gpu.launch import by_value
 from gpulab.gpu.tma import ELEMENT_BYTES, STRIDE_ALIGN_BYTES, TENSOR_MAP_BYTES, bf16_matrix_map, encode
 
@@ -67,6 +68,12 @@ def t2_constraints(p: Params, s: Shape | None) -> str | None:
     return None
 
 
+def bt_box_rows(p: Params) -> int:
+    """The rows of Bt one TMA copy brings: the whole BN tile, or (t4) each cluster block's share of
+    it, multicast to all the blocks of the cluster."""
+    return p["BN"] // p.get("CLUSTER", 1)
+
+
 def tensor_maps(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     """The entry's arguments after the experiment's: A's and Bt's tensor maps, by value (zeros where
     K is not a multiple of 8: no map exists and the kernel copies without one)."""
@@ -74,7 +81,7 @@ def tensor_maps(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     if k % K_MULTIPLE:
         return by_value(bytes(TENSOR_MAP_BYTES)), by_value(bytes(TENSOR_MAP_BYTES))
     a = bf16_matrix_map(inputs["A"].data.ptr, m, k, box_rows=params["BM"], box_cols=BK)
-    b = bf16_matrix_map(inputs["Bt"].data.ptr, n, k, box_rows=params["BN"], box_cols=BK)
+    b = bf16_matrix_map(inputs["Bt"].data.ptr, n, k, box_rows=bt_box_rows(params), box_cols=BK)
     return by_value(encode(a)), by_value(encode(b))
 
 
@@ -123,6 +130,52 @@ T3 = Variant(
     constraints=t3_constraints,
     min_sm=90,
     min_sm_for="wgmma, setmaxnreg",
+    arch_specific=True,
+    extra_args=tensor_maps,
+)
+
+
+# t4's persistent grid: one block per SM. Without a GPU to ask (compile-only, predictions) it is
+# sized for an H100/H200 (132 SMs); the kernel loops over its tiles, so any grid is correct.
+SM_COUNT_WITHOUT_GPU = 132
+
+
+def sm_count() -> int:
+    info, _ = probe()
+    return info.sm_count if info is not None else SM_COUNT_WITHOUT_GPU
+
+
+def t4_launch(p: Params, s: Shape) -> Launch:
+    """A persistent grid of whole clusters, one block per SM, never more clusters than cluster tiles
+    (CLUSTER x 128 rows by BN columns): each loops over its share of the tiles."""
+    cluster = p["CLUSTER"]
+    cluster_tiles = cdiv(s["M"], p["BM"] * cluster) * cdiv(s["N"], p["BN"])
+    blocks = min(sm_count() // cluster, cluster_tiles) * cluster
+    return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=ring_smem_bytes(p))
+
+
+def t4_constraints(p: Params, s: Shape | None) -> str | None:
+    # Stated up front: the ring must fit the 227 KiB a block may opt into (BN 256: 4 stages, BN 128:
+    # 6); registers are t3's (producer 40, consumers 232 through setmaxnreg: the 128 accumulators of
+    # BN = 256 fit); Bt's TMA box is BN / CLUSTER <= 256 rows and A's 128, both within TMA's 256.
+    return smem_reason(p)
+
+
+T4 = Variant(
+    name="t4",
+    file="t4_persistent_cluster.cu",
+    summary="t3 persistent over a grouped tile order, 2-block clusters multicasting Bt, wgmma wait depth 1",
+    launch=t4_launch,
+    params=(
+        Param("BM", (128,), 128, "two consumer warpgroups of 64 rows"),
+        Param("BN", (128, 256), 256, BN_HELP),
+        STAGES,
+        Param("GROUP_M", (1, 4, 8, 16), 8, "cluster-rows per rasterization group"),
+        Param("CLUSTER", (1, 2), 2, "blocks per cluster along M, sharing Bt by TMA multicast"),
+    ),
+    constraints=t4_constraints,
+    min_sm=90,
+    min_sm_for="wgmma, setmaxnreg, clusters",
     arch_specific=True,
     extra_args=tensor_maps,
 )

@@ -1,0 +1,188 @@
+// t4 persistent, clustered warp specialization: t3's producer + two wgmma consumers, now in clusters
+// of CLUSTER blocks that share the Bt tile through TMA multicast, on a persistent grid (one block per
+// SM) that walks the output tiles in grouped order, with one wgmma group kept in flight.
+// Changed from t3:
+//   - Persistent grid: gridDim.x = SMs (rounded down to whole clusters); cluster c takes cluster
+//     tiles c, c + clusters, ... The ring's slot and parity run on one counter across tiles, so the
+//     producer loads the next tile's first STAGES k-tiles while the consumers store the current
+//     tile: the epilogue no longer leaves the copy engine idle, and there is one prologue (barrier
+//     init, setmaxnreg) per SM instead of one per tile (t3 at 4096^3: 512 blocks, 3.9 waves).
+//   - Clusters of CLUSTER (2) blocks stacked along M: both need the same BN x 64 Bt tile per
+//     k-tile, so each block loads BN / CLUSTER of its rows and multicasts them to both blocks
+//     (cp.async.bulk.tensor ... multicast::cluster). L2 -> SM traffic per block and k-tile goes from
+//     (128 + 256) x 128 B = 48 KiB to (128 + 128) x 128 B = 32 KiB (-33%) at 128 x 256 tiles.
+//     A slot is refilled only when the consumers of EVERY block of the cluster released it (the
+//     multicast writes into the peer's slot too): each consumer warp arrives on empty[s] of every
+//     block (mapa + remote arrive), empty[s] counts 4 x CONSUMERS x CLUSTER arrivals.
+//   - wgmma wait depth 1: a consumer issues k-tile kt's 4 wgmma, then waits only for k-tile kt-1's
+//     group and releases that slot, so the tensor cores have the next group queued while the warps
+//     wait on the next full barrier (t3 drained the pipe after every k-tile: wait 0).
+//   - Tile order: grouped rasterization of cluster tiles (GROUP_M cluster-rows at a time), so the
+//     132 tiles in flight share ~GROUP_M A block-rows and ~132/GROUP_M Bt block-columns in L2.
+// Expected effect: t3 ran 718 TFLOP/s at 4096^3 and 8192^3 (0.95x and 0.98x cuBLAS BF16 758 / 731).
+//   The wait-depth change removes a ~4-wgmma drain per k-tile (~5-8%), multicast takes a third of
+//   the L2 traffic off (8 -> 5.3 TB/s needed at 700 TFLOP/s, away from the L2 bandwidth limit), the
+//   persistent grid hides the epilogue and the per-block prologue (~2-4%): aim 760-800 TFLOP/s,
+//   1.0-1.05x cuBLAS. 2048^3: 128 cluster tiles for 66 clusters, 1 wave; expect ~0.95x cuBLAS.
+// Not done (next): the epilogue stores from registers (STG.64, masked) rather than through shared
+//   memory + TMA store; FP32 C is 128 KiB per 128 x 256 tile, so a staged store must go in chunks
+//   beside the 192 KiB ring. Consumers do not pingpong (both compute, then both store).
+// Params: BN (128 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
+//   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M). BM = 128 (two consumer
+//   warpgroups of 64 rows), BK = 64. Dynamic shared memory: STAGES * (128 + BN) * 128 + 1024 bytes
+//   (<= 227 KiB: BN 256 -> 4 stages, BN 128 -> 6). Bt's tensor map box: BN / CLUSTER rows x 64.
+//   Registers: producer 40, consumers 232 (setmaxnreg), as t3.
+// Shapes: as t3: any M, N, K >= 1; ragged M, N by TMA zero fill and masked stores (a block whose
+//   rows lie past M still loads its share of Bt for its peer); for K not a multiple of 8 (no tensor
+//   map) each block's producer warpgroup copies its own whole tiles element by element, as t3.
+#include "gemm_bf16/hopper.cuh"
+
+#define BM 128
+#define BK 64
+#define CONSUMERS 2
+#define THREADS (128 * (CONSUMERS + 1))
+#define A_TILE_BYTES (BM * BK * 2)
+#define B_TILE_BYTES (BN * BK * 2)
+#define B_SLICE_ROWS (BN / CLUSTER)  // the rows of Bt each block of a cluster loads and multicasts
+#define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
+#define ACC (BN / 2)
+#define PRODUCER_REGS 40
+#define CONSUMER_REGS 232
+#define RELEASES_PER_SLOT (4 * CONSUMERS * CLUSTER)  // one per consumer warp of every block
+
+#if BN != 128 && BN != 256
+#error "BN must be 128 or 256"
+#endif
+#if CLUSTER != 1 && CLUSTER != 2
+#error "CLUSTER must be 1 or 2"
+#endif
+
+#if CLUSTER > 1
+#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)  // fixed at compile time: a plain launch forms clusters
+#else
+#define CLUSTER_DIMS
+#endif
+
+// Cluster tile t (GROUP_M cluster-rows per group, column-major inside a group) -> this block's
+// (m0, n0): a cluster tile is CLUSTER * BM rows by BN columns, block rank r takes rows r * BM ...
+__device__ __forceinline__ void cluster_tile(int t, int tiles_m, int tiles_n, unsigned rank, int& m0, int& n0) {
+    const int per_group = GROUP_M * tiles_n;
+    const int first_m = (t / per_group) * GROUP_M;
+    const int group_rows = min(tiles_m - first_m, GROUP_M);
+    const int in_group = t % per_group;
+    m0 = ((first_m + in_group % group_rows) * CLUSTER + (int)rank) * BM;
+    n0 = (in_group / group_rows) * BN;
+}
+
+// This consumer warp is done reading `slot`: one arrival on the slot's empty barrier in every block
+// of the cluster (each block's producer refills its share of the slot in all of them).
+__device__ __forceinline__ void release_slot(unsigned long long* empty_slot) {
+    if (threadIdx.x % 32 == 0) {
+#if CLUSTER > 1
+#pragma unroll
+        for (unsigned r = 0; r < CLUSTER; ++r) mbar_arrive_cluster(empty_slot, r);
+#else
+        mbar_arrive(empty_slot);
+#endif
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
+gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
+          float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
+          const __grid_constant__ TmaDescriptor tma_bt) {
+    extern __shared__ unsigned char smem_raw[];
+    __shared__ unsigned long long full[STAGES], empty[STAGES];
+    // Same offset in every block of a cluster (same kernel, same static layout): multicast relies on it.
+    unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+
+    const int tiles_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER), tiles_n = (N + BN - 1) / BN;
+    const int tiles = tiles_m * tiles_n;
+    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0;
+    const int k_tiles = (K + BK - 1) / BK;
+    const int wg = threadIdx.x / 128;
+
+    const bool tma = (K % 8) == 0;  // as t3: else the producer's threads copy (the slow path)
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], tma ? 1 : 128);
+            mbar_init(&empty[s], RELEASES_PER_SLOT);
+        }
+        fence_barrier_init();
+    }
+    __syncthreads();
+#if CLUSTER > 1
+    cluster_sync();  // the peer's barriers exist before any multicast or remote arrival reaches them
+#endif
+
+    if (wg == 0) {
+        // Producer warpgroup: with TMA one thread issues every copy; without, all 128 copy.
+        regs_dealloc<PRODUCER_REGS>();
+        if (tma ? threadIdx.x == 0 : true) {
+            unsigned it = 0;  // k-tiles issued by this block so far, over all its tiles: slot and parity
+            for (int t = cluster_id; t < tiles; t += clusters) {
+                int m0, n0;
+                cluster_tile(t, tiles_m, tiles_n, rank, m0, n0);
+                for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+                    const unsigned slot = it % STAGES;
+                    // The slot's previous k-tile (it - STAGES) was read by every consumer of the cluster.
+                    if (it >= STAGES) mbar_wait(&empty[slot], ((it / STAGES) - 1) & 1);
+                    unsigned char* a_tile = ring + slot * STAGE_BYTES;
+                    if (tma) {
+                        // This block's A tile, and its slice of the shared Bt tile into every block.
+                        mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+                        tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
+#if CLUSTER > 1
+                        tma_load_2d_multicast(a_tile + A_TILE_BYTES + rank * B_SLICE_ROWS * BK * 2, &tma_bt,
+                                              &full[slot], kt * BK, n0 + (int)rank * B_SLICE_ROWS,
+                                              (unsigned short)((1u << CLUSTER) - 1));
+#else
+                        tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
+#endif
+                    } else {
+                        fill_stage<BM, BN, 128>(false, a_tile, &full[slot], &tma_a, &tma_bt, A, Bt, M, N, K, m0,
+                                                n0, kt * BK);
+                    }
+                }
+            }
+        }
+    } else {
+        // Consumer warpgroups 1 and 2: rows (wg - 1) * 64 .. + 63 of each block tile.
+        regs_alloc<CONSUMER_REGS>();
+        const int c = wg - 1;
+        unsigned it = 0;  // k-tiles consumed so far: the producer's counter, in step
+        for (int t = cluster_id; t < tiles; t += clusters) {
+            int m0, n0;
+            cluster_tile(t, tiles_m, tiles_n, rank, m0, n0);
+            float acc[ACC];
+#pragma unroll
+            for (int i = 0; i < ACC; ++i) acc[i] = 0.0f;
+            for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+                const unsigned slot = it % STAGES;
+                mbar_wait(&full[slot], (it / STAGES) & 1);
+                const unsigned char* a_tile = ring + slot * STAGE_BYTES + c * 64 * BK * 2;
+                const unsigned char* b_tile = ring + slot * STAGE_BYTES + A_TILE_BYTES;
+                fence_registers(acc);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk) {
+                    wgmma_m64k16<BN>(acc, desc_k_major_sw128(a_tile + kk * 32), desc_k_major_sw128(b_tile + kk * 32));
+                }
+                wgmma_commit();
+                // Keep this k-tile's group in flight; the previous one has retired, free its slot.
+                wgmma_wait<1>();
+                fence_registers(acc);
+                if (kt > 0) release_slot(&empty[(it - 1) % STAGES]);
+            }
+            wgmma_wait<0>();
+            fence_registers(acc);
+            release_slot(&empty[(it - 1) % STAGES]);
+            // The producer is already filling the ring with the next tile while these stores run.
+            store_accumulators<BN>(acc, C, M, N, m0 + c * 64, n0);
+        }
+    }
+#if CLUSTER > 1
+    cluster_sync();  // no block exits while its peer may still arrive on its barriers
+#endif
+}
