@@ -1,10 +1,10 @@
-"""Check a wgmma rung (t2, t3) on the GPU on its own, without the gemm_bf16 experiment's harness, and
+"""Check a wgmma rung (t2, t3, t4) on the GPU on its own, without the gemm_bf16 experiment's harness, and
 say where it is wrong: the first wrong (row, col) with expected and got, which rows (mod 64) and
 columns (mod 8) are wrong, whether any element was never written (NaN), where the got values come
 from in the reference (a fragment-mapping bug moves values) and which k16 slices of each k-tile the
 product used (a descriptor bug drops or repeats slices).
 
-    python scripts/wgmma_probe.py [--variant t2|t3] [--exact] [--params BM=128,BN=256,STAGES=4,GROUP_M=8 ...] MxNxK ...
+    python scripts/wgmma_probe.py [--variant t2|t3|t4] [--exact] [--params BM=128,BN=256,STAGES=4,GROUP_M=8 ...] MxNxK ...
 Exit status 1 when any shape is wrong."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from gpulab.experiments.base import Shape
-from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, tensor_maps
+from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4, tensor_maps
 from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.launch import load, synchronize
 from gpulab.gpu.seam import cupy
 
 FOLDER = Path(__file__).resolve().parents[1] / "src/gpulab/experiments/gemm_bf16"
-VARIANTS = {v.name: v for v in (T2, T3)}
+VARIANTS = {v.name: v for v in (T2, T3, T4)}
 
 
 def bf16_bits(x: np.ndarray) -> np.ndarray:
@@ -87,6 +87,10 @@ def describe(wrong, got, ref, a, b, params) -> None:
     print(f"  wrong rows mod 64 (warp*16 + lane/4 [+8]): {sorted(set((rows % 64).tolist()))[:64]}")
     print(f"  wrong cols mod 8 ((lane%4)*2 [+1]): {sorted(set((cols % 8).tolist()))}; "
           f"wrong col blocks of 8 (mod {params['BN']}): {sorted(set(((cols % params['BN']) // 8).tolist()))[:32]}")
+    # Rows by 128-row block, as t4's clusters stack them (rank = block % 2): a multicast or remote
+    # barrier bug shows on one rank's rows, or on the columns of one Bt slice (BN / 2).
+    print(f"  wrong 128-row blocks: {sorted(set((rows // 128).tolist()))[:32]}; "
+          f"wrong col halves of BN: {sorted(set(((cols % params['BN']) // max(1, params['BN'] // 2)).tolist()))}")
     # A coarse map of the first 64 x 128 corner: '.' right, 'X' wrong, 'N' never written.
     print("  map of rows 0-63 (step 4) x cols 0-127 (step 2):")
     for r in range(0, min(m, 64), 4):

@@ -8,7 +8,8 @@ import pytest
 from gpulab.experiments.base import Shape
 from gpulab.experiments.gemm_bf16 import tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import (
-    SMEM_BLOCK_OPTIN_MAX, T2, T3, ring_smem_bytes, t2_launch, t3_launch, tensor_maps,
+    SMEM_BLOCK_OPTIN_MAX, T2, T3, T4, bt_box_rows, ring_smem_bytes, t2_launch, t3_launch, t4_launch,
+    tensor_maps,
 )
 from gpulab.gpu.compile import compile_kernel
 
@@ -68,5 +69,39 @@ def test_t3_compiles_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(param
     r = compiled.resources
     assert r.spill_stores_bytes == 0 and r.spill_loads_bytes == 0 and r.stack_frame_bytes == 0
     # The entry cap of __launch_bounds__(384, 1); setmaxnreg raises the consumers past it at run time.
+    assert r.registers == 168
+    assert "C7508" not in compiled.log and "serialized" not in compiled.log
+
+
+def test_t4_launches_whole_clusters_on_a_persistent_grid_never_more_than_its_tiles(monkeypatch):
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    p = T4.default_params()
+    assert t4_launch(p, shape(4096, 4096, 4096)).grid == (132, 1, 1)  # 256 cluster tiles for 66 clusters
+    assert t4_launch(p, shape(2048, 2048, 2048)).grid == (128, 1, 1)  # 64 cluster tiles
+    assert t4_launch(p, shape(1, 1, 1)).grid == (2, 1, 1)  # one cluster: the peer's rows lie past M
+    assert t4_launch(p | {"CLUSTER": 1}, shape(4096, 4096, 4096)).grid == (132, 1, 1)
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 133)  # an odd SM count: whole clusters only
+    assert t4_launch(p, shape(8192, 8192, 8192)).grid == (132, 1, 1)
+
+
+def test_t4_states_its_limits_and_splits_bt_between_the_cluster_blocks():
+    p = T4.default_params()
+    assert p["CLUSTER"] == 2 and bt_box_rows(p) == 128 and bt_box_rows(T3.default_params()) == 256
+    assert "shared memory" in T4.constraints(p | {"STAGES": 5}, None)
+    assert T4.constraints(p | {"BN": 128, "STAGES": 6}, shape(1, 1, 8)) is None
+    # The tune space: a config fits or is refused for shared memory, before anything compiles.
+    space = T4.param_grid({q.name: q.choices for q in T4.params})
+    reasons = [T4.constraints(c, None) for c in space]
+    assert all(r is None or "shared memory" in r for r in reasons)
+    # BN 256 fits 2-4 stages, BN 128 2-6; times 4 group sizes and 2 cluster sizes.
+    assert sum(r is None for r in reasons) == (3 + 5) * 4 * 2
+
+
+@pytest.mark.parametrize("params", [T4.default_params(), T4.default_params() | {"CLUSTER": 1},
+                                    T4.default_params() | {"BN": 128, "STAGES": 6, "GROUP_M": 1}])
+def test_t4_compiles_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(params):
+    compiled = compile_kernel(FOLDER / T4.file, "gemm_bf16", params, arch=T4.compile_arch("sm_90"))
+    r = compiled.resources
+    assert r.spill_stores_bytes == 0 and r.spill_loads_bytes == 0 and r.stack_frame_bytes == 0
     assert r.registers == 168
     assert "C7508" not in compiled.log and "serialized" not in compiled.log

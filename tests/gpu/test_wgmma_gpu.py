@@ -1,5 +1,5 @@
 """The Hopper rungs of gemm_bf16 on a GPU: the 128-byte struct parameter reaches the kernel intact,
-the driver encodes the tensor maps, and t2/t3 are exact on ragged shapes, including M and N smaller
+the driver encodes the tensor maps, and t2/t3/t4 are exact on ragged shapes, including M and N smaller
 than one tile (boxes mostly outside the matrix), K smaller than one k-tile, and K not a multiple of 8
 (no tensor map: the kernels' own element copies)."""
 
@@ -44,7 +44,7 @@ def test_the_driver_encodes_a_tensor_map_for_a_device_matrix():
     assert len(blob) == TENSOR_MAP_BYTES and any(blob)
 
 
-@pytest.mark.parametrize("name", ["t2", "t3"])
+@pytest.mark.parametrize("name", ["t2", "t3", "t4"])
 @pytest.mark.parametrize("shape", [(64, 128, 64), (1, 1, 8), (129, 257, 72), (200, 300, 136), (1000, 3001, 776),
                                    (256, 512, 4096), (1, 1, 1), (200, 300, 137), (1000, 3000, 777)],
                          ids=lambda s: "x".join(map(str, s)))
@@ -66,3 +66,16 @@ def test_tensor_maps_are_the_arguments_after_the_experiments():
     params = GEMM.variant("t2").default_params()
     extra = tensor_maps(inputs, out, shape, params)
     assert len(extra) == 2 and all(e.itemsize == TENSOR_MAP_BYTES for e in extra)
+
+
+# t4 on shapes with more cluster tiles than clusters (each block loops over several tiles: the ring's
+# parity carries across tiles), one with ragged edges, and each cluster size.
+@pytest.mark.parametrize("cluster", [1, 2])
+@pytest.mark.parametrize("shape", [(4096, 4096, 256), (3000, 5000, 264)], ids=lambda s: "x".join(map(str, s)))
+def test_t4_persistent_loop_is_exact(lab, cluster, shape):
+    variant = GEMM.variant("t4")
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    spec = RunSpec(GEMM, variant, variant.default_params() | {"CLUSTER": cluster}, GEMM.shape(*shape))
+    result = lab.verify(spec, exact=True)
+    assert result.ok, result.describe()
