@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The H200 trial of gemm_bf16 rung t4 (persistent grid, 2-block clusters with TMA multicast of Bt,
+# wgmma wait depth 1): one script, <= 150 s, every step under timeout, going on past a failing step.
+# Run from the repo root after `source scripts/device_setup.sh`; logs and CSVs go to $OUT/t4/.
+# Read summary.txt first (one line per step with its exit status), then the logs in step order:
+#   compile      ptxas (168 regs at entry, 0 spills), SASS counts: HGMMA, UTMALDG.2D.MULTICAST, USETMAXREG
+#   tiny_c1      CLUSTER=1 (no multicast: persistence and wait depth alone), one tile, then ring wrap
+#   tiny_c2      CLUSTER=2, one cluster: a multicast or remote-barrier bug shows on one rank's rows
+#                ("wrong 128-row blocks") or one half of Bt's columns; a HANG (timeout, no OK line)
+#                means a barrier count/parity or an expect_tx byte count is off
+#   exact        default config, ragged and tiny shapes (peer rows past M), K % 8 != 0, several tiles
+#                per block (4096x4096x256: the ring's parity across tiles)
+#   random       random inputs, including 2048^3
+#   configs      BN 128 x 6 stages, 2 stages, GROUP_M 1/16, CLUSTER 1, exact
+#   bench        t3, t4 and cuBLAS at 2048^3, 4096^3, 8192^3 (bench.csv)
+#   tune         t4 at 4096^3 over 6 configs (GROUP_M 4/8/16 x CLUSTER 1/2) (writes results/h200/tuned.json, tune.log)
+# Usage: source scripts/device_setup.sh && bash scripts/device_t4.sh  (or: bash scripts/device_trial.sh t4)
+set -u
+OUT=${OUT:-/tmp/gpulab-out}
+dir=$OUT/t4; mkdir -p "$dir"
+: >"$dir/summary.txt"
+source scripts/device_step.sh  # step NAME SECONDS COMMAND...
+BUDGET=148  # seconds for the whole script: each step's limit is cut to what is left
+FAILED=""
+trial() {  # trial NAME SECONDS COMMAND...: a step within the budget, its exit noted in summary.txt
+    local name=$1 secs=$2; shift 2
+    local left=$((BUDGET - SECONDS))
+    if [ "$left" -lt 5 ]; then echo "$name skipped: out of time" >>"$dir/summary.txt"; return; fi
+    [ "$secs" -gt "$left" ] && secs=$left
+    local out; out=$(TAIL=${TAIL:-40} step "$name" "$secs" "$@")
+    echo "$out"
+    head -n 1 <<<"$out" >>"$dir/summary.txt"  # '== NAME: exit RC in S s'
+    grep -q "^== $name: exit 0 " <<<"$out" || FAILED="$FAILED $name"
+}
+PROBE="python3 scripts/wgmma_probe.py --variant t4"
+
+# 1. This machine's NVRTC (13.0): ptxas report and SASS of the default, CLUSTER=1 and BN=128 builds.
+trial compile 20 python3 - <<'PY'
+import subprocess, shutil
+from pathlib import Path
+from gpulab.gpu.compile import compile_kernel, nvrtc_version
+folder = Path("src/gpulab/experiments/gemm_bf16")
+print("NVRTC", nvrtc_version())
+tool = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+base = {"BM": 128, "BN": 256, "STAGES": 4, "GROUP_M": 8, "CLUSTER": 2}
+for p in (base, base | {"CLUSTER": 1}, base | {"BN": 128, "STAGES": 6}):
+    c = compile_kernel(folder / "t4_persistent_cluster.cu", "gemm_bf16", p, arch="sm_90a")
+    print(p, c.resources)
+    print("\n".join(l for l in c.log.splitlines() if l.strip()))
+    try:
+        sass = subprocess.run([tool, "-sass", str(c.cubin_path)], capture_output=True, text=True, timeout=20).stdout
+        for op in ("HGMMA", "UTMALDG.2D.MULTICAST", "UTMALDG", "SYNCS", "UCGABAR", "WARPGROUP.DEPBAR",
+                   "USETMAXREG", "LDL", "STL"):
+            print(f"  SASS {op}: {sass.count(op)}")
+    except Exception as exc:
+        print("  no SASS:", exc)
+PY
+
+# 2. Tiny exact cases, one block / one cluster: CLUSTER=1 first (t3's loads on the persistent loop),
+#    then the multicast path on its own, so a hang in one does not hide the other's verdict.
+trial tiny_c1 20 $PROBE --exact --params CLUSTER=1 128x256x64 128x256x1024 300x600x520
+trial tiny_c2 20 $PROBE --exact 256x256x64 256x256x1024 128x256x64 300x600x520
+# 3. Default config (128 x 256 tiles, 4 stages, clusters of 2), exact: ring wrap, ragged M/N (TMA zero
+#    fill, masked and odd-N stores, a peer's rows wholly past M), K not a multiple of 8 (element
+#    copies, no tensor map), then more cluster tiles than clusters (each block loops: 4 tiles each).
+trial exact 30 $PROBE --exact 1x1x8 129x257x72 200x300x136 1000x3001x776 200x300x137 1x1x1 65x130x777 \
+    4096x4096x256 3000x5000x264
+trial random 20 $PROBE 2048x2048x2048 777x1234x1000 1000x3000x777 4096x4096x1024
+# 4. Other configs of the tune space, exact, with several tiles per block.
+trial configs 25 $PROBE --exact --params BN=128,STAGES=6 --params STAGES=2,GROUP_M=1 --params GROUP_M=16,CLUSTER=1 \
+    --params BN=128,STAGES=3,CLUSTER=1 1030x2100x520 4096x4096x192
+# 5. The experiment's own path: bench beside cuBLAS BF16 (and t3), then a short tune at 4096^3.
+trial bench 45 gpulab bench gemm_bf16 --variant t3,t4 --size 2048,4096,8192 --out "$dir/bench.csv"
+trial tune 35 gpulab tune gemm_bf16 t4 --size 4096 -p STAGES=4 -p GROUP_M=4,8,16 -p CLUSTER=1,2
+# 6. Only when a check failed: the memory checker on a small ragged case (multicast writes, remote arrivals).
+if [ -n "$FAILED" ]; then
+    trial sanitize 25 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --exact 300x600x520
+fi
+echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
+echo "== summary ($dir/summary.txt; each step's log is $dir/<step>.log)"
+cat "$dir/summary.txt"
