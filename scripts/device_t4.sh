@@ -56,6 +56,32 @@ for p in (base, base | {"CLUSTER": 1}, base | {"BN": 128, "STAGES": 6}):
         print("  no SASS:", exc)
 PY
 
+# 1b. How many 2-block clusters of t4 fit at once (the persistent grid assumes SMs / 2): fewer would
+#     leave the last clusters of the grid for a second wave (t4 CLUSTER=2 then ~2x slower than CLUSTER=1).
+trial clusters 15 python3 - <<'PY'
+from pathlib import Path
+from cuda.bindings import driver as d
+from gpulab.experiments.gemm_bf16.tma_rungs import T4, ring_smem_bytes, sm_count
+from gpulab.gpu.compile import compile_kernel
+p = T4.default_params()
+c = compile_kernel(Path("src/gpulab/experiments/gemm_bf16") / T4.file, "gemm_bf16", p, arch="sm_90a")
+smem = ring_smem_bytes(p)
+print("cuInit", d.cuInit(0))
+err, dev = d.cuDeviceGet(0)
+err, ctx = d.cuDevicePrimaryCtxRetain(dev)
+print("ctx", err, d.cuCtxSetCurrent(ctx))
+err, mod = d.cuModuleLoadData(Path(c.cubin_path).read_bytes())
+print("module", err)
+err, f = d.cuModuleGetFunction(mod, b"gemm_bf16")
+print("function", err, d.cuFuncSetAttribute(f, d.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem))
+cfg = d.CUlaunchConfig()
+cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = sm_count(), 1, 1
+cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = 384, 1, 1
+cfg.sharedMemBytes, cfg.numAttrs = smem, 0
+err, n = d.cuOccupancyMaxActiveClusters(f, cfg)
+print(f"SMs {sm_count()}, max active 2-block clusters: {n} ({err}); the grid uses {sm_count() // 2}")
+PY
+
 # 2. Tiny exact cases, one block / one cluster: CLUSTER=1 first (t3's loads on the persistent loop),
 #    then the multicast path on its own, so a hang in one does not hide the other's verdict.
 trial tiny_c1 20 $PROBE --exact --params CLUSTER=1 128x256x64 128x256x1024 300x600x520
