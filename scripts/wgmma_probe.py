@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from gpulab.experiments.base import Shape
-from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4, tensor_maps
+from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4
 from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.launch import load, synchronize
 from gpulab.gpu.seam import cupy
@@ -59,7 +59,7 @@ def run(variant, params: dict, m: int, n: int, k: int, exact: bool, seed: int) -
     c = cp.full((m, n), cp.nan, dtype=cp.float32)
     launch = variant.launch(params, shape)
     # The experiment's argument order (gemm_bf16's kernel_args), then the variant's tensor maps.
-    args = (np.int32(m), np.int32(n), np.int32(k), dev["A"], dev["Bt"], c, *tensor_maps(dev, c, shape, params))
+    args = (np.int32(m), np.int32(n), np.int32(k), dev["A"], dev["Bt"], c, *variant.extra_args(dev, c, shape, params))
     load(compiled)(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
     synchronize(label)
     got = cp.asnumpy(c).astype(np.float64)

@@ -9,7 +9,7 @@ from gpulab.experiments.base import Shape
 from gpulab.experiments.gemm_bf16 import tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import (
     SMEM_BLOCK_OPTIN_MAX, T2, T3, T4, bt_box_rows, ring_smem_bytes, t2_launch, t3_launch, t4_launch,
-    tensor_maps,
+    t4_smem_bytes, t4_tensor_maps, tensor_maps,
 )
 from gpulab.gpu.compile import compile_kernel
 
@@ -93,11 +93,22 @@ def test_t4_states_its_limits_and_splits_bt_between_the_cluster_blocks():
     space = T4.param_grid({q.name: q.choices for q in T4.params})
     reasons = [T4.constraints(c, None) for c in space]
     assert all(r is None or "shared memory" in r for r in reasons)
-    # BN 256 fits 2-4 stages, BN 128 2-6; times 4 group sizes and 2 cluster sizes.
-    assert sum(r is None for r in reasons) == (3 + 5) * 4 * 2
+    # BN 256 fits 2-4 stages, BN 128 2-6, with or without the epilogue's 32 KiB; times 4 group sizes,
+    # 2 cluster sizes and 2 epilogues.
+    assert sum(r is None for r in reasons) == (3 + 5) * 4 * 2 * 2
+    assert t4_smem_bytes(p) == ring_smem_bytes(p) + 32768 <= SMEM_BLOCK_OPTIN_MAX
 
 
-@pytest.mark.parametrize("params", [T4.default_params(), T4.default_params() | {"CLUSTER": 1},
+def test_t4_passes_no_c_map_where_tma_cannot_store_c():
+    zeros = bytes(128)
+    # N = 3001: FP32 rows of 12004 bytes, not a multiple of 16; K = 777: no A/Bt maps either.
+    maps = t4_tensor_maps({}, None, shape(64, 3001, 777), T4.default_params())
+    assert [m.tobytes() for m in maps] == [zeros] * 3
+    maps = t4_tensor_maps({}, None, shape(64, 3000, 777), T4.default_params() | {"STORE": 0})
+    assert [m.tobytes() for m in maps] == [zeros] * 3
+
+
+@pytest.mark.parametrize("params", [T4.default_params(), T4.default_params() | {"CLUSTER": 1, "STORE": 0},
                                     T4.default_params() | {"BN": 128, "STAGES": 6, "GROUP_M": 1}])
 def test_t4_compiles_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(params):
     compiled = compile_kernel(FOLDER / T4.file, "gemm_bf16", params, arch=T4.compile_arch("sm_90"))

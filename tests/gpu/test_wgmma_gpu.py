@@ -69,13 +69,15 @@ def test_tensor_maps_are_the_arguments_after_the_experiments():
 
 
 # t4 on shapes with more cluster tiles than clusters (each block loops over several tiles: the ring's
-# parity carries across tiles), one with ragged edges, and each cluster size.
+# parity and the epilogue's bulk groups carry across tiles), ragged edges, each cluster size and epilogue.
 @pytest.mark.parametrize("cluster", [1, 2])
-@pytest.mark.parametrize("shape", [(4096, 4096, 256), (3000, 5000, 264)], ids=lambda s: "x".join(map(str, s)))
-def test_t4_persistent_loop_is_exact(lab, cluster, shape):
+@pytest.mark.parametrize("store", [0, 1])
+@pytest.mark.parametrize("shape", [(4096, 4096, 256), (3000, 5000, 264), (200, 300, 136)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_t4_persistent_loop_is_exact(lab, cluster, store, shape):
     variant = GEMM.variant("t4")
     if reason := variant.arch_reason(lab.arch):
         pytest.skip(reason)
-    spec = RunSpec(GEMM, variant, variant.default_params() | {"CLUSTER": cluster}, GEMM.shape(*shape))
+    spec = RunSpec(GEMM, variant, variant.default_params() | {"CLUSTER": cluster, "STORE": store}, GEMM.shape(*shape))
     result = lab.verify(spec, exact=True)
     assert result.ok, result.describe()

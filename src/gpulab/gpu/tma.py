@@ -3,9 +3,10 @@
 
 A kernel takes it by value as a `const __grid_constant__ CUtensorMap` parameter (128 bytes, 64-byte
 aligned); `gpulab.gpu.launch.by_value` passes the bytes this module returns. This module knows only
-matrices in device memory: a row-major `rows x cols` matrix of 2-byte elements, copied in boxes of
-`box_rows x box_cols` elements, written to shared memory with the 128-byte swizzle that wgmma's
-shared-memory descriptors read.
+matrices in device memory: a row-major `rows x cols` matrix of BF16 (2-byte) or FP32 (4-byte)
+elements, copied in boxes of `box_rows x box_cols` elements between global memory and shared memory
+laid out with the 128-byte swizzle (what wgmma's shared-memory descriptors read, and what a kernel
+writing an FP32 output tile for a TMA store can fill without bank conflicts).
 
 What TMA cannot take, refused here in one line before the driver sees it (the driver would only say
 CUDA_ERROR_INVALID_VALUE): a row pitch that is not a multiple of 16 bytes (a BF16 matrix whose rows
@@ -29,6 +30,8 @@ STRIDE_ALIGN_BYTES = 16
 BOX_SIDE_MAX = 256
 SWIZZLE_128B_BYTES = 128
 ELEMENT_BYTES = 2  # BF16
+F32_BYTES = 4
+ELEMENT_NAMES = {ELEMENT_BYTES: "BF16", F32_BYTES: "FP32"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,42 +44,54 @@ class TiledMap2D:
     dims: tuple[int, int]  # (cols, rows), elements
     row_pitch_bytes: int
     box: tuple[int, int]  # (box_cols, box_rows), elements
+    element_bytes: int = ELEMENT_BYTES  # 2: BF16, 4: FP32
 
     @property
     def box_bytes(self) -> int:
         """What one copy writes to shared memory (and the mbarrier's expected transaction count):
         the whole box, out-of-bounds elements included (they arrive as zeros)."""
-        return self.box[0] * self.box[1] * ELEMENT_BYTES
+        return self.box[0] * self.box[1] * self.element_bytes
 
 
 def bf16_matrix_map(address: int, rows: int, cols: int, box_rows: int, box_cols: int) -> TiledMap2D:
     """The tensor map's arguments for a dense row-major BF16 `rows x cols` matrix at device
     `address`, copied in `box_rows x box_cols` boxes with the 128-byte swizzle; a GpulabError, in one
     line that says what to change, for what TMA cannot describe."""
+    return matrix_map(address, rows, cols, box_rows, box_cols, ELEMENT_BYTES)
+
+
+def f32_matrix_map(address: int, rows: int, cols: int, box_rows: int, box_cols: int) -> TiledMap2D:
+    """As bf16_matrix_map, for an FP32 matrix (an output tile stored by TMA): 32 columns per
+    128-byte swizzled row, and a row pitch that is a multiple of 16 bytes needs cols % 4 == 0."""
+    return matrix_map(address, rows, cols, box_rows, box_cols, F32_BYTES)
+
+
+def matrix_map(address: int, rows: int, cols: int, box_rows: int, box_cols: int, element_bytes: int) -> TiledMap2D:
+    name = ELEMENT_NAMES[element_bytes]
     if rows < 1 or cols < 1:
         raise GpulabError(f"a TMA matrix needs at least one row and column, got {rows} x {cols}")
-    pitch = cols * ELEMENT_BYTES
+    pitch = cols * element_bytes
     if pitch % STRIDE_ALIGN_BYTES:
         raise GpulabError(
-            f"TMA cannot describe a BF16 matrix with {cols} columns: its row pitch of {pitch} bytes is not a "
-            f"multiple of {STRIDE_ALIGN_BYTES} (the column count must be a multiple of {STRIDE_ALIGN_BYTES // ELEMENT_BYTES})"
+            f"TMA cannot describe a {name} matrix with {cols} columns: its row pitch of {pitch} bytes is not a "
+            f"multiple of {STRIDE_ALIGN_BYTES} (the column count must be a multiple of {STRIDE_ALIGN_BYTES // element_bytes})"
         )
     if address % STRIDE_ALIGN_BYTES:
         raise GpulabError(f"TMA needs a {STRIDE_ALIGN_BYTES}-byte aligned base address, got {address:#x}")
     for side, what in ((box_rows, "rows"), (box_cols, "columns")):
         if not 1 <= side <= BOX_SIDE_MAX:
             raise GpulabError(f"a TMA box has 1 to {BOX_SIDE_MAX} {what} per side, got {side}")
-    if box_cols * ELEMENT_BYTES != SWIZZLE_128B_BYTES:
+    if box_cols * element_bytes != SWIZZLE_128B_BYTES:
         # Exactly the span: a narrower box would leave the swizzled rows partly unwritten, and the
         # wgmma descriptors (SBO = 1024 bytes per 8 rows) assume full 128-byte rows.
         raise GpulabError(
-            f"a 128-byte-swizzled BF16 box is {SWIZZLE_128B_BYTES // ELEMENT_BYTES} columns wide, got {box_cols}"
+            f"a 128-byte-swizzled {name} box is {SWIZZLE_128B_BYTES // element_bytes} columns wide, got {box_cols}"
         )
-    return TiledMap2D(address, (cols, rows), pitch, (box_cols, box_rows))
+    return TiledMap2D(address, (cols, rows), pitch, (box_cols, box_rows), element_bytes)
 
 
 def encode(spec: TiledMap2D) -> bytes:
-    """The 128 bytes of the CUtensorMap the driver encodes for `spec`: BF16 elements, no interleave,
+    """The 128 bytes of the CUtensorMap the driver encodes for `spec`: BF16 or FP32 elements, no interleave,
     128-byte swizzle, L2 promotion of 256-byte lines, out-of-bounds elements filled with zeros (which
     is how a tile past a ragged M, N or K edge contributes nothing to the product). Needs the CUDA
     driver (a GPU machine); cuda-bindings is one of gpulab's dependencies."""
@@ -88,8 +103,10 @@ def encode(spec: TiledMap2D) -> bytes:
     if err != driver.CUresult.CUDA_SUCCESS:
         raise GpulabError(f"the CUDA driver did not initialize ({err.name}): a tensor map needs a GPU machine")
     u64, u32 = driver.cuuint64_t, driver.cuuint32_t  # the binding takes these, not ints
+    types = driver.CUtensorMapDataType
+    dtype = types.CU_TENSOR_MAP_DATA_TYPE_FLOAT32 if spec.element_bytes == F32_BYTES else types.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
     err, tensor_map = driver.cuTensorMapEncodeTiled(
-        driver.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        dtype,
         2,
         spec.address,
         [u64(d) for d in spec.dims],

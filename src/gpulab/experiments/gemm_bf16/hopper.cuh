@@ -337,3 +337,29 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TmaDescri
         "h"(cta_mask)
         : "memory");
 }
+
+// -- TMA store of an output tile (t4's epilogue) ---------------------------------------------------
+// One box of shared memory (laid out as the map's swizzle says) to the 2D tensor at (c0 = column,
+// c1 = row); the parts of the box past the tensor's edge are not written. Issued by one thread after
+// the writing threads' fence_proxy_async_shared and a barrier; tracked as a bulk async-group.
+__device__ __forceinline__ void tma_store_2d(const TmaDescriptor* map, const void* src, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+                 ::"l"(reinterpret_cast<unsigned long long>(map)), "r"(smem_u32(src)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Until at most N of this thread's bulk groups still read their shared-memory source.
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+// Until at most N of this thread's bulk groups are incomplete (their global writes done).
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+    asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// A barrier among `count` threads (a warpgroup: 128) on hardware barrier `id` (0 is __syncthreads').
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}

@@ -19,20 +19,28 @@
 //     wait on the next full barrier (t3 drained the pipe after every k-tile: wait 0).
 //   - Tile order: grouped rasterization of cluster tiles (GROUP_M cluster-rows at a time), so the
 //     132 tiles in flight share ~GROUP_M A block-rows and ~132/GROUP_M Bt block-columns in L2.
+//   - Epilogue through shared memory (STORE = 1): t3's STG.64 from the fragment touch 8 lines per
+//     warp instruction (~8 L1 wavefronts; 1024 of them per 128 x 256 FP32 tile: ~4 us of an SM's
+//     ~47 us mainloop at 4096^3, with the tensor cores idle). Here each consumer writes 64 x 32 FP32
+//     chunks into a 128-byte-swizzled 8 KiB buffer (2 wavefronts per float2 store: ~1 us per tile)
+//     and one thread hands each chunk to a TMA store (asynchronous, clipped at the M/N edges), two
+//     buffers per consumer so writing one overlaps the other's store. N % 4 != 0 (an FP32 row pitch
+//     TMA cannot take): the register stores, as t3.
 // Expected effect: t3 ran 718 TFLOP/s at 4096^3 and 8192^3 (0.95x and 0.98x cuBLAS BF16 758 / 731).
 //   The wait-depth change removes a ~4-wgmma drain per k-tile (~5-8%), multicast takes a third of
 //   the L2 traffic off (8 -> 5.3 TB/s needed at 700 TFLOP/s, away from the L2 bandwidth limit), the
-//   persistent grid hides the epilogue and the per-block prologue (~2-4%): aim 760-800 TFLOP/s,
-//   1.0-1.05x cuBLAS. 2048^3: 128 cluster tiles for 66 clusters, 1 wave; expect ~0.95x cuBLAS.
-// Not done (next): the epilogue stores from registers (STG.64, masked) rather than through shared
-//   memory + TMA store; FP32 C is 128 KiB per 128 x 256 tile, so a staged store must go in chunks
-//   beside the 192 KiB ring. Consumers do not pingpong (both compute, then both store).
+//   persistent grid hides the per-block prologue and the staged epilogue cuts the tensor cores' idle
+//   time per tile from ~4 to ~1 us (~2-6%): aim 760-800 TFLOP/s, 1.0-1.05x cuBLAS. 2048^3: 64 cluster
+//   tiles for 66 clusters, 1 wave; expect ~0.95x cuBLAS.
+// Not done (next): consumers do not pingpong (both compute, then both write their chunks), so the
+//   ~1 us of shared-memory writes per tile still idles the tensor cores.
 // Params: BN (128 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
-//   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M). BM = 128 (two consumer
-//   warpgroups of 64 rows), BK = 64. Dynamic shared memory: STAGES * (128 + BN) * 128 + 1024 bytes
-//   (<= 227 KiB: BN 256 -> 4 stages, BN 128 -> 6). Bt's tensor map box: BN / CLUSTER rows x 64.
+//   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M), STORE (0: registers,
+//   1: shared memory + TMA store). BM = 128 (two consumer warpgroups of 64 rows), BK = 64. Dynamic
+//   shared memory: STAGES * (128 + BN) * 128 + 1024 (+ 32768 with STORE = 1) bytes <= 227 KiB:
+//   BN 256 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
 //   Registers: producer 40, consumers 232 (setmaxnreg), as t3.
-// Shapes: as t3: any M, N, K >= 1; ragged M, N by TMA zero fill and masked stores (a block whose
+// Shapes: as t3: any M, N, K >= 1; ragged M, N by TMA zero fill and clipped/masked stores (a block whose
 //   rows lie past M still loads its share of Bt for its peer); for K not a multiple of 8 (no tensor
 //   map) each block's producer warpgroup copies its own whole tiles element by element, as t3.
 #include "gemm_bf16/hopper.cuh"
@@ -49,12 +57,18 @@
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS 232
 #define RELEASES_PER_SLOT (4 * CONSUMERS * CLUSTER)  // one per consumer warp of every block
+#define C_CHUNK_COLS 32                               // FP32 columns of one TMA store box: 128 bytes
+#define C_CHUNK_BYTES (64 * C_CHUNK_COLS * 4)          // a consumer's 64 rows of them: 8 KiB
+#define C_BUFFERS 2                                   // per consumer: fill one while the other drains
 
 #if BN != 128 && BN != 256
 #error "BN must be 128 or 256"
 #endif
 #if CLUSTER != 1 && CLUSTER != 2
 #error "CLUSTER must be 1 or 2"
+#endif
+#if STORE != 0 && STORE != 1
+#error "STORE must be 0 (from registers) or 1 (through shared memory, TMA store)"
 #endif
 
 #if CLUSTER > 1
@@ -87,10 +101,45 @@ __device__ __forceinline__ void release_slot(unsigned long long* empty_slot) {
     }
 }
 
+// The epilogue with STORE = 1: this consumer warpgroup's 64 x BN accumulators go out in chunks of
+// 64 x 32 FP32 through two 8 KiB shared buffers (128-byte swizzled, as the C map's box), each sent by
+// one TMA store while the next chunk is written. The threads write float2s: a warp's 8 rows x 32 B
+// land in 8 different 16-byte bank groups thanks to the swizzle (chunk q of row r at q ^ (r % 8)), so
+// 2 wavefronts per store, against ~8 L1 wavefronts per STG.64 of the register epilogue (8 lines).
+// A buffer is rewritten only once the store two chunks back has read it (wait_group.read 1, across
+// tiles too: the count runs on), and every chunk's writes are fenced for the async proxy first.
+__device__ __forceinline__ void store_tile_tma(const float (&acc)[ACC], unsigned char* buffers,
+                                               const TmaDescriptor* map_c, int m0, int n0, int barrier_id) {
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+#pragma unroll
+    for (int j = 0; j < BN / C_CHUNK_COLS; ++j) {
+        unsigned char* buf = buffers + (j % C_BUFFERS) * C_CHUNK_BYTES;
+        if (t == 0) bulk_wait_group_read<C_BUFFERS - 1>();
+        named_barrier_sync(barrier_id, 128);  // buf is free: its last store has read it
+#pragma unroll
+        for (int g = 0; g < C_CHUNK_COLS / 8; ++g) {  // the chunk's 8-column groups: accumulator group 4j + g
+            const int i = 4 * (4 * j + g);
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int r = warp * 16 + lane / 4 + half * 8;
+                const int q = g * 2 + (lane % 4) / 2;  // 16-byte chunk of the 128-byte row
+                *reinterpret_cast<float2*>(buf + r * 128 + ((q ^ (r % 8)) * 16) + (lane % 2) * 8) =
+                    make_float2(acc[i + 2 * half], acc[i + 2 * half + 1]);
+            }
+        }
+        fence_proxy_async_shared();
+        named_barrier_sync(barrier_id, 128);
+        if (t == 0) {
+            tma_store_2d(map_c, buf, n0 + j * C_CHUNK_COLS, m0);
+            bulk_commit_group();
+        }
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
           float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
-          const __grid_constant__ TmaDescriptor tma_bt) {
+          const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c) {
     extern __shared__ unsigned char smem_raw[];
     __shared__ unsigned long long full[STAGES], empty[STAGES];
     // Same offset in every block of a cluster (same kernel, same static layout): multicast relies on it.
@@ -104,6 +153,8 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const int wg = threadIdx.x / 128;
 
     const bool tma = (K % 8) == 0;  // as t3: else the producer's threads copy (the slow path)
+    // C's rows must start on 16-byte boundaries for its tensor map (the host passes zeros otherwise).
+    const bool tma_store = STORE && (N % 4) == 0;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], tma ? 1 : 128);
@@ -179,8 +230,14 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             fence_registers(acc);
             release_slot(&empty[(it - 1) % STAGES]);
             // The producer is already filling the ring with the next tile while these stores run.
-            store_accumulators<BN>(acc, C, M, N, m0 + c * 64, n0);
+            if (tma_store) {
+                store_tile_tma(acc, ring + STAGES * STAGE_BYTES + c * C_BUFFERS * C_CHUNK_BYTES, &tma_c, m0 + c * 64,
+                               n0, 1 + c);
+            } else {
+                store_accumulators<BN>(acc, C, M, N, m0 + c * 64, n0);
+            }
         }
+        if (tma_store && threadIdx.x % 128 == 0) bulk_wait_group<0>();  // its buffers outlive the stores
     }
 #if CLUSTER > 1
     cluster_sync();  // no block exits while its peer may still arrive on its barriers

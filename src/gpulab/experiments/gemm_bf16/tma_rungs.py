@@ -22,7 +22,10 @@ from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
 from gpulab.gpu.device import probe
 from gpulab.gpu.launch import by_value
-from gpulab.gpu.tma import ELEMENT_BYTES, STRIDE_ALIGN_BYTES, TENSOR_MAP_BYTES, bf16_matrix_map, encode
+from gpulab.gpu.tma import (
+    ELEMENT_BYTES, F32_BYTES, STRIDE_ALIGN_BYTES, SWIZZLE_128B_BYTES, TENSOR_MAP_BYTES, bf16_matrix_map, encode,
+    f32_matrix_map,
+)
 
 BK = 64  # one 128-byte swizzled row of BF16
 WARPGROUP = 128
@@ -37,9 +40,12 @@ GROUP_M = Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group
 BN_HELP = "block columns: the wgmma's N"
 
 
-def smem_reason(p: Params) -> str | None:
-    if (smem := ring_smem_bytes(p)) > SMEM_BLOCK_OPTIN_MAX:
-        return f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 64 BF16 need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
+def smem_reason(p: Params, smem_bytes=None) -> str | None:
+    """Why the ring (plus what else `smem_bytes(p)` counts) cannot fit a block's shared memory."""
+    if (smem := (smem_bytes or ring_smem_bytes)(p)) > SMEM_BLOCK_OPTIN_MAX:
+        extra = " and the epilogue's buffers" if smem_bytes else ""
+        return (f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 64 BF16{extra} need {smem} B of shared memory, "
+                f"over {SMEM_BLOCK_OPTIN_MAX}")
     return None
 
 
@@ -145,20 +151,43 @@ def sm_count() -> int:
     return info.sm_count if info is not None else SM_COUNT_WITHOUT_GPU
 
 
+# t4's epilogue with STORE = 1: per consumer warpgroup, two buffers of 64 rows x 32 FP32 (one TMA
+# store box, a 128-byte swizzled row each).
+C_CHUNK_COLS = SWIZZLE_128B_BYTES // F32_BYTES
+C_BUFFER_BYTES = 2 * 2 * 64 * SWIZZLE_128B_BYTES  # 2 consumers x 2 buffers x 8 KiB
+
+
+def t4_smem_bytes(p: Params) -> int:
+    return ring_smem_bytes(p) + (C_BUFFER_BYTES if p["STORE"] else 0)
+
+
+def t4_tensor_maps(inputs: dict, out, shape: Shape, params: Params) -> tuple:
+    """t2/t3's maps of A and Bt, then C's for the TMA-store epilogue: FP32 M x N in boxes of 64 rows x
+    32 columns; zeros (the kernel stores from registers) when STORE = 0 or N is not a multiple of 4
+    (a row pitch TMA cannot take)."""
+    m, n = shape["M"], shape["N"]
+    if params["STORE"] and (n * F32_BYTES) % STRIDE_ALIGN_BYTES == 0:
+        c = by_value(encode(f32_matrix_map(out.data.ptr, m, n, box_rows=64, box_cols=C_CHUNK_COLS)))
+    else:
+        c = by_value(bytes(TENSOR_MAP_BYTES))
+    return (*tensor_maps(inputs, out, shape, params), c)
+
+
 def t4_launch(p: Params, s: Shape) -> Launch:
     """A persistent grid of whole clusters, one block per SM, never more clusters than cluster tiles
     (CLUSTER x 128 rows by BN columns): each loops over its share of the tiles."""
     cluster = p["CLUSTER"]
     cluster_tiles = cdiv(s["M"], p["BM"] * cluster) * cdiv(s["N"], p["BN"])
     blocks = min(sm_count() // cluster, cluster_tiles) * cluster
-    return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=ring_smem_bytes(p))
+    return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=t4_smem_bytes(p))
 
 
 def t4_constraints(p: Params, s: Shape | None) -> str | None:
-    # Stated up front: the ring must fit the 227 KiB a block may opt into (BN 256: 4 stages, BN 128:
-    # 6); registers are t3's (producer 40, consumers 232 through setmaxnreg: the 128 accumulators of
-    # BN = 256 fit); Bt's TMA box is BN / CLUSTER <= 256 rows and A's 128, both within TMA's 256.
-    return smem_reason(p)
+    # Stated up front: the ring (and with STORE = 1 the epilogue's 32 KiB) must fit the 227 KiB a
+    # block may opt into (BN 256: 4 stages, BN 128: 6, either way); registers are t3's (producer 40,
+    # consumers 232 through setmaxnreg: the 128 accumulators of BN = 256 fit); TMA boxes: Bt's
+    # BN / CLUSTER rows, A's 128, C's 64, all within TMA's 256 per side.
+    return smem_reason(p, t4_smem_bytes)
 
 
 T4 = Variant(
@@ -172,10 +201,11 @@ T4 = Variant(
         STAGES,
         Param("GROUP_M", (1, 4, 8, 16), 8, "cluster-rows per rasterization group"),
         Param("CLUSTER", (1, 2), 2, "blocks per cluster along M, sharing Bt by TMA multicast"),
+        Param("STORE", (0, 1), 1, "epilogue: 0 from registers, 1 through shared memory and TMA stores"),
     ),
     constraints=t4_constraints,
     min_sm=90,
     min_sm_for="wgmma, setmaxnreg, clusters",
     arch_specific=True,
-    extra_args=tensor_maps,
+    extra_args=t4_tensor_maps,
 )
