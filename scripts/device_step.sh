@@ -9,3 +9,17 @@ step() {
     echo "== $name: exit $rc in $((SECONDS - t0)) s"
     tail -n "${TAIL:-8}" "$dir/$name.log"
 }
+
+# trial NAME SECONDS COMMAND...: a step within the caller's BUDGET of seconds (its limit cut to what
+# is left; skipped under 5 s), its first line noted in $dir/summary.txt; a failing step's name is
+# appended to FAILED. The helpers' scripts set dir, BUDGET and FAILED="" first.
+trial() {
+    local name=$1 secs=$2; shift 2
+    local left=$((BUDGET - SECONDS))
+    if [ "$left" -lt 5 ]; then echo "$name skipped: out of time" >>"$dir/summary.txt"; return; fi
+    [ "$secs" -gt "$left" ] && secs=$left
+    local out; out=$(TAIL=${TAIL:-40} step "$name" "$secs" "$@")
+    echo "$out"
+    head -n 1 <<<"$out" >>"$dir/summary.txt"  # '== NAME: exit RC in S s'
+    grep -q "^== $name: exit 0 " <<<"$out" || FAILED="$FAILED $name"
+}

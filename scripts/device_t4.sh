@@ -23,19 +23,9 @@ set -u
 OUT=${OUT:-/tmp/gpulab-out}
 dir=$OUT/t4; mkdir -p "$dir"
 : >"$dir/summary.txt"
-source scripts/device_step.sh  # step NAME SECONDS COMMAND...
+source scripts/device_step.sh  # step / trial NAME SECONDS COMMAND...
 BUDGET=148  # seconds for the whole script: each step's limit is cut to what is left
 FAILED=""
-trial() {  # trial NAME SECONDS COMMAND...: a step within the budget, its exit noted in summary.txt
-    local name=$1 secs=$2; shift 2
-    local left=$((BUDGET - SECONDS))
-    if [ "$left" -lt 5 ]; then echo "$name skipped: out of time" >>"$dir/summary.txt"; return; fi
-    [ "$secs" -gt "$left" ] && secs=$left
-    local out; out=$(TAIL=${TAIL:-40} step "$name" "$secs" "$@")
-    echo "$out"
-    head -n 1 <<<"$out" >>"$dir/summary.txt"  # '== NAME: exit RC in S s'
-    grep -q "^== $name: exit 0 " <<<"$out" || FAILED="$FAILED $name"
-}
 PROBE="python3 scripts/wgmma_probe.py --variant t4"
 
 # 1. This machine's NVRTC (13.0): ptxas report and SASS of the default, CLUSTER=1 and BN=128 builds.

@@ -63,9 +63,16 @@ def test_t3_is_a_producer_and_two_consumers():
     assert T3.constraints(p | {"BN": 128, "STAGES": 6}, shape(1, 1, 8)) is None
 
 
-@pytest.mark.parametrize("params", [T3.default_params(), T3.default_params() | {"BN": 128, "STAGES": 6}])
-def test_t3_compiles_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(params):
-    compiled = compile_kernel(FOLDER / T3.file, "gemm_bf16", params, arch=T3.compile_arch("sm_90"))
+@pytest.mark.parametrize("variant, params", [
+    (T3, T3.default_params()),
+    (T3, T3.default_params() | {"BN": 128, "STAGES": 6}),
+    (T4, T4.default_params()),
+    (T4, T4.default_params() | {"CLUSTER": 1, "STORE": 0}),
+    (T4, T4.default_params() | {"BN": 128, "STAGES": 6, "GROUP_M": 1}),
+], ids=lambda x: getattr(x, "name", None))
+def test_warp_specialized_rungs_compile_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(variant, params):
+    assert variant.constraints(params, None) is None
+    compiled = compile_kernel(FOLDER / variant.file, "gemm_bf16", params, arch=variant.compile_arch("sm_90"))
     r = compiled.resources
     assert r.spill_stores_bytes == 0 and r.spill_loads_bytes == 0 and r.stack_frame_bytes == 0
     # The entry cap of __launch_bounds__(384, 1); setmaxnreg raises the consumers past it at run time.
@@ -106,13 +113,3 @@ def test_t4_passes_no_c_map_where_tma_cannot_store_c():
     assert [m.tobytes() for m in maps] == [zeros] * 3
     maps = t4_tensor_maps({}, None, shape(64, 3000, 777), T4.default_params() | {"STORE": 0})
     assert [m.tobytes() for m in maps] == [zeros] * 3
-
-
-@pytest.mark.parametrize("params", [T4.default_params(), T4.default_params() | {"CLUSTER": 1, "STORE": 0},
-                                    T4.default_params() | {"BN": 128, "STAGES": 6, "GROUP_M": 1}])
-def test_t4_compiles_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(params):
-    compiled = compile_kernel(FOLDER / T4.file, "gemm_bf16", params, arch=T4.compile_arch("sm_90"))
-    r = compiled.resources
-    assert r.spill_stores_bytes == 0 and r.spill_loads_bytes == 0 and r.stack_frame_bytes == 0
-    assert r.registers == 168
-    assert "C7508" not in compiled.log and "serialized" not in compiled.log

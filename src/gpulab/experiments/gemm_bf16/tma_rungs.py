@@ -38,6 +38,9 @@ K_MULTIPLE = STRIDE_ALIGN_BYTES // ELEMENT_BYTES
 STAGES = Param("STAGES", (2, 3, 4, 5, 6), 4, "TMA ring slots")
 GROUP_M = Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group")
 BN_HELP = "block columns: the wgmma's N"
+# The warp-specialized rungs (t3, t4): two consumer warpgroups of 64 rows, the wgmma's N up to 256.
+TWO_CONSUMERS_BM = Param("BM", (128,), 128, "two consumer warpgroups of 64 rows")
+CONSUMER_BN = Param("BN", (128, 256), 256, BN_HELP)
 
 
 def smem_reason(p: Params, smem_bytes=None) -> str | None:
@@ -128,8 +131,8 @@ T3 = Variant(
     summary="t2 warp-specialized: a TMA producer warpgroup, two wgmma consumers, setmaxnreg",
     launch=t3_launch,
     params=(
-        Param("BM", (128,), 128, "two consumer warpgroups of 64 rows"),
-        Param("BN", (128, 256), 256, BN_HELP),
+        TWO_CONSUMERS_BM,
+        CONSUMER_BN,
         STAGES,
         GROUP_M,
     ),
@@ -196,8 +199,8 @@ T4 = Variant(
     summary="t3 persistent over a grouped tile order, 2-block clusters multicasting Bt, wgmma wait depth 1",
     launch=t4_launch,
     params=(
-        Param("BM", (128,), 128, "two consumer warpgroups of 64 rows"),
-        Param("BN", (128, 256), 256, BN_HELP),
+        TWO_CONSUMERS_BM,
+        CONSUMER_BN,
         STAGES,
         Param("GROUP_M", (1, 4, 8, 16), 8, "cluster-rows per rasterization group"),
         Param("CLUSTER", (1, 2), 2, "blocks per cluster along M, sharing Bt by TMA multicast"),
