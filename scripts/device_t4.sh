@@ -94,7 +94,7 @@ P=${OVR:+--params $OVR}
 #    block loops over 4 tiles: parity and the epilogue's bulk groups across tiles).
 trial exact 30 $PROBE --exact $P 1x1x8 129x257x72 200x300x136 1000x3001x776 200x300x137 1x1x1 65x130x777 \
     4096x4096x256 3000x5000x264
-trial random 20 $PROBE $P 2048x2048x2048 777x1234x1000 1000x3000x777 4096x4096x1024
+trial random 20 $PROBE $P 2048x2048x2048 777x1234x1000 1000x3000x777 4096x4096x512
 # 4. The experiment's own path: bench beside cuBLAS BF16 (and t3), then a short tune at 4096^3.
 if [ -z "$OVR" ]; then
     trial bench 45 gpulab bench gemm_bf16 --variant t3,t4 --size 2048,4096,8192 --out "$dir/bench.csv"
