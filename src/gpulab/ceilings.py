@@ -207,7 +207,7 @@ def attach(records: Iterable[dict], experiment, ceilings: Ceilings | None) -> li
 # BF16 runs, November 2026): used for the roofline floor only when no card's measured ceilings are at
 # hand, and labelled so. The BF16 tensor row is cuBLAS BF16 at 8192^3, a lower bound of the rate.
 H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0, TENSOR_BF16: 721_000.0}
-_REFERENCE = "H200 REFERENCE values measured elsewhere, not by gpulab on this card: run gpulab ceilings on the card"
+_REFERENCE = "H200 REFERENCE values, not measured by gpulab on this card: run gpulab ceilings on the card"
 
 
 def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results"),
