@@ -10,7 +10,8 @@
 #      printed beside them: does GFLOP/s follow the collisions?
 #   4. `gpulab bench` v9, v10, v11 at 2048^3, 4096^3, 8192^3 with cuBLAS beside (v11 at its tuned best)
 #   5. the control: v9's order at v11's default block and budget (64 x 256 x 8, MINB=1) at 4096^3
-#   6. `gpulab compare sgemm v9 v11` at 4096^3 under ncu (dispatch stall, issue slots: the evidence)
+#   6. `gpulab compare sgemm v9 v11` at 4096^3 under ncu (dispatch stall, issue slots: the evidence),
+#      once at the same block tile and budget (only the order differs), once at both defaults
 # Usage (repository root, on the H200): bash scripts/device_fp32c.sh
 set -uo pipefail
 source scripts/device_setup.sh || exit 1
@@ -107,4 +108,9 @@ PY
 TAIL=6 step control_v9 15 gpulab bench sgemm --variant v9 --param BN=256 --param MINB=1 --param STAGES=2 \
     --size 4096 --out "$dir/control.csv"
 
+# The clean experiment: v9 and v11 at the same block tile, budget and occupancy (64 x 256 x 8, MINB=1,
+# STAGES=2), only the FFMA order (and with it the collisions: 928 vs 151 per 1024) differs.
+TAIL=40 step compare_same_tile 25 gpulab compare sgemm v9 v11 --size 4096 --param-a BN=256 --param-a MINB=1 \
+    --param-a STAGES=2 --csv "$dir/profile_same_tile.csv"
+# The README's evidence: v11 against the rung below at both their defaults.
 TAIL=40 step compare 25 gpulab compare sgemm v9 v11 --size 4096 --csv "$dir/profile.csv"

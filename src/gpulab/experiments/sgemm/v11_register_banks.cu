@@ -24,10 +24,15 @@
 //   v11 64 x 256 x 8, STAGES=2, MINB=1 (serpentine)      255      151       8   <- default
 //   v11 128 x 256 x 16, STAGES=2, MINB=1 (serpentine)    255      200       8
 // (v9's order at 64 x 256 x 8, MINB=1 keeps 889 and 87: the budget alone does not do it.)
-// Expected effect: if the dispatch stall is bank conflicts, it falls from ~0.28 toward ~0.05 cycles
-// per instruction; the issue rate from 82.5% toward ~90%; at 91.3% FFMA (1024 of 1121 instructions)
-// that is ~0.80-0.82 of the FMA ceiling (65,994 GFLOP/s): 53-54 TFLOP/s, 1.03-1.05x cuBLAS FP32
-// (51,352 at 4096^3). Occupancy is v9's: 8 warps per SM (2 blocks of 4 warps at 255 registers).
+// Expected effect: v10's tune on the H200 (NVRTC 13.0, the same registers as here) is a natural
+// experiment: of its 7 configs, the two whose SASS has few collisions (64 x 256 x 8: 369 2-same per
+// 1024 FFMA; 128 x 256 x 16: 300) were its fastest (46.8 and 48.0 TFLOP/s at 4096^3), the five with
+// ~900 ran 44.9-46.4; the same block at the other BK: 64 x 256 x 16 (922) 46.3, 128 x 256 x 8 (914)
+// 45.0. v11 cuts the collisions further (151 at its default) on v9's loop. Expect 1.02-1.05x v9
+// (48.0 TFLOP/s at 4096^3): 49-50.5, 95-98% of cuBLAS FP32 (51.35); past cuBLAS only if the
+// dispatch stall (0.28 cycles per instruction in v9) is mostly these collisions. At 91.3% FFMA
+// (1024 of 1121 instructions) cuBLAS's 78% of the FMA ceiling (65,994) needs 85.5% of issue slots
+// (v9: 82.5%). Occupancy is v9's: 8 warps per SM (2 blocks of 4 warps at 255 registers).
 // The allocation is ptxas's: another NVRTC version may allocate differently (13.5 gives 213
 // registers and ~780 2-same at the default); scripts/sass_banks.py shows it.
 // Params: as v9 (BM, BN, BK multiple of 8, WM multiple of 16, WN = 32*WNITER, TM = TN = 4, STAGES,
