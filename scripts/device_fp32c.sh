@@ -29,7 +29,7 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, p
 TUNE=(--param BM=64,128 --param BN=128,256 --param BK=8,16 --param WM=64 --param WN=64 --param WNITER=2
       --param STAGES=2 --param MINB=1 --param GROUP_M=8)
 
-TAIL=12 step ptxas 25 python3 - "$dir/cubins" <<'PY'
+TAIL=12 step ptxas 12 python3 - "$dir/cubins" <<'PY'
 import shutil, sys
 from concurrent.futures import ProcessPoolExecutor
 from gpulab.experiments import get_experiment
@@ -64,13 +64,13 @@ banks() {
         PYTHONPATH=src python3 scripts/sass_banks.py sgemm v11 BM=$bm BN=$bn BK=$bk --nvdisasm "$nvd"
     done; done; done
 }
-TAIL=12 step banks 25 banks
+TAIL=12 step banks 15 banks
 
-TAIL=15 step tests_v11 35 python3 -m pytest tests/gpu/test_sgemm_gpu.py -m gpu -q -n 8 -k "v11" -rfE \
+TAIL=15 step tests_v11 20 python3 -m pytest tests/gpu/test_sgemm_gpu.py -m gpu -q -n 8 -k "v11" -rfE \
     --maxfail=6 -o cache_dir="$dir/pytest-cache"
 
 # The tune writes results/<gpu>/tune-sgemm-v11.csv and tuned.json in this tree: copied out after.
-TAIL=14 step tune_v11 30 gpulab tune sgemm v11 --shape 4096x4096x4096 "${TUNE[@]}"
+TAIL=14 step tune_v11 15 gpulab tune sgemm v11 --shape 4096x4096x4096 "${TUNE[@]}"
 cp results/h200/tune-sgemm-v11.csv results/h200/tuned.json "$dir/" 2>/dev/null
 python3 - "$dir/tune-sgemm-v11.csv" "$dir/banks.log" <<'PY'
 # GFLOP/s of each tuned config beside its collision count (same2 per 1024 FFMA).
@@ -105,12 +105,12 @@ for shape in dict.fromkeys(r["shape"] for r in rows):
 PY
 
 # The control: v9's order with v11's default block tile and budget (the budget alone: 928 per 1024).
-TAIL=6 step control_v9 15 gpulab bench sgemm --variant v9 --param BN=256 --param MINB=1 --param STAGES=2 \
+TAIL=6 step control_v9 10 gpulab bench sgemm --variant v9 --param BN=256 --param MINB=1 --param STAGES=2 \
     --size 4096 --out "$dir/control.csv"
 
 # The clean experiment: v9 and v11 at the same block tile, budget and occupancy (64 x 256 x 8, MINB=1,
 # STAGES=2), only the FFMA order (and with it the collisions: 928 vs 151 per 1024) differs.
-TAIL=40 step compare_same_tile 25 gpulab compare sgemm v9 v11 --size 4096 --param-a BN=256 --param-a MINB=1 \
+TAIL=40 step compare_same_tile 18 gpulab compare sgemm v9 v11 --size 4096 --param-a BN=256 --param-a MINB=1 \
     --param-a STAGES=2 --csv "$dir/profile_same_tile.csv"
 # The README's evidence: v11 against the rung below at both their defaults.
-TAIL=40 step compare 25 gpulab compare sgemm v9 v11 --size 4096 --csv "$dir/profile.csv"
+TAIL=40 step compare 18 gpulab compare sgemm v9 v11 --size 4096 --csv "$dir/profile.csv"
