@@ -6,11 +6,10 @@
 #      loops (scripts/sass_banks.py) when nvdisasm is here; the cubins are copied out either way
 #   2. the GPU correctness tests of v11 (random and exact, ragged and 4096/4097; a wrong result
 #      prints its first wrong row and column and the largest error)
-#   3. a tune of v11 at 4096^3 over 8 configs whose collision counts span 151-994 per 1024 FFMA,
-#      printed beside them: does GFLOP/s follow the collisions?
+#   3. a tune of v11 at 4096^3 over 15 configs (16 x 8 and 8 x 8 per thread, 8-16 warps per SM) whose
+#      collision counts span 151-994 per 1024 FFMA, printed beside them: does GFLOP/s follow them?
 #   4. `gpulab bench` v9, v10, v11 at 2048^3, 4096^3, 8192^3 with cuBLAS beside (v11 at its tuned best)
-#   5. the control: v9's order at v11's default block and budget (64 x 256 x 8, MINB=1) at 4096^3
-#   6. `gpulab compare sgemm v9 v11` at 4096^3 under ncu (dispatch stall, issue slots: the evidence),
+#   5. `gpulab compare sgemm v9 v11` at 4096^3 under ncu (dispatch stall, issue slots: the evidence),
 #      once at the same block tile and budget (only the order differs), once at both defaults
 # Usage (repository root, on the H200): bash scripts/device_fp32c.sh
 set -uo pipefail
@@ -25,11 +24,13 @@ step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, p
     tail -n "${TAIL:-8}" "$dir/$name.log"
 }
 
-# 16 x 8 per thread (64 x 64 warp tiles), block tiles 64-128 x 128-256, BK 8 or 16, MINB=1 (255 registers).
-TUNE=(--param BM=64,128 --param BN=128,256 --param BK=8,16 --param WM=64 --param WN=64 --param WNITER=2
+# 16 x 8 or 8 x 8 per thread (64 x 64 or 32 x 64 warp tiles), block tiles 64-128 x 128-256, BK 8 or
+# 16, MINB=1 (255 registers up to 256 threads); 128 x 256 x 16 at 8 x 8 (512 threads) is rejected.
+GRID=(BM=64,128 BN=128,256 BK=8,16 WM=32,64)
+TUNE=(--param BM=64,128 --param BN=128,256 --param BK=8,16 --param WM=32,64 --param WN=64 --param WNITER=2
       --param STAGES=2 --param MINB=1 --param GROUP_M=8)
 
-TAIL=12 step ptxas 12 python3 - "$dir/cubins" <<'PY'
+TAIL=18 step ptxas 15 python3 - "$dir/cubins" <<'PY'
 import shutil, sys
 from concurrent.futures import ProcessPoolExecutor
 from gpulab.experiments import get_experiment
@@ -37,19 +38,21 @@ from gpulab.errors import CompileError
 from gpulab.gpu.compile import compile_kernel
 exp = get_experiment("sgemm")
 v = exp.variant("v11")
-configs = [v.default_params() | dict(BM=bm, BN=bn, BK=bk) for bm in (64, 128) for bn in (128, 256) for bk in (8, 16)]
+configs = [v.default_params() | dict(BM=bm, BN=bn, BK=bk, WM=wm)
+           for bm in (64, 128) for bn in (128, 256) for bk in (8, 16) for wm in (32, 64)]
+configs = [p for p in configs if not v.constraints(p, None)]
 def one(p):
     label = v.params_label(p)
     try:
         c = compile_kernel(exp.source(v), exp.entry, p)
     except CompileError as e:
         return f"COMPILE ERROR {label}\n{e}"
-    shutil.copy(c.cubin_path, f"{sys.argv[1]}/v11-BM{p['BM']}-BN{p['BN']}-BK{p['BK']}.cubin")
+    shutil.copy(c.cubin_path, f"{sys.argv[1]}/v11-BM{p['BM']}-BN{p['BN']}-BK{p['BK']}-WM{p['WM']}.cubin")
     r = c.resources
     bad = r.spill_stores_bytes or r.spill_loads_bytes
     return (f"{'SPILLS ' if bad else ''}{label}: {r.registers} registers, spills {r.spill_stores_bytes}/"
             f"{r.spill_loads_bytes} B, constraints: {v.constraints(p, None)}" + (f"\n{c.log}" if bad else ""))
-with ProcessPoolExecutor(8) as pool:
+with ProcessPoolExecutor(15) as pool:
     print("\n".join(pool.map(one, configs)))
 PY
 
@@ -60,17 +63,15 @@ banks() {
     if [ -z "$nvd" ]; then echo "no nvdisasm on this machine: the cubins are in $dir/cubins"; return 0; fi
     PYTHONPATH=src python3 scripts/sass_banks.py sgemm v9 --nvdisasm "$nvd"
     PYTHONPATH=src python3 scripts/sass_banks.py sgemm v9 BN=256 MINB=1 STAGES=2 --nvdisasm "$nvd"
-    for bm in 64 128; do for bn in 128 256; do for bk in 8 16; do
-        PYTHONPATH=src python3 scripts/sass_banks.py sgemm v11 BM=$bm BN=$bn BK=$bk --nvdisasm "$nvd"
-    done; done; done
+    PYTHONPATH=src python3 scripts/sass_banks.py sgemm v11 "${GRID[@]}" --nvdisasm "$nvd"
 }
-TAIL=12 step banks 15 banks
+TAIL=20 step banks 15 banks
 
-TAIL=15 step tests_v11 20 python3 -m pytest tests/gpu/test_sgemm_gpu.py -m gpu -q -n 8 -k "v11" -rfE \
+TAIL=15 step tests_v11 18 python3 -m pytest tests/gpu/test_sgemm_gpu.py -m gpu -q -n 8 -k "v11" -rfE \
     --maxfail=6 -o cache_dir="$dir/pytest-cache"
 
 # The tune writes results/<gpu>/tune-sgemm-v11.csv and tuned.json in this tree: copied out after.
-TAIL=14 step tune_v11 15 gpulab tune sgemm v11 --shape 4096x4096x4096 "${TUNE[@]}"
+TAIL=20 step tune_v11 25 gpulab tune sgemm v11 --shape 4096x4096x4096 "${TUNE[@]}"
 cp results/h200/tune-sgemm-v11.csv results/h200/tuned.json "$dir/" 2>/dev/null
 python3 - "$dir/tune-sgemm-v11.csv" "$dir/banks.log" <<'PY'
 # GFLOP/s of each tuned config beside its collision count (same2 per 1024 FFMA).
@@ -104,13 +105,9 @@ for shape in dict.fromkeys(r["shape"] for r in rows):
           f"v11/v9 {v11 / v9:.3f}" if v9 and v11 else "", f"v11/cuBLAS {v11 / cb:.3f}" if cb and v11 else "")
 PY
 
-# The control: v9's order with v11's default block tile and budget (the budget alone: 928 per 1024).
-TAIL=6 step control_v9 10 gpulab bench sgemm --variant v9 --param BN=256 --param MINB=1 --param STAGES=2 \
-    --size 4096 --out "$dir/control.csv"
-
 # The clean experiment: v9 and v11 at the same block tile, budget and occupancy (64 x 256 x 8, MINB=1,
 # STAGES=2), only the FFMA order (and with it the collisions: 928 vs 151 per 1024) differs.
-TAIL=40 step compare_same_tile 18 gpulab compare sgemm v9 v11 --size 4096 --param-a BN=256 --param-a MINB=1 \
+TAIL=40 step compare_same_tile 17 gpulab compare sgemm v9 v11 --size 4096 --param-a BN=256 --param-a MINB=1 \
     --param-a STAGES=2 --csv "$dir/profile_same_tile.csv"
 # The README's evidence: v11 against the rung below at both their defaults.
-TAIL=40 step compare 18 gpulab compare sgemm v9 v11 --size 4096 --csv "$dir/profile.csv"
+TAIL=40 step compare 17 gpulab compare sgemm v9 v11 --size 4096 --csv "$dir/profile.csv"

@@ -12,8 +12,9 @@ FFMA whose body is the shortest (the float4, no-checks path's main loop) and cou
     same2    FFMA with at least two register-file reads in one bank (register % 2)
     same3    FFMA with all three in one bank
     same2_4  as same2 with four banks (register % 4), for comparison
+One JSON line per config; NAME=V1,V2 takes every combination (as gpulab tune's --param).
 Usage (repository root):
-    PYTHONPATH=src python scripts/sass_banks.py sgemm v11 [BM=64 BN=256 ...] [--nvdisasm PATH]
+    PYTHONPATH=src python scripts/sass_banks.py sgemm v11 [BM=64,128 BN=256 ...] [--nvdisasm PATH]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import itertools
 import subprocess
 import sys
 from collections import Counter
@@ -111,23 +113,30 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("experiment")
     ap.add_argument("variant")
-    ap.add_argument("params", nargs="*", help="NAME=VALUE over the variant's defaults")
+    ap.add_argument("params", nargs="*", help="NAME=VALUE or NAME=V1,V2 over the variant's defaults")
     ap.add_argument("--nvdisasm", default=os.environ.get("NVDISASM") or shutil.which("nvdisasm")
                     or "/usr/local/cuda/bin/nvdisasm")
     args = ap.parse_args()
-    exp = get_experiment(args.experiment)
-    variant = exp.variant(args.variant)
-    params = variant.default_params() | {k: int(v) for k, v in (p.split("=", 1) for p in args.params)}
     if not os.path.exists(args.nvdisasm):
         print(f"no nvdisasm at {args.nvdisasm}: pass --nvdisasm PATH", file=sys.stderr)
         return 2
-    compiled = compile_kernel(exp.source(variant), exp.entry, params)
-    sass = subprocess.run([args.nvdisasm, "-c", str(compiled.cubin_path)], capture_output=True,
-                          text=True, check=True).stdout
-    r = compiled.resources
-    print(json.dumps({"variant": variant.name, "params": variant.params_label(params),
-                      "registers": r.registers, "spill_bytes": r.spill_stores_bytes + r.spill_loads_bytes,
-                      **hot_loop(sass)}))
+    exp = get_experiment(args.experiment)
+    variant = exp.variant(args.variant)
+    names, choices = zip(*((k, [int(x) for x in v.split(",")]) for k, v in (p.split("=", 1) for p in args.params))) \
+        if args.params else ((), ())
+    for values in itertools.product(*choices):
+        params = variant.default_params() | dict(zip(names, values))
+        label = variant.params_label(params)
+        if reason := variant.constraints(params, None):
+            print(json.dumps({"variant": variant.name, "params": label, "rejected": reason}))
+            continue
+        compiled = compile_kernel(exp.source(variant), exp.entry, params)
+        sass = subprocess.run([args.nvdisasm, "-c", str(compiled.cubin_path)], capture_output=True,
+                              text=True, check=True).stdout
+        r = compiled.resources
+        print(json.dumps({"variant": variant.name, "params": label, "registers": r.registers,
+                          "spill_bytes": r.spill_stores_bytes + r.spill_loads_bytes, **hot_loop(sass)}),
+              flush=True)
     return 0
 
 
