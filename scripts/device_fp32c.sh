@@ -9,7 +9,8 @@
 #   3. a tune of v11 at 4096^3 over 15 configs (16 x 8 and 8 x 8 per thread, 8-16 warps per SM) whose
 #      collision counts span 151-994 per 1024 FFMA, printed beside them: does GFLOP/s follow them?
 #   4. `gpulab bench` v9, v10, v11 at 2048^3, 4096^3, 8192^3 with cuBLAS beside (v11 at its tuned best)
-#   5. `gpulab compare sgemm v9 v11` at 4096^3 under ncu (dispatch stall, issue slots: the evidence),
+#   5. `gpulab compare sgemm v9 v11` at 4096^3 under ncu (dispatch stall, issue slots: the evidence,
+#      printed per record after),
 #      once at the same block tile and budget (only the order differs), once at both defaults
 # Usage (repository root, on the H200): bash scripts/device_fp32c.sh
 set -uo pipefail
@@ -111,3 +112,18 @@ TAIL=40 step compare_same_tile 17 gpulab compare sgemm v9 v11 --size 4096 --para
     --param-a STAGES=2 --csv "$dir/profile_same_tile.csv"
 # The README's evidence: v11 against the rung below at both their defaults.
 TAIL=40 step compare 17 gpulab compare sgemm v9 v11 --size 4096 --csv "$dir/profile.csv"
+python3 - "$dir/profile_same_tile.csv" "$dir/profile.csv" <<'PY'
+# The counters the hypothesis stands on, per record: issue slots, eligible warps, the stalls.
+import csv, sys
+keys = ("ncu_issue_slots_busy_pct", "ncu_eligible_warps_per_scheduler", "ncu_stall_dispatch_stall_cycles_per_inst",
+        "ncu_stall_not_selected_cycles_per_inst", "ncu_stall_short_scoreboard_cycles_per_inst",
+        "ncu_stall_wait_cycles_per_inst", "ncu_stall_barrier_cycles_per_inst", "ncu_stall_no_instruction_cycles_per_inst",
+        "ncu_sm_throughput_pct", "reg_per_thread")
+for path in sys.argv[1:]:
+    try:
+        rows = list(csv.DictReader(open(path)))
+    except OSError as e:
+        print("no", path, e); continue
+    for r in rows:
+        print(path.rsplit("/", 1)[-1], r["variant"], r["params"], {k.replace("ncu_", ""): r.get(k) for k in keys})
+PY
