@@ -12,18 +12,19 @@
 // https://arxiv.org/abs/1804.06826). The ring, copies, edges, rasterization and write-back are v9's
 // (sgemm/cp_async_ring.cuh's ring_gemm_tile).
 // Why: on the H200, v9 at 4096^3 issues on 82.5% of the scheduler cycles with 2 warps per scheduler,
-// and the largest stall after 'not selected' is the dispatch stall (0.28 cycles per instruction, ncu),
-// where an instruction whose operands collide in a register bank waits. SASS of the main loop (NVRTC
+// and the largest stall after 'not selected' is the dispatch stall (0.28 cycles per instruction, ncu):
+// the dispatcher holding a selected instruction back, which is where operand register-bank
+// collisions would show (among other pipeline conflicts). SASS of the main loop (NVRTC
 // 13.0 as on the H200, sm_90, float4 path, per BK=8 tile of 1024 FFMA, counted by
 // scripts/sass_banks.py; "2-same" = two register-file reads of one FFMA in one bank (reg % 2),
 // "3-same" = all three):
 //                                                   registers  2-same  3-same
-//   v9  64 x 128 x 8, STAGES=2, MINB=2 (v9 order)        216      860      86
+//   v9  64 x 128 x 8, STAGES=3, MINB=2 (v9 order)        216      812      86   (dispatch stall 0.28)
 //   v10 64 x 128 x 8, STAGES=2, MINB=2 (v9 order)        241      899     103   (dispatch stall 0.34)
 //   v11 64 x 128 x 8, STAGES=2, MINB=2 (serpentine)      218      754      51
 //   v11 64 x 256 x 8, STAGES=2, MINB=1 (serpentine)      255      151       8   <- default
 //   v11 128 x 256 x 16, STAGES=2, MINB=1 (serpentine)    255      200       8
-// (v9's order at 64 x 256 x 8, MINB=1 keeps 889 and 87: the budget alone does not do it.)
+// (v9's order at 64 x 256 x 8, MINB=1: 210 registers, 928 and 97: the budget alone does not do it.)
 // Expected effect: v10's tune on the H200 (NVRTC 13.0, the same registers as here) is a natural
 // experiment: of its 7 configs, the two whose SASS has few collisions (64 x 256 x 8: 369 2-same per
 // 1024 FFMA; 128 x 256 x 16: 300) were its fastest (46.8 and 48.0 TFLOP/s at 4096^3), the five with
