@@ -16,14 +16,7 @@
 set -uo pipefail
 source scripts/device_setup.sh || exit 1
 dir=$OUT/fp32c; mkdir -p "$dir/cubins"
-step() {  # step NAME SECONDS COMMAND...: run with a time limit, keep the log, print its tail
-    local name=$1 limit=$2; shift 2
-    local t0=$SECONDS
-    timeout "$limit" "$@" >"$dir/$name.log" 2>&1
-    local rc=$?
-    echo "== $name: exit $rc in $((SECONDS - t0)) s"
-    tail -n "${TAIL:-8}" "$dir/$name.log"
-}
+source scripts/device_step.sh  # step NAME SECONDS COMMAND...
 
 # 16 x 8 or 8 x 8 per thread (64 x 64 or 32 x 64 warp tiles), block tiles 64-128 x 128-256, BK 8 or
 # 16, MINB=1 (255 registers up to 256 threads); 128 x 256 x 16 at 8 x 8 (512 threads) is rejected.
