@@ -15,7 +15,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
-    v9_access, v10_access,
+    v9_access, v10_access, v11_access,
 )
 from gpulab.gpu.occupancy import SM_LIMITS
 from gpulab.gpu.seam import cupy
@@ -462,6 +462,22 @@ class Sgemm(Experiment):
             access=v10_access,
             params=_ring_params(Param("STAGES", (2, 3, 4, 5), 2, "tiles in the cp.async ring (all in flight in the prologue)")),
             constraints=_v10_constraints,
+        ),
+        Variant(
+            name="v11",
+            file="v11_register_banks.cu",
+            summary="serpentine column-order outer product at a 255-register budget: FFMA reads in distinct register banks",
+            min_sm=80, min_sm_for="cp.async",
+            launch=_v9_launch,
+            access=v11_access,
+            # 64 x 256 x 8, four 64 x 64 warps, MINB=1: the config whose SASS (NVRTC 13.0) has the fewest
+            # FFMA bank collisions (v11's header); v9's ring, copies and registers otherwise.
+            params=_tile_params(bm=64, bn=256) + _warp_params(wm=64, wn=64, wniter=2) + (
+                Param("STAGES", (2, 3, 4, 5), 2, "tiles in the cp.async ring"),
+                Param("MINB", (1, 2, 3, 4), 1, "blocks per SM the registers are sized for (1: 255 per thread)"),
+                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
+            ),
+            constraints=_v9_constraints,
         ),
         Variant(
             name="sk",

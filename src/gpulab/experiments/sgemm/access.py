@@ -832,3 +832,9 @@ def v10_access(params: Params, shape: Shape) -> KernelAccess:
     tile's BK x (WM/16 + WNITER) LDS.128 fragments are read once from its slot (k-step k+1's while
     k-step k computes), and the write-back is v9's; so the model is v9's."""
     return v9_access(params, shape)
+
+
+def v11_access(params: Params, shape: Shape) -> KernelAccess:
+    """v11_register_banks.cu: v9's tile loop (cp_async_ring.cuh's ring_gemm_tile), copies, fragment
+    loads and write-back; only the order of the FFMAs between the loads changes. So v9's model."""
+    return v9_access(params, shape)

@@ -1,7 +1,7 @@
 // The SGEMM ladder's cp.async primitives, as v9_cp_async.cu writes them out in full (that rung
 // shows its own idea); the rungs after it that keep v9's ring of tiles take them from here. Unlike
-// ladder.cuh's, they are written against the includer's tile macros (BM BN BK THREADS AS_LD
-// A_COPIES B_COPIES16 B_COPIES4), defined before the #include, because the copy offsets are folded
+// ladder.cuh's, they are written against the includer's tile macros (BM BN BK WM WN WMITER WNITER
+// TM TN STAGES THREADS AS_LD TILE_FLOATS A_COPIES B_COPIES16 B_COPIES4), defined before the #include, because the copy offsets are folded
 // from those macros into immediates.
 #pragma once
 
@@ -171,4 +171,53 @@ __device__ __forceinline__ void ring_sgemm(int M, int N, int K, const float* __r
         if (vec_bc) Tile::template run<true, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
         else        Tile::template run<false, false>(M, N, K, A, B, C, smem, row_lo, col_lo, row_lo, col_lo);
     }
+}
+
+// v9: the block's tile loop (gemm_tile of v9_cp_async.cu) with the per-tile warp product left to the
+// rung: Step::tile(acc, As, Bs, a_off, b_off) runs one shared-memory tile's BK k-steps of this
+// thread's fragments (v9's is warp_tile_mma<BK>). The ring of STAGES slots, STAGES-1 tiles in
+// flight, one barrier per tile, the FAST / checked contract and the write-back are v9's.
+template <class Step, bool VEC_BC, bool FAST>
+__device__ __forceinline__ void ring_gemm_tile(int M, int N, int K, const float* __restrict__ A,
+                                               const float* __restrict__ B, float* __restrict__ C,
+                                               float* smem, int row0, int col0, int row_lo, int col_lo) {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int wm = (warp / (BN / WN)) * WM;
+    const int wn = (warp % (BN / WN)) * WN;
+    const int a_off = wm + zigzag_row(lane) * 4, b_off = wn + zigzag_col(lane) * 4;  // v6's lanes
+    const unsigned ring = smem_addr(smem);
+    const int k_first = (K % BK) ? (K % BK) - BK : 0;
+    Copier<VEC_BC> copier(M, N, K, A, B, row0, col0, k_first);
+
+    float acc[WMITER * TM][WNITER * TN];
+    zero(acc);
+
+    const int ktiles = (K + BK - 1) / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ktiles) {
+            const unsigned slot = ring + 4u * (s * TILE_FLOATS);
+            if (FAST && (s > 0 || k_first == 0)) copier.template issue<false>(slot, k_first + s * BK, M, N, K, A, B);
+            else                                 copier.template issue<true>(slot, k_first + s * BK, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+    }
+    int read_off = 0, write_off = (STAGES - 1) * TILE_FLOATS;
+    for (int t = 0; t < ktiles; ++t) {
+        cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed
+        __syncthreads();              // everyone's have; and everyone is done with tile t-1's slot
+        const int next = t + STAGES - 1;
+        if (next < ktiles) {
+            copier.template issue<!FAST>(ring + 4u * write_off, k_first + next * BK, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+        const float* stage = smem + read_off;
+        Step::tile(acc, reinterpret_cast<const float (*)[AS_LD]>(stage),
+                   reinterpret_cast<const float (*)[BN]>(stage + BK * AS_LD), a_off, b_off);
+        write_off = read_off;
+        read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
+    }
+    ring_write_back<VEC_BC>(acc, smem, C, M, N, row0 + wm, col0 + wn, row_lo, col_lo);
 }
