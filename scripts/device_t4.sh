@@ -60,8 +60,8 @@ PY
 
 # 2. Tiny exact cases, one block / one cluster: CLUSTER=1 first (t3's loads on the persistent loop),
 #    then the multicast path on its own, so a hang in one does not hide the other's verdict.
-#    The new path first: pingpong consumers, one tile, then several per consumer (2048 x 2048: 128
-#    block tiles for 132 / 66 blocks or clusters; 4096 x 2048: ~4 per consumer), then clusters + TMA store.
+#    The new path first: pingpong consumers, one tile, then several per consumer (2048 x 2048 x 64: 256
+#    128 x 128 tiles for 132 blocks, ~1 per consumer; 4096 x 2048: ~2 per consumer), then clusters + TMA store.
 PP=BN=128,STAGES=6,PINGPONG=1
 trial tiny_pp 20 $PROBE --exact --params $PP,CLUSTER=1,STORE=0 --params $PP,CLUSTER=2,STORE=1 \
     128x128x64 256x128x1024 300x600x520 2048x2048x64 4096x2048x128
