@@ -111,11 +111,14 @@ if ! grep -q " tiny_pp \| exact_pp " <<<" $FAILED "; then
         -p CLUSTER=2 -p STORE=1 --size 2048,4096,8192 --out "$dir/bench_pp.csv"
 fi
 # 5. Other configs of the tune space, exact, with several tiles per block.
-trial configs 12 $PROBE --exact --params BN=128,STAGES=4,PINGPONG=1,GROUP_M=1 \
-    --params BN=128,STAGES=2,PINGPONG=1,CLUSTER=1 1030x2100x520 4096x4096x192
+if ! grep -q " tiny_pp \| exact_pp " <<<" $FAILED "; then
+    trial configs 12 $PROBE --exact --params BN=128,STAGES=4,PINGPONG=1,GROUP_M=1 \
+        --params BN=128,STAGES=2,PINGPONG=1,CLUSTER=1 1030x2100x520 4096x4096x192
+fi
 # 6. Only when a check failed: the memory checker on a small ragged case (multicast writes, remote arrivals).
 if [ -n "$FAILED" ]; then
-    trial sanitize 20 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --exact --params $PP 300x600x520
+    SAN=$P; grep -q " tiny_pp \| exact_pp " <<<" $FAILED " && SAN="--params $PP,CLUSTER=1"  # the failing path
+    trial sanitize 20 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $PROBE --exact $SAN 300x600x520
 fi
 echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
 echo "== summary ($dir/summary.txt; each step's log is $dir/<step>.log)"
