@@ -69,6 +69,8 @@ def test_t3_is_a_producer_and_two_consumers():
     (T4, T4.default_params()),
     (T4, T4.default_params() | {"CLUSTER": 1, "STORE": 0}),
     (T4, T4.default_params() | {"BN": 128, "STAGES": 6, "GROUP_M": 1}),
+    (T4, T4.default_params() | {"BN": 128, "STAGES": 6, "PINGPONG": 1}),
+    (T4, T4.default_params() | {"BN": 128, "STAGES": 4, "PINGPONG": 1, "CLUSTER": 1, "STORE": 0}),
 ], ids=lambda x: getattr(x, "name", None))
 def test_warp_specialized_rungs_compile_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(variant, params):
     assert variant.constraints(params, None) is None
@@ -99,10 +101,11 @@ def test_t4_states_its_limits_and_splits_bt_between_the_cluster_blocks():
     # The tune space: a config fits or is refused for shared memory, before anything compiles.
     space = T4.param_grid({q.name: q.choices for q in T4.params})
     reasons = [T4.constraints(c, None) for c in space]
-    assert all(r is None or "shared memory" in r for r in reasons)
+    assert all(r is None or "shared memory" in r or "PINGPONG=1 needs BN=128" in r for r in reasons)
     # BN 256 fits 2-4 stages, BN 128 2-6, with or without the epilogue's 32 KiB; times 4 group sizes,
-    # 2 cluster sizes and 2 epilogues.
-    assert sum(r is None for r in reasons) == (3 + 5) * 4 * 2 * 2
+    # 2 cluster sizes and 2 epilogues; pingpong consumers only with BN 128.
+    assert sum(r is None for r in reasons) == (3 + 5) * 4 * 2 * 2 + 5 * 4 * 2 * 2
+    assert "BN=128" in T4.constraints(p | {"PINGPONG": 1}, None)
     assert t4_smem_bytes(p) == ring_smem_bytes(p) + 32768 <= SMEM_BLOCK_OPTIN_MAX
 
 

@@ -81,3 +81,20 @@ def test_t4_persistent_loop_is_exact(lab, cluster, store, shape):
     spec = RunSpec(GEMM, variant, variant.default_params() | {"CLUSTER": cluster, "STORE": store}, GEMM.shape(*shape))
     result = lab.verify(spec, exact=True)
     assert result.ok, result.describe()
+
+
+# t4 with pingpong consumers (each owns whole 128 x 128 tiles, mainloops in turn): several tiles per
+# consumer (the order barriers' phases and the ring's counter at tile j * k_tiles), ragged edges, a
+# shape with fewer k-tiles than stages (the ring wraps within one consumer's turn).
+@pytest.mark.parametrize("cluster", [1, 2])
+@pytest.mark.parametrize("store", [0, 1])
+@pytest.mark.parametrize("shape", [(4096, 4096, 256), (3000, 5000, 264), (200, 300, 136), (1000, 3001, 64)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_t4_pingpong_is_exact(lab, cluster, store, shape):
+    variant = GEMM.variant("t4")
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    params = variant.default_params() | {"BN": 128, "STAGES": 6, "PINGPONG": 1, "CLUSTER": cluster, "STORE": store}
+    spec = RunSpec(GEMM, variant, params, GEMM.shape(*shape))
+    result = lab.verify(spec, exact=True)
+    assert result.ok, result.describe()

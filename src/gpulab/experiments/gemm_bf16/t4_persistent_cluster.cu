@@ -32,11 +32,23 @@
 //   persistent grid hides the per-block prologue and the staged epilogue cuts the tensor cores' idle
 //   time per tile from ~4 to ~1 us (~2-6%): aim 760-800 TFLOP/s, 1.0-1.05x cuBLAS. 2048^3: 64 cluster
 //   tiles for 66 clusters, 1 wave; expect ~0.95x cuBLAS.
-// Not done (next): consumers do not pingpong (both compute, then both write their chunks), so the
-//   ~1 us of shared-memory writes per tile still idles the tensor cores.
+// Measured (H200, 2026-12-01, default PINGPONG = 0): 589 / 741 / 739 TFLOP/s at 2048^3 / 4096^3 /
+//   8192^3, 0.965x / 0.993x / 1.013x cuBLAS BF16; with PINGPONG = 0 both consumers still write their
+//   chunks together while the tensor cores idle (~1 us per tile): PINGPONG = 1 below is the answer.
+// PINGPONG = 1 (the consumers alternate whole tiles, CUTLASS's "pingpong" schedule): consumer c
+//   takes this block's tiles c, c + 2, ... and computes all 128 rows of each (two m64nBNk16 per k16
+//   slice, 2 x BN / 2 accumulators: BN = 128 only, 128 registers). The two mainloops are ordered by
+//   two mbarriers (order[c]: the other consumer has issued its last wgmma of the tile before), so
+//   one consumer's TMA-store epilogue (~1 us per tile) and its final wgmma drain run while the
+//   other's wgmma keep the tensor cores busy; the producer's ring order is unchanged, each slot is
+//   read by one consumer (empty[s] counts 4 x CLUSTER arrivals). Expected: at 4096^3 the
+//   cooperative schedule idles the tensor cores ~1 us of every ~47 us tile (~2%) plus a wgmma
+//   drain per tile; pingpong hides both, but 128 x 128 tiles double the TMA bytes per FLOP into
+//   shared memory (32 KiB per 2 MFLOP k-tile vs 48 KiB per 4 MFLOP): a measured question, +0-4%.
 // Params: BN (128 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
 //   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M), STORE (0: registers,
-//   1: shared memory + TMA store). BM = 128 (two consumer warpgroups of 64 rows), BK = 64. Dynamic
+//   1: shared memory + TMA store), PINGPONG (0: both consumers share each tile, 1: whole tiles in
+//   turn, BN = 128). BM = 128 (two consumer warpgroups of 64 rows), BK = 64. Dynamic
 //   shared memory: STAGES * (128 + BN) * 128 + 1024 (+ 32768 with STORE = 1) bytes <= 227 KiB:
 //   BN 256 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
 //   Registers: producer 40, consumers 232 (setmaxnreg), as t3.
@@ -53,10 +65,14 @@
 #define B_TILE_BYTES (BN * BK * 2)
 #define B_SLICE_ROWS (BN / CLUSTER)  // the rows of Bt each block of a cluster loads and multicasts
 #define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
-#define ACC (BN / 2)
+#define ACC (BN / 2)  // one 64-row half's accumulators per thread
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS 232
-#define RELEASES_PER_SLOT (4 * CONSUMERS * CLUSTER)  // one per consumer warp of every block
+#ifndef PINGPONG
+#define PINGPONG 0
+#endif
+#define READERS_PER_SLOT (PINGPONG ? 1 : CONSUMERS)  // consumer warpgroups that read one slot
+#define RELEASES_PER_SLOT (4 * READERS_PER_SLOT * CLUSTER)  // one per reading consumer warp of every block
 #define C_CHUNK_COLS 32                               // FP32 columns of one TMA store box: 128 bytes
 #define C_CHUNK_BYTES (64 * C_CHUNK_COLS * 4)          // a consumer's 64 rows of them: 8 KiB
 #define C_BUFFERS 2                                   // per consumer: fill one while the other drains
@@ -66,6 +82,12 @@
 #endif
 #if CLUSTER != 1 && CLUSTER != 2
 #error "CLUSTER must be 1 or 2"
+#endif
+#if PINGPONG != 0 && PINGPONG != 1
+#error "PINGPONG must be 0 (both consumers share each tile) or 1 (they alternate whole tiles)"
+#endif
+#if PINGPONG && BN != 128
+#error "PINGPONG = 1 needs BN = 128: one warpgroup holds a whole 128 x BN tile's accumulators"
 #endif
 #if STORE != 0 && STORE != 1
 #error "STORE must be 0 (from registers) or 1 (through shared memory, TMA store)"
@@ -142,6 +164,8 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
           const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c) {
     extern __shared__ unsigned char smem_raw[];
     __shared__ unsigned long long full[STAGES], empty[STAGES];
+    // PINGPONG: order[c] completes a phase when the other consumer has issued a tile's last wgmma.
+    __shared__ unsigned long long order[CONSUMERS];
     // Same offset in every block of a cluster (same kernel, same static layout): multicast relies on it.
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
 
@@ -160,6 +184,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             mbar_init(&full[s], tma ? 1 : 128);
             mbar_init(&empty[s], RELEASES_PER_SLOT);
         }
+        for (int c = 0; c < CONSUMERS; ++c) mbar_init(&order[c], 128);
         fence_barrier_init();
     }
     __syncthreads();
@@ -198,7 +223,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                 }
             }
         }
-    } else {
+    } else if (!PINGPONG) {
         // Consumer warpgroups 1 and 2: rows (wg - 1) * 64 .. + 63 of each block tile.
         regs_alloc<CONSUMER_REGS>();
         const int c = wg - 1;
@@ -235,6 +260,57 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                                n0, 1 + c);
             } else {
                 store_accumulators<BN>(acc, C, M, N, m0 + c * 64, n0);
+            }
+        }
+        if (tma_store && threadIdx.x % 128 == 0) bulk_wait_group<0>();  // its buffers outlive the stores
+    } else {
+        // PINGPONG: consumer c computes this block's tiles j = c, c + 2, ... whole (rows 0-63 in acc0,
+        // 64-127 in acc1); its mainloop of tile j starts once the other consumer has issued all of
+        // tile j - 1's wgmma, so the tensor cores switch from one to the other without a gap while
+        // the first drains and stores.
+        regs_alloc<CONSUMER_REGS>();
+        const int c = wg - 1;
+        const int k_tiles_u = k_tiles;
+        for (int j = c, t = cluster_id + c * clusters; t < tiles; j += 2, t += 2 * clusters) {
+            int m0, n0;
+            cluster_tile(t, tiles_m, tiles_n, rank, m0, n0);
+            unsigned it = (unsigned)j * (unsigned)k_tiles_u;  // the ring's counter at this tile's first k-tile
+            float acc0[ACC], acc1[ACC];
+#pragma unroll
+            for (int i = 0; i < ACC; ++i) acc0[i] = acc1[i] = 0.0f;
+            if (j > 0) mbar_wait(&order[c], ((j - 1) / 2) & 1);  // the other consumer issued tile j - 1
+            for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+                const unsigned slot = it % STAGES;
+                mbar_wait(&full[slot], (it / STAGES) & 1);
+                const unsigned char* a_tile = ring + slot * STAGE_BYTES;
+                const unsigned char* b_tile = ring + slot * STAGE_BYTES + A_TILE_BYTES;
+                fence_registers(acc0);
+                fence_registers(acc1);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk) {
+                    const unsigned long long db = desc_k_major_sw128(b_tile + kk * 32);
+                    wgmma_m64k16<BN>(acc0, desc_k_major_sw128(a_tile + kk * 32), db);
+                    wgmma_m64k16<BN>(acc1, desc_k_major_sw128(a_tile + 64 * BK * 2 + kk * 32), db);
+                }
+                wgmma_commit();
+                wgmma_wait<1>();
+                fence_registers(acc0);
+                fence_registers(acc1);
+                if (kt > 0) release_slot(&empty[(it - 1) % STAGES]);
+            }
+            mbar_arrive(&order[1 - c]);  // every wgmma of tile j is issued: the other consumer's turn
+            wgmma_wait<0>();
+            fence_registers(acc0);
+            fence_registers(acc1);
+            release_slot(&empty[(it - 1) % STAGES]);
+            unsigned char* buffers = ring + STAGES * STAGE_BYTES + c * C_BUFFERS * C_CHUNK_BYTES;
+            if (tma_store) {
+                store_tile_tma(acc0, buffers, &tma_c, m0, n0, 1 + c);
+                store_tile_tma(acc1, buffers, &tma_c, m0 + 64, n0, 1 + c);
+            } else {
+                store_accumulators<BN>(acc0, C, M, N, m0, n0);
+                store_accumulators<BN>(acc1, C, M, N, m0 + 64, n0);
             }
         }
         if (tma_store && threadIdx.x % 128 == 0) bulk_wait_group<0>();  // its buffers outlive the stores

@@ -190,6 +190,8 @@ def t4_constraints(p: Params, s: Shape | None) -> str | None:
     # block may opt into (BN 256: 4 stages, BN 128: 6, either way); registers are t3's (producer 40,
     # consumers 232 through setmaxnreg: the 128 accumulators of BN = 256 fit); TMA boxes: Bt's
     # BN / CLUSTER rows, A's 128, C's 64, all within TMA's 256 per side.
+    if p.get("PINGPONG") and p["BN"] != 128:
+        return "PINGPONG=1 needs BN=128: one consumer warpgroup holds a whole 128 x BN tile's accumulators"
     return smem_reason(p, t4_smem_bytes)
 
 
@@ -205,6 +207,7 @@ T4 = Variant(
         Param("GROUP_M", (1, 4, 8, 16), 8, "cluster-rows per rasterization group"),
         Param("CLUSTER", (1, 2), 2, "blocks per cluster along M, sharing Bt by TMA multicast"),
         Param("STORE", (0, 1), 1, "epilogue: 0 from registers, 1 through shared memory and TMA stores"),
+        Param("PINGPONG", (0, 1), 0, "consumers: 0 share each tile, 1 alternate whole tiles (BN=128)"),
     ),
     constraints=t4_constraints,
     min_sm=90,
