@@ -119,7 +119,9 @@ def test_the_roofline_draws_the_bf16_roof_where_measured():
     from gpulab.report.roofline import roofs
 
     with_bf16 = [r.name for r in roofs(ceil.Ceilings(_rows()))]
-    assert any(label.startswith("BF16 tensor (mma.sync) 600 TFLOP/s") for label in with_bf16)
+    assert any(label.startswith("BF16 tensor (wgmma) 600 TFLOP/s") for label in with_bf16)
+    older = [r.name for r in roofs(ceil.Ceilings(_rows(instruction=None)))]  # before the instruction column
+    assert any(label.startswith("BF16 tensor (mma.sync) 600 TFLOP/s") for label in older)
     assert not any("BF16" in r.name for r in roofs(ceil.Ceilings(_rows(bf16=False))))
 
 

@@ -131,7 +131,7 @@ class GemmBf16(Experiment):
     entry = "gemm_bf16"
     baseline = "t0"
     bound = "compute"
-    compute_ceiling = "tensor_bf16"  # gpulab.ceilings: the measured mma.sync rate, not the FP32 FMAs
+    compute_ceiling = "tensor_bf16"  # gpulab.ceilings: the measured tensor rate (wgmma on Hopper), not the FP32 FMAs
     default_shapes = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
                       (4000, 4000, 4000), (4097, 4097, 4097), (1000, 3000, 777))
     test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (256, 256, 4104), (4096, 4096, 4096),
