@@ -16,6 +16,7 @@ from __future__ import annotations
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
+from gpulab.experiments.gemm_bf16.access import t2_access, t3_access
 from gpulab.experiments.gemm_bf16.staging import pad_k
 from gpulab.gpu.device import probe
 from gpulab.gpu.launch import by_value
@@ -106,6 +107,7 @@ T2 = Variant(
     arch_specific=True,
     extra_args=tensor_maps,
     stage=pad_k,
+    access=t2_access,
 )
 
 
@@ -138,6 +140,7 @@ T3 = Variant(
     arch_specific=True,
     extra_args=tensor_maps,
     stage=pad_k,
+    access=t3_access,
 )
 
 
