@@ -8,19 +8,9 @@ set -u
 OUT=${OUT:-/tmp/gpulab-out}
 dir=$OUT/tcmisc; mkdir -p "$dir"
 : >"$dir/summary.txt"
-source scripts/device_step.sh  # step NAME SECONDS COMMAND...
+source scripts/device_step.sh  # step / trial NAME SECONDS COMMAND...
 BUDGET=148  # seconds for the whole script: each step's limit is cut to what is left
 FAILED=""
-trial() {  # trial NAME SECONDS COMMAND...: a step within the budget, its exit noted in summary.txt
-    local name=$1 secs=$2; shift 2
-    local left=$((BUDGET - SECONDS))
-    if [ "$left" -lt 5 ]; then echo "$name skipped: out of time" >>"$dir/summary.txt"; return; fi
-    [ "$secs" -gt "$left" ] && secs=$left
-    local out; out=$(TAIL=${TAIL:-30} step "$name" "$secs" "$@")
-    echo "$out"
-    head -n 1 <<<"$out" >>"$dir/summary.txt"  # '== NAME: exit RC in S s'
-    grep -q "^== $name: exit 0 " <<<"$out" || FAILED="$FAILED $name"
-}
 
 # 1. Compile on this machine's NVRTC (13.0): the staging kernel, t2/t3 without their per-thread copy
 #    path, the wgmma ceiling kernel; the ptxas report in full and the SASS opcodes that matter.
@@ -42,8 +32,9 @@ for f, entry, p, arch in (("gemm_bf16/pad_k.cu", "pad_k_bf16", {}, "sm_90"),
     print("  SASS", {op: sass.count(op) for op in ("HGMMA", "UTMALDG", "WARPGROUP.DEPBAR", "LDS", "STS", "LDG", "STG", "LDL", "STL")})
 PY
 # 2. The staged path's correctness: pad_k alone (first wrong row/col), then t2/t3 through the lab at
-#    the issue's ragged shapes (staged where K % 8 != 0) and the older ragged set (K = 137, 777).
-trial pytest_staging 40 python3 -m pytest -q -m gpu tests/gpu/test_wgmma_gpu.py -k "staging or ragged_bench or 137 or 777"
+#    K = 137 and 777 (staged; exact and random) and 4097^3, 4000^3 (random).
+trial pytest_staging 40 python3 -m pytest -q -m gpu tests/gpu/test_wgmma_gpu.py \
+    -k "staging or 137 or 777 or (random and (4097 or 4000x4000))"
 # 3. The BF16 ceilings: the stored tensor_bf16 row was mma.sync, so `gpulab ceilings` measures just the
 #    BF16 rows again (wgmma tensor_bf16, tensor_bf16_mma_sync, cuBLAS BF16) and keeps the others.
 trial ceilings 30 bash -c "gpulab ceilings && cp results/*/ceilings.csv '$dir/ceilings.csv'"

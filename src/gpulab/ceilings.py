@@ -445,20 +445,13 @@ def measure_mma_bf16(device, policy):
     blocks = device.sm_count * MMA_BLOCKS_PER_SM
     out = cupy.empty(blocks * THREADS, dtype=cupy.float32)
     args = (out, np.uint32(MMA_OPERAND), np.int32(MMA_ITERS))
-    # No flush: the kernel touches no memory but its one store per thread.
-    t = time_it(lambda: kernel((blocks, 1, 1), (THREADS, 1, 1), args), policy, None)
-    synchronize("BF16 tensor-core ceiling")
-    check_sums(out, MMA_CHAINS * 4 * MMA_ITERS * 2.0**-16, "mma.sync")  # each element gains 2^-16 a step
+    launch = lambda: kernel((blocks, 1, 1), (THREADS, 1, 1), args)  # noqa: E731
     warps = blocks * THREADS // 32
-    flops = 2.0 * 16 * 8 * 16 * MMA_CHAINS * MMA_ITERS * warps
-    datasheet = datasheet_bf16_gflops(device.name)
     what = (f"gpulab mma_bf16_peak: {MMA_SYNC} BF16->FP32, {MMA_CHAINS} accumulators x {MMA_ITERS} "
-            f"steps per warp, {blocks} blocks of {THREADS}, registers only"
-            + (f"; datasheet dense BF16 {datasheet / 1e3:,.0f} TFLOP/s (wgmma on Hopper)" if datasheet else ""))
-    values = {"gflops": flops / (t.median_ms / 1e3) / 1e9}
-    if datasheet:
-        values["datasheet_gflops"] = datasheet
-    return what, t, values
+            f"steps per warp, {blocks} blocks of {THREADS}, registers only")
+    # Each step adds 2^-16 to every accumulator element.
+    return _tensor_rate(device, policy, launch, out, MMA_CHAINS * 4 * MMA_ITERS * 2.0**-16,
+                        2.0 * 16 * 8 * 16 * MMA_CHAINS * MMA_ITERS * warps, what)
 
 
 def measure_wgmma_bf16(device, policy):
@@ -469,17 +462,24 @@ def measure_wgmma_bf16(device, policy):
     out = cupy.empty(blocks * WGMMA_THREADS, dtype=cupy.float32)
     args = (out, np.uint32(MMA_OPERAND), np.int32(WGMMA_ITERS))
     launch = lambda: kernel((blocks, 1, 1), (WGMMA_THREADS, 1, 1), args, WGMMA_SMEM_BYTES)  # noqa: E731
-    # No flush: the kernel touches no global memory but its one store per thread.
-    t = time_it(launch, policy, None)
-    synchronize("BF16 tensor-core ceiling (wgmma)")
-    check_sums(out, 4 * WGMMA_ITERS * 2.0**-16, "wgmma")  # each wgmma adds 2^-16 to every accumulator
-    flops = 2.0 * 64 * 256 * 16 * 4 * WGMMA_ITERS * blocks
-    datasheet = datasheet_bf16_gflops(device.name)
     what = (f"gpulab wgmma_bf16_peak: {WGMMA} BF16->FP32 on shared-memory operands, 4 x {WGMMA_ITERS} per "
-            f"warpgroup, one group in flight behind the one issuing, {blocks} blocks of {WGMMA_THREADS}"
-            + (f"; datasheet dense BF16 {datasheet / 1e3:,.0f} TFLOP/s" if datasheet else ""))
+            f"warpgroup, one group in flight behind the one issuing, {blocks} blocks of {WGMMA_THREADS}")
+    # Each wgmma adds 2^-16 to every accumulator element.
+    return _tensor_rate(device, policy, launch, out, 4 * WGMMA_ITERS * 2.0**-16,
+                        2.0 * 64 * 256 * 16 * 4 * WGMMA_ITERS * blocks, what)
+
+
+def _tensor_rate(device, policy, launch, out, want: float, flops: float, what: str):
+    """Times a tensor ceiling kernel's `launch` (no flush: it touches no global memory but its one
+    store per thread), checks every thread's sum in `out` is exactly `want`: (what, Timing, values)
+    with the datasheet's dense BF16 rate beside where gpulab knows it."""
+    t = time_it(launch, policy, None)
+    synchronize(f"BF16 tensor-core ceiling ({what.split(':')[0]})")
+    check_sums(out, want, what.split(":")[0])
+    datasheet = datasheet_bf16_gflops(device.name)
     values = {"gflops": flops / (t.median_ms / 1e3) / 1e9}
     if datasheet:
+        what += f"; datasheet dense BF16 {datasheet / 1e3:,.0f} TFLOP/s"
         values["datasheet_gflops"] = datasheet
     return what, t, values
 
