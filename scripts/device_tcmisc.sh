@@ -32,8 +32,8 @@ for f, entry, p, arch in (("gemm_bf16/pad_k.cu", "pad_k_bf16", {}, "sm_90"),
     print("  SASS", {op: sass.count(op) for op in ("HGMMA", "UTMALDG", "WARPGROUP.DEPBAR", "LDS", "STS", "LDG", "STG", "LDL", "STL")})
 PY
 # 2. The staged path's correctness: pad_k alone (first wrong row/col), then t2/t3 through the lab at
-#    K = 137 and 777 (staged; exact and random) and 4097^3, 4000^3 (random).
-trial pytest_staging 40 python3 -m pytest -q -m gpu tests/gpu/test_wgmma_gpu.py \
+#    K = 137 and 777 (staged; exact and random) and 4097^3, 4000^3 (random); t4 too (test_rung_correct).
+trial pytest_staging 45 python3 -m pytest -q -m gpu tests/gpu/test_wgmma_gpu.py \
     -k "staging or 137 or 777 or (random and (4097 or 4000x4000))"
 # 3. The BF16 ceilings: the stored tensor_bf16 row was mma.sync, so `gpulab ceilings` measures just the
 #    BF16 rows again (wgmma tensor_bf16, tensor_bf16_mma_sync, cuBLAS BF16) and keeps the others.
@@ -61,9 +61,9 @@ for dims in ((4097, 4097, 4097), (1000, 3000, 777), (8191, 8191, 8191)):
 with open(sys.argv[1], "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0])); w.writeheader(); w.writerows(rows)
 PY
-# 5. The bench: staged (4097^3, 1000x3000x777) beside the nearest aligned shapes (4096^3, 1000x3000x776)
+# 5. The bench (t2, t3 and t4, which stages the same way): staged (4097^3, 1000x3000x777) beside the nearest aligned shapes (4096^3, 1000x3000x776)
 #    and 4000^3 (ragged M/N, K % 8 == 0: no staging), each with cuBLAS BF16.
-trial bench 45 gpulab bench gemm_bf16 --variant t2,t3 --shape 4097x4097x4097 --shape 1000x3000x777 \
+trial bench 55 gpulab bench gemm_bf16 --variant t2,t3,t4 --shape 4097x4097x4097 --shape 1000x3000x777 \
     --shape 1000x3000x776 --shape 4000x4000x4000 --shape 4096x4096x4096 --out "$dir/bench.csv"
 # 6. The t2/t3 access models against ncu: the ragged shapes first (K = 200 and K = 37, staged, N odd),
 #    then the default shape if time is left.
