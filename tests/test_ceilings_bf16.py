@@ -17,11 +17,13 @@ class _Card:
         self.name, self.compute_capability = name, cc
 
 
-def _rows(gpu="NVIDIA H200", bf16=True):
+def _rows(gpu="NVIDIA H200", bf16=True, instruction="wgmma m64n256k16"):
     env = {"gpu": gpu, "date": "2026-12-01T05:00:00+00:00"}
     rows = [{"ceiling": n, "gflops": 50_000.0, "gbps": 4000.0, "time_ms": 1.0, **env} for n in ceil.names()]
     if bf16:
-        rows += [{"ceiling": "tensor_bf16", "gflops": 600_000.0, "datasheet_gflops": 989_400.0, "time_ms": 30.0, **env},
+        tensor = {"instruction": instruction} if instruction else {}  # None: a file from before the column
+        rows += [{"ceiling": "tensor_bf16", "gflops": 600_000.0, "datasheet_gflops": 989_400.0, "time_ms": 30.0,
+                  **tensor, **env},
                  {"ceiling": "cublas_bf16_4096", "gflops": 670_000.0, "time_ms": 0.2, **env},
                  {"ceiling": "cublas_bf16_8192", "gflops": 720_000.0, "time_ms": 1.5, **env}]
     return rows
@@ -42,6 +44,37 @@ def test_ensure_adds_only_the_bf16_rows_to_an_older_file(tmp_path, monkeypatch):
     again = ceil.ensure(_Card(), tmp_path)  # now complete: read back, nothing measured
     assert not again.measured and calls == ["NVIDIA H200"]
     assert again.row("tensor_bf16")["gflops"] == pytest.approx(600_000.0)
+
+
+def test_a_hopper_file_whose_tensor_row_is_mma_sync_gets_the_bf16_rows_measured_again(tmp_path, monkeypatch):
+    # The file on main before the wgmma kernel: tensor_bf16 by mma.sync (631 TFLOP/s on the H200), no
+    # instruction column; GEMMs reaching 718-758 read 114% of it.
+    ceil.save(ceil.ceilings_path(tmp_path), _rows(instruction=None))
+    monkeypatch.setattr(ceil, "measure", lambda *a, **k: pytest.fail("measured everything again"))
+    fresh = _rows()[-3:] + [{"ceiling": "tensor_bf16_mma_sync", "gflops": 631_000.0, "instruction": "mma.sync m16n8k16",
+                             "gpu": "NVIDIA H200"}]
+    monkeypatch.setattr(ceil, "measure_bf16", lambda device, **k: fresh)
+    got = ceil.ensure(_Card(), tmp_path)
+    assert got.measured
+    assert [r["ceiling"] for r in got.rows].count("tensor_bf16") == 1
+    assert got.row("tensor_bf16")["instruction"] == "wgmma m64n256k16"
+    assert got.row("tensor_bf16_mma_sync")["gflops"] == pytest.approx(631_000.0)
+    assert not ceil.ensure(_Card(), tmp_path).measured  # read back: current now
+
+
+def test_an_ampere_file_measured_by_mma_sync_is_current(tmp_path, monkeypatch):
+    ceil.save(ceil.ceilings_path(tmp_path), _rows("NVIDIA A100-SXM4-80GB", instruction=None))
+    monkeypatch.setattr(ceil, "measure_bf16", lambda *a, **k: pytest.fail("mma.sync is an A100's fastest"))
+    assert not ceil.ensure(_Card("NVIDIA A100-SXM4-80GB", (8, 0)), tmp_path).measured
+
+
+def test_the_wgmma_kernel_compiles_for_sm90a_with_its_accumulators_in_registers():
+    compiled = compile_kernel(ceil.KERNEL_DIR / "wgmma_bf16.cu", "wgmma_bf16_peak", {}, "sm_90a")
+    res = compiled.resources
+    assert res.spill_stores_bytes == 0 and res.stack_frame_bytes == 0
+    assert 128 < res.registers <= 168  # 128 accumulators; 3 blocks of 128 threads fit an SM's 65,536
+    assert ceil.WGMMA_BLOCKS_PER_SM * ceil.WGMMA_THREADS * ((res.registers + 7) // 8 * 8) <= 65536
+    assert "C7508" not in compiled.log and "serialized" not in compiled.log  # wgmma kept asynchronous
 
 
 def test_a_card_without_bf16_tensor_cores_keeps_the_older_file(tmp_path, monkeypatch):
@@ -86,7 +119,9 @@ def test_the_roofline_draws_the_bf16_roof_where_measured():
     from gpulab.report.roofline import roofs
 
     with_bf16 = [r.name for r in roofs(ceil.Ceilings(_rows()))]
-    assert any(label.startswith("BF16 tensor (mma.sync) 600 TFLOP/s") for label in with_bf16)
+    assert any(label.startswith("BF16 tensor (wgmma) 600 TFLOP/s") for label in with_bf16)
+    older = [r.name for r in roofs(ceil.Ceilings(_rows(instruction=None)))]  # before the instruction column
+    assert any(label.startswith("BF16 tensor (mma.sync) 600 TFLOP/s") for label in older)
     assert not any("BF16" in r.name for r in roofs(ceil.Ceilings(_rows(bf16=False))))
 
 

@@ -261,8 +261,10 @@ def test_cp_async_wavefronts_are_recorded_but_not_judged():
     res = fidelity.measure_one(spec("sgemm", "v9", (129, 67, 33)), profile=fake_profile())
     rows = by_quantity(res)
     assert rows["smem_ldgsts_requests"]["verdict"] == "exact" and rows["smem_ldgsts_requests"]["predicted"] > 0
-    for q in fidelity.MEASURED_ONLY:
+    for q in ("smem_ldgsts_wavefronts", "smem_ldgsts_bank_conflicts"):
         assert rows[q]["predicted"] is None and rows[q]["verdict"] == "not modelled"
+    for q in ("smem_gmma_wavefronts", "smem_gmma_bank_conflicts"):  # no wgmma in v9: predicted none
+        assert rows[q]["predicted"] == 0
     rows = by_quantity(fidelity.measure_one(spec("sgemm", "v1", (129, 67, 33)), profile=fake_profile()))
     for q in fidelity.MEASURED_ONLY:
         assert rows[q]["predicted"] == 0 and rows[q]["verdict"] == "exact"

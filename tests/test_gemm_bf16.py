@@ -221,7 +221,7 @@ def test_the_grid_covers_every_shape(variant):
 
 
 # -- access models --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("variant", [v for v in RUNGS if v.access is not None], ids=lambda v: v.name)  # t2, t3: none yet
+@pytest.mark.parametrize("variant", [v for v in RUNGS if v.access is not None], ids=lambda v: v.name)
 @pytest.mark.parametrize("dims", [(1, 1, 1), (17, 33, 65), (131, 67, 37), (300, 388, 200), (200, 130, 136)])
 def test_access_model_classes_are_exact(variant, dims):
     """Both copy paths (K % 8 == 0 or not), both store paths (N even or odd), ragged tiles."""
@@ -245,6 +245,34 @@ def test_t1_counts_at_4096_follow_the_code():
     assert got["gmem_load_sectors"] == blocks * ktiles * 256 * 8 * 16 // 32
     assert got["smem_load_requests"] == got["smem_store_requests"] == 0  # no LDS/STS on this path
     assert got["gmem_store_sectors"] == 4096 * 4096 * 4 // 32
+
+
+@pytest.mark.parametrize("name", ["t2", "t3"])
+def test_tma_rungs_counts_at_4096_follow_the_code(name):
+    v = EXP.variant(name)
+    p = v.default_params()  # 128 x 256 tiles
+    got = predict(v.access(p, EXP.square(4096)))
+    blocks, ktiles = (4096 // 128) * (4096 // 256), 4096 // 64
+    assert got["tma_load_requests"] == blocks * ktiles * 2  # one A box and one Bt box per k-tile
+    # Rows of 8192 bytes: every 128-byte box row is 4 whole sectors; A read by 16 block-columns, Bt by 32 block-rows.
+    assert got["tma_load_bytes"] == 2 * 4096 * 4096 * (16 + 32)
+    assert got["gmma_requests"] == blocks * 2 * 4 * ktiles * 4  # 2 warpgroups of 4 warps, 4 k16 steps a k-tile
+    assert got["gmem_load_requests"] == got["smem_load_requests"] == got["smem_store_requests"] == 0
+    assert got["gmem_store_requests"] == blocks * 8 * 32 * 2  # 8 storing warps x BN/8 x 2 row halves, STG.64
+    assert got["gmem_store_sectors"] == 4096 * 4096 * 4 // 32
+
+
+def test_tma_rungs_read_the_staged_pitch_where_k_is_ragged():
+    """K = 771: the boxes read the staged rows of 776 elements (1552 bytes, a multiple of 16 but not of
+    32): odd rows start 16 bytes into a sector, so their 128-byte box rows touch 5 sectors; the last
+    k-tile holds 776 - 768 = 8 elements, 16 bytes: one sector at either row."""
+    v = EXP.variant("t3")
+    s = EXP.shape(128, 256, 771)
+    got = predict(v.access(v.default_params(), s))
+    per_row = 12 * 4 + 1, 12 * 5 + 1  # 12 whole k-tiles and the last, at an even and an odd row
+    rows = 128 + 256
+    assert got["tma_load_bytes"] == 32 * (rows // 2) * sum(per_row)
+    assert got["tma_load_requests"] == 13 * 2
 
 
 def test_t0_pays_for_its_c_staging_in_bank_conflicts():

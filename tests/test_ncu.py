@@ -138,7 +138,7 @@ def test_single_launch_accepts_demangled_signature():
 # Metrics gpulab asks for that were added after tests/fixtures/ncu was recorded (re-recording it
 # with scripts/ncu_capture_fixtures.py brings them in): cp.async's and ldmatrix's counters, the
 # instrumented shared wavefronts.
-NEWER_THAN_FIXTURES = ("ldgsts", "ldsm", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared")
+NEWER_THAN_FIXTURES = ("ldgsts", "ldsm", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared", "gmma", "tma")
 
 
 def newer_than_fixtures(metric: str) -> bool:

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from gpulab.errors import GpulabError
 from gpulab.experiments.base import Shape
-from gpulab.experiments.gemm_bf16 import tma_rungs
+from gpulab.experiments.gemm_bf16 import staging, tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import (
     SMEM_BLOCK_OPTIN_MAX, T2, T3, T4, bt_box_rows, ring_smem_bytes, t2_launch, t3_launch, t4_launch,
     t4_smem_bytes, t4_tensor_maps, tensor_maps,
@@ -20,13 +21,26 @@ def shape(m, n, k):
     return Shape(("M", "N", "K"), (m, n, k))
 
 
-def test_the_rungs_take_any_shape_and_pass_no_tensor_map_where_tma_cannot_describe_the_rows():
+def test_the_rungs_take_any_shape_and_stage_padded_rows_where_tma_cannot_describe_them():
     for v in (T2, T3):
         for s in ((4097, 4097, 4097), (1000, 3000, 777), (1000, 3001, 776), (1, 1, 1)):
             assert v.constraints(v.default_params(), shape(*s)) is None
-    # K = 777: rows of 1554 bytes, no tensor map; the kernel copies with its threads and reads none.
-    maps = tensor_maps({}, None, shape(64, 64, 777), T2.default_params())
-    assert [m.tobytes() for m in maps] == [bytes(128)] * 2
+        assert v.stage is staging.pad_k
+        # K a multiple of 8: the inputs are read as they are, nothing is staged (no GPU needed to say so).
+        assert v.stage({}, shape(1000, 3001, 776), v.default_params(), "sm_90") is None
+    assert T4.stage is staging.pad_k  # t4 stages the same way
+    # K = 777 unstaged: rows of 1554 bytes, which no tensor map describes; refused in one line.
+    unstaged = {"A": _FakeDeviceArray(64, 777), "Bt": _FakeDeviceArray(64, 777)}
+    with pytest.raises(GpulabError, match="multiple of 8"):
+        tensor_maps(unstaged, None, shape(64, 64, 777), T2.default_params())
+
+
+class _FakeDeviceArray:
+    """What tensor_maps reads of a CuPy array: its shape and its device pointer."""
+
+    def __init__(self, rows, cols, ptr=1 << 20):
+        self.shape = (rows, cols)
+        self.data = type("Memory", (), {"ptr": ptr})()
 
 
 def test_t2_states_shared_memory_and_register_limits_up_front():
@@ -109,10 +123,12 @@ def test_t4_states_its_limits_and_splits_bt_between_the_cluster_blocks():
     assert t4_smem_bytes(p) == ring_smem_bytes(p) + 32768 <= SMEM_BLOCK_OPTIN_MAX
 
 
-def test_t4_passes_no_c_map_where_tma_cannot_store_c():
+def test_t4_passes_no_c_map_where_tma_cannot_store_c(monkeypatch):
     zeros = bytes(128)
-    # N = 3001: FP32 rows of 12004 bytes, not a multiple of 16; K = 777: no A/Bt maps either.
+    # A's and Bt's maps are t2/t3's (staged rows where K % 8 != 0, encoded by the driver: not here).
+    monkeypatch.setattr(tma_rungs, "tensor_maps", lambda inputs, out, shape, params: ("A map", "Bt map"))
+    # N = 3001: FP32 rows of 12004 bytes, not a multiple of 16: no C map.
     maps = t4_tensor_maps({}, None, shape(64, 3001, 777), T4.default_params())
-    assert [m.tobytes() for m in maps] == [zeros] * 3
+    assert maps[:2] == ("A map", "Bt map") and maps[2].tobytes() == zeros
     maps = t4_tensor_maps({}, None, shape(64, 3000, 777), T4.default_params() | {"STORE": 0})
-    assert [m.tobytes() for m in maps] == [zeros] * 3
+    assert maps[:2] == ("A map", "Bt map") and maps[2].tobytes() == zeros

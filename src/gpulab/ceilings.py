@@ -10,16 +10,22 @@ Every rate gpulab reports is shown against a limit measured on the same card, ne
   cublas_fp32_N     cuBLAS SGEMM through CuPy, FP32 compute (TF32 off), N = 4096 and 8192
   cublas_tf32_N     the same with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores), to show what a
                     "FP32" baseline that lets TF32 in would claim
-  tensor_bf16       gpulab's mma.sync kernel (experiments/ceilings/mma_bf16.cu): back-to-back BF16
-                    m16n8k16 MMAs on registers, FP32 accumulate; the rate of the mma.sync class of
-                    instruction (not wgmma, which alone reaches the datasheet on Hopper), beside the
+  tensor_bf16       the dense BF16 tensor-core rate, FP32 accumulate, by the card's fastest
+                    instruction, named in the row's `instruction` column: on sm_90 (Hopper) gpulab's
+                    wgmma kernel (experiments/ceilings/wgmma_bf16.cu: back-to-back m64n256k16 on
+                    operands in shared memory, what the Hopper GEMMs issue); on sm_80-89 its mma.sync
+                    kernel (experiments/ceilings/mma_bf16.cu: m16n8k16 on registers); beside the
                     card's datasheet dense BF16 rate where gpulab knows it (datasheet_gflops)
+  tensor_bf16_mma_sync  on sm_90 only: the mma.sync kernel as well, the rate of the instruction class
+                    WMMA and mma.sync GEMMs issue there (optional: older files lack it)
   cublas_bf16_N     cuBLAS BF16 GEMM (cublasGemmEx, BF16 in, FP32 out, CUBLAS_COMPUTE_32F, the "TN"
                     layout of gemm_bf16), N = 4096 and 8192
 The L2 row is the roof of the roofline's L2 line (report/roofline.py); files measured before it
 existed lack it and stay complete: the roofline then leaves that line out. The BF16 rows are the
 ceiling of gemm_bf16 (its compute_ceiling); a file without them stays complete too, and `ensure`
-measures just those rows and adds them on a card that has BF16 tensor cores (sm_80 and newer).
+measures just those rows and adds them on a card that has BF16 tensor cores (sm_80 and newer), as it
+does where the stored tensor_bf16 row was measured with another instruction than this card's fastest
+(a file from before the wgmma kernel: mma.sync on Hopper, below what wgmma GEMMs reach).
 The copy ceiling is the better of the two copies; memory-bound records get `pct_of_ceiling` against
 it, compute-bound ones (sgemm) against fma_fp32 (and already carry pct_of_cublas from their own
 cuBLAS row). They are stored in results/<gpu>/ceilings.csv with the date, driver and clocks, and
@@ -73,6 +79,14 @@ MMA_CHAINS = 8  # independent accumulators per warp
 MMA_ITERS = 1 << 14  # x 8 chains x 4096 flops x 132 x 32 warps: 2.3 TFLOP, ~4 ms at 600 TFLOP/s
 MMA_BLOCKS_PER_SM = 4  # of 256 threads: 8 warps per scheduler
 MMA_OPERAND = 0x3A803A80  # two BF16 2^-10: every step adds exactly 2^-16 to each accumulator
+MMA_SYNC = "mma.sync m16n8k16"
+WGMMA = "wgmma m64n256k16"
+WGMMA_SM = (9, 0)  # wgmma is sm_90a: its code runs on sm_90 alone
+TENSOR_BF16_MMA_SYNC = "tensor_bf16_mma_sync"
+WGMMA_ITERS = 1 << 12  # steps of 4 wgmma: x 524,288 FLOP x 396 warpgroups = 3.4 TFLOP, ~3.5 ms near 990 TFLOP/s
+WGMMA_THREADS = 128  # one warpgroup per block, its own 128 accumulators per thread (154 registers)
+WGMMA_BLOCKS_PER_SM = 3  # what 154 registers x 128 threads allow: 3 accumulator groups in flight per SM
+WGMMA_SMEM_BYTES = (64 + 256) * 128 + 1024  # the A and B tiles of four k16 steps, plus 1024-byte alignment
 # Dense BF16 tensor-core rates from the vendor's datasheets, in GFLOP/s (dense: without the 2:4
 # sparsity the datasheets quote first), by a piece of the device name. H100 SXM and H200 share SMs
 # and clocks: NVIDIA H100/H200 Tensor Core GPU datasheets, 989.4 TFLOP/s; H100 PCIe 756; A100 312.
@@ -160,16 +174,30 @@ def ensure(device, folder: Path, refresh: bool = False, progress=None) -> Ceilin
         stored = load(path)
         if stored is not None and all(r.get("gpu") == device.name for r in stored.rows):
             have = {str(r.get("ceiling")) for r in stored.rows}
-            if not has_bf16_tensor_cores(device) or set(bf16_names()) <= have:
+            if not has_bf16_tensor_cores(device) or (set(bf16_names()) <= have and
+                                                     tensor_instruction_current(stored, device)):
                 return stored
-            # A file from before the BF16 ceilings: measure only those and add them.
-            rows = [r for r in stored.rows if str(r.get("ceiling")) not in bf16_names()]
+            # A file from before the BF16 ceilings (or before this card's fastest tensor instruction
+            # was measured): measure only those and put them in place of any stored.
+            rows = [r for r in stored.rows if str(r.get("ceiling")) not in (*bf16_names(), TENSOR_BF16_MMA_SYNC)]
             rows += measure_bf16(device, progress=progress)
             save(path, rows)
             return Ceilings(rows, path, measured=True)
     rows = measure(device, progress=progress)
     save(path, rows)
     return Ceilings(rows, path, measured=True)
+
+
+def tensor_instruction(device) -> str:
+    """The instruction that measures tensor_bf16 on `device`: wgmma on sm_90, mma.sync elsewhere."""
+    return WGMMA if tuple(device.compute_capability) == WGMMA_SM else MMA_SYNC
+
+
+def tensor_instruction_current(stored: Ceilings, device) -> bool:
+    """Whether the stored tensor_bf16 row was measured with this card's instruction (rows from before
+    the `instruction` column were mma.sync)."""
+    row = stored.row(TENSOR_BF16) or {}
+    return (row.get("instruction") or MMA_SYNC) == tensor_instruction(device)
 
 
 # -- applying them to records --------------------------------------------------------------------
@@ -378,9 +406,14 @@ def measure_bf16(device, policy=None, progress=None) -> list[dict]:
     cupy = seam.cupy()
     policy, flush, rows, say, row = _session(device, policy, progress)
 
-    say("BF16 tensor-core rate (mma.sync m16n8k16)")
+    instruction = tensor_instruction(device)
+    say(f"BF16 tensor-core rate ({instruction})")
+    if instruction == WGMMA:
+        what, t, values = measure_wgmma_bf16(device, policy)
+        row(TENSOR_BF16, what, t, instruction=WGMMA, **values)
+        say(f"BF16 tensor-core rate of {MMA_SYNC}, for the rungs that issue it")
     what, t, values = measure_mma_bf16(device, policy)
-    row(TENSOR_BF16, what, t, **values)
+    row(TENSOR_BF16 if instruction == MMA_SYNC else TENSOR_BF16_MMA_SYNC, what, t, instruction=MMA_SYNC, **values)
 
     # The same call gemm_bf16 times as its cuBLAS row, on uniform(-1, 1) BF16 inputs, checked by
     # gemm_bf16's own check (float64 reference, FP32-accumulation tolerance).
@@ -412,23 +445,53 @@ def measure_mma_bf16(device, policy):
     blocks = device.sm_count * MMA_BLOCKS_PER_SM
     out = cupy.empty(blocks * THREADS, dtype=cupy.float32)
     args = (out, np.uint32(MMA_OPERAND), np.int32(MMA_ITERS))
-    # No flush: the kernel touches no memory but its one store per thread.
-    t = time_it(lambda: kernel((blocks, 1, 1), (THREADS, 1, 1), args), policy, None)
-    synchronize("BF16 tensor-core ceiling")
-    want = MMA_CHAINS * 4 * MMA_ITERS * 2.0**-16  # every accumulator element gains 2^-16 a step
-    if not bool((out == np.float32(want)).all()):
-        raise GpulabError(f"the BF16 tensor-core ceiling kernel summed {float(out[0]):.9g} in thread 0, "
-                          f"expected exactly {want:.9g}")
+    launch = lambda: kernel((blocks, 1, 1), (THREADS, 1, 1), args)  # noqa: E731
     warps = blocks * THREADS // 32
-    flops = 2.0 * 16 * 8 * 16 * MMA_CHAINS * MMA_ITERS * warps
+    what = (f"gpulab mma_bf16_peak: {MMA_SYNC} BF16->FP32, {MMA_CHAINS} accumulators x {MMA_ITERS} "
+            f"steps per warp, {blocks} blocks of {THREADS}, registers only")
+    # Each step adds 2^-16 to every accumulator element.
+    return _tensor_rate(device, policy, launch, out, MMA_CHAINS * 4 * MMA_ITERS * 2.0**-16,
+                        2.0 * 16 * 8 * 16 * MMA_CHAINS * MMA_ITERS * warps, what)
+
+
+def measure_wgmma_bf16(device, policy):
+    """The wgmma BF16 rate on `device` (sm_90): (what was timed, its Timing, the row's values)."""
+    cupy = seam.cupy()
+    kernel = load_kernel(compile_kernel(KERNEL_DIR / "wgmma_bf16.cu", "wgmma_bf16_peak", {}, "sm_90a"))
+    blocks = device.sm_count * WGMMA_BLOCKS_PER_SM
+    out = cupy.empty(blocks * WGMMA_THREADS, dtype=cupy.float32)
+    args = (out, np.uint32(MMA_OPERAND), np.int32(WGMMA_ITERS))
+    launch = lambda: kernel((blocks, 1, 1), (WGMMA_THREADS, 1, 1), args, WGMMA_SMEM_BYTES)  # noqa: E731
+    what = (f"gpulab wgmma_bf16_peak: {WGMMA} BF16->FP32 on shared-memory operands, 4 x {WGMMA_ITERS} per "
+            f"warpgroup, one group in flight behind the one issuing, {blocks} blocks of {WGMMA_THREADS}")
+    # Each wgmma adds 2^-16 to every accumulator element.
+    return _tensor_rate(device, policy, launch, out, 4 * WGMMA_ITERS * 2.0**-16,
+                        2.0 * 64 * 256 * 16 * 4 * WGMMA_ITERS * blocks, what)
+
+
+def _tensor_rate(device, policy, launch, out, want: float, flops: float, what: str):
+    """Times a tensor ceiling kernel's `launch` (no flush: it touches no global memory but its one
+    store per thread), checks every thread's sum in `out` is exactly `want`: (what, Timing, values)
+    with the datasheet's dense BF16 rate beside where gpulab knows it."""
+    t = time_it(launch, policy, None)
+    synchronize(f"BF16 tensor-core ceiling ({what.split(':')[0]})")
+    check_sums(out, want, what.split(":")[0])
     datasheet = datasheet_bf16_gflops(device.name)
-    what = (f"gpulab mma_bf16_peak: mma.sync m16n8k16 BF16->FP32, {MMA_CHAINS} accumulators x {MMA_ITERS} "
-            f"steps per warp, {blocks} blocks of {THREADS}, registers only"
-            + (f"; datasheet dense BF16 {datasheet / 1e3:,.0f} TFLOP/s (wgmma on Hopper)" if datasheet else ""))
     values = {"gflops": flops / (t.median_ms / 1e3) / 1e9}
     if datasheet:
+        what += f"; datasheet dense BF16 {datasheet / 1e3:,.0f} TFLOP/s"
         values["datasheet_gflops"] = datasheet
     return what, t, values
+
+
+def check_sums(out, want: float, kernel: str) -> None:
+    """Every thread of a tensor ceiling kernel must hold exactly `want` (NaN: its accumulators differ)."""
+    cupy = seam.cupy()
+    bad = cupy.flatnonzero(out != np.float32(want))
+    if bad.size:
+        first = int(bad[0])
+        raise GpulabError(f"the BF16 tensor-core ceiling kernel ({kernel}) summed {float(out[first]):.9g} in thread "
+                          f"{first} ({bad.size} threads wrong), expected exactly {want:.9g}")
 
 
 def l2_geometry(sm_count: int, l2_bytes: int) -> tuple[int, int]:

@@ -70,6 +70,16 @@ DRAM = tuple(q.key for q in Q.FIDELITY if q.judged in (Q.TOLERANCE, Q.INFO))
 
 UNMODELLED_NOTE = ("the shared side of cp.async: its wavefronts follow the global sectors' arrival, "
                    "which the model does not predict")
+GMMA_NOTE = ("wgmma's operand reads from shared memory: how many data-stage wavefronts a m64nNk16 takes "
+             "for its A and B tiles is not documented, so the model does not predict them")
+# The measured-only quantities, each with the predicted count that says its instructions do not run at
+# all (then it is predicted 0 and judged) and why it is not modelled where they do.
+UNMODELLED = {
+    "smem_ldgsts_wavefronts": ("smem_ldgsts_requests", UNMODELLED_NOTE),
+    "smem_ldgsts_bank_conflicts": ("smem_ldgsts_requests", UNMODELLED_NOTE),
+    "smem_gmma_wavefronts": ("gmma_requests", GMMA_NOTE),
+    "smem_gmma_bank_conflicts": ("gmma_requests", GMMA_NOTE),
+}
 HARDWARE_NOTE = ("a hardware counter: not a fixed count of one launch on the H200 (it moves between captures); "
                  "the instrumented count in the row without hw_ is the one held to the model")
 # Where ncu's instrumented wavefront count and its hardware count disagree and the hardware count is
@@ -117,8 +127,9 @@ def predicted_quantities(spec) -> dict[str, int] | None:
     check_launch(model, spec.variant.launch(spec.params, spec.shape))
     p = predict(model)
     out = {q.key: int(v) for q in Q.FIDELITY if (v := Q.predicted_value(q, p)) is not None}
-    if out.get("smem_ldgsts_requests") == 0:  # no cp.async: nothing of it to write either
-        out |= dict.fromkeys(MEASURED_ONLY, 0)
+    for key, (count, _) in UNMODELLED.items():
+        if out.get(count) == 0:  # none of its instructions run: nothing of it to count either
+            out[key] = 0
     written = output_bytes(spec.experiment, spec.shape)
     out["dram_read_bytes"] = int(model.dram_compulsory_bytes) - written
     out["dram_write_bytes"] = written
@@ -162,12 +173,12 @@ def compare(predicted: dict | None, measured: dict, l2_bytes: int | None, no_mod
         if not _finite(meas):
             row["verdict"], row["note"] = "not measured", "ncu gave no value"
         elif q in MEASURED_ONLY and pred is None:
-            row["verdict"], row["note"] = "not modelled", UNMODELLED_NOTE
+            row["verdict"], row["note"] = "not modelled", UNMODELLED.get(q, ("", UNMODELLED_NOTE))[1]
         elif pred is None:
             row["verdict"], row["note"] = "no model", no_model
         else:
             row["ratio"] = meas / pred if pred else (1.0 if meas == 0 else math.inf)
-            if q in COUNTED or q in MEASURED_ONLY:  # the latter predicted only as 0, where there is no cp.async
+            if q in COUNTED or q in MEASURED_ONLY:  # the latter predicted only as 0, where none of it runs
                 row["exact"] = meas == pred
                 row["verdict"] = "exact" if row["exact"] else "differs"
             elif q in HARDWARE:  # shown, never judged: row["exact"] stays None

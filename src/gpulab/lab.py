@@ -263,9 +263,18 @@ class Lab:
             return lambda: fn(inputs, out, spec.shape)
         kernel = load(compile_spec(spec, self.arch))
         launch = spec.variant.launch(spec.params, spec.shape)
-        args = (*exp.kernel_args(inputs, out, spec.shape, spec.params),
-                *spec.variant.extra_args(inputs, out, spec.shape, spec.params))
-        return lambda: kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
+        # A variant that cannot read the inputs as they are stages copies it can (Variant.stage):
+        # allocated here, once; refilled before every launch, inside whatever times or profiles it.
+        staged = spec.variant.stage(inputs, spec.shape, spec.params, self.arch)
+        reads = inputs if staged is None else {**inputs, **staged.inputs}
+        args = (*exp.kernel_args(reads, out, spec.shape, spec.params),
+                *spec.variant.extra_args(reads, out, spec.shape, spec.params))
+
+        def once() -> None:
+            if staged is not None:
+                staged.copy()
+            kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
+        return once
 
     def device_inputs(self, spec: RunSpec, exact: bool, seed: int) -> dict:
         """The run's inputs drawn from `seed` (small integers when `exact`), on the device."""

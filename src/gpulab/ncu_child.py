@@ -13,7 +13,8 @@ CHECK_LAUNCHES + WARMUP_LAUNCHES + 1 times:
   2. warm-ups, so the captured launch pays no module load or first-touch cost;
   3. the launch to capture.
 So `ncu --kernel-name <entry> --launch-skip LAUNCH_SKIP --launch-count 1` selects exactly that last
-launch, whatever else (CuPy fills, the reference GEMM) the program launches. Nothing is timed here:
+launch, whatever else (CuPy fills, the reference GEMM, a variant's staging copy before each launch:
+Variant.stage, named otherwise) the program launches; a staged run's counters are the kernel's alone. Nothing is timed here:
 under ncu the kernel is serialized and replayed, and timings mean nothing.
 
 What the counters cannot say, the program writes to --info as JSON: the device, the resources, the

@@ -158,6 +158,20 @@ COUNTED: tuple[Quantity, ...] = (
            "  ldmatrix shared wavefronts", INSTRUMENTED),
     _exact("smem_ldsm_bank_conflicts", "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
            "  ldmatrix bank conflicts", INSTRUMENTED),
+    # TMA copies and wgmma (Hopper): counted per instruction, not per lane (gpulab.model.predict's
+    # BULK_KEYS). The TMA rows are hardware counters of the TMA unit and its L2 reads; the wgmma
+    # instructions are instrumented. wgmma's shared-memory reads (its operands, through descriptors)
+    # are measured only: ncu counts them in wavefronts of the data stage, and how many a
+    # m64nNk16's A and B operands take is not documented.
+    _exact("tma_load_requests", "sm__inst_executed_pipe_tma.sum", "TMA instructions (UTMALDG)", better=None),
+    _exact("tma_load_bytes", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum",
+           "TMA global load bytes (from L2)", kind="bytes"),
+    _exact("gmma_requests", "sm__sass_inst_executed_op_shared_gmma.sum", "wgmma instructions (HGMMA, per warp)",
+           INSTRUMENTED, None),
+    Quantity("smem_gmma_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+             "  wgmma shared wavefronts (not modelled)", MEASURED),
+    Quantity("smem_gmma_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
+             "  wgmma shared bank conflicts (not modelled)", MEASURED),
     # DRAM: fidelity predicts reads and writes from the compulsory bytes and the output's size.
     Quantity("dram_read_bytes", "dram__bytes_read.sum", "DRAM bytes read", TOLERANCE, kind="bytes"),
     Quantity("dram_write_bytes", "dram__bytes_write.sum", "DRAM bytes written", INFO, kind="bytes"),

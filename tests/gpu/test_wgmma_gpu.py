@@ -1,12 +1,13 @@
 """The Hopper rungs of gemm_bf16 on a GPU: the 128-byte struct parameter reaches the kernel intact,
 the driver encodes the tensor maps, and t2/t3/t4 are exact on ragged shapes, including M and N smaller
 than one tile (boxes mostly outside the matrix), K smaller than one k-tile, and K not a multiple of 8
-(no tensor map: the kernels' own element copies)."""
+(padded staging: gemm_bf16/staging.py copies A and Bt into rows of K rounded up to 8 first)."""
 
 import numpy as np
 import pytest
 
 from gpulab.experiments import get_experiment
+from gpulab.experiments.gemm_bf16 import staging
 from gpulab.experiments.gemm_bf16.tma_rungs import BK, tensor_maps
 from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.launch import by_value, load, synchronize
@@ -46,7 +47,9 @@ def test_the_driver_encodes_a_tensor_map_for_a_device_matrix():
 
 @pytest.mark.parametrize("name", ["t2", "t3", "t4"])
 @pytest.mark.parametrize("shape", [(64, 128, 64), (1, 1, 8), (129, 257, 72), (200, 300, 136), (1000, 3001, 776),
-                                   (256, 512, 4096), (1, 1, 1), (200, 300, 137), (1000, 3000, 777)],
+                                   (256, 512, 4096), (1, 1, 1), (200, 300, 137), (1000, 3000, 777),
+                                   # the issue's ragged bench shapes (4097 and 777 staged, 4000 not)
+                                   (4097, 4097, 4097), (4000, 4000, 4000)],
                          ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("exact", [True, False], ids=["exact", "random"])
 def test_rung_correct(lab, name, shape, exact):
@@ -98,3 +101,25 @@ def test_t4_pingpong_is_exact(lab, cluster, store, shape):
     spec = RunSpec(GEMM, variant, params, GEMM.shape(*shape))
     result = lab.verify(spec, exact=True)
     assert result.ok, result.describe()
+
+
+def test_staging_copies_every_row_and_zeroes_the_pad(lab):
+    """pad_k.cu on its own: where it goes wrong, the first bad row and column say how."""
+    cp = cupy()
+    shape = GEMM.shape(300, 131, 777)
+    rng = np.random.default_rng(5)
+    inputs = {name: cp.asarray(rng.integers(1, 1 << 15, size=(rows, 777), dtype=np.uint16))
+              for name, rows in (("A", 300), ("Bt", 131))}
+    staged = staging.pad_k(inputs, shape, {}, lab.arch)
+    for name in ("A", "Bt"):
+        staged.inputs[name].fill(0xFFFF)  # poison: the copy must write the pad as well as the data
+    staged.copy()
+    synchronize("pad_k")
+    for name in ("A", "Bt"):
+        got = staged.inputs[name].get()
+        want = np.zeros_like(got)
+        want[:, :777] = inputs[name].get()
+        bad = np.argwhere(got != want)
+        assert got.shape[1] == 784 and bad.size == 0, f"{name}: first wrong [row, col] {bad[:1].tolist()}"
+    assert staged.moved_bytes == staging.staged_bytes(shape)
+

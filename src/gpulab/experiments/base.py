@@ -79,6 +79,24 @@ def no_extra_args(inputs: dict, out: Any, shape: Shape, params: Params) -> tuple
 
 
 @dataclasses.dataclass(frozen=True)
+class Staged:
+    """What a variant's `stage` step gives the harness: `inputs` replace the experiment's inputs of
+    the same names in the kernel's arguments (copies in a layout the kernel can read, allocated once
+    for the run), and `copy()` refills them from the originals. The harness calls `copy()` right
+    before every launch of the kernel (the check, each timed repetition, the launches ncu and the
+    sanitizer see), so the copy is part of the run's time, as it is of a user's. `moved_bytes`: what
+    one copy reads plus writes, for its cost against the copy ceiling."""
+
+    inputs: dict[str, Any]
+    copy: Callable[[], None]
+    moved_bytes: int = 0
+
+
+def no_staging(inputs: dict, shape: Shape, params: Params, arch: str) -> Staged | None:
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
 class Variant:
     """One kernel of an experiment.
 
@@ -93,6 +111,9 @@ class Variant:
     `extra_args(inputs, out, shape, params)` gives the arguments its entry takes after the
     experiment's common ones (`Experiment.kernel_args`), e.g. TMA tensor maps built from the
     inputs' device pointers and the tile params; none by default.
+    `stage(inputs, shape, params, arch)` gives a gpulab.experiments.base.Staged where the kernel cannot
+    read the inputs as they are (a TMA rung's operands whose rows are not 16-byte aligned: it
+    copies them into padded buffers), or None where it can; none by default.
     """
 
     name: str
@@ -112,6 +133,7 @@ class Variant:
     tune_shapes: tuple[tuple[int, ...], ...] = ()
     arch_specific: bool = False
     extra_args: Callable[..., tuple] = no_extra_args
+    stage: Callable[..., Staged | None] = no_staging
 
     @classmethod
     def from_file(cls, path, access: Callable[..., Any] | None = None) -> "Variant":

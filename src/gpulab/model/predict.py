@@ -152,6 +152,19 @@ class KernelAccess:
     instructions: tuple[Instruction, ...]
     flops: float = 0.0
     dram_compulsory_bytes: int = 0  # each input read once, each output written once
+    # Counts the code fixes outside warp memory instructions, by key (BULK_KEYS): a TMA copy is one
+    # instruction of one thread moving a whole box, a wgmma one instruction per warp reading its
+    # operands from shared memory through descriptors. Computed by the model from the tiles; every
+    # key left out is 0 (a kernel with no TMA and no wgmma predicts none, and that is judged too).
+    bulk: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+
+# The keys of KernelAccess.bulk (gpulab.quantities says which ncu metric measures each):
+#   tma_load_requests  TMA tensor loads issued (SASS UTMALDG), one per box
+#   tma_load_bytes     bytes the TMA loads read from L2: the in-bounds part of every box row, in the
+#                      32-byte sectors it touches (a box's out-of-bounds part is zero-filled, not read)
+#   gmma_requests      wgmma instructions executed (SASS HGMMA), counted per warp: 4 per warpgroup
+BULK_KEYS = ("tma_load_requests", "tma_load_bytes", "gmma_requests")
 
 
 # -- symmetry helpers -----------------------------------------------------------------------------
@@ -330,6 +343,10 @@ def summarize(rows: Sequence[dict], model: KernelAccess, fma_gflops=None, copy_g
     # cp.async alone: its global requests (lanes that read) and its instructions
     out["gmem_ldgsts_requests"] = total("global", LDGSTS, "requests")
     out["smem_ldgsts_requests"] = total("global", LDGSTS, "instructions")
+    unknown = set(model.bulk) - set(BULK_KEYS)
+    if unknown:
+        raise GpulabError(f"unknown bulk counts {sorted(unknown)} in an access model; known: {', '.join(BULK_KEYS)}")
+    out |= {key: int(model.bulk.get(key, 0)) for key in BULK_KEYS}
     out["dram_compulsory_bytes"] = int(model.dram_compulsory_bytes)
     out["flops"] = float(model.flops)
     out["arithmetic_intensity_flop_per_byte"] = (

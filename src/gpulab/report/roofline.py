@@ -3,7 +3,7 @@
 The roofs (results/<gpu>/ceilings.csv, nothing from a datasheet):
   FP32 FMA     fma_fp32, gpulab's FFMA kernel
   tensor TF32  the faster cublas_tf32_N: the tensor-core rate cuBLAS reached on this card, where measured
-  tensor BF16  tensor_bf16, gpulab's mma.sync kernel (where measured: sm_80 and newer)
+  tensor BF16  tensor_bf16, gpulab's tensor-core kernel (wgmma on sm_90, mma.sync on sm_80-89; where measured)
   DRAM         the best copy (bytes read + written per second)
   L2           l2_read, gpulab's read kernel over a buffer that fits in L2, where measured (older
                ceilings.csv files lack it: the line is left out, never guessed)
@@ -65,7 +65,8 @@ def roofs(ceilings) -> list[Roof]:
                         f"{best['gflops'] / 1e3:,.0f} TFLOP/s", "compute", best["gflops"]))
     bf16 = ceilings.row("tensor_bf16") if hasattr(ceilings, "row") else None
     if bf16 and bf16.get("gflops"):
-        out.append(Roof(f"BF16 tensor (mma.sync) {bf16['gflops'] / 1e3:,.0f} TFLOP/s", "compute", bf16["gflops"]))
+        how = str(bf16.get("instruction") or "mma.sync").split()[0]  # files from before the column: mma.sync
+        out.append(Roof(f"BF16 tensor ({how}) {bf16['gflops'] / 1e3:,.0f} TFLOP/s", "compute", bf16["gflops"]))
     if ceilings.copy_gbps:
         out.append(Roof(f"DRAM copy {ceilings.copy_gbps / 1e3:,.2f} TB/s", "bandwidth", ceilings.copy_gbps))
     l2 = ceilings.l2_gbps if hasattr(ceilings, "l2_gbps") else None

@@ -31,6 +31,7 @@ from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Va
 from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
 from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4
+from gpulab.experiments.gemm_bf16.staging import needs_staging, padded_k
 # The card limits, the register check and the reference's CPU/GPU split are sgemm's: one place.
 from gpulab.experiments.sgemm import (
     CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX,
@@ -130,7 +131,7 @@ class GemmBf16(Experiment):
     entry = "gemm_bf16"
     baseline = "t0"
     bound = "compute"
-    compute_ceiling = "tensor_bf16"  # gpulab.ceilings: the measured mma.sync rate, not the FP32 FMAs
+    compute_ceiling = "tensor_bf16"  # gpulab.ceilings: the measured tensor rate (wgmma on Hopper), not the FP32 FMAs
     default_shapes = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
                       (4000, 4000, 4000), (4097, 4097, 4097), (1000, 3000, 777))
     test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (256, 256, 4104), (4096, 4096, 4096),
@@ -193,6 +194,8 @@ class GemmBf16(Experiment):
     def device_bytes(self, shape: Shape) -> int:
         m, n, k = shape.values
         total = self.bytes_moved(shape)
+        if needs_staging(k):  # the TMA rungs' padded copies of A and Bt (staging.py)
+            total += 2 * (m + n) * padded_k(k)
         if m * n * k > CPU_REFERENCE_MAX_MACS:
             total += 8 * (m * k + k * n + m * n)  # the float64 copies for the GPU reference
         return total

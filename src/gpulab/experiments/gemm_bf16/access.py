@@ -18,6 +18,7 @@ import numpy as np
 
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
+from gpulab.experiments.gemm_bf16.staging import padded_k
 from gpulab.model.predict import (
     LDSM, Instruction, KernelAccess, Loop, buffers, every, periodic, ragged, same, shifted,
 )
@@ -51,6 +52,40 @@ def _per_element_loads(name, src, grow, k, rows: int, K: int, loops, blocks) -> 
         address=lambda i: src + BF16 * (np.minimum(grow(i), rows - 1) * K + k(i) + i.e),
         active=lambda i: (grow(i) < rows) & (k(i) + i.e < K),
         loops=(*loops, Loop("e", 8, every(8))), blocks=blocks)
+
+
+class _Grouped:
+    """The grouped rasterization of a 1D grid (hopper.cuh grouped_tile, t1's own copy): GROUP_M
+    block-rows at a time, column-major inside; block pid computes the tile (bm, bn)."""
+
+    def __init__(self, M: int, N: int, BM: int, BN: int, group_m: int):
+        self.M, self.N, self.BM, self.BN, self.group_m = M, N, BM, BN, group_m
+        self.grid_m, self.grid_n = cdiv(M, BM), cdiv(N, BN)
+        self.blocks = self.grid_m * self.grid_n
+
+    def bm_bn(self, pid):
+        per_group = self.group_m * self.grid_n
+        first_m = (pid // per_group) * self.group_m
+        rows = np.minimum(self.grid_m - first_m, self.group_m)
+        return first_m + (pid % per_group) % rows, (pid % per_group) // rows
+
+    def pid_of(self, bm: int, bn: int) -> int:  # the inverse of bm_bn
+        first_m = bm - bm % self.group_m
+        return first_m * self.grid_n + bn * min(self.grid_m - first_m, self.group_m) + bm - first_m
+
+    def row_classes(self, stride_bytes: int):
+        """Block-rows grouped by their origin's offset mod 128 bytes (stride_bytes per block-row) and
+        whether M cuts them."""
+        bms = np.arange(self.grid_m, dtype=np.int64)
+        return _by_key(np.stack([(stride_bytes * bms) % 128, np.where((bms + 1) * self.BM > self.M, bms, -1)], axis=1))
+
+    def col_classes(self, stride_bytes: int):
+        bns = np.arange(self.grid_n, dtype=np.int64)
+        return _by_key(np.stack([(stride_bytes * bns) % 128, np.where((bns + 1) * self.BN > self.N, bns, -1)], axis=1))
+
+    def by_block(self, rows, cols) -> dict:
+        """The block classes of the product of block-row and block-column classes."""
+        return {"x": tuple((int(self.pid_of(bm, bn)), m * n) for bm, m in rows for bn, n in cols)}
 
 
 def t0_access(params: Params, shape: Shape) -> KernelAccess:
@@ -193,35 +228,19 @@ def t1_access(params: Params, shape: Shape) -> KernelAccess:
     chunks = BK // 8
     step = T // chunks
     vec = K % 8 == 0
-    grid_m, grid_n = cdiv(M, BM), cdiv(N, BN)
-    blocks = grid_m * grid_n
+    grid = _Grouped(M, N, BM, BN, GROUP_M)
+    grid_m, grid_n, blocks = grid.grid_m, grid.grid_n, grid.blocks
+    bm_bn, by_block = grid.bm_bn, grid.by_block
     ktiles = cdiv(K, BK)
     base = buffers(A=BF16 * M * K, Bt=BF16 * N * K, C=F32 * M * N)
     slot_bytes = BF16 * (BM + BN) * BK
     a_bytes = BF16 * BM * BK
 
-    def bm_bn(pid):  # the grouped rasterization of the kernel
-        per_group = GROUP_M * grid_n
-        first_m = (pid // per_group) * GROUP_M
-        rows = np.minimum(grid_m - first_m, GROUP_M)
-        return first_m + (pid % per_group) % rows, (pid % per_group) // rows
-
-    def pid_of(bm, bn):  # its inverse
-        first_m = bm - bm % GROUP_M
-        return first_m * grid_n + bn * min(grid_m - first_m, GROUP_M) + bm - first_m
-
     # A block's counts depend on its block-row through the row origin (mod 128 bytes) and whether it
     # is cut by M, and on its block-column likewise: classes over block-rows x block-columns.
-    bms, bns = np.arange(grid_m, dtype=np.int64), np.arange(grid_n, dtype=np.int64)
-    m_edge = np.where((bms + 1) * BM > M, bms, -1)
-    n_edge = np.where((bns + 1) * BN > N, bns, -1)
-    a_rows = _by_key(np.stack([(BF16 * bms * BM * K) % 128, m_edge], axis=1))
-    b_cols = _by_key(np.stack([(BF16 * bns * BN * K) % 128, n_edge], axis=1))
-    c_rows = _by_key(np.stack([(F32 * bms * BM * N) % 128, m_edge], axis=1))
-    c_cols = _by_key(np.stack([(F32 * bns * BN) % 128, n_edge], axis=1))
-
-    def by_block(rows, cols):
-        return {"x": tuple((int(pid_of(bm, bn)), m * n) for bm, m in rows for bn, n in cols)}
+    a_rows = grid.row_classes(BF16 * BM * K)
+    b_cols = grid.col_classes(BF16 * BN * K)
+    c_rows, c_cols = grid.row_classes(F32 * BM * N), grid.col_classes(F32 * BN)
 
     smem_blocks = {"x": same(blocks)}
     # Global copies move 2*BK bytes a tile (a multiple of 128: BK is a multiple of 64); the last
@@ -305,3 +324,79 @@ def t1_access(params: Params, shape: Shape) -> KernelAccess:
                 active=lambda i, plus=plus: (c_rc(i)[0] < M) & (c_rc(i)[1] + plus < N),
                 loops=tiles, blocks=c_blocks))
     return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
+
+
+def _tma_sectors(rows: int, pitch: int, k_tiles: int) -> int:
+    """32-byte sectors the TMA boxes (64 BF16 wide, one per k-tile) read from the in-bounds rows of a
+    `rows` x `pitch` BF16 matrix, once over all k-tiles: row r's box row starts at 2 (r pitch + 64 kt)
+    bytes (16-byte aligned: the pitch is a multiple of 8) and holds min(64, pitch - 64 kt) elements
+    inside the matrix; the part past `pitch` is zero-filled, not read."""
+    offset = (BF16 * pitch * np.arange(rows, dtype=np.int64)) % 32  # 0 or 16 (base 256-byte aligned)
+    widths = BF16 * np.minimum(64, pitch - 64 * np.arange(k_tiles, dtype=np.int64))
+    return int(((offset[:, None] + widths[None, :] + 31) // 32).sum())
+
+
+def tma_access(params: Params, shape: Shape, consumer_first: int, threads: int) -> KernelAccess:
+    """The TMA rungs (t2_wgmma_tma.cu, t3_warp_specialized.cu): a 1D grid of BM x BN tiles in groups
+    of GROUP_M block-rows (grouped_tile). The k loop issues no warp memory instruction: per k-tile one
+    thread issues 2 TMA loads (UTMALDG: the A box 64 x BM, the Bt box 64 x BN) and each consumer warp
+    4 wgmma (HGMMA, operands read from shared memory by the tensor cores); those are KernelAccess.bulk
+    counts. The epilogue (hopper.cuh store_accumulators) is the only warp memory instruction: consumer
+    warpgroup c (threads consumer_first + 128 c ..) stores its 64 rows of the tile, thread t (warp
+    w = t / 32 % 4, lane l) rows 16 w + l / 4 + 8 h at columns 8 j + 2 (l % 4), j < BN / 8: one STG.64
+    (guard row < M and col < N) when N is even, else STG.32 of col (guard col < N) and of col + 1
+    (guard col + 1 < N).
+    K not a multiple of 8: the tensor maps describe staged copies whose rows are K rounded up to 8
+    (gemm_bf16.staging), so the TMA reads that pitch; the staging kernel is another launch, not
+    counted here."""
+    BM, BN, GROUP_M = params["BM"], params["BN"], params["GROUP_M"]
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    grid = _Grouped(M, N, BM, BN, GROUP_M)
+    k_tiles = cdiv(K, 64)
+    pitch = padded_k(K)
+    consumers = BM // 64
+    base = buffers(C=F32 * M * N)
+
+    def c_rc(i):
+        bm, bn = grid.bm_bn(i.bx)
+        c = (i.tid - consumer_first) // 128
+        row = bm * BM + 64 * c + 16 * (i.warp % 4) + i.lane // 4 + 8 * i.h
+        col = bn * BN + 8 * i.j + 2 * (i.lane % 4)
+        return row, col
+
+    def c_addr(i, plus=0):
+        row, col = c_rc(i)
+        return base["C"] + F32 * (np.minimum(row, M - 1) * N + np.minimum(col + plus, N - 1))
+
+    def stores(i, plus):
+        row, col = c_rc(i)
+        return (i.tid >= consumer_first) & (row < M) & (col + plus < N)
+
+    tiles = (Loop("j", BN // 8, every(BN // 8)), Loop("h", 2, every(2)))
+    c_blocks = grid.by_block(grid.row_classes(F32 * BM * N), grid.col_classes(F32 * BN))
+    if N % 2 == 0:
+        out = [Instruction("stg.64 C[row][col..col+1]", "global", "store", 8, address=c_addr,
+                           active=lambda i: stores(i, 0), loops=tiles, blocks=c_blocks)]
+    else:
+        out = [Instruction(f"stg C[row][col+{plus}] (N odd)", "global", "store", F32,
+                           address=lambda i, plus=plus: c_addr(i, plus), active=lambda i, plus=plus: stores(i, plus),
+                           loops=tiles, blocks=c_blocks) for plus in (0, 1)]
+    bulk = {
+        "tma_load_requests": grid.blocks * k_tiles * 2,
+        # Each block-row's A rows are read by every block-column, each Bt row by every block-row.
+        "tma_load_bytes": 32 * (grid.grid_n * _tma_sectors(M, pitch, k_tiles)
+                                + grid.grid_m * _tma_sectors(N, pitch, k_tiles)),
+        "gmma_requests": grid.blocks * consumers * 4 * k_tiles * 4,
+    }
+    return KernelAccess(grid=(grid.blocks, 1, 1), block=(threads, 1, 1), instructions=tuple(out), bulk=bulk,
+                        **_work(M, N, K))
+
+
+def t2_access(params: Params, shape: Shape) -> KernelAccess:
+    """t2: BM / 64 warpgroups, each a consumer that also waits on the ring (thread 0 issues the TMA)."""
+    return tma_access(params, shape, consumer_first=0, threads=128 * (params["BM"] // 64))
+
+
+def t3_access(params: Params, shape: Shape) -> KernelAccess:
+    """t3: warpgroup 0 is the producer (stores nothing), warpgroups 1 and 2 the consumers."""
+    return tma_access(params, shape, consumer_first=128, threads=384)

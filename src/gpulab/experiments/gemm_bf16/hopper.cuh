@@ -255,49 +255,23 @@ __device__ __forceinline__ void mma_k_tile(float (&acc)[kBN / 2], const unsigned
     fence_registers(acc);
 }
 
-// -- ragged K: the copies TMA cannot describe ------------------------------------------------------
-// Generic-proxy writes (st.shared) that the async proxy (wgmma) reads next: each writing thread fences
-// before it signals the consumers (PTX ISA, "Proxies"; HOPPER.md).
+// Generic-proxy writes (st.shared) that the async proxy (wgmma, TMA) reads next: the writing threads
+// fence before they signal the readers (PTX ISA, "Proxies"). t4's epilogue and the wgmma ceiling use it.
 __device__ __forceinline__ void fence_proxy_async_shared() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-// When K is not a multiple of 8 the rows of A and Bt do not start on 16-byte boundaries and no tensor
-// map describes them: THREADS threads (from `first`) copy a ROWS x 64 box element by element into the
-// layout TMA would have written (row r at r * 128 bytes, 16-byte chunk c at c ^ (r % 8)), zeros past
-// the matrix's `rows` x K edge. The slow path, at least 8x the instructions of 16-byte copies; its
-// cost is what the ragged shapes' rows of the bench show.
-template <int ROWS, int THREADS>
-__device__ __forceinline__ void copy_box_swizzled(unsigned char* tile, const bf16_t* src, int rows, int K, int row0,
-                                                  int k0, int first) {
-#pragma unroll 1  // the slow path: registers matter more here (the TMA path shares the kernel's budget)
-    for (int i = threadIdx.x - first; i < ROWS * 64; i += THREADS) {
-        const int r = i / 64, k = i % 64, row = row0 + r, col = k0 + k;
-        const bf16_t v = (row < rows && col < K) ? src[(long long)row * K + col] : bf16_t(0);
-        *reinterpret_cast<bf16_t*>(tile + r * 128 + (((k / 8) ^ (r % 8)) * 16) + (k % 8) * 2) = v;
-    }
-}
-
-// Fills one ring slot (the A tile, then the Bt tile after it) with k-tile k0 and signals `full`:
-// with TMA (K a multiple of 8), the calling thread alone arrives expecting the whole stage's bytes
-// (out-of-bounds parts of a box are written as zeros and counted too) and issues the two copies;
-// without, each of kThreads threads copies its share and arrives (full counts kThreads arrivals).
-template <int kBM, int kBN, int kThreads>
-__device__ __forceinline__ void fill_stage(bool tma, unsigned char* slot, unsigned long long* full,
-                                           const TmaDescriptor* map_a, const TmaDescriptor* map_bt,
-                                           const bf16_t* A, const bf16_t* Bt, int M, int N, int K, int m0, int n0,
-                                           int k0) {
-    unsigned char* bt_tile = slot + kBM * 64 * 2;
-    if (tma) {
-        mbar_arrive_expect_tx(full, (kBM + kBN) * 64 * 2);
-        tma_load_2d(slot, map_a, full, k0, m0);
-        tma_load_2d(bt_tile, map_bt, full, k0, n0);
-    } else {
-        copy_box_swizzled<kBM, kThreads>(slot, A, M, K, m0, k0, 0);
-        copy_box_swizzled<kBN, kThreads>(bt_tile, Bt, N, K, n0, k0, 0);
-        fence_proxy_async_shared();
-        mbar_arrive(full);
-    }
+// -- one ring slot's fill ---------------------------------------------------------------------------
+// Fills one ring slot (the A tile, then the Bt tile after it) with k-tile k0: the calling thread alone
+// arrives on `full` expecting the whole stage's bytes (out-of-bounds parts of a box are written as
+// zeros and counted too) and issues the two copies. Every K reaches here through a tensor map: where
+// K is not a multiple of 8 the host stages A and Bt with padded rows first (gemm_bf16/staging.py).
+template <int kBM, int kBN>
+__device__ __forceinline__ void fill_stage(unsigned char* slot, unsigned long long* full, const TmaDescriptor* map_a,
+                                           const TmaDescriptor* map_bt, int m0, int n0, int k0) {
+    mbar_arrive_expect_tx(full, (kBM + kBN) * 64 * 2);
+    tma_load_2d(slot, map_a, full, k0, m0);
+    tma_load_2d(slot + kBM * 64 * 2, map_bt, full, k0, n0);
 }
 
 // -- thread-block clusters (t4) ---------------------------------------------------------------------

@@ -24,8 +24,8 @@
 //   swizzle's 1024-byte period).
 // Shapes: any M, N, K >= 1. M and N edges: TMA zero fill on loads, masked stores. TMA describes a
 //   matrix only when its row pitch is a multiple of 16 bytes (K a multiple of 8 BF16); for any other
-//   K every thread copies the tiles element by element into the same swizzled layout (the slow path:
-//   far from the TMA rate; padded staging of A and Bt would be the fast strategy, see tma_rungs.py).
+//   K the host stages A and Bt into copies with padded rows before each launch (staging.py, timed with
+//   the GEMM) and the tensor maps describe those: the kernel is the same for every K.
 // Arguments: the experiment's (M, N, K; A M x K and Bt N x K, both row-major BF16 bits; C M x N FP32
 //   row-major), then the tensor maps of A (box 64 x BM) and Bt (box 64 x BN), encoded by the host.
 //   The kernel reads A and Bt only through the tensor maps.
@@ -56,21 +56,16 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
 
-    // TMA needs 16-byte row pitches (K a multiple of 8; the host encodes the maps only then); else
-    // every thread copies and arrives (hopper.cuh, copy_box_swizzled): the slow path for ragged K.
-    const bool tma = (K % 8) == 0;
-    const bool filler = tma ? threadIdx.x == 0 : true;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) mbar_init(&full[s], tma ? 1 : THREADS);
+    const bool filler = threadIdx.x == 0;
+    if (filler) {
+        for (int s = 0; s < STAGES; ++s) mbar_init(&full[s], 1);
         fence_barrier_init();
     }
     __syncthreads();
 
-    // With TMA thread 0 fills a slot (one arrival expecting the stage's bytes, two copies), else
-    // every thread copies its share and arrives (hopper.cuh, fill_stage).
+    // Thread 0 fills a slot: one arrival expecting the stage's bytes, two TMA copies (hopper.cuh).
     auto fill = [&](int slot, int kt) {
-        fill_stage<BM, BN, THREADS>(tma, ring + slot * STAGE_BYTES, &full[slot], &tma_a, &tma_bt, A, Bt, M, N, K,
-                                    m0, n0, kt * BK);
+        fill_stage<BM, BN>(ring + slot * STAGE_BYTES, &full[slot], &tma_a, &tma_bt, m0, n0, kt * BK);
     };
     if (filler) {
         for (int s = 0; s < STAGES && s < k_tiles; ++s) fill(s, s);

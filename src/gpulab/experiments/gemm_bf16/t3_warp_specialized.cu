@@ -21,8 +21,8 @@
 // Params: BM (128: two consumer warpgroups of 64 rows), BN (128 or 256: the wgmma's N), STAGES (ring
 //   slots), GROUP_M (block-rows per rasterization group). BK = 64. Dynamic shared memory:
 //   STAGES * (128 + BN) * 64 * 2 + 1024 bytes.
-// Shapes: as t2: any M, N, K >= 1; for K not a multiple of 8 (no tensor map) the producer warpgroup's
-//   128 threads copy element by element into the swizzled layout and arrive on full[s] (slow path).
+// Shapes: as t2: any M, N, K >= 1; for K not a multiple of 8 the host stages padded copies of A and Bt
+//   (staging.py) and the tensor maps describe those.
 #include "gemm_bf16/hopper.cuh"
 
 #define BK 64
@@ -55,10 +55,9 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
 
-    const bool tma = (K % 8) == 0;  // as t2: else the producer's threads copy (the slow path)
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], tma ? 1 : 128);
+            mbar_init(&full[s], 1);
             mbar_init(&empty[s], 128 * CONSUMERS);
         }
         fence_barrier_init();
@@ -68,13 +67,12 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     if (wg == 0) {
         // Producer warpgroup: one thread issues every copy; the rest have nothing to do.
         regs_dealloc<PRODUCER_REGS>();
-        if (tma ? threadIdx.x == 0 : true) {
+        if (threadIdx.x == 0) {
             for (int kt = 0; kt < k_tiles; ++kt) {
                 const int slot = kt % STAGES;
                 // The slot's previous k-tile (kt - STAGES) must have been read by both consumers.
                 if (kt >= STAGES) mbar_wait(&empty[slot], ((kt / STAGES) - 1) & 1);
-                fill_stage<BM, BN, 128>(tma, ring + slot * STAGE_BYTES, &full[slot], &tma_a, &tma_bt, A, Bt, M, N,
-                                        K, m0, n0, kt * BK);
+                fill_stage<BM, BN>(ring + slot * STAGE_BYTES, &full[slot], &tma_a, &tma_bt, m0, n0, kt * BK);
             }
         }
     } else {

@@ -53,8 +53,8 @@
 //   BN 256 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
 //   Registers: producer 40, consumers 232 (setmaxnreg), as t3.
 // Shapes: as t3: any M, N, K >= 1; ragged M, N by TMA zero fill and clipped/masked stores (a block whose
-//   rows lie past M still loads its share of Bt for its peer); for K not a multiple of 8 (no tensor
-//   map) each block's producer warpgroup copies its own whole tiles element by element, as t3.
+//   rows lie past M still loads its share of Bt for its peer); for K not a multiple of 8 the host
+//   stages padded copies of A and Bt (staging.py) and the tensor maps describe those, as t3.
 #include "gemm_bf16/hopper.cuh"
 
 #define BM 128
@@ -176,12 +176,11 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
 
-    const bool tma = (K % 8) == 0;  // as t3: else the producer's threads copy (the slow path)
     // C's rows must start on 16-byte boundaries for its tensor map (the host passes zeros otherwise).
     const bool tma_store = STORE && (N % 4) == 0;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], tma ? 1 : 128);
+            mbar_init(&full[s], 1);
             mbar_init(&empty[s], RELEASES_PER_SLOT);
         }
         for (int c = 0; c < CONSUMERS; ++c) mbar_init(&order[c], 128);
@@ -193,9 +192,9 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
 #endif
 
     if (wg == 0) {
-        // Producer warpgroup: with TMA one thread issues every copy; without, all 128 copy.
+        // Producer warpgroup: one thread issues every copy (K % 8 != 0 reaches here staged: staging.py).
         regs_dealloc<PRODUCER_REGS>();
-        if (tma ? threadIdx.x == 0 : true) {
+        if (threadIdx.x == 0) {
             unsigned it = 0;  // k-tiles issued by this block so far, over all its tiles: slot and parity
             for (int t = cluster_id; t < tiles; t += clusters) {
                 int m0, n0;
@@ -205,21 +204,16 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                     // The slot's previous k-tile (it - STAGES) was read by every consumer of the cluster.
                     if (it >= STAGES) mbar_wait(&empty[slot], ((it / STAGES) - 1) & 1);
                     unsigned char* a_tile = ring + slot * STAGE_BYTES;
-                    if (tma) {
-                        // This block's A tile, and its slice of the shared Bt tile into every block.
-                        mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
-                        tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
+                    // This block's A tile, and its slice of the shared Bt tile into every block.
+                    mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+                    tma_load_2d(a_tile, &tma_a, &full[slot], kt * BK, m0);
 #if CLUSTER > 1
-                        tma_load_2d_multicast(a_tile + A_TILE_BYTES + rank * B_SLICE_ROWS * BK * 2, &tma_bt,
-                                              &full[slot], kt * BK, n0 + (int)rank * B_SLICE_ROWS,
-                                              (unsigned short)((1u << CLUSTER) - 1));
+                    tma_load_2d_multicast(a_tile + A_TILE_BYTES + rank * B_SLICE_ROWS * BK * 2, &tma_bt,
+                                          &full[slot], kt * BK, n0 + (int)rank * B_SLICE_ROWS,
+                                          (unsigned short)((1u << CLUSTER) - 1));
 #else
-                        tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
+                    tma_load_2d(a_tile + A_TILE_BYTES, &tma_bt, &full[slot], kt * BK, n0);
 #endif
-                    } else {
-                        fill_stage<BM, BN, 128>(false, a_tile, &full[slot], &tma_a, &tma_bt, A, Bt, M, N, K, m0,
-                                                n0, kt * BK);
-                    }
                 }
             }
         }

@@ -1,0 +1,70 @@
+"""Padded staging: how the TMA rungs (t2 and up) take a K that is not a multiple of 8.
+
+TMA describes a matrix only when its row pitch is a multiple of 16 bytes (gpulab.gpu.tma), and A
+(M x K) and Bt (N x K) have a pitch of 2K bytes. For any other K the rung's `stage` step
+(gpulab.experiments.base.Staged) copies both into buffers of row pitch KP = K rounded up to 8, the
+pad columns zero, allocated once per run; pad_k.cu refills them in one launch before every launch of
+the GEMM, inside the timed work, and the tensor maps describe the padded buffers. The kernel runs
+its K/64 k-tiles unchanged: TMA zero-fills past KP, the pad adds zeros to every dot product.
+
+What it costs: one read of A and Bt and one write of their padded copies,
+`moved_bytes` = 2 (M + N) (K + KP) bytes, at best that over the copy ceiling (4097^3 on an H200:
+134 MB, ~31 us at 4.3 TB/s, about 16% of the GEMM's time at 720 TFLOP/s), plus one launch (a few
+microseconds, which is what dominates small shapes such as 1000x3000x777, a ~10 us GEMM).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from gpulab.arith import cdiv
+from gpulab.experiments.base import Params, Shape, Staged
+from gpulab.gpu import seam
+from gpulab.gpu.compile import compile_kernel
+from gpulab.gpu.launch import load
+from gpulab.gpu.tma import ELEMENT_BYTES, STRIDE_ALIGN_BYTES
+
+K_MULTIPLE = STRIDE_ALIGN_BYTES // ELEMENT_BYTES  # 8 BF16: the row pitch TMA takes
+SOURCE = Path(__file__).resolve().parent / "pad_k.cu"
+ENTRY = "pad_k_bf16"
+THREADS = 256
+
+
+def padded_k(k: int) -> int:
+    """K rounded up to the row pitch TMA takes."""
+    return cdiv(k, K_MULTIPLE) * K_MULTIPLE
+
+
+def needs_staging(k: int) -> bool:
+    return k % K_MULTIPLE != 0
+
+
+def staged_bytes(shape: Shape) -> int:
+    """What one staging copy moves: A and Bt read (pitch K), their padded copies written (pitch KP)."""
+    m, n, k = shape["M"], shape["N"], shape["K"]
+    return (m + n) * (k + padded_k(k)) * ELEMENT_BYTES
+
+
+def staging_grid(shape: Shape) -> tuple[int, int, int]:
+    """pad_k.cu's grid: one thread per 16-byte chunk of the padded rows of A and Bt."""
+    return (cdiv((shape["M"] + shape["N"]) * (padded_k(shape["K"]) // K_MULTIPLE), THREADS), 1, 1)
+
+
+def pad_k(inputs: dict, shape: Shape, params: Params, arch: str) -> Staged | None:
+    """The TMA rungs' `stage` step: None where K is a multiple of 8 (the inputs are read as they are),
+    else padded copies of A and Bt and the launch that refills them."""
+    m, n, k = shape["M"], shape["N"], shape["K"]
+    if not needs_staging(k):
+        return None
+    cupy = seam.cupy()
+    kp = padded_k(k)
+    a_pad = cupy.empty((m, kp), dtype=cupy.uint16)
+    bt_pad = cupy.empty((n, kp), dtype=cupy.uint16)
+    kernel = load(compile_kernel(SOURCE, ENTRY, {}, arch))
+    grid = staging_grid(shape)
+    args = (inputs["A"], inputs["Bt"], a_pad, bt_pad, np.int32(m), np.int32(n), np.int32(k), np.int32(kp))
+    return Staged(inputs={"A": a_pad, "Bt": bt_pad},
+                  copy=lambda: kernel(grid, (THREADS, 1, 1), args),
+                  moved_bytes=staged_bytes(shape))

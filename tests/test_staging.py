@@ -1,0 +1,77 @@
+"""Padded staging of gemm_bf16's TMA rungs without a GPU: the padded pitch and bytes, the staging
+kernel's grid and compile, and that the harness's launcher refills the staged copies before every
+kernel launch and hands the kernel the copies (tests/gpu/test_wgmma_gpu.py checks the results)."""
+
+import numpy as np
+
+from gpulab import lab as lab_module
+from gpulab.experiments import get_experiment
+from gpulab.experiments.base import Launch, Shape, Staged, Variant
+from gpulab.experiments.gemm_bf16 import staging
+from gpulab.gpu.compile import compile_kernel
+from gpulab.lab import Lab, RunSpec
+
+GEMM = get_experiment("gemm_bf16")
+
+
+def shape(m, n, k):
+    return Shape(("M", "N", "K"), (m, n, k))
+
+
+def test_padded_pitch_is_k_rounded_up_to_16_bytes():
+    assert [staging.padded_k(k) for k in (1, 7, 8, 9, 777, 4097)] == [8, 8, 8, 16, 784, 4104]
+    assert [staging.needs_staging(k) for k in (776, 777, 4096, 4097)] == [False, True, False, True]
+
+
+def test_staged_bytes_are_one_read_at_pitch_k_and_one_write_at_the_padded_pitch():
+    # 4097^3: A and Bt read (2 x 4097 x 4097 x 2 B), written padded (2 x 4097 x 4104 x 2 B): ~134 MB.
+    assert staging.staged_bytes(shape(4097, 4097, 4097)) == 2 * 4097 * (4097 + 4104) * 2
+    assert staging.staged_bytes(shape(1000, 3000, 777)) == 4000 * (777 + 784) * 2
+
+
+def test_staging_grid_has_one_thread_per_16_byte_chunk_of_both_padded_operands():
+    (blocks, _, _) = staging.staging_grid(shape(1000, 3000, 777))
+    chunks = 4000 * 784 // 8
+    assert (blocks - 1) * staging.THREADS < chunks <= blocks * staging.THREADS
+
+
+def test_the_staging_kernel_compiles_with_no_spills():
+    compiled = compile_kernel(staging.SOURCE, staging.ENTRY, {}, "sm_90")
+    r = compiled.resources
+    assert r.spill_stores_bytes == 0 and r.stack_frame_bytes == 0 and r.registers <= 32
+
+
+def test_the_launcher_refills_the_staged_copies_before_every_launch_and_passes_them(monkeypatch):
+    calls = []
+    padded = {"A": "A padded", "Bt": "Bt padded"}
+
+    def stage(inputs, shape, params, arch):
+        calls.append(("stage", arch))
+        return Staged(inputs=padded, copy=lambda: calls.append("copy"), moved_bytes=1)
+
+    def kernel(grid, block, args, smem):
+        calls.append(("kernel", args[3], args[4]))
+
+    variant = Variant(name="staged", file="none.cu", summary="", launch=lambda p, s: Launch((1, 1, 1), (32, 1, 1)),
+                      stage=stage)
+    monkeypatch.setattr(lab_module, "compile_spec", lambda spec, arch: None)
+    monkeypatch.setattr(lab_module, "load", lambda compiled: kernel)
+    lab = Lab.__new__(Lab)  # no GPU: only launcher() is exercised, which reads arch alone
+    lab.arch = "sm_90"
+    once = lab.launcher(RunSpec(GEMM, variant, {}, GEMM.shape(8, 8, 9)), {"A": "A", "Bt": "Bt"}, np.zeros(1))
+    once()
+    once()
+    # Staged once per run (buffers allocated once), copied before each launch, the kernel reads the copies.
+    assert calls == [("stage", "sm_90"), "copy", ("kernel", "A padded", "Bt padded"),
+                     "copy", ("kernel", "A padded", "Bt padded")]
+
+
+def test_an_unstaged_variant_launches_alone_on_the_inputs(monkeypatch):
+    calls = []
+    variant = Variant(name="plain", file="none.cu", summary="", launch=lambda p, s: Launch((1, 1, 1), (32, 1, 1)))
+    monkeypatch.setattr(lab_module, "compile_spec", lambda spec, arch: None)
+    monkeypatch.setattr(lab_module, "load", lambda compiled: lambda g, b, args, smem: calls.append(args[3]))
+    lab = Lab.__new__(Lab)
+    lab.arch = "sm_90"
+    lab.launcher(RunSpec(GEMM, variant, {}, GEMM.shape(8, 8, 8)), {"A": "A", "Bt": "Bt"}, np.zeros(1))()
+    assert calls == ["A"]
