@@ -340,7 +340,9 @@ def _gt_constraints(p: Params, s: Shape | None) -> str | None:
     threads = 32 * p["WARPS"]
     if reason := _check_threads(threads):
         return reason
-    if reason := _check_regs(4 * p["U"] + 5 * p["BN"] + 30, threads, p["MINB"]):
+    # Checked against ptxas (NVRTC 13.5, sm_90): U float4s of A and (N == 1) of B in flight, BN
+    # accumulators and B values, ~30 for the rest.
+    if reason := _check_regs(8 * p["U"] + 5 * p["BN"] + 30, threads, p["MINB"]):
         return reason
     if s is not None and cdiv(s["N"], p["BN"]) > 65535:
         return f"{cdiv(s['N'], p['BN'])} column blocks of BN={p['BN']} exceed a grid's y (65535): gt is for a few columns"
@@ -374,6 +376,15 @@ SX_MIN_KTILES = 8
 
 def _smallest_choice(choices: tuple[int, ...], at_least: int) -> int:
     return min((c for c in choices if c >= at_least), default=max(choices))
+
+
+def _fit_minb(variant: Variant, params: Params, shape: Shape) -> Params:
+    """`params` with the largest MINB up to its own that the variant's constraints accept (a wider
+    BM or BN needs more registers than the default's blocks per SM leave)."""
+    for minb in range(params["MINB"], 0, -1):
+        if variant.constraints(params | {"MINB": minb}, shape) is None:
+            return params | {"MINB": minb}
+    return params
 
 
 def few_tiles(shape: Shape) -> bool:
@@ -596,7 +607,8 @@ class Sgemm(Experiment):
                 Param("KT", (1, 2, 4, 8, 16), 4, "thread rows along k; their partial sums are added in order"),
                 Param("U", (1, 2, 4, 8), 4, "k rows per thread per step: float4 loads of B in flight"),
                 Param("S", (1, 2, 4, 8, 16, 32), 16, "k slices across blocks (grid.y), added in slice order"),
-                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+                # 4 x 256 threads at <= 64 registers: 528 resident blocks on 132 SMs hold 1 x 8192's 512 in one wave
+                Param("MINB", (1, 2, 3, 4), 4, "blocks per SM the registers are sized for"),
             ),
             constraints=_gv_constraints,
             extra_args=_gv_extra_args,
@@ -612,7 +624,7 @@ class Sgemm(Experiment):
                 Param("WARPS", (2, 4, 8, 16), 8, "warps per block"),
                 Param("RW", (1, 2, 4), 1, "rows of A per warp, one after the other"),
                 Param("U", (1, 2, 4, 8), 4, "float4s of A per lane per step, all in flight"),
-                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+                Param("MINB", (1, 2, 3, 4), 3, "blocks per SM the registers are sized for (3 x 256 threads: 80 each)"),
             ),
             constraints=_gt_constraints,
             tune_shapes=(GEMV_COL_SHAPE,),
@@ -638,11 +650,11 @@ class Sgemm(Experiment):
         kind = skinny_class(shape)
         if kind == "one row":
             gv = self.variant("gv")
-            params = gv.default_params() | {"BM": _smallest_choice(gv.param("BM").choices, shape["M"])}
+            params = _fit_minb(gv, gv.default_params() | {"BM": _smallest_choice(gv.param("BM").choices, shape["M"])}, shape)
             return "gv", params, "nothing tuned near: gv for one row"
         if kind == "one column":
             gt = self.variant("gt")
-            params = gt.default_params() | {"BN": _smallest_choice(gt.param("BN").choices, shape["N"])}
+            params = _fit_minb(gt, gt.default_params() | {"BN": _smallest_choice(gt.param("BN").choices, shape["N"])}, shape)
             return "gt", params, "nothing tuned near: gt for one column"
         if kind is not None or few_tiles(shape):
             sx = self.variant("sx")

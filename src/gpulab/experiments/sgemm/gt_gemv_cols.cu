@@ -50,20 +50,32 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
         int k = 0;
         if (vec) {
             constexpr int STEP = 32 * 4 * U;  // k per warp per step
-            for (; k + STEP <= K; k += STEP) {
-                float4 a[U];
+            if (N == 1) {  // B is K contiguous floats: its float4s load beside A's, all in flight
+                for (; k + STEP <= K; k += STEP) {
+                    float4 a[U], b[U];
 #pragma unroll
-                for (int u = 0; u < U; ++u) a[u] = __ldcs(reinterpret_cast<const float4*>(arow + k + (u * 32 + lane) * 4));
+                    for (int u = 0; u < U; ++u) {
+                        const int kk = k + (u * 32 + lane) * 4;
+                        a[u] = __ldcs(reinterpret_cast<const float4*>(arow + kk));
+                        b[u] = __ldg(reinterpret_cast<const float4*>(B + kk));
+                    }
 #pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    const int kk = k + (u * 32 + lane) * 4;
-                    const float av[4] = {a[u].x, a[u].y, a[u].z, a[u].w};
-                    if (N == 1) {
-                        const float4 b = __ldg(reinterpret_cast<const float4*>(B + kk));
-                        const float bv[4] = {b.x, b.y, b.z, b.w};
+                    for (int u = 0; u < U; ++u) {
+                        acc[0] = fmaf(a[u].x, b[u].x, acc[0]);
+                        acc[0] = fmaf(a[u].y, b[u].y, acc[0]);
+                        acc[0] = fmaf(a[u].z, b[u].z, acc[0]);
+                        acc[0] = fmaf(a[u].w, b[u].w, acc[0]);
+                    }
+                }
+            } else {
+                for (; k + STEP <= K; k += STEP) {
+                    float4 a[U];
 #pragma unroll
-                        for (int q = 0; q < 4; ++q) acc[0] = fmaf(av[q], bv[q], acc[0]);
-                    } else {
+                    for (int u = 0; u < U; ++u) a[u] = __ldcs(reinterpret_cast<const float4*>(arow + k + (u * 32 + lane) * 4));
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        const int kk = k + (u * 32 + lane) * 4;
+                        const float av[4] = {a[u].x, a[u].y, a[u].z, a[u].w};
 #pragma unroll
                         for (int q = 0; q < 4; ++q) {
                             float b[BN];
