@@ -33,6 +33,19 @@ __device__ __forceinline__ void load_b(const float* __restrict__ B, int N, int k
     for (int n = 0; n < BN; ++n) b[n] = col0 + n < N ? __ldg(B + (size_t)k * N + col0 + n) : 0.0f;
 }
 
+// acc[n] += A[row][kk + q] * B[kk + q][col0 + n] for the 4 k of one float4 of A (a[q]).
+__device__ __forceinline__ void fma_float4(const float4 a, const float* __restrict__ B, int N, int kk, int col0,
+                                           float (&acc)[BN]) {
+    const float av[4] = {a.x, a.y, a.z, a.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        float b[BN];
+        load_b(B, N, kk + q, col0, b);
+#pragma unroll
+        for (int n = 0; n < BN; ++n) acc[n] = fmaf(av[q], b[n], acc[n]);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K, const float* __restrict__ A,
                                                             const float* __restrict__ B, float* __restrict__ C) {
     const int lane = threadIdx.x & 31;
@@ -73,32 +86,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
 #pragma unroll
                     for (int u = 0; u < U; ++u) a[u] = __ldcs(reinterpret_cast<const float4*>(arow + k + (u * 32 + lane) * 4));
 #pragma unroll
-                    for (int u = 0; u < U; ++u) {
-                        const int kk = k + (u * 32 + lane) * 4;
-                        const float av[4] = {a[u].x, a[u].y, a[u].z, a[u].w};
-#pragma unroll
-                        for (int q = 0; q < 4; ++q) {
-                            float b[BN];
-                            load_b(B, N, kk + q, col0, b);
-#pragma unroll
-                            for (int n = 0; n < BN; ++n) acc[n] = fmaf(av[q], b[n], acc[n]);
-                        }
-                    }
+                    for (int u = 0; u < U; ++u) fma_float4(a[u], B, N, k + (u * 32 + lane) * 4, col0, acc);
                 }
             }
             // The rest of the row (fewer than STEP): whole float4s while they last.
-            for (; k + 4 * lane + 4 <= K; k += 128) {
-                const int kk = k + 4 * lane;
-                const float4 a = __ldcs(reinterpret_cast<const float4*>(arow + kk));
-                const float av[4] = {a.x, a.y, a.z, a.w};
-#pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    float b[BN];
-                    load_b(B, N, kk + q, col0, b);
-#pragma unroll
-                    for (int n = 0; n < BN; ++n) acc[n] = fmaf(av[q], b[n], acc[n]);
-                }
-            }
+            for (; k + 4 * lane + 4 <= K; k += 128)
+                fma_float4(__ldcs(reinterpret_cast<const float4*>(arow + k + 4 * lane)), B, N, k + 4 * lane, col0, acc);
         } else {
             for (k = lane; k < K; k += 32) {
                 const float a = __ldcs(arow + k);

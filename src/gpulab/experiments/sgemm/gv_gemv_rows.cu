@@ -24,6 +24,7 @@
 //   scalar loads CT columns apart (still coalesced); columns past N and rows past M are not stored.
 //   Meant for M <= 4: every block-row of M re-reads the whole of B.
 #include "common.cuh"
+#include "sgemm/split_k.cuh"
 
 constexpr int BN = 4 * CT;
 constexpr int THREADS = CT * KT;
@@ -32,7 +33,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
                                                             const float* __restrict__ B, float* __restrict__ C,
                                                             float* __restrict__ work, unsigned* __restrict__ counters) {
     __shared__ float part[KT * BM * BN];
-    __shared__ bool last;
     const int tn = threadIdx.x % CT, tk = threadIdx.x / CT;
     const int col0 = blockIdx.x * BN, row0 = blockIdx.z * BM;
     // Slice z of K: whole multiples of KT*U rows each (the last one takes what is left).
@@ -130,16 +130,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
     const size_t plane = (size_t)M * N;
 #pragma unroll
     for (int i = 0; i < ceil_div(BM * BN, THREADS); ++i) store(work + blockIdx.y * plane, i);
-    __threadfence();  // this block's partials are visible device-wide before it is counted
-    __syncthreads();
-    unsigned* counter = counters + blockIdx.z * gridDim.x + blockIdx.x;
-    if (threadIdx.x == 0) {
-        last = atomicAdd(counter, 1u) == S - 1;
-        if (last) *counter = 0;  // every slice has arrived: ready for the next launch
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!last_to_arrive(counters + blockIdx.z * gridDim.x + blockIdx.x, S)) return;
 #pragma unroll
     for (int i = 0; i < ceil_div(BM * BN, THREADS); ++i) {
         const int o = threadIdx.x + i * THREADS, r = row0 + o / BN, c = col0 + o % BN;

@@ -31,6 +31,7 @@
 #define TILE_FLOATS (BK * AS_LD + BK * BN)
 
 #include "sgemm/cp_async_ring.cuh"
+#include "sgemm/split_k.cuh"
 
 // v9's gemm_tile over k tiles [t_begin, t_end) of the K / BK (the first one ragged, starting at
 // k_first < 0 when BK does not divide K), written to dst (C, or this slice's workspace plane).
@@ -98,7 +99,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
                                                                   unsigned* __restrict__ counters) {
     extern __shared__ float4 smem4[];
     float* smem = reinterpret_cast<float*>(smem4);
-    __shared__ bool last;
 
     int bm, bn;
     grouped_block<GROUP_M>(M, N, bm, bn);
@@ -119,16 +119,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
     if (S == 1) return;
 
     // The fixup: the last of the S blocks of this tile adds the S partials in slice order.
-    __threadfence();  // this block's partial tile is visible device-wide before it is counted
-    __syncthreads();
-    unsigned* counter = counters + bm * ((N + BN - 1) / BN) + bn;
-    if (threadIdx.x == 0) {
-        last = atomicAdd(counter, 1u) == S - 1;
-        if (last) *counter = 0;  // every slice has arrived: ready for the next launch
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!last_to_arrive(counters + bm * ((N + BN - 1) / BN) + bn, S)) return;
     const int rows = min(BM, M - row_lo), cols = min(BN, N - col_lo);
     if (vec_bc) {  // cols is a multiple of 4 here (N and BN are)
         const int per_row = cols / 4;
