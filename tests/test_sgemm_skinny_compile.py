@@ -103,7 +103,7 @@ class FakeCupy:
     ("gv", (1, 8192, 8192), {}, (("zeros", 16 * 8192, "float32"), ("zeros", 32, "uint32"))),
     ("gv", (3, 1000, 100), {"BM": 2, "S": 4}, (("zeros", 4 * 3000, "float32"), ("zeros", 4 * 2, "uint32"))),
     ("gv", (1, 8192, 8192), {"S": 1}, (("zeros", 1, "float32"), ("zeros", 1, "uint32"))),
-    ("sx", (512, 512, 512), {"S": 4}, (("zeros", 4 * 512 * 512, "float32"), ("zeros", 8 * 4, "uint32"))),
+    ("sx", (512, 512, 512), {"S": 4}, (("zeros", 4 * 512 * 512, "float32"), ("zeros", 8 * 8, "uint32"))),
 ])
 def test_the_workspace_and_counters_follow_the_launch(monkeypatch, name, shape, params, expect):
     import gpulab.experiments.sgemm as sgemm

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import SX_SMALL_TILE
 from gpulab.gpu.launch import load
 from gpulab.lab import RunSpec, compile_spec
 
@@ -25,7 +24,7 @@ CONFIGS = (
     _configs(GV, {"BM": 4}, {"S": 1}, {"BM": 2, "CT": 16, "KT": 16, "U": 1, "S": 32},
              {"CT": 128, "KT": 2, "U": 8, "S": 4})
     + _configs(GT, {"BN": 4}, {"BN": 8, "WARPS": 2, "RW": 4, "U": 1}, {"WARPS": 16, "RW": 2, "U": 8, "MINB": 1})
-    + _configs(SX, SX_SMALL_TILE | {"S": 6}, {"S": 1}, SX_SMALL_TILE | {"BK": 32, "S": 16, "STAGES": 2},
+    + _configs(SX, {"S": 6}, {"S": 1}, {"BK": 32, "S": 16, "STAGES": 2},
                {"BM": 128, "BN": 128, "WM": 64, "WN": 64, "MINB": 1, "S": 3})
 )
 # Ragged everywhere; N % 4 == 0 and != 0 (gv's float4 and scalar paths), K % 4 == 0 and != 0 (gt's),

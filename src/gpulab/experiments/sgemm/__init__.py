@@ -366,10 +366,8 @@ def _sx_constraints(p: Params, s: Shape | None) -> str | None:
 # gpulab's best row when nothing is tuned near a shape (gpulab.best), by class: gv for one row (BM the
 # smallest choice that covers M), gt for one column (BN likewise), and sx for a few dozen rows or
 # columns and for shapes whose v9 tiles (64 x 128) would leave over half of the H200's 132 SMs idle
-# (512^3: 32 tiles): 64 x 64 tiles of two 32 x 64 warp tiles, in S slices chosen for about two
-# blocks per SM with at least 8 k tiles (64 deep) each.
-SX_SMALL_TILE = {"BM": 64, "BN": 64, "BK": 8, "WM": 32, "WN": 64, "WNITER": 2, "TM": 4, "TN": 4,
-                 "STAGES": 3, "MINB": 2, "GROUP_M": 8}
+# (512^3: 32 tiles): sx's default 64 x 64 tiles of two 32 x 64 warp tiles, in S slices chosen for
+# about two blocks per SM with at least 8 k tiles (64 deep) each.
 SMS_TARGET = 132  # the H200's SMs: the card these defaults were chosen on
 SX_MIN_KTILES = 8
 
@@ -635,7 +633,12 @@ class Sgemm(Experiment):
             summary="split-K across blocks on v9's ring: S k slices, partial tiles added in slice order by the last block",
             min_sm=80, min_sm_for="cp.async",
             launch=_sx_launch,
-            params=_ring_params(Param("STAGES", (2, 3, 4, 5), 3, "tiles in the cp.async ring")) + (
+            # v9's params, at 64 x 64 tiles of two 32 x 64 warp tiles (64 of them at 512^3 and at
+            # 4096 x 64: 4096 x 64 has no 128-wide tile), and S.
+            params=_tile_params(bm=64, bn=64) + _warp_params(wm=32, wn=64, wniter=2) + (
+                Param("STAGES", (2, 3, 4, 5), 3, "tiles in the cp.async ring"),
+                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
                 Param("S", (1, 2, 3, 4, 6, 8, 16), 4, "k slices across blocks (grid.y), added in slice order"),
             ),
             constraints=_sx_constraints,
@@ -646,7 +649,7 @@ class Sgemm(Experiment):
 
     def best_default(self, shape: Shape) -> tuple[str, Params, str] | None:
         """Untuned: gv for one row, gt for one column, sx for a few rows or columns and for shapes
-        v9's tiles leave the card half idle on (see SX_SMALL_TILE), else v9 at its defaults."""
+        v9's tiles leave the card half idle on (see few_tiles, sx_slices), else v9 at its defaults."""
         kind = skinny_class(shape)
         if kind == "one row":
             gv = self.variant("gv")
@@ -658,7 +661,7 @@ class Sgemm(Experiment):
             return "gt", params, "nothing tuned near: gt for one column"
         if kind is not None or few_tiles(shape):
             sx = self.variant("sx")
-            params = sx.default_params() | SX_SMALL_TILE
+            params = sx.default_params()
             params["S"] = sx_slices(shape, params, sx.param("S").choices)
             return "sx", params, f"nothing tuned near: sx for {kind or 'few tiles'}"
         return "v9", self.variant("v9").default_params(), "nothing tuned near: v9's defaults"
