@@ -4,7 +4,7 @@
 # continuing past a failing one.
 # Usage, from the repository root on the GPU machine:
 #   source scripts/device_setup.sh && bash scripts/device_skinny2.sh   (or: bash scripts/device_trial.sh skinny2)
-# Step limits add up to 144 s.
+# Step limits add up to 149 s.
 # Writes $OUT/skinny2/: one log per step, bench.csv (sk, gv, gt, sx, the best row, cuBLAS on the
 # skinny classes and 512^3), tune-sgemm-{gv,gt,sx}.csv, tuned.json (this card's, with the entries the
 # short tunes added). results/<gpu>/tuned.json is restored afterwards.
@@ -55,11 +55,11 @@ TAIL=40 step bench 40 gpulab bench sgemm --variant sk,gv,gt,sx,best "${SHAPES[@]
 slug=$(python3 -c "from gpulab.gpu.device import probe; print(probe()[0].slug)")
 tuned=results/$slug/tuned.json
 cp "$tuned" "$dir/tuned.before.json" 2>/dev/null
-TAIL=12 step tune_gv 12 gpulab tune sgemm gv --limit 5 --shape 1x4096x8192 \
+TAIL=12 step tune_gv 12 gpulab tune sgemm gv --limit 4 --shape 1x4096x8192 \
     --param BM=1 --param CT=32,64,128 --param KT=2,4,8 --param U=4,8 --param S=8,16,32 --param MINB=2
-TAIL=12 step tune_gt 10 gpulab tune sgemm gt --limit 4 --shape 4096x1x8192 \
+TAIL=12 step tune_gt 10 gpulab tune sgemm gt --limit 3 --shape 4096x1x8192 \
     --param BN=1 --param WARPS=4,8 --param RW=1,2 --param U=4,8 --param MINB=2
-TAIL=14 step tune_sx 17 gpulab tune sgemm sx --limit 6 --shape 4096x64x4096 --shape 64x4096x4096 --shape 512x512x512 \
+TAIL=14 step tune_sx 22 gpulab tune sgemm sx --limit 3 --shape 4096x64x4096 --shape 64x4096x4096 --shape 512x512x512 \
     --param BM=64,128 --param BN=64,128 --param WM=32,64 --param WN=64 --param WNITER=2 --param STAGES=3,4 --param S=2,4,6,8
 cp "$tuned" "$dir/tuned.json" 2>/dev/null
 for v in gv gt sx; do mv "results/$slug/tune-sgemm-$v.csv" "$dir/" 2>/dev/null; done
