@@ -15,7 +15,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
-    v9_access, v10_access,
+    v9_access, v10_access, gt_access,
 )
 from gpulab.gpu.occupancy import SM_LIMITS
 from gpulab.gpu.seam import cupy
@@ -625,6 +625,7 @@ class Sgemm(Experiment):
                 Param("MINB", (1, 2, 3, 4), 3, "blocks per SM the registers are sized for (3 x 256 threads: 80 each)"),
             ),
             constraints=_gt_constraints,
+            access=gt_access,
             tune_shapes=(GEMV_COL_SHAPE,),
         ),
         Variant(
