@@ -858,7 +858,22 @@ def gt_access(params: Params, shape: Shape) -> KernelAccess:
     def live(i):
         return row(i) < M
 
+    nx, ny = grid[0], grid[1]
+    # Symmetry: every loop moves its addresses by whole multiples of 128 B per step (128 k of A per
+    # float4 step and 32 per scalar step; B rows N apart, as many), so its steps are one class but
+    # for the last, whose guard cuts lanes. Blocks along y move B and C by BN columns (classes by
+    # address mod 128, the ragged last one alone) and leave A alone; blocks along x move A and C by
+    # W*RW rows, B not at all, and cut rows only in the last block. Rows of a warp (RW <= 4) are
+    # each their own class.
+    x_edge, y_edge = ragged(nx, W * RW, M), ragged(ny, BN_, N)
+    a_blocks = {"x": shifted(nx, F32 * W * RW * K, x_edge), "y": same(ny)}
+    b_blocks = {"x": shifted(nx, 0, x_edge), "y": shifted(ny, F32 * BN_, y_edge)}
+    c_blocks = {"x": shifted(nx, F32 * W * RW * N, x_edge), "y": shifted(ny, F32 * BN_, y_edge)}
     rows = Loop("rr", RW)
+
+    def steps(name, trips):
+        return Loop(name, trips, shifted(trips, 0, (trips - 1,)))
+
     b_cols = [n for n in range(BN_)]
     instructions: list[Instruction] = []
 
@@ -868,27 +883,29 @@ def gt_access(params: Params, shape: Shape) -> KernelAccess:
             instructions.append(Instruction(
                 f"ldg B[{name}][col0+{n}]", "global", "load", F32,
                 address=lambda i, n=n: base["B"] + F32 * (k_of(i) * N + i.by * BN_ + n),
-                active=lambda i, n=n: active(i) & (i.by * BN_ + n < N), loops=loops))
+                active=lambda i, n=n: active(i) & (i.by * BN_ + n < N), loops=loops, blocks=b_blocks))
 
     if K % 4 == 0:
         step = 128 * U
         main, rest = K // step, K - (K // step) * step
-        loops = (rows, Loop("t", main))
+        loops = (rows, steps("t", main))
         for u in range(U):
             def kk(i, u=u):
                 return i.t * step + (u * 32 + i.lane) * 4
 
             instructions.append(Instruction(
                 f"ldg.128 A[row][k+{u}]", "global", "load", 16,
-                address=lambda i, kk=kk: base["A"] + F32 * (row(i) * K + kk(i)), active=live, loops=loops))
+                address=lambda i, kk=kk: base["A"] + F32 * (row(i) * K + kk(i)), active=live, loops=loops,
+                blocks=a_blocks))
             if N == 1:
                 instructions.append(Instruction(
                     f"ldg.128 B[k+{u}]", "global", "load", 16,
-                    address=lambda i, kk=kk: base["B"] + F32 * kk(i), active=live, loops=loops))
+                    address=lambda i, kk=kk: base["B"] + F32 * kk(i), active=live, loops=loops,
+                    blocks={"x": b_blocks["x"], "y": same(ny)}))
             else:
                 for q in range(4):
                     b_scalar(f"k+{u}.{q}", lambda i, kk=kk, q=q: kk(i) + q, loops, live)
-        tail = (rows, Loop("r", cdiv(rest, 128)))
+        tail = (rows, steps("r", cdiv(rest, 128)))
 
         def tk(i):
             return main * step + i.r * 128 + 4 * i.lane
@@ -898,11 +915,11 @@ def gt_access(params: Params, shape: Shape) -> KernelAccess:
 
         instructions.append(Instruction(
             "ldg.128 A[row][tail]", "global", "load", 16,
-            address=lambda i: base["A"] + F32 * (row(i) * K + tk(i)), active=in_tail, loops=tail))
+            address=lambda i: base["A"] + F32 * (row(i) * K + tk(i)), active=in_tail, loops=tail, blocks=a_blocks))
         for q in range(4):
             b_scalar(f"tail.{q}", lambda i, q=q: tk(i) + q, tail, in_tail)
     else:
-        loops = (rows, Loop("s", cdiv(K, 32)))
+        loops = (rows, steps("s", cdiv(K, 32)))
 
         def sk(i):
             return i.s * 32 + i.lane
@@ -912,11 +929,11 @@ def gt_access(params: Params, shape: Shape) -> KernelAccess:
 
         instructions.append(Instruction(
             "ldg A[row][k]", "global", "load", F32,
-            address=lambda i: base["A"] + F32 * (row(i) * K + sk(i)), active=in_k, loops=loops))
+            address=lambda i: base["A"] + F32 * (row(i) * K + sk(i)), active=in_k, loops=loops, blocks=a_blocks))
         b_scalar("k", sk, loops, in_k)
     for n in b_cols:
         instructions.append(Instruction(
             f"stg C[row][col0+{n}]", "global", "store", F32,
             address=lambda i, n=n: base["C"] + F32 * (row(i) * N + i.by * BN_ + n),
-            active=lambda i, n=n: live(i) & (i.lane == n) & (i.by * BN_ + n < N), loops=(rows,)))
+            active=lambda i, n=n: live(i) & (i.lane == n) & (i.by * BN_ + n < N), loops=(rows,), blocks=c_blocks))
     return KernelAccess(grid=grid, block=(32 * W, 1, 1), instructions=tuple(instructions), **_work(M, N, K))
