@@ -16,7 +16,7 @@ from gpulab.lab import RunSpec
 SK = SGEMM.variant("sk")
 CONFIGS = [SK.default_params(), *SK_DEFAULTS.values(),
            {"BM": 64, "BN": 64, "BK": 16, "TM": 4, "TN": 4, "KS": 1, "MINB": 1},  # no reduction: the direct store
-           {"BM": 8, "BN": 128, "BK": 32, "TM": 2, "TN": 4, "KS": 4, "MINB": 2},
+           {"BM": 8, "BN": 128, "BK": 32, "TM": 2, "TN": 4, "KS": 4, "MINB": 1},  # 512 threads: 128 registers each
            {"BM": 2, "BN": 16, "BK": 128, "TM": 1, "TN": 1, "KS": 32, "MINB": 1}]  # 32 groups: 1024 threads
 SHAPES = [(1, 1, 1), (17, 33, 65), (1000, 1531, 777), (1, 1531, 777), (1531, 3, 1029), (4097, 63, 4099),
           (63, 4097, 4099), (1, 8193, 4097), (2, 5, 9000)]
@@ -53,4 +53,4 @@ def test_the_best_row_is_checked_and_timed(lab, tmp_path, shape):
     records = [lab.execute(s) for s in specs]
     best = next(r for r in records if r["variant"] == "best")
     assert best["correct"] is True and best["time_ms"] > 0 and best["gflops"] > 0, best
-    assert best["picked"].startswith(("sk ", "v9 "))
+    assert best["picked"].split()[0] in {"sk", "gv", "gt", "sx", "v9"}

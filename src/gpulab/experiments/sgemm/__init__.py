@@ -15,7 +15,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
-    v9_access, v10_access, v11_access,
+    v9_access, v10_access, v11_access, gt_access,
 )
 from gpulab.gpu.occupancy import SM_LIMITS
 from gpulab.gpu.seam import cupy
@@ -268,9 +268,14 @@ def _sk_constraints(p: Params, s: Shape | None) -> str | None:
 
 # The skinny shape classes of the default shapes (M or N <= 64 with K >= 4096, and a 1 x N x K
 # product), which sk is tuned on, with 512^3 (32 of v9's 64 x 128 tiles for 132 SMs).
-SKINNY_SHAPES = ((4096, 64, 4096), (64, 4096, 4096), (1, 8192, 8192))
+SKINNY_SHAPES = ((4096, 64, 4096), (64, 4096, 4096), (1, 8192, 8192), (8192, 1, 8192))
 SK_TUNE_SHAPES = SKINNY_SHAPES + ((512, 512, 512),)
 SKINNY_MAX = 64  # M or N at most this: the ladder's 64-128 wide tiles leave the card mostly idle
+
+# The GEMV-class shapes gv and gt are made for (and tuned on), and the few-tile shapes sx is.
+GEMV_ROW_SHAPE = (1, 8192, 8192)
+GEMV_COL_SHAPE = (8192, 1, 8192)
+SX_TUNE_SHAPES = ((4096, 64, 4096), (64, 4096, 4096), (512, 512, 512))
 
 # sk's configs for the best row when nothing is tuned near a skinny shape (gpulab.best), by class:
 # a vector-like side (<= 4) gets one row (or column) per tile and 8 k groups of 32 lanes reading
@@ -282,6 +287,115 @@ SK_DEFAULTS = {
     "few rows": {"BM": 16, "BN": 64, "BK": 32, "TM": 2, "TN": 4, "KS": 2, "MINB": 2},
     "few columns": {"BM": 64, "BN": 16, "BK": 32, "TM": 4, "TN": 2, "KS": 2, "MINB": 2},
 }
+
+
+# -- gv, gt: GEMV-class kernels; sx: split-K across blocks on v9's ring -----------------------------
+def _split_buffers(inputs: dict, out, shape: Shape, params: Params, tiles: int) -> tuple:
+    """The split-K kernels' extra arguments: a workspace of S planes of M x N floats and one counter
+    per output tile, zeroed here once; the kernels leave the counters zero after every launch (the
+    last block at a tile resets its own), so a launcher may run any number of times. With S = 1 the
+    kernels touch neither: one-element stand-ins."""
+    cp = cupy()
+    s = params["S"]
+    work = cp.zeros(s * shape["M"] * shape["N"] if s > 1 else 1, dtype=cp.float32)
+    counters = cp.zeros(tiles if s > 1 else 1, dtype=cp.uint32)
+    return work, counters
+
+
+def _gv_launch(p: Params, s: Shape) -> Launch:
+    return Launch(grid=(cdiv(s["N"], 4 * p["CT"]), p["S"], cdiv(s["M"], p["BM"])), block=(p["CT"] * p["KT"], 1, 1))
+
+
+def _gv_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
+    launch = _gv_launch(params, shape)
+    return _split_buffers(inputs, out, shape, params, launch.grid[0] * launch.grid[2])
+
+
+def _gv_constraints(p: Params, s: Shape | None) -> str | None:
+    threads = p["CT"] * p["KT"]
+    if reason := _check_threads(threads):
+        return reason
+    smem = 4 * p["KT"] * p["BM"] * 4 * p["CT"]
+    if smem > SMEM_STATIC_MAX:
+        return f"the KT x BM x BN partial sums need {smem} B, over 48 KiB of static shared memory"
+    if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
+        return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
+    # Checked against ptxas (NVRTC 13.5, sm_90) on random samples of the space: 4 accumulators per
+    # row, U float4s in flight, a value of A per row and step, a 64-bit row pointer per row, the
+    # block's sums a thread holds for the store, ~36 for the rest (no spill in 80 random samples).
+    sums = cdiv(p["BM"] * 4 * p["CT"], threads)
+    if reason := _check_regs(4 * p["BM"] + 4 * p["U"] + p["BM"] * (p["U"] + 2) + sums + 36, threads, p["MINB"]):
+        return reason
+    if s is not None and cdiv(s["M"], p["BM"]) > 65535:
+        return f"{cdiv(s['M'], p['BM'])} block-rows of BM={p['BM']} exceed a grid's z (65535): gv is for a few rows"
+    return None
+
+
+def _gt_launch(p: Params, s: Shape) -> Launch:
+    rows_per_block = p["WARPS"] * p["RW"]
+    return Launch(grid=(cdiv(s["M"], rows_per_block), cdiv(s["N"], p["BN"]), 1), block=(32 * p["WARPS"], 1, 1))
+
+
+def _gt_constraints(p: Params, s: Shape | None) -> str | None:
+    threads = 32 * p["WARPS"]
+    if reason := _check_threads(threads):
+        return reason
+    # Checked against ptxas (NVRTC 13.5, sm_90) on random samples (no spill in 80): U float4s of A
+    # and (N == 1) of B in flight, BN accumulators and 4 k of B values per step, ~30 for the rest.
+    if reason := _check_regs(8 * p["U"] + 10 * p["BN"] + 30, threads, p["MINB"]):
+        return reason
+    if s is not None and cdiv(s["N"], p["BN"]) > 65535:
+        return f"{cdiv(s['N'], p['BN'])} column blocks of BN={p['BN']} exceed a grid's y (65535): gt is for a few columns"
+    return None
+
+
+def _sx_launch(p: Params, s: Shape) -> Launch:
+    tiles = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
+    return Launch(grid=(tiles, p["S"], 1), block=(32 * _warps(p), 1, 1), smem_dynamic_bytes=_v9_smem_bytes(p))
+
+
+def _sx_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
+    return _split_buffers(inputs, out, shape, params, _sx_launch(params, shape).grid[0])
+
+
+def _sx_constraints(p: Params, s: Shape | None) -> str | None:
+    # v9's, plus one register for the slice bounds and the workspace pointers.
+    return _v9_constraints(p, s, fragment_regs=2)
+
+
+# gpulab's best row when nothing is tuned near a shape (gpulab.best), by class: gv for one row (BM the
+# smallest choice that covers M), gt for one column (BN likewise), and sx for a few dozen rows or
+# columns and for shapes whose v9 tiles (64 x 128) would leave over half of the H200's 132 SMs idle
+# (512^3: 32 tiles): sx's default 64 x 64 tiles of two 32 x 64 warp tiles, in S slices chosen for
+# about two blocks per SM with at least 8 k tiles (64 deep) each.
+SMS_TARGET = 132  # the H200's SMs: the card these defaults were chosen on
+SX_MIN_KTILES = 8
+
+
+def _smallest_choice(choices: tuple[int, ...], at_least: int) -> int:
+    return min((c for c in choices if c >= at_least), default=max(choices))
+
+
+def _fit_minb(variant: Variant, params: Params, shape: Shape) -> Params:
+    """`params` with the largest MINB up to its own that the variant's constraints accept (a wider
+    BM or BN needs more registers than the default's blocks per SM leave)."""
+    for minb in range(params["MINB"], 0, -1):
+        if variant.constraints(params | {"MINB": minb}, shape) is None:
+            return params | {"MINB": minb}
+    return params
+
+
+def few_tiles(shape: Shape) -> bool:
+    """Whether v9's default 64 x 128 tiles would leave over half of the card's SMs idle."""
+    return cdiv(shape["M"], 64) * cdiv(shape["N"], 128) < SMS_TARGET // 2
+
+
+def sx_slices(shape: Shape, params: Params, choices: tuple[int, ...]) -> int:
+    """S for about two blocks per SM, keeping at least SX_MIN_KTILES k tiles per slice."""
+    tiles = cdiv(shape["M"], params["BM"]) * cdiv(shape["N"], params["BN"])
+    most = max(1, cdiv(shape["K"], params["BK"]) // SX_MIN_KTILES)
+    fitting = [c for c in choices if c <= most]
+    return _smallest_choice(tuple(fitting) or (1,), cdiv(2 * SMS_TARGET, tiles))
 
 
 def skinny_class(shape: Shape) -> str | None:
@@ -496,12 +610,77 @@ class Sgemm(Experiment):
             constraints=_sk_constraints,
             tune_shapes=SK_TUNE_SHAPES,
         ),
+        Variant(
+            name="gv",
+            file="gv_gemv_rows.cu",
+            summary="GEMV-class, a few rows: float4 rows of B streamed once, K split across blocks, ordered fixup",
+            launch=_gv_launch,
+            params=(
+                Param("BM", (1, 2, 4), 1, "rows of C per block (each float4 of B serves BM rows)"),
+                Param("CT", (16, 32, 64, 128), 64, "threads along N; the block is BN = 4*CT columns"),
+                Param("KT", (1, 2, 4, 8, 16), 4, "thread rows along k; their partial sums are added in order"),
+                Param("U", (1, 2, 4, 8), 4, "k rows per thread per step: float4 loads of B in flight"),
+                Param("S", (1, 2, 4, 8, 16, 32), 16, "k slices across blocks (grid.y), added in slice order"),
+                # 4 x 256 threads at <= 64 registers: 528 resident blocks on 132 SMs hold 1 x 8192's 512 in one wave
+                Param("MINB", (1, 2, 3, 4), 4, "blocks per SM the registers are sized for"),
+            ),
+            constraints=_gv_constraints,
+            extra_args=_gv_extra_args,
+            tune_shapes=(GEMV_ROW_SHAPE,),
+        ),
+        Variant(
+            name="gt",
+            file="gt_gemv_cols.cu",
+            summary="GEMV-class, a few columns: a warp per row of A, float4 loads, shuffle-tree sums",
+            launch=_gt_launch,
+            params=(
+                Param("BN", (1, 2, 4, 8), 1, "columns of C per warp (each float4 of A serves BN columns)"),
+                Param("WARPS", (2, 4, 8, 16), 8, "warps per block"),
+                Param("RW", (1, 2, 4), 1, "rows of A per warp, one after the other"),
+                Param("U", (1, 2, 4, 8), 4, "float4s of A per lane per step, all in flight"),
+                Param("MINB", (1, 2, 3, 4), 3, "blocks per SM the registers are sized for (3 x 256 threads: 80 each)"),
+            ),
+            constraints=_gt_constraints,
+            access=gt_access,
+            tune_shapes=(GEMV_COL_SHAPE,),
+        ),
+        Variant(
+            name="sx",
+            file="sx_split_k.cu",
+            summary="split-K across blocks on v9's ring: S k slices, partial tiles added in slice order by the last block",
+            min_sm=80, min_sm_for="cp.async",
+            launch=_sx_launch,
+            # v9's params, at 64 x 64 tiles of two 32 x 64 warp tiles (64 of them at 512^3 and at
+            # 4096 x 64: 4096 x 64 has no 128-wide tile), and S.
+            params=_tile_params(bm=64, bn=64) + _warp_params(wm=32, wn=64, wniter=2) + (
+                Param("STAGES", (2, 3, 4, 5), 3, "tiles in the cp.async ring"),
+                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
+                Param("S", (1, 2, 3, 4, 6, 8, 16), 4, "k slices across blocks (grid.y), added in slice order"),
+            ),
+            constraints=_sx_constraints,
+            extra_args=_sx_extra_args,
+            tune_shapes=SX_TUNE_SHAPES,
+        ),
     )
 
     def best_default(self, shape: Shape) -> tuple[str, Params, str] | None:
-        """Untuned: sk's config for a skinny shape's class, else v9 at its defaults."""
-        if (kind := skinny_class(shape)) is not None:
-            return "sk", dict(SK_DEFAULTS[kind]), f"nothing tuned near: sk's default for {kind}"
+        """Untuned: gv for one row, gt for one column, sx for a few rows or columns and for shapes
+        v9's tiles leave the card half idle on (see few_tiles, sx_slices), else v9 at its defaults."""
+        kind = skinny_class(shape)
+        if kind == "one row":
+            gv = self.variant("gv")
+            params = _fit_minb(gv, gv.default_params() | {"BM": _smallest_choice(gv.param("BM").choices, shape["M"])}, shape)
+            return "gv", params, "nothing tuned near: gv for one row"
+        if kind == "one column":
+            gt = self.variant("gt")
+            params = _fit_minb(gt, gt.default_params() | {"BN": _smallest_choice(gt.param("BN").choices, shape["N"])}, shape)
+            return "gt", params, "nothing tuned near: gt for one column"
+        if kind is not None or few_tiles(shape):
+            sx = self.variant("sx")
+            params = sx.default_params()
+            params["S"] = sx_slices(shape, params, sx.param("S").choices)
+            return "sx", params, f"nothing tuned near: sx for {kind or 'few tiles'}"
         return "v9", self.variant("v9").default_params(), "nothing tuned near: v9's defaults"
 
     def flops(self, shape: Shape) -> float:

@@ -838,3 +838,108 @@ def v11_access(params: Params, shape: Shape) -> KernelAccess:
     """v11_register_banks.cu: v9's tile loop (cp_async_ring.cuh's ring_gemm_tile), copies, fragment
     loads and write-back; only the order of the FFMAs between the loads changes. So v9's model."""
     return v9_access(params, shape)
+
+
+def gt_access(params: Params, shape: Shape) -> KernelAccess:
+    """gt_gemv_cols.cu: warp w = bx*WARPS + warp owns rows w*RW + rr (rr < RW; a warp past M returns),
+    for the BN columns from col0 = by*BN. Three paths, chosen per launch (allocations are 256-byte
+    aligned, so the kernel's alignment tests pass and K % 4 decides):
+
+    K % 4 == 0: a main loop of K // (128*U) steps; per step U LDG.128 of A (lane l reads the float4
+    at k + (u*32 + l)*4) and, when N == 1, U LDG.128 of B's column at the same k; for N > 1, 4*BN
+    scalar LDG of B per float4 of A (B[kk+q][col0+n], predicated on col0+n < N). Then a tail of
+    whole float4s: one LDG.128 of A per 128 k, lanes whose float4 is inside K, 4*BN scalar B loads.
+    K % 4 != 0: one scalar LDG of A per 32 k (lane l at k + l, k + l < K) and BN scalar B loads.
+    The compiler unrolls these loops (2x and 4x in the sm_90 SASS) without changing how many times
+    each load runs. Last, BN shuffle sums and one STG per column by lane n (col0+n < N).
+    """
+    BN_, W, RW, U = params["BN"], params["WARPS"], params["RW"], params["U"]
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    grid = (cdiv(M, W * RW), cdiv(N, BN_), 1)
+    base = buffers(A=F32 * M * K, B=F32 * K * N, C=F32 * M * N)
+
+    def row(i):
+        return (i.bx * W + i.warp) * RW + i.rr
+
+    def live(i):
+        return row(i) < M
+
+    nx, ny = grid[0], grid[1]
+    # Symmetry: every loop moves its addresses by whole multiples of 128 B per step (128 k of A per
+    # float4 step and 32 per scalar step; B rows N apart, as many), so its steps are one class but
+    # for the last, whose guard cuts lanes. Blocks along y move B and C by BN columns (classes by
+    # address mod 128, the ragged last one alone) and leave A alone; blocks along x move A and C by
+    # W*RW rows, B not at all, and cut rows only in the last block. Rows of a warp (RW <= 4) are
+    # each their own class.
+    x_edge, y_edge = ragged(nx, W * RW, M), ragged(ny, BN_, N)
+    a_blocks = {"x": shifted(nx, F32 * W * RW * K, x_edge), "y": same(ny)}
+    b_blocks = {"x": shifted(nx, 0, x_edge), "y": shifted(ny, F32 * BN_, y_edge)}
+    c_blocks = {"x": shifted(nx, F32 * W * RW * N, x_edge), "y": shifted(ny, F32 * BN_, y_edge)}
+    rows = Loop("rr", RW)
+
+    def steps(name, trips):
+        return Loop(name, trips, shifted(trips, 0, (trips - 1,)))
+
+    b_cols = [n for n in range(BN_)]
+    instructions: list[Instruction] = []
+
+    def b_scalar(name, k_of, loops, active):
+        # B[k][col0 + n] for the 4 k of a float4 (vec paths) or the one k (scalar path)
+        for n in b_cols:
+            instructions.append(Instruction(
+                f"ldg B[{name}][col0+{n}]", "global", "load", F32,
+                address=lambda i, n=n: base["B"] + F32 * (k_of(i) * N + i.by * BN_ + n),
+                active=lambda i, n=n: active(i) & (i.by * BN_ + n < N), loops=loops, blocks=b_blocks))
+
+    if K % 4 == 0:
+        step = 128 * U
+        main, rest = K // step, K - (K // step) * step
+        loops = (rows, steps("t", main))
+        for u in range(U):
+            def kk(i, u=u):
+                return i.t * step + (u * 32 + i.lane) * 4
+
+            instructions.append(Instruction(
+                f"ldg.128 A[row][k+{u}]", "global", "load", 16,
+                address=lambda i, kk=kk: base["A"] + F32 * (row(i) * K + kk(i)), active=live, loops=loops,
+                blocks=a_blocks))
+            if N == 1:
+                instructions.append(Instruction(
+                    f"ldg.128 B[k+{u}]", "global", "load", 16,
+                    address=lambda i, kk=kk: base["B"] + F32 * kk(i), active=live, loops=loops,
+                    blocks={"x": b_blocks["x"], "y": same(ny)}))
+            else:
+                for q in range(4):
+                    b_scalar(f"k+{u}.{q}", lambda i, kk=kk, q=q: kk(i) + q, loops, live)
+        tail = (rows, steps("r", cdiv(rest, 128)))
+
+        def tk(i):
+            return main * step + i.r * 128 + 4 * i.lane
+
+        def in_tail(i):
+            return live(i) & (tk(i) + 4 <= K)
+
+        instructions.append(Instruction(
+            "ldg.128 A[row][tail]", "global", "load", 16,
+            address=lambda i: base["A"] + F32 * (row(i) * K + tk(i)), active=in_tail, loops=tail, blocks=a_blocks))
+        for q in range(4):
+            b_scalar(f"tail.{q}", lambda i, q=q: tk(i) + q, tail, in_tail)
+    else:
+        loops = (rows, steps("s", cdiv(K, 32)))
+
+        def sk(i):
+            return i.s * 32 + i.lane
+
+        def in_k(i):
+            return live(i) & (sk(i) < K)
+
+        instructions.append(Instruction(
+            "ldg A[row][k]", "global", "load", F32,
+            address=lambda i: base["A"] + F32 * (row(i) * K + sk(i)), active=in_k, loops=loops, blocks=a_blocks))
+        b_scalar("k", sk, loops, in_k)
+    for n in b_cols:
+        instructions.append(Instruction(
+            f"stg C[row][col0+{n}]", "global", "store", F32,
+            address=lambda i, n=n: base["C"] + F32 * (row(i) * N + i.by * BN_ + n),
+            active=lambda i, n=n: live(i) & (i.lane == n) & (i.by * BN_ + n < N), loops=(rows,), blocks=c_blocks))
+    return KernelAccess(grid=grid, block=(32 * W, 1, 1), instructions=tuple(instructions), **_work(M, N, K))

@@ -1,0 +1,143 @@
+// sx split-K across blocks on v9's cp.async ring: for shapes with too few output tiles to fill the card.
+//
+// Changed from v9: K is cut into S slices by blockIdx.y, so a shape with T tiles of C runs T*S
+// blocks instead of T (512^3 at 64 x 128: 32 tiles -> 128 blocks at S = 4; 4096 x 64 x 4096 at
+// 64 x 64: 64 -> 256 at S = 4). Each block runs v9's ring and warp tiles over its slice's k tiles
+// (the ragged first tile of K stays in slice 0), then writes its partial tile to a workspace of S
+// planes of M x N floats through v9's coalesced write-back; the block that arrives last at the tile
+// (an atomic counter per tile, which that block resets to zero so the counters are ready for the
+// next launch) adds the S partials in slice order (0, 1, ..., S-1) and stores C. Every sum is taken
+// in a fixed order: the same bits on every run. sk splits K inside a block (small tiles, scalar
+// shared loads); this keeps v9's 64 x 64 warp tiles and LDS.128 fragments, so its FFMA issue rate.
+// Expected effect: v9 at 512^3 runs 32 blocks on 132 SMs (7,619 GFLOP/s, 47% of cuBLAS); at S = 4
+// the whole card works on 128-deep slices: ~2.5-3x the blocks' work in flight, minus the fixup
+// (S*M*N*4 bytes written and read back, L2-resident: 4 MB at 512^3), expect 12-14 TFLOP/s (0.75-0.85
+// of cuBLAS's 16.3). At 4096 x 64 x 4096 (cuBLAS 34.5 TFLOP/s) 64 x 64 tiles, S = 4: 256 blocks of
+// 1024-deep slices, expect 25-30 TFLOP/s; 64 x 4096 x 4096 the same with tiles along N.
+// Params: v9's BM, BN, BK, WM, WN, WNITER, TM = TN = 4, STAGES, MINB, GROUP_M (rasterization of the
+//   tiles of one slice), and S (k slices, grid.y; 1 = v9 with no workspace). Dynamic shared memory
+//   as v9. Extra arguments: the workspace (S*M*N floats) and a counter per tile (zero before the
+//   first launch); with S = 1 neither is touched.
+// Shapes: any M, N, K >= 1 (v9's edges and paths; a slice with no k tile adds zeros).
+#include "sgemm/ladder.cuh"
+
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (WARPS * 32)
+#define WMITER (WM / 16)
+#define A_COPIES (BM * BK / THREADS)        // 4-byte copies of A per thread per tile
+#define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
+#define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
+#define AS_LD (BM + 4)
+#define TILE_FLOATS (BK * AS_LD + BK * BN)
+
+#include "sgemm/cp_async_ring.cuh"
+#include "sgemm/split_k.cuh"
+
+// v9's gemm_tile over k tiles [t_begin, t_end) of the K / BK (the first one ragged, starting at
+// k_first < 0 when BK does not divide K), written to dst (C, or this slice's workspace plane).
+template <bool VEC_BC, bool FAST>
+__device__ __forceinline__ void slice_tile(int M, int N, int K, const float* __restrict__ A,
+                                           const float* __restrict__ B, float* __restrict__ dst,
+                                           float* smem, int row0, int col0, int row_lo, int col_lo,
+                                           int t_begin, int t_end) {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int wm = (warp / (BN / WN)) * WM;
+    const int wn = (warp % (BN / WN)) * WN;
+    const unsigned ring = smem_addr(smem);
+    const int k_first = (K % BK) ? (K % BK) - BK : 0;
+    Copier<VEC_BC> copier(M, N, K, A, B, row0, col0, k_first + t_begin * BK);
+
+    float acc[WMITER * TM][WNITER * TN];
+    zero(acc);
+
+    const int ktiles = t_end - t_begin;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ktiles) {
+            const unsigned slot = ring + 4u * (s * TILE_FLOATS);
+            const int k0 = k_first + (t_begin + s) * BK;
+            if (FAST && k0 >= 0) copier.template issue<false>(slot, k0, M, N, K, A, B);
+            else                 copier.template issue<true>(slot, k0, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+    }
+
+    int read_off = 0, write_off = (STAGES - 1) * TILE_FLOATS;
+    for (int t = 0; t < ktiles; ++t) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        const int next = t + STAGES - 1;
+        if (next < ktiles) {
+            copier.template issue<!FAST>(ring + 4u * write_off, k_first + (t_begin + next) * BK, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+
+        const float* stage = smem + read_off;
+        const float (*As)[AS_LD] = reinterpret_cast<const float (*)[AS_LD]>(stage);
+        const float (*Bs)[BN] = reinterpret_cast<const float (*)[BN]>(stage + BK * AS_LD);
+        warp_tile_mma<BK>(acc, As, Bs, wm + zigzag_row(lane) * 4, wn + zigzag_col(lane) * 4);
+        write_off = read_off;
+        read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
+    }
+    ring_write_back<VEC_BC>(acc, smem, dst, M, N, row0 + wm, col0 + wn, row_lo, col_lo);
+}
+
+template <bool VEC_BC, bool FAST>
+__device__ __forceinline__ void slice(int M, int N, int K, const float* A, const float* B, float* dst,
+                                      float* smem, int row_lo, int col_lo, int t_begin, int t_end) {
+    const int row0 = FAST ? min(row_lo, M - BM) : row_lo, col0 = FAST ? min(col_lo, N - BN) : col_lo;
+    slice_tile<VEC_BC, FAST>(M, N, K, A, B, dst, smem, row0, col0, row_lo, col_lo, t_begin, t_end);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K,
+                                                                  const float* __restrict__ A,
+                                                                  const float* __restrict__ B,
+                                                                  float* __restrict__ C,
+                                                                  float* __restrict__ work,
+                                                                  unsigned* __restrict__ counters) {
+    extern __shared__ float4 smem4[];
+    float* smem = reinterpret_cast<float*>(smem4);
+
+    int bm, bn;
+    grouped_block<GROUP_M>(M, N, bm, bn);
+    const int row_lo = bm * BM, col_lo = bn * BN;
+    // Slice z takes k tiles [z*T/S, (z+1)*T/S) of the T = ceil(K/BK): even to one tile.
+    const int ktiles = (K + BK - 1) / BK, z = blockIdx.y;
+    const int t_begin = (int)((long long)z * ktiles / S), t_end = (int)((long long)(z + 1) * ktiles / S);
+    const size_t plane = (size_t)M * N;
+    float* dst = S == 1 ? C : work + z * plane;
+    const bool vec_bc = (N % 4 == 0) && aligned16(B) && aligned16(C) && aligned16(work);
+    if (M >= BM && N >= BN) {
+        if (vec_bc) slice<true, true>(M, N, K, A, B, dst, smem, row_lo, col_lo, t_begin, t_end);
+        else        slice<false, true>(M, N, K, A, B, dst, smem, row_lo, col_lo, t_begin, t_end);
+    } else {
+        if (vec_bc) slice<true, false>(M, N, K, A, B, dst, smem, row_lo, col_lo, t_begin, t_end);
+        else        slice<false, false>(M, N, K, A, B, dst, smem, row_lo, col_lo, t_begin, t_end);
+    }
+    if (S == 1) return;
+
+    // The fixup: the last of the S blocks of this tile adds the S partials in slice order.
+    if (!last_to_arrive(counters + bm * ((N + BN - 1) / BN) + bn, S)) return;
+    const int rows = min(BM, M - row_lo), cols = min(BN, N - col_lo);
+    if (vec_bc) {  // cols is a multiple of 4 here (N and BN are)
+        const int per_row = cols / 4;
+        for (int e = threadIdx.x; e < rows * per_row; e += THREADS) {
+            const size_t at = (size_t)(row_lo + e / per_row) * N + col_lo + 4 * (e % per_row);
+            float4 s = __ldcg(reinterpret_cast<const float4*>(work + at));  // L2: other SMs wrote it
+            for (int p = 1; p < S; ++p) {
+                const float4 v = __ldcg(reinterpret_cast<const float4*>(work + p * plane + at));
+                s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
+            }
+            store_float4(C + at, s);
+        }
+    } else {
+        for (int e = threadIdx.x; e < rows * cols; e += THREADS) {
+            const size_t at = (size_t)(row_lo + e / cols) * N + col_lo + e % cols;
+            float s = __ldcg(work + at);
+            for (int p = 1; p < S; ++p) s += __ldcg(work + p * plane + at);
+            C[at] = s;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+"""sgemm's GEMV-class kernels (gv: a few rows, gt: a few columns) and split-K across blocks (sx) on a
+real GPU: correct on ragged, skinny, vector-like and square shapes (random and exact, NaN-poisoned
+output) at their defaults, the best row's fallback configs and configs that reach each code path
+(scalar and float4 loads, S = 1 with no workspace, more slices than k tiles); the same bits on every
+launch; the split-K counters left at zero, so a launcher runs any number of times."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
+from gpulab.gpu.launch import load
+from gpulab.lab import RunSpec, compile_spec
+
+GV, GT, SX = (SGEMM.variant(n) for n in ("gv", "gt", "sx"))
+
+
+def _configs(variant, *changes):
+    return [(variant, variant.default_params() | c) for c in ({}, *changes)]
+
+
+CONFIGS = (
+    _configs(GV, {"BM": 4, "MINB": 2}, {"S": 1}, {"BM": 2, "CT": 16, "KT": 16, "U": 1, "S": 32},
+             {"CT": 128, "KT": 2, "U": 8, "S": 4, "MINB": 2})
+    + _configs(GT, {"BN": 4, "MINB": 2}, {"BN": 8, "WARPS": 2, "RW": 4, "U": 1}, {"WARPS": 16, "RW": 2, "U": 8, "MINB": 1})
+    + _configs(SX, {"S": 6}, {"S": 1}, {"BK": 32, "S": 16, "STAGES": 2},
+               {"BM": 128, "BN": 128, "WM": 64, "WN": 64, "MINB": 1, "S": 3})
+)
+# Ragged everywhere; N % 4 == 0 and != 0 (gv's float4 and scalar paths), K % 4 == 0 and != 0 (gt's),
+# M and N smaller than one tile (sx's checked path), K shorter than S k tiles (empty slices).
+SHAPES = [(1, 1, 1), (17, 33, 65), (1, 1531, 777), (1, 2048, 2051), (3, 1000, 100), (2, 5, 9000),
+          (1531, 3, 1029), (2049, 1, 2052), (2048, 2, 1024), (1025, 63, 2051), (63, 1025, 2051),
+          (1000, 1531, 777), (512, 512, 512)]
+
+
+def _id(item):
+    variant, params = item
+    return f"{variant.name}-{variant.params_label(params).replace(' ', '-')}"
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
+@pytest.mark.parametrize("config", CONFIGS, ids=_id)
+def test_correct(lab, config, shape, exact):
+    variant, params = config
+    spec = RunSpec(SGEMM, variant, params, SGEMM.shape(*shape))
+    assert variant.constraints(params, spec.shape) is None
+    result = lab.verify(spec, exact=exact)
+    assert result.ok, f"{spec.label}: {result.describe()}"
+
+
+@pytest.mark.parametrize("shape", [(1, 4100, 2049), (300, 64, 8191), (2048, 1, 4100)], ids=str)
+@pytest.mark.parametrize("config", CONFIGS, ids=_id)
+def test_same_bits_every_launch_and_counters_left_zero(lab, config, shape):
+    import cupy
+
+    variant, params = config
+    spec = RunSpec(SGEMM, variant, params, SGEMM.shape(*shape))
+    inputs = lab.device_inputs(spec, exact=False, seed=5)
+    out = SGEMM.output(spec.shape, cupy)
+    extra = variant.extra_args(inputs, out, spec.shape, params)
+    outs = []
+    once = lab.launcher(spec, inputs, out)  # one workspace, launched three times: counters must reset
+    for _ in range(3):
+        out.fill(cupy.nan)
+        once()
+        outs.append(cupy.asnumpy(out))
+    assert not np.isnan(outs[0]).any()
+    assert all(np.array_equal(outs[0].view(np.uint32), o.view(np.uint32)) for o in outs[1:])
+    ref = SGEMM.reference(inputs, spec.shape, np).astype(np.float32)
+    assert np.allclose(outs[2], ref, rtol=1e-3, atol=1e-3 * np.sqrt(spec.shape["K"]))
+    if params.get("S", 1) > 1:  # a fresh workspace, one launch: every counter back at zero
+        work, counters = extra
+        launch = variant.launch(params, spec.shape)
+        load(compile_spec(spec, lab.arch))(
+            launch.grid, launch.block, (*SGEMM.kernel_args(inputs, out, spec.shape, params), work, counters),
+            launch.smem_dynamic_bytes)
+        cupy.cuda.Device().synchronize()
+        assert int(counters.sum()) == 0
