@@ -1,5 +1,5 @@
-// The SGEMM ladder's cp.async primitives, as v9_cp_async.cu writes them out in full (that rung
-// shows its own idea); the rungs after it that keep v9's ring of tiles take them from here. Unlike
+// The SGEMM ladder's cp.async primitives: v9_cp_async.cu introduces them and includes them from
+// here, as do the rungs after it that keep v9's ring of tiles. Unlike
 // ladder.cuh's, they are written against the includer's tile macros (BM BN BK WM WN WMITER WNITER
 // TM TN STAGES THREADS AS_LD TILE_FLOATS A_COPIES B_COPIES16 B_COPIES4), defined before the #include, because the copy offsets are folded
 // from those macros into immediates.
