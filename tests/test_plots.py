@@ -15,9 +15,9 @@ from gpulab.report import card_page, plots, profile_plots, roofline
 ROOT = Path(__file__).resolve().parents[1]
 H200 = ROOT / "results" / "h200"
 SGEMM = get_experiment("sgemm")
-# The registered rungs the recorded bench ran (a rung added since has no rows until the next bench).
-RUNGS = [v.name for v in SGEMM.variants if v.name in {r["variant"] for r in read_csv(H200 / "sgemm.csv")}]
 HEADLINE = SGEMM.shape(*SGEMM.headline_shape).label
+# The rungs the recorded bench ran at the headline shape (the skinny kernels are not rungs).
+RUNGS = plots.ladder_rungs(SGEMM, read_csv(H200 / "sgemm.csv"), HEADLINE)
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +77,8 @@ def test_ladder_bars_are_percent_of_cublas_labelled_in_tflops(records, ceilings)
     cublas_tflops, fma_tflops = best["cublas"]["gflops"] / 1e3, ceilings.fma_gflops / 1e3
     assert any(t.startswith(f"cublas {cublas_tflops:.1f} TFLOP/s") for t in legend)
     assert any(f"FMA ceiling {fma_tflops:.1f}" in t for t in legend)
-    colours = [mcolors.to_hex(p.get_facecolor()) for p in ax.patches]
-    assert len(set(colours)) == len(RUNGS)
+    looks = [(mcolors.to_hex(p.get_facecolor()), p.get_hatch()) for p in ax.patches]
+    assert len(set(looks)) == len(RUNGS)
 
 
 def test_ladder_bars_need_the_library_row(records):
@@ -164,8 +164,8 @@ def test_card_page_writes_every_plot_and_embeds_them(tmp_path):
     shutil.copytree(H200, card, ignore=shutil.ignore_patterns("*.png", "report.html"))
     out, count = card_page.write(card)
     pngs = sorted(p.name for p in card.glob("*.png"))
-    assert pngs == ["coalesce.png", "grayscale.png", "profiles.png", "roofline.png", "sgemm-ladder.png", "sgemm.png",
-                    "stencil.png"]
+    assert pngs == ["coalesce.png", "gemm_bf16-ladder.png", "gemm_bf16.png", "grayscale.png", "profiles.png",
+                    "roofline.png", "sgemm-ladder.png", "sgemm.png", "stencil.png"]
     assert count == len(pngs)
     page = out.read_text()
     assert page.count("src=\"data:image/png;base64,") == len(pngs) and "<img" in page

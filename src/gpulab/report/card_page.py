@@ -40,7 +40,9 @@ def _ladder(exp, records: list[dict], ceils, gpu_dir: Path, gpu: str) -> list[di
     if not exp.headline_shape or not libraries:
         return []
     shape = exp.shape(*exp.headline_shape).label
-    rungs = [v.name for v in exp.variants]
+    # The ladder is what was benched at the headline shape: kernels for other shape classes (sgemm's
+    # skinny sk, gv, gt, sx) are shown by the best row, not as rungs.
+    rungs = plots.ladder_rungs(exp, records, shape)
     fma = ("FMA ceiling", ceils.fma_gflops) if ceils and ceils.fma_gflops else None
     images = []
     try:

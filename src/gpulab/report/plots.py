@@ -87,6 +87,8 @@ def ladder_bars_figure(records: list[dict], rungs: list[str], shape: str, librar
     x = np.arange(len(names))
     bars = ax.bar(x, pct, color=[series_style(i)["color"] for i in range(len(names))], edgecolor="black",
                   linewidth=0.5, label="rungs (fastest config at this shape)")
+    for i, rect in enumerate(bars):  # past the palette, a hatch keeps every rung's bar distinct
+        rect.set_hatch(_bar_hatch(i))
     for rect, v in zip(bars, names):
         ax.annotate(f"{best[v]['gflops'] / 1e3:.1f}", (rect.get_x() + rect.get_width() / 2, rect.get_height()),
                     xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=8,
@@ -110,13 +112,26 @@ def ladder_bars_figure(records: list[dict], rungs: list[str], shape: str, librar
     return fig
 
 
+def _bar_hatch(i: int) -> str:
+    """The i-th bar's hatch: none for the first len(COLOURS), then one per further round."""
+    return ("", "//", "..", "xx")[(i // len(COLOURS)) % 4]
+
+
+def ladder_rungs(experiment, records: list[dict], headline: str) -> list[str]:
+    """The experiment's variants, in order, that have a correct, timed row at the headline shape."""
+    ran = {r["variant"] for r in records if r.get("shape") == headline and _ok(r) and r.get("gflops")}
+    return [v.name for v in experiment.variants if v.name in ran]
+
+
 def ladder_lines_figure(records: list[dict], rungs: list[str], library: str, ceiling: Ceiling | None,
                         title: str):
     """GFLOP/s against N: the square power-of-two shapes as lines (left), the ragged shapes as
     markers in a panel of their own (right); one colour and marker per rung, the library black."""
     ok = [r for r in records if _ok(r) and r.get("gflops")]
-    sweep = list(dict.fromkeys(r["shape"] for r in ok if not is_ragged(r)))
-    ragged = list(dict.fromkeys(r["shape"] for r in ok if is_ragged(r)))
+    # the shapes the ladder's first rung ran: later rungs run fewer, other kernels other classes
+    ran = [r for r in ok if rungs and r["variant"] == rungs[0]]
+    sweep = list(dict.fromkeys(r["shape"] for r in ran if not is_ragged(r)))
+    ragged = list(dict.fromkeys(r["shape"] for r in ran if is_ragged(r)))
     series = [v for v in rungs if any(r["variant"] == v for r in ok)] + [library]
     best = {s: best_per_rung(ok, s) for s in sweep + ragged}
     widths = (3, max(1, len(ragged))) if ragged else (1,)
@@ -170,7 +185,7 @@ def memory_figure(records: list[dict], title: str, ceiling_gbps: float | None = 
     for i, label in enumerate(labels):
         values = [next((r["gbps"] for r in rows if r["shape"] == s and _label(r) == label), 0) for s in shapes]
         ax.bar(x + i * width - 0.4 + width / 2, values, width, label=label, color=series_style(i)["color"],
-               edgecolor="black", linewidth=0.4, hatch=("", "//", "..", "xx")[(i // len(COLOURS)) % 4])
+               edgecolor="black", linewidth=0.4, hatch=_bar_hatch(i))
     if ceiling_gbps:
         ax.axhline(ceiling_gbps, color=CEILING_COLOUR, linestyle=":", linewidth=1.8,
                    label=f"copy ceiling {ceiling_gbps:,.0f}")
@@ -211,5 +226,5 @@ def styles_of(fig) -> list[tuple[str, str, str]]:
     return out
 
 
-__all__ = ["COLOURS", "MARKERS", "best_per_rung", "is_ragged", "ladder_bars_figure", "ladder_lines_figure",
+__all__ = ["COLOURS", "MARKERS", "best_per_rung", "is_ragged", "ladder_bars_figure", "ladder_lines_figure", "ladder_rungs",
            "memory_figure", "png_bytes", "save", "series_style", "styles_of"]
