@@ -59,3 +59,21 @@ def test_rows_reach_the_csv_as_the_sweep_goes(tmp_path, monkeypatch):
     assert len(rows) == RecordedLab.crash_at - 1  # every run that finished
     assert all(r["shape"] == "4096x4096x4096" and r["gflops"] for r in rows)
     assert all(r.get("pct_of_ceiling") for r in rows)  # complete rows: the ceilings were attached
+
+
+def test_a_bench_keeps_the_rows_of_other_runs_in_the_file(tmp_path, monkeypatch):
+    # Two benches into one file (as device scripts run them): the second replaces only its own runs.
+    class NoCrash(RecordedLab):
+        crash_at = 10**6
+
+    monkeypatch.setattr(api, "open_lab", NoCrash)
+    monkeypatch.setattr(api, "ensure_ceilings", lambda device, folder, on_status=None: ceilings_mod.load(
+        REPO / "results" / "h200" / "ceilings.csv"))
+    out = tmp_path / "sgemm.csv"
+    for variant in ("v1", "v9"):
+        monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", variant,
+                                          "--out", str(out)])
+        cli.main()
+    rows = read_csv(out)
+    assert {r["variant"] for r in rows} == {"v1", "v9", "cublas"}
+    assert len({(r["variant"], r.get("params"), r["shape"]) for r in rows}) == len(rows)  # cublas once

@@ -43,7 +43,7 @@ from gpulab.memory_bound import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.profiling import profile as run_profile
 from gpulab.profiling import save_profiles
-from gpulab.records import Records, write_csv
+from gpulab.records import Records, read_csv, run_key, upsert
 from gpulab.run_args import spec_for
 from gpulab.tune import tuned_defaults
 from gpulab.worker import open_lab
@@ -239,12 +239,15 @@ def _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, sc
 
 def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, on_record, on_status,
            execute: Callable | None = None) -> Records:
-    """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, written
-    to `path` after every run and at the end. `execute` runs them (default: one after the other on
+    """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, merged
+    into `path` after every run and at the end: a run's row replaces the file's row of the same run
+    (experiment, variant, params, shape), every other row the file holds stays. `execute` runs them (default: one after the other on
     `lab`); one that is given (a cluster's) uses the ceilings already measured on that card, if any,
     since the card may be on another host."""
     if path is not None:
         check_writable(path)
+        if path.exists():
+            read_csv(path)  # a damaged file is refused before any work, not after the first run
     ceilings = ensure_ceilings(lab.device, folder, on_status) if execute is None else load(ceilings_path(folder))
 
     def finished(rows: list[dict]) -> list[dict]:
@@ -252,11 +255,11 @@ def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, 
 
     def save(done: list[dict]) -> None:
         if path is not None:
-            write_csv(path, finished([dict(r) for r in done]))
+            upsert(path, finished([dict(r) for r in done]), run_key)
 
     records = Records(finished((execute or _execute)(lab, specs, on_plan, on_start, on_record, save)), path)
     if path is not None:
-        write_csv(path, records)
+        upsert(path, list(records), run_key)
     records.lab = lab
     return records
 
