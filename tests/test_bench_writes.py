@@ -77,3 +77,19 @@ def test_a_bench_keeps_the_rows_of_other_runs_in_the_file(tmp_path, monkeypatch)
     rows = read_csv(out)
     assert {r["variant"] for r in rows} == {"v1", "v9", "cublas"}
     assert len({(r["variant"], r.get("params"), r["shape"]) for r in rows}) == len(rows)  # cublas once
+
+
+def test_a_damaged_out_file_is_refused_before_the_first_run_and_left_as_it_was(tmp_path, monkeypatch, capsys):
+    lab = RecordedLab()
+    monkeypatch.setattr(api, "open_lab", lambda options=None: lab)
+    monkeypatch.setattr(api, "ensure_ceilings", lambda device, folder, on_status=None: ceilings_mod.load(
+        REPO / "results" / "h200" / "ceilings.csv"))
+    out = tmp_path / "sgemm.csv"
+    damaged = (REPO / "results" / "h200" / "sgemm.csv").read_bytes()[:300]  # cut mid-row
+    out.write_bytes(damaged)
+    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "v1",
+                                      "--out", str(out)])
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main()
+    assert exit_info.value.code == 2 and lab.done == 0 and out.read_bytes() == damaged
+    assert "Traceback" not in capsys.readouterr().err
