@@ -110,7 +110,9 @@ def test_arbitration_in_the_hardware_counters_costs_nothing_and_a_missed_conflic
     assert res.exact == (len(fidelity.COUNTED) - 1, len(fidelity.COUNTED))
     assert rows["smem_load_bank_conflicts"]["ncu_metric"] == (
         "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum - "
-        "(l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum - l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum)")
+        "((l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum - l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum)"
+        " - (sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum"
+        " - sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum))")
     # A conflict the model missed: the instrumented wavefronts are over, so are the conflicts
     # measured from them; the conflict-free (ideal) count still agrees.
     res = fidelity.measure_one(s, profile=fake_profile({"smem_load_wavefronts": 37}))
@@ -318,6 +320,27 @@ def test_rejudge_leaves_a_count_recorded_from_another_metric_as_it_was():
     assert row == next(r for r in old if r["quantity"] == "smem_load_requests")
     assert len(kept) == 1 and "smem_load_requests recorded from another ncu metric" in kept[0]
     assert [r["quantity"] for r in again] == [r["quantity"] for r in old]
+
+
+def test_rejudge_computes_a_derived_quantity_again_from_the_runs_recorded_inputs():
+    """A derived row recorded under an older formula (the load ideal before LDSM was taken out of
+    it) is computed again from the run's own recorded rows and judged; none is left as recorded."""
+    rows = fidelity.measure_one(spec("gemm_bf16", "t1", (131, 67, 37)), profile=fake_profile()).rows
+    ldsm = next(r["measured"] for r in rows if r["quantity"] == "smem_ldsm_wavefronts")
+    assert ldsm > 0
+    # As the H200 recorded it under the old formula: the hardware op_ld count holds the LDSM's.
+    old = []
+    for r in rows:
+        if r["quantity"] == "hw_smem_load_wavefronts":
+            r = dict(r, measured=r["measured"] + ldsm)
+        elif r["quantity"] == "smem_load_ideal_wavefronts":
+            r = dict(r, measured=r["measured"] + ldsm, exact=False, verdict="differs",
+                     ncu_metric="l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum - "
+                                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")
+        old.append(dict(r))
+    again, kept = fidelity.rejudge(old)
+    (row,) = [r for r in again if r["quantity"] == "smem_load_ideal_wavefronts"]
+    assert kept == [] and row["verdict"] == "exact" and row["measured"] == row["predicted"]
 
 
 # -- a failing ncu, damaged input to --rejudge (nothing lost, nothing silent) ---------------------

@@ -20,7 +20,7 @@ def test_keys_are_unique_and_derived_quantities_name_rows_of_the_table():
         assert (q.metric is None) != (q.derived is None) or q.key == "theoretical_occupancy_pct", q.key
         if q.derived:
             a, op, b = q.derived
-            assert a in Q.BY_KEY and b in Q.BY_KEY and op in "+-/", q.key
+            assert a in Q.BY_KEY and b in Q.BY_KEY and op in ("+", "-", "/", "-?"), q.key
 
 
 def test_every_prediction_key_is_one_the_model_emits():
@@ -53,6 +53,18 @@ def test_derived_quantities_from_metrics():
     assert m["dram_bytes"] == 12
     assert math.isnan(m["smem_store_bank_conflicts"])  # its metrics were not reported
     assert Q.metric_text("dram_bytes") == "dram__bytes_read.sum + dram__bytes_write.sum"
+
+
+def test_ldmatrix_wavefronts_are_taken_out_of_the_load_ideal():
+    """The hardware op_ld counters count LDSM too; the LDS-only ideal and bank conflicts must not
+    (gemm_bf16 t0 at 1024^3 on the H200, 2026-12-01: 32,768 LDS wavefronts and 1,048,576 LDSM)."""
+    m = Q.measure({"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 1_085_741.0,
+                   "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 4_397.0,
+                   "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 32_768.0,
+                   "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum": 1_048_576.0,
+                   "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum": 0.0})
+    assert m["smem_load_ideal_wavefronts"] == 32_768 and m["smem_load_bank_conflicts"] == 0
+    assert m["smem_load_ideal_wavefronts_with_ldsm"] == 1_081_344
 
 
 def test_the_child_reads_back_exactly_the_spec_the_parent_holds():

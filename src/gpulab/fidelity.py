@@ -403,6 +403,11 @@ RUN_COLUMNS = ("experiment", "variant", "params", "shape", "source_sha")
 STAMP_COLUMNS = ("ncu_version", "gpu", "arch", "driver", "nvrtc", "date")
 
 
+def _derived(quantity: str) -> bool:
+    q = Q.BY_KEY.get(quantity)
+    return bool(q and q.derived)
+
+
 def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
     """(the rows again, what was left as recorded and why): each run's counted quantities get fresh
     predictions and verdicts from its recorded ncu numbers, which are never changed. Runs whose
@@ -421,9 +426,13 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
             kept.append(f"{' '.join(key)}: " + (why or "the kernel changed since, or the run failed: measure it again"))
             continue
         # A recorded number is re-judged only if it came from the metric that measures its quantity
-        # today; one counted by another metric stays as recorded (its row names that metric).
+        # today; one counted by another metric stays as recorded (its row names that metric). A
+        # derived quantity is computed again from the run's recorded inputs, whatever formula its
+        # row was recorded under; where an input is missing it stays as recorded too.
+        recomputed = measured_quantities({r["quantity"]: r["measured"] for r in recorded if r.get("measured") is not None})
         stale = {r["quantity"] for r in recorded
-                 if Q.metric_text(r["quantity"]) not in ("", r.get("ncu_metric") or "")}
+                 if (_derived(r["quantity"]) and math.isnan(recomputed.get(r["quantity"], math.nan)))
+                 or (not _derived(r["quantity"]) and Q.metric_text(r["quantity"]) not in ("", r.get("ncu_metric") or ""))}
         if stale:
             kept.append(f"{' '.join(key)}: {', '.join(sorted(stale))} recorded from another ncu metric than "
                         "gpulab reads now: measure it again")

@@ -83,7 +83,9 @@ class Quantity:
     better: str | None = "lower"
     kind: str = "count"  # count | ratio | pct | bytes | per | ns
     predicted_as: str | None = None  # the model's key (gpulab.model.predict.summarize)
-    derived: tuple[str, str, str] | None = None  # (a, '+' | '-' | '/', b)
+    # (a, op, b), op one of '+', '-', '/', or '-?': a minus b where b was measured, else a (b a
+    # counter that captures recorded before it was asked for do not hold)
+    derived: tuple[str, str, str] | None = None
     fidelity: bool = True  # a row of results/<gpu>/fidelity.csv
 
 
@@ -107,6 +109,20 @@ def _per_request(op):
 def _shared(op, ncu_op):
     """The rows of shared loads (op 'load', ncu 'ld') or stores ('store', 'st')."""
     waves, conflicts, ideal = f"smem_{op}_wavefronts", f"smem_{op}_bank_conflicts", f"smem_{op}_ideal_wavefronts"
+    hw_ideal = f"{ideal}_with_ldsm"
+    if op == "load":
+        # The hardware op_ld counters count ldmatrix (LDSM) too, the instrumented LDS ones do not:
+        # the LDS-only ideal takes the LDSM's own conflict-free wavefronts out (from its
+        # instrumented counters; t0/t1 of gemm_bf16 on the H200: without this, 1,048,576 of t0's
+        # LDSM wavefronts at 1024^3 read as -1,048,576 bank conflicts of its LDS).
+        hw_rows = (Quantity(hw_ideal, None, "  hardware ideal wavefronts, LDS + LDSM (wavefronts - conflicts)",
+                            DERIVED, fidelity=False, derived=(f"hw_{waves}", "-", f"hw_{conflicts}")),)
+        ideal_row = Quantity(ideal, None, "  ideal wavefronts (hardware wavefronts - conflicts, less LDSM's)",
+                             DERIVED, predicted_as=ideal, derived=(hw_ideal, "-?", "smem_ldsm_ideal_wavefronts"))
+    else:
+        hw_rows = ()
+        ideal_row = Quantity(ideal, None, "  ideal wavefronts (hardware wavefronts - conflicts)", DERIVED,
+                             predicted_as=ideal, derived=(f"hw_{waves}", "-", f"hw_{conflicts}"))
     return (
         _exact(f"smem_{op}_requests", f"smsp__sass_inst_executed_op_shared_{ncu_op}.sum",
                f"shared {op} requests (instructions)", INSTRUMENTED, None),
@@ -117,8 +133,8 @@ def _shared(op, ncu_op):
         Quantity(conflicts, None, f"shared {op} bank conflicts (wavefronts - ideal)", DERIVED,
                  predicted_as=conflicts, derived=(waves, "-", ideal)),
         _hardware(f"hw_{conflicts}", f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ncu_op}.sum"),
-        Quantity(ideal, None, "  ideal wavefronts (hardware wavefronts - conflicts)", DERIVED,
-                 predicted_as=ideal, derived=(f"hw_{waves}", "-", f"hw_{conflicts}")),
+        *hw_rows,
+        ideal_row,
     )
 
 
@@ -158,6 +174,8 @@ COUNTED: tuple[Quantity, ...] = (
            "  ldmatrix shared wavefronts", INSTRUMENTED),
     _exact("smem_ldsm_bank_conflicts", "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
            "  ldmatrix bank conflicts", INSTRUMENTED),
+    Quantity("smem_ldsm_ideal_wavefronts", None, "  ldmatrix conflict-free wavefronts", DERIVED, fidelity=False,
+             derived=("smem_ldsm_wavefronts", "-", "smem_ldsm_bank_conflicts")),
     # TMA copies and wgmma (Hopper): counted per instruction, not per lane (gpulab.model.predict's
     # BULK_KEYS). The TMA rows are hardware counters of the TMA unit and its L2 reads; the wgmma
     # instructions are instrumented. wgmma's shared-memory reads (its operands, through descriptors)
@@ -344,7 +362,7 @@ def metric_text(key: str) -> str:
         a, op, b = q.derived
         inner = [metric_text(x) for x in (a, b)]
         inner = [f"({t})" if " " in t else t for t in inner]
-        return f"{inner[0]} {op} {inner[1]}"
+        return f"{inner[0]} {op.rstrip('?')} {inner[1]}"
     return ""
 
 
@@ -371,6 +389,8 @@ def derive(values: Mapping[str, float]) -> dict[str, float]:
         a, op, b = (value(q.derived[0]), q.derived[1], value(q.derived[2]))
         if op == "/":
             result = a / b if b and not math.isnan(b) else 0.0
+        elif op == "-?":
+            result = a if math.isnan(b) else a - b
         else:
             result = a + b if op == "+" else a - b
         out[key] = result
