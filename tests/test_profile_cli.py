@@ -29,7 +29,7 @@ VALUES = {
         "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 16777216,
         "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": 536870912,
         "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 0, "smsp__sass_inst_executed_op_shared_ld.sum": 0,
-        "dram__bytes_read.sum": 2103808,
+        "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 0, "dram__bytes_read.sum": 2103808,
         "dram__throughput.avg.pct_of_peak_sustained_elapsed": 18.1, "gpu__time_duration.sum": 58592,
         "l1tex__t_sector_hit_rate.pct": 88.6, "smsp__warps_eligible.avg.per_cycle_active": 1.32,
         stall_metric("long_scoreboard"): 9.5, stall_metric("lg_throttle"): 3.0,
@@ -174,6 +174,9 @@ def test_compare_side_by_side(tmp_path, fake_ncu):
                   "DRAM throughput", "top stall", "Global load requests fell 16x",
                   "The top stall moved from long scoreboard to MIO throttle", "wrote both records to cmp.csv"):
         assert words in out, words
+    # Beyond the key metrics: the counted quantities that moved (v1 reads shared memory, v0 does not),
+    # and not those equal on both sides (neither issues cp.async).
+    assert "shared load wavefronts" in out and "cp.async" not in out
     assert len(read_csv(tmp_path / "cmp.csv")) == 2
 
 

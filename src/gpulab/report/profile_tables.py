@@ -119,13 +119,31 @@ def top_stall_line(prof) -> str:
     return readings.stall_reading(top[0][0]) if top else ""
 
 
+def _moved_counts(a, b) -> list[str]:
+    """The counted quantities outside COMPARE_KEYS that either kernel has and that changed (cp.async,
+    ldmatrix, TMA and wgmma counts, stores): what a rung that moved to another instruction changed.
+    The hardware twins (hw_*) and the intermediates of derived counts are left out."""
+    def value(profile, key):
+        v = profile.measured.get(key)
+        return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+    out = []
+    for q in Q.COUNTED:
+        if q.key in Q.COMPARE_KEYS or q.key.startswith("hw_") or not q.fidelity:
+            continue
+        x, y = value(a, q.key), value(b, q.key)
+        if x is not None and y is not None and x != y:
+            out.append(q.key)
+    return out
+
+
 def compare_table(a, b) -> Table:
     """Two profiles side by side: each key metric, its change (arrow and size) and whether that is
     better; the top stall of each last."""
     t = Table(title=f"{a.spec.experiment.name} {a.spec.shape.label}: {a.name} -> {b.name}", title_justify="left")
     for col, just in (("metric", "left"), (a.name, "right"), (b.name, "right"), ("change", "left"), ("", "left")):
         t.add_column(col, justify=just)
-    for key in Q.COMPARE_KEYS:
+    for key in (*Q.COMPARE_KEYS, *_moved_counts(a, b)):
         q = Q.BY_KEY[key]
         x, y = a.measured.get(key), b.measured.get(key)
         arrow, size = readings.change(x, y)
