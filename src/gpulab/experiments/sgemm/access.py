@@ -470,7 +470,7 @@ CS_LD = 36  # v7/v8: a warp's write-back slice is 16 rows of 32 floats, padded t
 
 
 def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, c_blocks=None,
-                      smem_blocks=None, dst=None, active=None) -> list[Instruction]:
+                      smem_blocks=None, dst=None) -> list[Instruction]:
     """v7-v9: for each 16 x 32 sub-tile (f, g) of its warp tile, a warp writes its accumulators into
     its slice (four unguarded STS.128, lane row lr*4 + r, column lc*4), then reads rows back: the
     float4 path has lane (p = lane/8 + 4s, q = lane % 8) read slice[p][4q..] (LDS.128) and store it
@@ -479,11 +479,9 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
     the guard in the SASS): row < M and col < N unless the rung says otherwise. `origin(i)` is the
     (row, col) of the block's tile of C: (by*BM, bx*BN) unless the rung says otherwise (v9: a 1D
     grid whose edge blocks move inward). `c_blocks` / `smem_blocks` are the block classes. `dst(i)`:
-    the byte address of the matrix written (C unless the rung says otherwise: sx's workspace plane);
-    `active(i)`: a guard of the whole write-back besides `stored` (None: every thread)."""
+    the byte address of the matrix written (C unless the rung says otherwise: sx's workspace plane)."""
     M, N = t.M, t.N
     dst = dst or (lambda i: t.base["C"])
-    every_thread = active or (lambda i: True)
     wm_, wn_, lr_, lc_ = _warp_lane(t)
     origin = origin or (lambda i: (i.by * t.BM, i.bx * t.BN))
     stored = stored or (lambda i, row, col: (row < M) & (col < N))
@@ -501,7 +499,7 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
 
     out = [Instruction("sts.128 slice[lr*4+r][lc*4..]", "shared", "store", 16,
                        address=lambda i: slice_base(i) + F32 * ((lr_(i) * 4 + i.r) * CS_LD + lc_(i) * 4),
-                       active=active, loops=frags + (Loop("r", 4, every(4)),), blocks=smem_blocks)]
+                       loops=frags + (Loop("r", 4, every(4)),), blocks=smem_blocks)]
     if vec_bc:
         def p(i):
             return i.lane // 8 + 4 * i.s
@@ -510,7 +508,7 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
             return cbase(i) + 4 * (i.lane % 8)
 
         def guard(i):
-            return stored(i, rbase(i) + p(i), col(i)) & every_thread(i)
+            return stored(i, rbase(i) + p(i), col(i))
 
         loops = frags + (Loop("s", 4, every(4)),)
         out += [
@@ -526,7 +524,7 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
             return cbase(i) + i.lane
 
         def guard(i):
-            return stored(i, rbase(i) + i.p, col(i)) & every_thread(i)
+            return stored(i, rbase(i) + i.p, col(i))
 
         loops = frags + (Loop("p", 16, every(16)),)
         out += [
@@ -702,7 +700,7 @@ def _ring_access(params: Params, shape: Shape, slices: int) -> KernelAccess:
     """v9's model (see v9_access), with K cut into `slices` slices by blockIdx.y as sx_split_k.cu
     cuts it: slice z runs v9's ring over the k tiles [z*T/S, (z+1)*T/S) of the T = ceil(K/BK) and,
     with S > 1, writes its partial tile to workspace plane z instead of C; the fixup follows
-    (`_split_fixup`). slices=1 is v9 exactly (grid.y = 1, C written, no fixup)."""
+    (`_ring_fixup`). slices=1 is v9 exactly (grid.y = 1, C written, no fixup)."""
     BM, BN, BK = params["BM"], params["BN"], params["BK"]
     WM, WN, WNITER, STAGES, GROUP_M = params["WM"], params["WN"], params["WNITER"], params["STAGES"], params["GROUP_M"]
     M, N, K = shape["M"], shape["N"], shape["K"]
@@ -838,10 +836,12 @@ def _ring_access(params: Params, shape: Shape, slices: int) -> KernelAccess:
     out += [
         Instruction("lds.128 As[k][a fragment]", "shared", "load", 16,
                     address=lambda i: slot(i.t) + F32 * (i.k * AS_LD + wm_(i) + 16 * i.f + 4 * lr_(i)),
-                    active=lambda i: has_tile(i, "t"), loops=(smem_tiles, k_loop, Loop("f", WM // 16, every(WM // 16))), blocks=smem_blocks),
+                    active=lambda i: has_tile(i, "t"), loops=(smem_tiles, k_loop, Loop("f", WM // 16, every(WM // 16))),
+                    blocks=smem_blocks),
         Instruction("lds.128 Bs[k][b fragment]", "shared", "load", 16,
                     address=lambda i: slot(i.t) + F32 * (BK * AS_LD + i.k * BN + wn_(i) + 32 * i.g + 4 * lc_(i)),
-                    active=lambda i: has_tile(i, "t"), loops=(smem_tiles, k_loop, Loop("g", WNITER, every(WNITER))), blocks=smem_blocks),
+                    active=lambda i: has_tile(i, "t"), loops=(smem_tiles, k_loop, Loop("g", WNITER, every(WNITER))),
+                    blocks=smem_blocks),
     ]
 
     # -- the write-back through the per-warp slices (v7's), guarded by the rows and columns it stores --
