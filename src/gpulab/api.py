@@ -425,13 +425,15 @@ def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, 
 
 def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[str] | None = None,
              shapes: str = "both", out: str | Path | None = None, seed: int = 0, on_plan: Callback = None,
-             on_start: Callback = None, on_record: Callback = None) -> Records:
-    """Every variant's access model against Nsight Compute (default and/or ragged shapes): one row
-    per counted quantity, saved after every run into `out` (default results/<gpu>/fidelity.csv).
+             on_start: Callback = None, on_record: Callback = None, shape_list: Sequence[str] | None = None,
+             params=None) -> Records:
+    """Every variant's access model against Nsight Compute (default and/or ragged shapes, or the
+    shapes of `shape_list`, 'MxNxK' texts; `params` as bench's): one row per counted quantity, saved
+    after every run into `out` (default results/<gpu>/fidelity.csv).
     on_record gets each run's gpulab.fidelity.RunResult; `.results` holds them all (a failed run's
     `.error` says why; the rows recorded for it before are kept)."""
     specs = fid.plan(list(experiment_names) if experiment_names else None, list(variants) if variants else None,
-                     shapes)
+                     shapes, shape_list, parse_param_overrides(_param_texts(params)))
     find_ncu()  # fail before the first run when ncu is missing
     if out is not None:
         check_writable(Path(out))  # ... or when the results could not be saved

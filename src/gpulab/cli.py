@@ -420,9 +420,11 @@ def fidelity(
     out: Optional[Path] = typer.Option(None, "--out", help="the CSV (default results/<gpu>/fidelity.csv; rows of the same runs are replaced)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
     rejudge: bool = typer.Option(False, "--rejudge", help="no GPU: fresh predictions and verdicts for the recorded ncu numbers (--out, or every results/*/fidelity.csv)"),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="these shapes instead of --shapes' (repeatable or comma-separated; one experiment), e.g. 3x1000x777"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=V1,V2 for the variants that have it (repeatable)"),
 ) -> None:
     """Every variant's access model against Nsight Compute on this card: predicted | measured per
-    counted quantity, at the default and a ragged shape, into results/<gpu>/fidelity.csv."""
+    counted quantity, at the default and a ragged shape (or --shape), into results/<gpu>/fidelity.csv."""
     if rejudge:
         _rejudge_fidelity([out] if out else sorted(Path("results").glob("*/" + fid.FILE_NAME)))
         return
@@ -435,6 +437,7 @@ def fidelity(
             advance(res)
 
         rows = api.fidelity(experiments or None, split_list(variant) or None, shapes, out, seed, on_record=done,
+                            shape_list=[s for text in shape or [] for s in split_list(text)], params=param or [],
                             **callbacks)
     results, path = rows.results, rows.path
     if (table := fidelity_tables.differ_table(results)) is not None:

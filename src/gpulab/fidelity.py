@@ -230,9 +230,12 @@ def _judge_dram(rows: list[dict], l2_bytes: int | None) -> None:
 
 # -- the plan and the run ------------------------------------------------------------------------
 def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = None,
-         which: str = "both") -> list:
+         which: str = "both", shapes: Iterable[str] | None = None,
+         overrides: dict[str, tuple[int, ...]] | None = None) -> list:
     """The RunSpecs of a fidelity run: every variant at registry-default params (constraints that
-    fail are skipped), at the first default shape and/or the ragged shapes."""
+    fail are skipped), at the first default shape and/or the ragged shapes. `shapes` ('MxNxK' texts,
+    one experiment only) replace those shapes; `overrides` ({'S': (2, 4)}) set params of the variants
+    that have them (as bench's --param; a name no chosen variant has is an error), every combination."""
     if which not in ("both", "default", "ragged"):
         raise GpulabError(f"--shapes must be both, default or ragged, not {which!r}")
     exps = [get_experiment(e) for e in experiments] if experiments else all_experiments()
@@ -240,20 +243,30 @@ def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = N
     unknown = wanted - {v.name for exp in exps for v in exp.variants}
     if unknown:
         raise GpulabError(f"no variant named {', '.join(sorted(unknown))} in {', '.join(e.name for e in exps)}")
+    shapes = list(shapes or ())
+    if shapes and len(exps) != 1:
+        raise GpulabError("--shape needs one experiment: name it (gpulab fidelity sgemm --shape 3x1000x777)")
+    overrides = dict(overrides or {})
+    chosen = [v for exp in exps for v in exp.variants if not wanted or v.name in wanted]
+    known = {p.name for v in chosen for p in v.params}
+    if missing := sorted(set(overrides) - known):
+        raise GpulabError(f"no chosen variant has a param {', '.join(missing)}; params: {', '.join(sorted(known)) or 'none'}")
     specs = []
     for exp in exps:
-        shapes = []
-        if which in ("both", "default"):
-            shapes.append(exp.default_shape_list()[0])
-        if which in ("both", "ragged"):
-            shapes += [exp.shape(*dims) for dims in ragged_shapes(exp)]
+        chosen_shapes = [exp.parse_shape(s) for s in shapes]
+        if not chosen_shapes:
+            if which in ("both", "default"):
+                chosen_shapes.append(exp.default_shape_list()[0])
+            if which in ("both", "ragged"):
+                chosen_shapes += [exp.shape(*dims) for dims in ragged_shapes(exp)]
         for v in exp.variants:
             if wanted and v.name not in wanted:
                 continue
-            params = v.default_params()
-            for shape in shapes:
-                if v.constraints(params, shape) is None and _needs_shape(exp, v, params, shape):
-                    specs.append(RunSpec(exp, v, params, shape))
+            mine = {k: vals for k, vals in overrides.items() if any(p.name == k for p in v.params)}
+            for params in v.param_grid({k: (val,) for k, val in v.default_params().items()} | mine):
+                for shape in chosen_shapes:
+                    if v.constraints(params, shape) is None and (shapes or _needs_shape(exp, v, params, shape)):
+                        specs.append(RunSpec(exp, v, params, shape))
     if not specs:
         raise GpulabError("nothing to measure: no variant matched")
     return specs

@@ -15,7 +15,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
-    v9_access, v10_access, v11_access, gt_access,
+    v9_access, v10_access, v11_access, gt_access, gv_access, sk_access, sx_access,
 )
 from gpulab.gpu.occupancy import SM_LIMITS
 from gpulab.gpu.seam import cupy
@@ -608,6 +608,7 @@ class Sgemm(Experiment):
                 Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
             ),
             constraints=_sk_constraints,
+            access=sk_access,
             tune_shapes=SK_TUNE_SHAPES,
         ),
         Variant(
@@ -626,6 +627,7 @@ class Sgemm(Experiment):
             ),
             constraints=_gv_constraints,
             extra_args=_gv_extra_args,
+            access=gv_access,
             tune_shapes=(GEMV_ROW_SHAPE,),
         ),
         Variant(
@@ -660,6 +662,7 @@ class Sgemm(Experiment):
             ),
             constraints=_sx_constraints,
             extra_args=_sx_extra_args,
+            access=sx_access,
             tune_shapes=SX_TUNE_SHAPES,
         ),
     )

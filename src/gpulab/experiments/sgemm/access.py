@@ -470,7 +470,7 @@ CS_LD = 36  # v7/v8: a warp's write-back slice is 16 rows of 32 floats, padded t
 
 
 def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, c_blocks=None,
-                      smem_blocks=None) -> list[Instruction]:
+                      smem_blocks=None, dst=None) -> list[Instruction]:
     """v7-v9: for each 16 x 32 sub-tile (f, g) of its warp tile, a warp writes its accumulators into
     its slice (four unguarded STS.128, lane row lr*4 + r, column lc*4), then reads rows back: the
     float4 path has lane (p = lane/8 + 4s, q = lane % 8) read slice[p][4q..] (LDS.128) and store it
@@ -478,8 +478,10 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
     p < 16. Each read-and-store pair is guarded by `stored(i, row, col)` (the LDS too: it sits inside
     the guard in the SASS): row < M and col < N unless the rung says otherwise. `origin(i)` is the
     (row, col) of the block's tile of C: (by*BM, bx*BN) unless the rung says otherwise (v9: a 1D
-    grid whose edge blocks move inward). `c_blocks` / `smem_blocks` are the block classes."""
-    M, N, C = t.M, t.N, t.base["C"]
+    grid whose edge blocks move inward). `c_blocks` / `smem_blocks` are the block classes. `dst(i)`:
+    the byte address of the matrix written (C unless the rung says otherwise: sx's workspace plane)."""
+    M, N = t.M, t.N
+    dst = dst or (lambda i: t.base["C"])
     wm_, wn_, lr_, lc_ = _warp_lane(t)
     origin = origin or (lambda i: (i.by * t.BM, i.bx * t.BN))
     stored = stored or (lambda i, row, col: (row < M) & (col < N))
@@ -514,7 +516,7 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
                         address=lambda i: slice_base(i) + F32 * (p(i) * CS_LD + 4 * (i.lane % 8)),
                         active=guard, loops=loops, blocks=c_blocks),
             Instruction("stg.128 C[row][col..col+3]", "global", "store", 16,
-                        address=lambda i: C + F32 * ((rbase(i) + p(i)) * N + col(i)),
+                        address=lambda i: dst(i) + F32 * ((rbase(i) + p(i)) * N + col(i)),
                         active=guard, loops=loops, blocks=c_blocks),
         ]
     else:
@@ -530,7 +532,7 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
                         address=lambda i: slice_base(i) + F32 * (i.p * CS_LD + i.lane),
                         active=guard, loops=loops, blocks=c_blocks),
             Instruction("stg C[row][col] (scalar path)", "global", "store", F32,
-                        address=lambda i: C + F32 * ((rbase(i) + i.p) * N + col(i)),
+                        address=lambda i: dst(i) + F32 * ((rbase(i) + i.p) * N + col(i)),
                         active=guard, loops=loops, blocks=c_blocks),
         ]
     return out
@@ -691,10 +693,19 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     LDGSTS.E per issued tile, none predicated; the epilogue's LDS and STG predicated by the guard;
     the `@!PT LDS RZ, [RZ]` the compiler puts before LDGSTS never execute.
     """
+    return _ring_access(params, shape, slices=1)
+
+
+def _ring_access(params: Params, shape: Shape, slices: int) -> KernelAccess:
+    """v9's model (see v9_access), with K cut into `slices` slices by blockIdx.y as sx_split_k.cu
+    cuts it: slice z runs v9's ring over the k tiles [z*T/S, (z+1)*T/S) of the T = ceil(K/BK) and,
+    with S > 1, writes its partial tile to workspace plane z instead of C; the fixup follows
+    (`_ring_fixup`). slices=1 is v9 exactly (grid.y = 1, C written, no fixup)."""
     BM, BN, BK = params["BM"], params["BN"], params["BK"]
     WM, WN, WNITER, STAGES, GROUP_M = params["WM"], params["WN"], params["WNITER"], params["STAGES"], params["GROUP_M"]
     M, N, K = shape["M"], shape["N"], shape["K"]
     T = 32 * (BM // WM) * (BN // WN)
+    S = slices
     t = _Tiles(params, shape, T)  # sizes, buffers and the warp tiles as v6-v8 (not their 2D grid)
     wm_, wn_, lr_, lc_ = _warp_lane(t)
     AS_LD = BM + 4
@@ -705,6 +716,10 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     grid_m, grid_n = cdiv(M, BM), cdiv(N, BN)
     blocks = grid_m * grid_n
     ktiles = cdiv(K, BK)
+    # slice z's k tiles: [first[z], first[z] + count[z]); a block indexes them locally (j, t below)
+    first = np.array([z * ktiles // S for z in range(S)], dtype=np.int64)
+    count = np.array([(z + 1) * ktiles // S for z in range(S)], dtype=np.int64) - first
+    most = int(count.max())
     k_first = K % BK - BK if K % BK else 0
     a_copies = BM * BK // T
     per_row, bw = (BN // 4, 4) if vec else (BN, 1)
@@ -745,27 +760,40 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     c_cols = _classes_by(zip(col0s % 32, np.where(b_edge, col0s, -1)))
 
     def by_block(rows, cols):  # classes of block-rows x classes of block-columns -> classes of pids
-        return {"x": tuple((int(pid_of(bm, bn)), m * n) for bm, m in rows for bn, n in cols)}
+        # each slice its own class along y: its tiles and its workspace plane are its own
+        return {"x": tuple((int(pid_of(bm, bn)), m * n) for bm, m in rows for bn, n in cols), "y": every(S)}
 
     a_blocks, b_blocks = by_block(a_rows, same(grid_n)), by_block(same(grid_m), b_cols)
     c_blocks = by_block(c_rows, c_cols)
-    smem_blocks = {"x": same(blocks)}
+    smem_blocks = {"x": same(blocks), "y": every(S)}
 
     def slot(step):
         return (step % STAGES) * tile_bytes
 
-    steps = np.arange(ktiles)
-    slot_res = (slot(steps) % 128).tolist()
-    # the copies' global addresses: tile 0 alone (its k may start below 0), the rest by k0 mod 128 bytes
-    a_tiles = Loop("j", ktiles, _classes_by(zip(steps == 0, (F32 * BK * steps) % 128)))
-    b_tiles = Loop("j", ktiles, _classes_by(zip(steps == 0, (F32 * BK * N * steps) % 128)))
-    smem_tiles = Loop("t", ktiles, _classes_by(slot_res))
+    local = np.arange(most)
+    steps = first[None, :] + local[:, None]  # [local tile, slice] -> the tile of K
+    runs = local[:, None] < count[None, :]  # whether slice z has a local tile j
+
+    def keys(*columns):  # one hashable key per local tile, over every slice
+        return [tuple(map(tuple, row)) for row in zip(*columns)]
+
+    # the copies' global addresses: tile 0 alone (its k may start below 0), the rest by k0 mod 128
+    # bytes; the ring slot by the local tile; each in every slice, with whether the slice runs it
+    a_tiles = Loop("j", most, _classes_by(keys(runs, steps == 0, (F32 * BK * steps) % 128)))
+    b_tiles = Loop("j", most, _classes_by(keys(runs, steps == 0, (F32 * BK * N * steps) % 128)))
+    smem_tiles = Loop("t", most, _classes_by(zip(map(tuple, runs), (slot(local) % 128).tolist())))
+
+    def tile_of(i):  # the tile of K that local tile j is in this block's slice
+        return first[i.by] + i.j
+
+    def has_tile(i, name="j"):
+        return getattr(i, name) < count[i.by]
 
     # -- the copies --
     def a_row_k(i):
         rows_per_pass = T // 8
         row = origin(i.bx)[0] + (i.tid >> 3) + (i.l * rows_per_pass) % BM
-        k = k_first + i.j * BK + (i.tid & 7) + 8 * ((i.l * rows_per_pass) // BM)
+        k = k_first + tile_of(i) * BK + (i.tid & 7) + 8 * ((i.l * rows_per_pass) // BM)
         return row, k
 
     def in_k(k):  # a copy whose k lies outside [0, K) reads nothing and zero-fills (src-size 0)
@@ -781,7 +809,7 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     def b_rc(i):
         col0 = origin(i.bx)[1]
         col_b = col0 + (i.tid % per_row) * bw
-        r = k_first + i.j * BK + i.tid // per_row + (i.l * T) // per_row
+        r = k_first + tile_of(i) * BK + i.tid // per_row + (i.l * T) // per_row
         c = col_b + ((i.l * T) % per_row) * bw
         c = np.where(c < N, c, col_b - col_b % BN if vec else N - 1)
         return r, c
@@ -795,11 +823,11 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
 
     out = [
         Instruction("ldgsts A -> As[k][row] (cp.async.ca 4 B)", "global", "ldgsts", F32,
-                    address=a_src, reads=a_ok,
+                    address=a_src, reads=a_ok, active=has_tile,
                     loops=(a_tiles, Loop("l", a_copies, every(a_copies))), blocks=a_blocks),
         Instruction("ldgsts B -> Bs[r][c] " + ("(cp.async.cg 16 B)" if vec else "(cp.async.ca 4 B, scalar path)"),
                     "global", "ldgsts", 16 if vec else F32,
-                    address=b_src, reads=b_ok,
+                    address=b_src, reads=b_ok, active=has_tile,
                     loops=(b_tiles, Loop("l", b_copies, every(b_copies))), blocks=b_blocks),
     ]
 
@@ -808,10 +836,12 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     out += [
         Instruction("lds.128 As[k][a fragment]", "shared", "load", 16,
                     address=lambda i: slot(i.t) + F32 * (i.k * AS_LD + wm_(i) + 16 * i.f + 4 * lr_(i)),
-                    loops=(smem_tiles, k_loop, Loop("f", WM // 16, every(WM // 16))), blocks=smem_blocks),
+                    active=lambda i: has_tile(i, "t"), loops=(smem_tiles, k_loop, Loop("f", WM // 16, every(WM // 16))),
+                    blocks=smem_blocks),
         Instruction("lds.128 Bs[k][b fragment]", "shared", "load", 16,
                     address=lambda i: slot(i.t) + F32 * (BK * AS_LD + i.k * BN + wn_(i) + 32 * i.g + 4 * lc_(i)),
-                    loops=(smem_tiles, k_loop, Loop("g", WNITER, every(WNITER))), blocks=smem_blocks),
+                    active=lambda i: has_tile(i, "t"), loops=(smem_tiles, k_loop, Loop("g", WNITER, every(WNITER))),
+                    blocks=smem_blocks),
     ]
 
     # -- the write-back through the per-warp slices (v7's), guarded by the rows and columns it stores --
@@ -820,9 +850,16 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
         return (row >= row_lo) & (row < M) & (col >= col_lo) & (col < N)
 
     frags = (Loop("f", WM // 16, every(WM // 16)), Loop("g", WNITER, every(WNITER)))
+    # S > 1: slice z's partial tile goes to workspace plane z
+    split = _split_bases(M, N, K, S, blocks)
     out += _slices_writeback(t, frags, vec, origin=lambda i: origin(i.bx)[:2], stored=stored,
-                             c_blocks=c_blocks, smem_blocks=smem_blocks)
-    return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
+                             c_blocks=c_blocks, smem_blocks=smem_blocks,
+                             dst=None if S == 1 else (lambda i: split["W"] + F32 * M * N * i.by))
+    if S > 1:
+        out += _ring_fixup(t, S, T, vec, split, bm_bn, grid_n, by_block(
+            _classes_by(zip((F32 * row_los * N) % 128, np.minimum(BM, M - row_los))),
+            _classes_by(zip((F32 * col_los) % 128, np.minimum(BN, N - col_los))))["x"])
+    return KernelAccess(grid=(blocks, S, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
 
 
 def v10_access(params: Params, shape: Shape) -> KernelAccess:
@@ -943,3 +980,421 @@ def gt_access(params: Params, shape: Shape) -> KernelAccess:
             address=lambda i, n=n: base["C"] + F32 * (row(i) * N + i.by * BN_ + n),
             active=lambda i, n=n: live(i) & (i.lane == n) & (i.by * BN_ + n < N), loops=(rows,), blocks=c_blocks))
     return KernelAccess(grid=grid, block=(32 * W, 1, 1), instructions=tuple(instructions), **_work(M, N, K))
+
+
+# -- split-K across blocks (gv, sx): the workspace, the arrival counter, the ordered fixup ----------
+
+
+def _split_bases(M: int, N: int, K: int, S: int, tiles: int) -> dict[str, int]:
+    """A, B, C and the split kernels' extra arguments (sgemm's _split_buffers: S planes of M x N
+    floats and a counter per tile, one-element stand-ins when S = 1), each cudaMalloc'd: 256-byte
+    aligned, which is all the counts depend on."""
+    return buffers(A=F32 * M * K, B=F32 * K * N, C=F32 * M * N, W=F32 * S * M * N if S > 1 else F32,
+                   counters=4 * tiles if S > 1 else 4)
+
+
+def _last_slice(S: int) -> Classes:
+    """Classes of the slices (blockIdx.y) for what only the block that arrives last at a tile runs:
+    which of the S blocks that is changes from run to run, but its counts do not (it reads every
+    slice's plane, whichever it is), so slice S-1 stands for it and the other S-1 run none of it."""
+    return ((0, S - 1), (S - 1, 1)) if S > 1 else ((0, 1),)
+
+
+def _last_to_arrive(S: int, every_block: dict, counter: Callable) -> list[Instruction]:
+    """split_k.cuh's last_to_arrive, as the SASS runs it (gv and sx, sm_90): thread 0 of each block
+    adds 1 to its tile's counter (ATOMG: an atomic, in none of the load or store counters), writes
+    the answer to a shared bool (STS.U8) and, in the last block, resets the counter (STG of 0);
+    after the barrier every warp reads the bool back (LDS.U8, one address: a broadcast). The fences
+    (MEMBAR, and in gv CCTL.IVALL, which invalidates L1) move no data through the counted pipes.
+    `every_block`: the classes of every block axis; `counter(i)`: the byte address of its counter."""
+    last = {**every_block, "y": _last_slice(S)}
+
+    def first(i):
+        return i.tid == 0
+
+    return [
+        Instruction("sts.u8 last (thread 0)", "shared", "store", 1, address=lambda i: 0 * i.tid,
+                    active=first, blocks=every_block),
+        Instruction("stg counter = 0 (thread 0, last block)", "global", "store", F32, address=counter,
+                    active=lambda i: first(i) & (i.by == S - 1), blocks=last),
+        Instruction("lds.u8 last", "shared", "load", 1, address=lambda i: 0 * i.tid, blocks=every_block),
+    ]
+
+
+def _ring_fixup(t: _Tiles, S: int, T: int, vec: bool, bases: dict, bm_bn: Callable, grid_n: int,
+                tile_classes: Classes) -> list[Instruction]:
+    """sx_split_k.cu after its slices: last_to_arrive, then the last block at tile (bm, bn) adds the
+    S planes over the tile's own rows [row_lo, row_lo + rows) and columns: element e = tid + q*T
+    (a rolled loop: `#pragma unroll 1`, so each trip is one warp instruction of each load) is a float4
+    (N % 4 == 0: LDG.128 .STRONG.GPU of each plane, __ldcg, and one STG.128 of C) or a float (LDG
+    and STG), row e / per_row. `tile_classes`: block classes by the tile's rows and columns."""
+    BM, BN, M, N = t.BM, t.BN, t.M, t.N
+    blocks = cdiv(M, BM) * grid_n
+    plane = M * N
+    width = 4 if vec else 1
+
+    def own(i):  # (row_lo, col_lo, rows, elements per row) of the block's tile
+        bm, bn = bm_bn(i.bx)
+        row_lo, col_lo = bm * BM, bn * BN
+        return row_lo, col_lo, np.minimum(BM, M - row_lo), np.minimum(BN, N - col_lo) // width
+
+    def e_(i):
+        return i.tid + i.q * T
+
+    def at(i):  # the float index of element e in a plane of C
+        row_lo, col_lo, _, per_row = own(i)
+        return (row_lo + e_(i) // per_row) * N + col_lo + width * (e_(i) % per_row)
+
+    def live(i):
+        _, _, rows, per_row = own(i)
+        return (e_(i) < rows * per_row) & (i.by == S - 1)
+
+    def counter(i):  # the tile's arrival counter: counters[bm * grid_n + bn]
+        bm, bn = bm_bn(i.bx)
+        return bases["counters"] + F32 * (bm * grid_n + bn)
+
+    trips = cdiv(BM * (BN // width), T)
+    fix = {"x": tile_classes, "y": _last_slice(S)}
+    loops = (Loop("q", trips, every(trips)),)
+    kind = ".128" if vec else ""
+    return _last_to_arrive(S, {"x": same(blocks), "y": same(S)}, counter) + [
+        Instruction(f"ldg{kind} work[p][e] (fixup, __ldcg)", "global", "load", F32 * width,
+                    address=lambda i: bases["W"] + F32 * (i.p * plane + at(i)), active=live,
+                    loops=loops + (Loop("p", S, every(S)),), blocks=fix),
+        Instruction(f"stg{kind} C[e] (fixup)", "global", "store", F32 * width,
+                    address=lambda i: bases["C"] + F32 * at(i), active=live, loops=loops, blocks=fix),
+    ]
+
+
+def sx_access(params: Params, shape: Shape) -> KernelAccess:
+    """sx_split_k.cu: v9's ring, copies, fragments and write-back in each of S slices of K
+    (`_ring_access`), the partial tiles into the workspace, and the ordered fixup (`_ring_fixup`).
+
+    Assumes (SASS of NVRTC 13.5 sm_90 at the default config, S = 4): per slice and tile v9's
+    LDGSTS and LDS.128; the slice's tiles start on the general copy path only for tile 0 of K (k0 <
+    0), as v9's; the write-back's STS.128 / guarded LDS.128 + STG.128 as v9's; then ATOMG, STS.U8,
+    @P STG, LDS.U8 and the rolled fixup loop of S LDG.128.STRONG.GPU (LDG.STRONG.GPU) + 1 STG.128
+    (STG). The `@!PT LDS RZ, [RZ]` before the fences never execute. A slice with no k tile (S >
+    ceil(K/BK)) copies nothing and writes a tile of zeros."""
+    return _ring_access(params, shape, slices=params["S"])
+
+
+
+def _tile_grid_classes(M: int, N: int, K: int, BM: int, BN: int) -> Classes:
+    """Classes of a 1D row-major grid over BM x BN tiles (block b: tile row b // tiles_n, column
+    b % tiles_n): tile rows by where A's and C's rows start modulo 128 bytes, tile columns by where
+    B's and C's columns do, each tile cut by M or N (the last row or column) its own class; a class
+    of blocks is a pair of them (never one entry per block: their number grows as M x N)."""
+    tiles_m, tiles_n = cdiv(M, BM), cdiv(N, BN)
+    r0, c0 = np.arange(tiles_m, dtype=np.int64) * BM, np.arange(tiles_n, dtype=np.int64) * BN
+    rows = _classes_by(zip((F32 * r0 * K) % 128, (F32 * r0 * N) % 128, np.where(r0 + BM > M, r0, -1)))
+    cols = _classes_by(zip((F32 * c0) % 128, np.where(c0 + BN > N, c0, -1)))
+    return tuple((r * tiles_n + c, m * n) for r, m in rows for c, n in cols)
+
+
+def sk_access(params: Params, shape: Shape) -> KernelAccess:
+    """sk_sliced_k.cu: a 1D grid over the BM x BN tiles (row0 = (bx / tiles_n)*BM, col0 = (bx %
+    tiles_n)*BN), THREADS = KS groups of (BM/TM) x (BN/TN) threads: g = tid / GROUP, t = tid % GROUP,
+    tm = t / THREADS_N, tn = t % THREADS_N.
+
+    Each of the ceil(K/BK) k tiles is loaded once (tile 0 before the loop, tile kt+1 during tile kt):
+    element e = tid + l*THREADS of the A tile (row e / BK, k e % BK) and of the B tile (k e / BN,
+    column e % BN), one LDG.32 each predicated on e < tile size and the element being inside the
+    matrix; stored once (STS.32, predicated on e < tile size only: outside the matrix the value is
+    the 0 of the ternary) into As[k][m] (padded, BM+1 floats a row) and Bs[k][n]. Per tile, k row kk =
+    g + s*KS (s < BK/KS): TM scalar LDS of As[kk][tm + i*THREADS_M] and TN of Bs[kk][tn +
+    j*THREADS_N]. KS = 1: TM x TN guarded STG.32 of C. KS > 1: TM x TN STS.32 of the partials at
+    smem[(g*BM + tm + i*THREADS_M)*BN + tn + j*THREADS_N], then a rolled loop (`#pragma unroll 1`) over
+    o = tid + q*THREADS < BM*BN: KS LDS of smem[s*BM*BN + o] and one STG of C[row0 + o/BN][col0 +
+    o%BN], all inside the guard row < M and col < N.
+
+    Vector shared accesses where the compiler can prove alignment: with BN == TN (THREADS_N = 1) a
+    thread's TN values of a Bs row and of a partial row are contiguous and TN-aligned, so ptxas reads
+    Bs with LDS.64 / LDS.128 (TN = 2 / >= 4) and stores the partials with STS.64 / STS.128; As's rows
+    are BM+1 floats (odd alignment) and stay scalar. Read off the SASS (NVRTC 13.5, sm_90) at the
+    default, the SK_DEFAULTS configs and BN == TN configs with TN = 2, 4, 8."""
+    BM, BN, BK, TM, TN, KS = (params[k] for k in ("BM", "BN", "BK", "TM", "TN", "KS"))
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    th_m, th_n = BM // TM, BN // TN
+    group = th_m * th_n
+    T = KS * group
+    tiles_n, nk = cdiv(N, BN), cdiv(K, BK)
+    blocks = cdiv(M, BM) * tiles_n
+    base = buffers(A=F32 * M * K, B=F32 * K * N, C=F32 * M * N)
+    a_tile, b_tile, a_stride = BM * BK, BK * BN, BM + 1
+    As, Bs = 0, F32 * BK * a_stride
+    grid_x = {"x": _tile_grid_classes(M, N, K, BM, BN)}
+    smem_blocks = {"x": same(blocks)}
+    k_edge = ragged(nk, BK, K)
+    # a thread's TN values of a row of Bs (and of a partial row): one access of w floats where BN == TN
+    w = min(4, TN) if th_n == 1 else 1
+    b_loop = Loop("j", TN // w, every(TN // w))
+
+    def row0(i):
+        return (i.bx // tiles_n) * BM
+
+    def col0(i):
+        return (i.bx % tiles_n) * BN
+
+    def g(i):
+        return i.tid // group
+
+    def tm(i):
+        return (i.tid % group) // th_n
+
+    def tn(i):
+        return (i.tid % group) % th_n
+
+    def ea(i):
+        return i.tid + i.l * T
+
+    def eb(i):
+        return i.tid + i.l * T
+
+    la, lb = Loop("l", cdiv(a_tile, T), every(cdiv(a_tile, T))), Loop("l", cdiv(b_tile, T), every(cdiv(b_tile, T)))
+    out = [
+        Instruction("ldg A[row0 + e/BK][k0 + e%BK]", "global", "load", F32,
+                    address=lambda i: base["A"] + F32 * ((row0(i) + ea(i) // BK) * K + i.kt * BK + ea(i) % BK),
+                    active=lambda i: (ea(i) < a_tile) & (row0(i) + ea(i) // BK < M) & (i.kt * BK + ea(i) % BK < K),
+                    loops=(Loop("kt", nk, shifted(nk, F32 * BK, k_edge)), la), blocks=grid_x),
+        Instruction("ldg B[k0 + e/BN][col0 + e%BN]", "global", "load", F32,
+                    address=lambda i: base["B"] + F32 * ((i.kt * BK + eb(i) // BN) * N + col0(i) + eb(i) % BN),
+                    active=lambda i: (eb(i) < b_tile) & (i.kt * BK + eb(i) // BN < K) & (col0(i) + eb(i) % BN < N),
+                    loops=(Loop("kt", nk, shifted(nk, F32 * BK * N, k_edge)), lb), blocks=grid_x),
+        Instruction("sts As[e%BK][e/BK] (transposed)", "shared", "store", F32,
+                    address=lambda i: As + F32 * ((ea(i) % BK) * a_stride + ea(i) // BK),
+                    active=lambda i: ea(i) < a_tile, loops=(Loop("kt", nk, same(nk)), la), blocks=smem_blocks),
+        Instruction("sts Bs[e]", "shared", "store", F32, address=lambda i: Bs + F32 * eb(i),
+                    active=lambda i: eb(i) < b_tile, loops=(Loop("kt", nk, same(nk)), lb), blocks=smem_blocks),
+    ]
+    steps = (Loop("kt", nk, same(nk)), Loop("s", BK // KS, every(BK // KS)))
+
+    def kk(i):
+        return g(i) + i.s * KS
+
+    out += [
+        Instruction("lds As[kk][tm + i*THREADS_M]", "shared", "load", F32,
+                    address=lambda i: As + F32 * (kk(i) * a_stride + tm(i) + i.m * th_m),
+                    loops=steps + (Loop("m", TM, every(TM)),), blocks=smem_blocks),
+        Instruction(f"lds{'' if w == 1 else f'.{32 * w}'} Bs[kk][tn + j*THREADS_N]", "shared", "load", F32 * w,
+                    address=lambda i: Bs + F32 * (kk(i) * BN + tn(i) + i.j * w * th_n),
+                    loops=steps + (b_loop,), blocks=smem_blocks),
+    ]
+    frag = (Loop("m", TM, every(TM)), b_loop)
+    if KS == 1:
+        def r(i):
+            return row0(i) + tm(i) + i.m * th_m
+
+        def c(i):
+            return col0(i) + tn(i) + i.j * th_n
+
+        out.append(Instruction("stg C[r][c]", "global", "store", F32,
+                               address=lambda i: base["C"] + F32 * (r(i) * N + c(i)),
+                               active=lambda i: (r(i) < M) & (c(i) < N),
+                               loops=(Loop("m", TM, every(TM)), Loop("j", TN, every(TN))), blocks=grid_x))
+    else:
+        def o(i):
+            return i.tid + i.q * T
+
+        def guard(i):
+            return (o(i) < BM * BN) & (row0(i) + o(i) // BN < M) & (col0(i) + o(i) % BN < N)
+
+        trips = cdiv(BM * BN, T)
+        rolled = Loop("q", trips, every(trips))
+        out += [
+            Instruction(f"sts{'' if w == 1 else f'.{32 * w}'} partials[g][tm + i*THREADS_M][tn + j*THREADS_N]",
+                        "shared", "store", F32 * w,
+                        address=lambda i: F32 * ((g(i) * BM + tm(i) + i.m * th_m) * BN + tn(i) + i.j * w * th_n),
+                        loops=frag, blocks=smem_blocks),
+            Instruction("lds partials[s][o]", "shared", "load", F32,
+                        address=lambda i: F32 * (i.p * BM * BN + o(i)), active=guard,
+                        loops=(rolled, Loop("p", KS, every(KS))), blocks=grid_x),
+            Instruction("stg C[row0 + o/BN][col0 + o%BN]", "global", "store", F32,
+                        address=lambda i: base["C"] + F32 * ((row0(i) + o(i) // BN) * N + col0(i) + o(i) % BN),
+                        active=guard, loops=(rolled,), blocks=grid_x),
+        ]
+    return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
+
+
+
+def gv_access(params: Params, shape: Shape) -> KernelAccess:
+    """gv_gemv_rows.cu: grid (ceil(N/BN), S, ceil(M/BM)), BN = 4*CT, THREADS = CT*KT; thread (tn =
+    tid % CT, tk = tid / CT) of block (bx, z, bz) takes k = kb + tk, kb + tk + KT, ... < ke of slice z
+    (kb = z*per_slice, per_slice = ceil(ceil(K/S) / (KT*U)) * KT*U, ke = min(K, kb + per_slice)) and
+    4 columns of rows row0 = bz*BM .. +BM-1 (rows past M read row M-1, never stored).
+
+    float4 path (N % 4 == 0; cudaMalloc'd B is 16-byte aligned), lanes whose float4 at cfirst = col0 +
+    4*tn is inside N: a main loop of U LDG.128 of B (rows k + u*KT) and U*BM LDG.32 of A (one address
+    per thread row: a broadcast) while k + (U-1)*KT < ke, step KT*U; then a rolled tail (`#pragma
+    unroll 1`) of one LDG.128 and BM LDG.32 per k < ke. Scalar path (N % 4 != 0): per k, 4 LDG.32 of
+    B (columns col0 + tn + j*CT, each predicated on being < N) and BM of A. Then 4*BM STS.32 of the
+    partials part[tk][m][cfirst - col0 + j*cstep] (every thread, unguarded), and for o = tid + i*T <
+    BM*BN: KT LDS.32 of part[t][o] (predicated on o < BM*BN) and, inside o < BM*BN, r < M, c < N,
+    one STG.32 to C (S = 1) or to the workspace plane z. S > 1: last_to_arrive (`_last_to_arrive`),
+    then in the last block per o, S LDG.32 .STRONG.GPU (__ldcg) of the planes and one STG.32 of C.
+
+    Read off the SASS (NVRTC 13.5, sm_90) at the default and at BM = 4. Not exact in one case: the
+    scalar path's k loop (N % 4 != 0) is unrolled x4 by the compiler with the leftover trips first;
+    with CT = 16 a warp holds two thread rows, whose trip counts differ by one in a slice where the k
+    range is not a multiple of KT (the last slice of a ragged K), and there the leftover trips run
+    apart from the main ones: the model (one warp instruction per trip) then counts fewer requests
+    than the kernel issues. CT >= 32 (one thread row per warp) is exact everywhere."""
+    BM, CT, KT, U, S = (params[k] for k in ("BM", "CT", "KT", "U", "S"))
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    BN, T = 4 * CT, CT * KT
+    nx, nz = cdiv(N, BN), cdiv(M, BM)
+    step = KT * U
+    per_slice = cdiv(cdiv(K, S), step) * step
+    base = _split_bases(M, N, K, S, nx * nz)
+    vec = N % 4 == 0
+    cstep = 1 if vec else CT
+    plane = M * N
+    kbs = np.arange(S, dtype=np.int64) * per_slice
+    kes = np.minimum(K, kbs + per_slice)
+
+    def tn(i):
+        return i.tid % CT
+
+    def tk(i):
+        return i.tid // CT
+
+    def col0(i):
+        return i.bx * BN
+
+    def cfirst(i):
+        return col0(i) + (4 * tn(i) if vec else tn(i))
+
+    def arow(i, m):  # the row of A that row0 + m reads: clamped to M-1
+        return np.minimum(i.bz * BM + m, M - 1)
+
+    def kb(i):
+        return kbs[i.by]
+
+    def ke(i):
+        return kes[i.by]
+
+    def trips(first, last, stride):  # trips of `for (k = first; k < last; k += stride)`
+        return np.maximum(0, -((first - last) // stride))
+
+    # the k loops' trip counts per (slice, thread row): the most any thread runs, and from which
+    # trip on some thread has stopped (those trips are each their own class)
+    tks = np.arange(KT, dtype=np.int64)
+    main_n = trips(kbs[:, None] + tks[None, :] + (U - 1) * KT, kes[:, None], step)
+    tail_n = trips(kbs[:, None] + tks[None, :] + main_n * step, kes[:, None], KT)
+    scalar_n = trips(kbs[:, None] + tks[None, :], kes[:, None], KT)
+
+    def loop(name, n, stride_bytes):
+        most, least = int(n.max()), int(n.min())
+        return Loop(name, most, shifted(most, stride_bytes, range(least, most)))
+
+    # blocks: along x B and C move BN columns (>= 64 floats: whole lines), the last block cut by N;
+    # slices (y) and row blocks (z) each their own class where they move A / C, alike where not
+    x_cols = shifted(nx, F32 * BN, ragged(nx, BN, N))
+    a_blocks = {"x": x_cols, "y": every(S), "z": shifted(nz, F32 * BM * K, ragged(nz, BM, M))}
+    b_blocks = {"x": x_cols, "y": every(S), "z": same(nz)}  # B's loads do not depend on the row block
+    c_blocks = {"x": x_cols, "y": every(S), "z": shifted(nz, F32 * BM * N, ragged(nz, BM, M))}
+    all_blocks = {"x": same(nx), "y": same(S), "z": same(nz)}
+    rows = range(BM)
+    out: list[Instruction] = []
+
+    def a_loads(name, k_of, loops, active, count):
+        for m in rows:
+            for u in range(count):
+                out.append(Instruction(
+                    f"ldg A[row0+{m}][{name}{f'+{u}*KT' if count > 1 else ''}]", "global", "load", F32,
+                    address=lambda i, m=m, u=u: base["A"] + F32 * (arow(i, m) * K + k_of(i) + u * KT),
+                    active=active, loops=loops, blocks=a_blocks))
+
+    if vec:
+        def live(i):
+            return cfirst(i) < N
+
+        def k_main(i):
+            return kb(i) + tk(i) + i.j * step
+
+        def in_main(i):
+            return live(i) & (i.j < main_n[i.by, tk(i)])
+
+        main = (loop("j", main_n, F32 * step * N),)
+        for u in range(U):
+            out.append(Instruction(
+                f"ldg.128 B[k+{u}*KT][cfirst..+3] (__ldcs)", "global", "load", 16,
+                address=lambda i, u=u: base["B"] + F32 * ((k_main(i) + u * KT) * N + cfirst(i)),
+                active=in_main, loops=main, blocks=b_blocks))
+        a_loads("k", k_main, (loop("j", main_n, F32 * step),), in_main, U)
+
+        def k_tail(i):
+            return kb(i) + tk(i) + main_n[i.by, tk(i)] * step + i.r * KT
+
+        def in_tail(i):
+            return live(i) & (i.r < tail_n[i.by, tk(i)])
+
+        tail = (Loop("r", int(tail_n.max()), every(int(tail_n.max()))),)
+        out.append(Instruction(
+            "ldg.128 B[k][cfirst..+3] (tail)", "global", "load", 16,
+            address=lambda i: base["B"] + F32 * (k_tail(i) * N + cfirst(i)), active=in_tail, loops=tail,
+            blocks=b_blocks))
+        a_loads("k (tail)", k_tail, tail, in_tail, 1)
+    else:
+        def k_s(i):
+            return kb(i) + tk(i) + i.j * KT
+
+        def in_s(i):
+            return i.j < scalar_n[i.by, tk(i)]
+
+        for jj in range(4):
+            out.append(Instruction(
+                f"ldg B[k][col0+tn+{jj}*CT] (scalar path)", "global", "load", F32,
+                address=lambda i, jj=jj: base["B"] + F32 * (k_s(i) * N + cfirst(i) + jj * CT),
+                active=lambda i, jj=jj: in_s(i) & (cfirst(i) + jj * CT < N),
+                loops=(loop("j", scalar_n, F32 * KT * N),), blocks=b_blocks))
+        a_loads("k", k_s, (loop("j", scalar_n, F32 * KT),), in_s, 1)
+
+    # the KT thread rows' partials, added in order; the block's sums stored where inside C
+    smem = {"x": same(nx), "y": same(S), "z": same(nz)}
+    out.append(Instruction(
+        "sts part[tk][m][cfirst-col0 + j*cstep]", "shared", "store", F32,
+        address=lambda i: F32 * ((tk(i) * BM + i.m) * BN + cfirst(i) - col0(i) + i.jj * cstep),
+        loops=(Loop("m", BM, every(BM)), Loop("jj", 4, every(4))), blocks=smem))
+    sums = cdiv(BM * BN, T)
+
+    def o(i):
+        return i.tid + i.s * T
+
+    def r(i):
+        return i.bz * BM + o(i) // BN
+
+    def c(i):
+        return col0(i) + o(i) % BN
+
+    def stored(i):
+        return (o(i) < BM * BN) & (r(i) < M) & (c(i) < N)
+
+    per_sum = Loop("s", sums, every(sums))
+    out.append(Instruction(
+        "lds part[t][o]", "shared", "load", F32, address=lambda i: F32 * (i.t * BM * BN + o(i)),
+        active=lambda i: o(i) < BM * BN, loops=(per_sum, Loop("t", KT, every(KT))), blocks=smem))
+    if S == 1:
+        out.append(Instruction("stg C[r][c]", "global", "store", F32,
+                               address=lambda i: base["C"] + F32 * (r(i) * N + c(i)), active=stored,
+                               loops=(per_sum,), blocks=c_blocks))
+    else:
+        out.append(Instruction("stg work[z][r][c]", "global", "store", F32,
+                               address=lambda i: base["W"] + F32 * (i.by * plane + r(i) * N + c(i)), active=stored,
+                               loops=(per_sum,), blocks=c_blocks))
+        out += _last_to_arrive(S, all_blocks, counter=lambda i: base["counters"] + F32 * (i.bz * nx + i.bx))
+        fix = {**c_blocks, "y": _last_slice(S)}
+
+        def fixing(i):
+            return stored(i) & (i.by == S - 1)
+
+        out += [
+            Instruction("ldg work[p][r][c] (fixup, __ldcg)", "global", "load", F32,
+                        address=lambda i: base["W"] + F32 * (i.p * plane + r(i) * N + c(i)), active=fixing,
+                        loops=(per_sum, Loop("p", S, every(S))), blocks=fix),
+            Instruction("stg C[r][c] (fixup)", "global", "store", F32,
+                        address=lambda i: base["C"] + F32 * (r(i) * N + c(i)), active=fixing,
+                        loops=(per_sum,), blocks=fix),
+        ]
+    return KernelAccess(grid=(nx, S, nz), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
+

@@ -70,6 +70,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
                     acc[m][3] = fmaf(a, b[u].w, acc[m][3]);
                 }
         }
+        // Not unrolled: with CT = 16 the two thread rows of a warp may run different trip counts, and
+        // an unrolled loop runs the leftover trips first, apart (the loads executed would depend on
+        // the unroll factor); rolled, one warp instruction per trip. Fewer than U trips: no cost.
+#pragma unroll 1
         for (; k < ke; k += KT) {
             const float4 b = __ldcs(reinterpret_cast<const float4*>(bcol + (size_t)k * N));
 #pragma unroll

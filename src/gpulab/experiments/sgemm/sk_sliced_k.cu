@@ -135,6 +135,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
             for (int j = 0; j < TN; ++j)
                 smem[(g * BM + tm + i * THREADS_M) * BN + tn + j * THREADS_N] = acc[i][j];
         __syncthreads();
+        // Not unrolled: unrolled, ptxas reuses a partial it loaded for one trip in the next (when the
+        // planes are 4 trips apart) and hoists loads out of the store guard, so the shared loads
+        // executed would depend on the unroll factor it picks; rolled, each trip loads its KS
+        // partials inside the guard (what sgemm's access model counts). It runs TM*TN/KS trips.
+#pragma unroll 1
         for (int o = threadIdx.x; o < BM * BN; o += THREADS) {
             float sum = smem[o];
 #pragma unroll

@@ -121,8 +121,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
     // The fixup: the last of the S blocks of this tile adds the S partials in slice order.
     if (!last_to_arrive(counters + bm * ((N + BN - 1) / BN) + bn, S)) return;
     const int rows = min(BM, M - row_lo), cols = min(BN, N - col_lo);
+    // Neither loop is unrolled: lanes of a warp may run different trip counts here, and an unrolled
+    // loop runs the leftover trips first, apart, so the warp instructions executed would depend on the
+    // unroll factor ptxas picks; rolled, each trip is one warp instruction per load and store (what
+    // sgemm's access model counts). The S loads of a trip are still unrolled, all in flight.
     if (vec_bc) {  // cols is a multiple of 4 here (N and BN are)
         const int per_row = cols / 4;
+#pragma unroll 1
         for (int e = threadIdx.x; e < rows * per_row; e += THREADS) {
             const size_t at = (size_t)(row_lo + e / per_row) * N + col_lo + 4 * (e % per_row);
             float4 s = __ldcg(reinterpret_cast<const float4*>(work + at));  // L2: other SMs wrote it
@@ -133,6 +138,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, 
             store_float4(C + at, s);
         }
     } else {
+#pragma unroll 1
         for (int e = threadIdx.x; e < rows * cols; e += THREADS) {
             const size_t at = (size_t)(row_lo + e / cols) * N + col_lo + e % cols;
             float s = __ldcg(work + at);
