@@ -89,6 +89,15 @@
 #if PINGPONG && BN != 128
 #error "PINGPONG = 1 needs BN = 128: one warpgroup holds a whole 128 x BN tile's accumulators"
 #endif
+#ifndef SCHEDULE
+#define SCHEDULE 0
+#endif
+#if SCHEDULE != 0 && SCHEDULE != 1
+#error "SCHEDULE must be 0 (whole tiles) or 1 (whole tiles, then a stream-K tail)"
+#endif
+#if SCHEDULE && PINGPONG
+#error "SCHEDULE = 1 needs PINGPONG = 0: a pingpong consumer finds its tile's first k-tile in the ring at j * k_tiles, which segments of unequal length break"
+#endif
 #if STORE != 0 && STORE != 1
 #error "STORE must be 0 (from registers) or 1 (through shared memory, TMA store)"
 #endif
@@ -108,6 +117,73 @@ __device__ __forceinline__ void cluster_tile(int t, int tiles_m, int tiles_n, un
     const int in_group = t % per_group;
     m0 = ((first_m + in_group % group_rows) * CLUSTER + (int)rank) * BM;
     n0 = (in_group / group_rows) * BN;
+}
+
+// The units of work of one cluster, in order, the same for its producer and consumers and for both
+// blocks of the cluster (so the multicast halves of Bt pair up): (tile t, k-tiles kb .. ke - 1).
+// First the data-parallel tiles, cluster_id, cluster_id + clusters, ... below dp_tiles, whole; then
+// (SCHEDULE = 1) this cluster's contiguous share of the last sk_tiles tiles' k-tiles, linearized as
+// (t - dp_tiles) * k_tiles + kt and cut into `clusters` equal ranges. The host chooses sk_tiles >=
+// clusters (tma_rungs.t4_stream_k_tiles), so every range spans at least one tile's k-tiles and a
+// tile is split between at most two clusters: a range opens with the end of a tile (kb > 0, the
+// partial goes to the workspace) and closes with the start of another (ke < k_tiles, it adds the
+// next cluster's partial and stores the tile).
+struct WorkList {
+    int tile, clusters, dp_tiles, k_tiles;
+    long long g, g_end;  // this cluster's stream-K range, in the linearized k-tiles
+    __device__ WorkList(int cluster_id, int clusters_, int tiles, int sk_tiles, int k_tiles_)
+        : tile(cluster_id), clusters(clusters_), dp_tiles(tiles - sk_tiles), k_tiles(k_tiles_) {
+        const long long total = (long long)sk_tiles * k_tiles;
+        g = total * cluster_id / clusters;
+        g_end = total * (cluster_id + 1) / clusters;
+    }
+    // The next unit into (t, kb, ke); false when this cluster has none left.
+    __device__ bool next(int& t, int& kb, int& ke) {
+        if (tile < dp_tiles) {
+            t = tile;
+            kb = 0;
+            ke = k_tiles;
+            tile += clusters;
+            return true;
+        }
+        if (g >= g_end) return false;
+        t = dp_tiles + (int)(g / k_tiles);
+        kb = (int)(g % k_tiles);
+        ke = (int)min((long long)k_tiles, kb + (g_end - g));
+        g += ke - kb;
+        return true;
+    }
+};
+
+// Stream-K partials: one slot of BM x BN FP32 per block of a contributing cluster, per consumer
+// warpgroup 64 x BN, stored thread-major (float4 i of thread t at [i][t]): whatever the fragment
+// layout, the adding warpgroup reads back its own registers, and each warp's float4 stores cover 512
+// contiguous bytes. Through L2 (.cg): the reader runs on another SM.
+__device__ __forceinline__ float4* partial_slot(float* workspace, int cluster, unsigned rank, int c) {
+    return reinterpret_cast<float4*>(workspace) + ((long long)(cluster * CLUSTER + (int)rank) * CONSUMERS + c) * 32 * ACC +
+           threadIdx.x % 128;
+}
+__device__ __forceinline__ void store_partial(const float (&acc)[ACC], float4* slot) {
+#pragma unroll
+    for (int i = 0; i < ACC / 4; ++i) __stcg(slot + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+}
+// acc += the partial, in a fixed order (the same bits every run); eight loads at a time (an empty
+// asm with a memory clobber between the batches) so the loads in flight do not take 128 registers.
+__device__ __forceinline__ void add_partial(float (&acc)[ACC], const float4* slot) {
+#pragma unroll
+    for (int i0 = 0; i0 < ACC / 4; i0 += 8) {
+        float4 v[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = __ldcg(slot + (i0 + i) * 128);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            acc[4 * (i0 + i)] += v[i].x;
+            acc[4 * (i0 + i) + 1] += v[i].y;
+            acc[4 * (i0 + i) + 2] += v[i].z;
+            acc[4 * (i0 + i) + 3] += v[i].w;
+        }
+        asm volatile("" ::: "memory");
+    }
 }
 
 // This consumer warp is done reading `slot`: one arrival on the slot's empty barrier in every block
@@ -161,7 +237,8 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[ACC], unsigned
 extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
           float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
-          const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c) {
+          const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c,
+          float* __restrict__ workspace, unsigned* __restrict__ flags, int sk_tiles) {
     extern __shared__ unsigned char smem_raw[];
     __shared__ unsigned long long full[STAGES], empty[STAGES];
     // PINGPONG: order[c] completes a phase when the other consumer has issued a tile's last wgmma.
@@ -175,6 +252,8 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0;
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
+    // SCHEDULE = 0, or a host value that breaks the at-most-two-clusters-per-tile rule: whole tiles.
+    if (!SCHEDULE || sk_tiles < clusters || sk_tiles > tiles || k_tiles < 2) sk_tiles = 0;
 
     // C's rows must start on 16-byte boundaries for its tensor map (the host passes zeros otherwise).
     const bool tma_store = STORE && (N % 4) == 0;
@@ -195,11 +274,13 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         // Producer warpgroup: one thread issues every copy (K % 8 != 0 reaches here staged: staging.py).
         regs_dealloc<PRODUCER_REGS>();
         if (threadIdx.x == 0) {
-            unsigned it = 0;  // k-tiles issued by this block so far, over all its tiles: slot and parity
-            for (int t = cluster_id; t < tiles; t += clusters) {
+            unsigned it = 0;  // k-tiles issued by this block so far, over all its units: slot and parity
+            WorkList work(cluster_id, clusters, tiles, sk_tiles, k_tiles);
+            int t, kb, ke;
+            while (work.next(t, kb, ke)) {
                 int m0, n0;
                 cluster_tile(t, tiles_m, tiles_n, rank, m0, n0);
-                for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+                for (int kt = kb; kt < ke; ++kt, ++it) {
                     const unsigned slot = it % STAGES;
                     // The slot's previous k-tile (it - STAGES) was read by every consumer of the cluster.
                     if (it >= STAGES) mbar_wait(&empty[slot], ((it / STAGES) - 1) & 1);
@@ -222,13 +303,15 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         regs_alloc<CONSUMER_REGS>();
         const int c = wg - 1;
         unsigned it = 0;  // k-tiles consumed so far: the producer's counter, in step
-        for (int t = cluster_id; t < tiles; t += clusters) {
+        WorkList work(cluster_id, clusters, tiles, sk_tiles, k_tiles);
+        int t, kb, ke;
+        while (work.next(t, kb, ke)) {
             int m0, n0;
             cluster_tile(t, tiles_m, tiles_n, rank, m0, n0);
             float acc[ACC];
 #pragma unroll
             for (int i = 0; i < ACC; ++i) acc[i] = 0.0f;
-            for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+            for (int kt = kb; kt < ke; ++kt, ++it) {
                 const unsigned slot = it % STAGES;
                 mbar_wait(&full[slot], (it / STAGES) & 1);
                 const unsigned char* a_tile = ring + slot * STAGE_BYTES + c * 64 * BK * 2;
@@ -243,11 +326,27 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                 // Keep this k-tile's group in flight; the previous one has retired, free its slot.
                 wgmma_wait<1>();
                 fence_registers(acc);
-                if (kt > 0) release_slot(&empty[(it - 1) % STAGES]);
+                if (kt > kb) release_slot(&empty[(it - 1) % STAGES]);
             }
             wgmma_wait<0>();
             fence_registers(acc);
             release_slot(&empty[(it - 1) % STAGES]);
+            if (SCHEDULE && kb > 0) {
+                // The end of a tile whose k-tile 0 the previous cluster computes last in its range:
+                // hand it the partial (this is the first unit of this cluster's range, so it is
+                // ready long before that cluster gets there) and go on to the next unit.
+                store_partial(acc, partial_slot(workspace, cluster_id, rank, c));
+                named_barrier_sync(1 + c, 128);  // the warpgroup's stores, before its flag
+                if (threadIdx.x % 128 == 0) flag_release(&flags[(cluster_id * CLUSTER + (int)rank) * CONSUMERS + c]);
+                continue;
+            }
+            if (SCHEDULE && ke < k_tiles) {
+                // The start of a tile, the last unit of this range: the next cluster holds the rest.
+                const int next = cluster_id + 1;
+                if (threadIdx.x % 128 == 0) flag_acquire_and_clear(&flags[(next * CLUSTER + (int)rank) * CONSUMERS + c]);
+                named_barrier_sync(1 + c, 128);
+                add_partial(acc, partial_slot(workspace, next, rank, c));
+            }
             // The producer is already filling the ring with the next tile while these stores run.
             if (tma_store) {
                 store_tile_tma(acc, ring + STAGES * STAGE_BYTES + c * C_BUFFERS * C_CHUNK_BYTES, &tma_c, m0 + c * 64,
