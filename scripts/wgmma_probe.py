@@ -65,6 +65,8 @@ def run(variant, params: dict, m: int, n: int, k: int, exact: bool, seed: int) -
         staged.copy()
     # The experiment's argument order (gemm_bf16's kernel_args), then the variant's tensor maps.
     args = (np.int32(m), np.int32(n), np.int32(k), reads["A"], reads["Bt"], c, *variant.extra_args(reads, c, shape, params))
+    if variant is T4 and params.get("SCHEDULE"):  # how many cluster tiles the stream-K tail split (0: none)
+        print(f"   {launch.grid[0] // params['CLUSTER']} clusters, stream-K tiles {int(args[-1])}")
     load(compiled)(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
     synchronize(label)
     got = cp.asnumpy(c).astype(np.float64)

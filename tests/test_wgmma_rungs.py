@@ -85,6 +85,9 @@ def test_t3_is_a_producer_and_two_consumers():
     (T4, T4.default_params() | {"BN": 128, "STAGES": 6, "GROUP_M": 1}),
     (T4, T4.default_params() | {"BN": 128, "STAGES": 6, "PINGPONG": 1}),
     (T4, T4.default_params() | {"BN": 128, "STAGES": 4, "PINGPONG": 1, "CLUSTER": 1, "STORE": 0}),
+    (T4, T4.default_params() | {"SCHEDULE": 1}),
+    (T4, T4.default_params() | {"SCHEDULE": 1, "CLUSTER": 1, "STORE": 0}),
+    (T4, T4.default_params() | {"SCHEDULE": 1, "BN": 128, "STAGES": 6}),
 ], ids=lambda x: getattr(x, "name", None))
 def test_warp_specialized_rungs_compile_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(variant, params):
     assert variant.constraints(params, None) is None
@@ -115,10 +118,11 @@ def test_t4_states_its_limits_and_splits_bt_between_the_cluster_blocks():
     # The tune space: a config fits or is refused for shared memory, before anything compiles.
     space = T4.param_grid({q.name: q.choices for q in T4.params})
     reasons = [T4.constraints(c, None) for c in space]
-    assert all(r is None or "shared memory" in r or "PINGPONG=1 needs BN=128" in r for r in reasons)
+    assert all(r is None or "shared memory" in r or "PINGPONG=1 needs BN=128" in r or "SCHEDULE=1 needs PINGPONG=0" in r
+               for r in reasons)
     # BN 256 fits 2-4 stages, BN 128 2-6, with or without the epilogue's 32 KiB; times 4 group sizes,
-    # 2 cluster sizes and 2 epilogues; pingpong consumers only with BN 128.
-    assert sum(r is None for r in reasons) == (3 + 5) * 4 * 2 * 2 + 5 * 4 * 2 * 2
+    # 2 cluster sizes and 2 epilogues; 2 schedules; pingpong consumers only with BN 128 and schedule 0.
+    assert sum(r is None for r in reasons) == 2 * (3 + 5) * 4 * 2 * 2 + 5 * 4 * 2 * 2
     assert "BN=128" in T4.constraints(p | {"PINGPONG": 1}, None)
     assert t4_smem_bytes(p) == ring_smem_bytes(p) + 32768 <= SMEM_BLOCK_OPTIN_MAX
 
@@ -132,3 +136,82 @@ def test_t4_passes_no_c_map_where_tma_cannot_store_c(monkeypatch):
     assert maps[:2] == ("A map", "Bt map") and maps[2].tobytes() == zeros
     maps = t4_tensor_maps({}, None, shape(64, 3000, 777), T4.default_params() | {"STORE": 0})
     assert maps[:2] == ("A map", "Bt map") and maps[2].tobytes() == zeros
+
+
+# -- SCHEDULE = 1: the stream-K tail ----------------------------------------------------------------
+def _units(cluster_id, clusters, tiles, sk_tiles, k_tiles):
+    """The kernel's WorkList (t4_persistent_cluster.cu) restated: one cluster's (tile, kb, ke) in order."""
+    dp_tiles = tiles - sk_tiles
+    units = [(t, 0, k_tiles) for t in range(cluster_id, dp_tiles, clusters)]
+    total = sk_tiles * k_tiles
+    g, g_end = total * cluster_id // clusters, total * (cluster_id + 1) // clusters
+    while g < g_end:
+        kb = g % k_tiles
+        ke = min(k_tiles, kb + g_end - g)
+        units.append((dp_tiles + g // k_tiles, kb, ke))
+        g += ke - kb
+    return units
+
+
+@pytest.mark.parametrize("dims", [(4096, 4096, 4096), (8192, 8192, 8192), (4097, 4097, 4097), (4096, 4096, 128),
+                                  (3000, 5000, 264), (4096, 2304, 776), (4096, 4096, 4096, 1), (8192, 1024, 8192)],
+                         ids=lambda d: "x".join(map(str, d)))
+def test_t4_stream_k_covers_every_k_tile_once_and_splits_a_tile_between_two_neighbouring_clusters(monkeypatch, dims):
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    m, n, k, *cluster = dims
+    p = T4.default_params() | {"SCHEDULE": 1, "CLUSTER": cluster[0] if cluster else 2}
+    s = shape(m, n, k)
+    clusters = t4_launch(p, s).grid[0] // p["CLUSTER"]
+    tiles, k_tiles = tma_rungs.t4_cluster_tiles(p, s), -(-k // 64)
+    sk = tma_rungs.t4_stream_k_tiles(p, s, clusters)
+    assert sk and clusters <= sk <= tiles and tiles - sk == (tiles // clusters - 1) * clusters
+    seen = {}
+    for c in range(clusters):
+        units = _units(c, clusters, tiles, sk, k_tiles)
+        for i, (t, kb, ke) in enumerate(units):
+            assert kb < ke
+            for kt in range(kb, ke):
+                assert (t, kt) not in seen
+                seen[(t, kt)] = c
+            # What the kernel's fixup assumes: a tile's end (kb > 0) opens a range, its start closes
+            # one, and the next cluster holds the rest.
+            if kb > 0:
+                assert all(u[1:] == (0, k_tiles) for u in units[:i]), "a split tile's end after a partial unit"
+                assert ke == k_tiles and _units(c - 1, clusters, tiles, sk, k_tiles)[-1] == (t, 0, kb)
+            if ke < k_tiles:
+                assert i == len(units) - 1 and kb == 0
+    assert len(seen) == tiles * k_tiles
+    owners = {}
+    for (t, _), c in seen.items():
+        owners.setdefault(t, set()).add(c)
+    assert max(len(o) for o in owners.values()) == 2  # some tiles split, none over three clusters
+
+
+def test_t4_stream_k_tiles_are_the_last_partial_round_and_one_full_round(monkeypatch):
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    p = T4.default_params() | {"SCHEDULE": 1}
+    # 4096^3: 256 cluster tiles for 66 clusters, 3 rounds + 58: the last 58 + 66 split.
+    assert tma_rungs.t4_stream_k_tiles(p, shape(4096, 4096, 4096), 66) == 124
+    assert tma_rungs.t4_stream_k_tiles(p, shape(8192, 8192, 8192), 66) == 1024 % 66 + 66
+    assert tma_rungs.t4_stream_k_tiles(p, shape(4097, 4097, 4097), 66) == 17 * 17 % 66 + 66
+    # None: SCHEDULE 0, one k-tile, whole rounds, fewer tiles than clusters (2048^3: 64 clusters launched).
+    assert tma_rungs.t4_stream_k_tiles(T4.default_params(), shape(4096, 4096, 4096), 66) == 0
+    assert tma_rungs.t4_stream_k_tiles(p, shape(4096, 4096, 64), 66) == 0
+    assert tma_rungs.t4_stream_k_tiles(p, shape(66 * 256, 256, 4096), 66) == 0
+    assert tma_rungs.t4_stream_k_tiles(p, shape(2048, 2048, 2048), 64) == 0
+
+
+def test_t4_workspace_holds_one_partial_and_one_flag_per_consumer_of_every_block(monkeypatch):
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    p = T4.default_params() | {"SCHEDULE": 1}
+    assert tma_rungs.t4_workspace_sizes(p, shape(4096, 4096, 4096)) == (132 * 128 * 256, 132 * 2)  # 17.3 MB
+    assert tma_rungs.t4_workspace_sizes(p | {"CLUSTER": 1, "BN": 128, "STAGES": 6},
+                                        shape(4096, 4096, 4096)) == (132 * 128 * 128, 132 * 2)
+    assert tma_rungs.t4_workspace_sizes(T4.default_params(), shape(4096, 4096, 4096)) == (1, 1)
+    assert tma_rungs.t4_workspace_sizes(p, shape(2048, 2048, 2048)) == (1, 1)
+
+
+def test_t4_stream_k_refuses_pingpong_consumers():
+    p = T4.default_params() | {"BN": 128, "STAGES": 6, "SCHEDULE": 1}
+    assert T4.constraints(p, None) is None
+    assert "PINGPONG=0" in T4.constraints(p | {"PINGPONG": 1}, None)

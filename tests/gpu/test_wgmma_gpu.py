@@ -3,12 +3,14 @@ the driver encodes the tensor maps, and t2/t3/t4 are exact on ragged shapes, inc
 than one tile (boxes mostly outside the matrix), K smaller than one k-tile, and K not a multiple of 8
 (padded staging: gemm_bf16/staging.py copies A and Bt into rows of K rounded up to 8 first)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from gpulab.experiments import get_experiment
 from gpulab.experiments.gemm_bf16 import staging
-from gpulab.experiments.gemm_bf16.tma_rungs import BK, tensor_maps
+from gpulab.experiments.gemm_bf16.tma_rungs import BK, t4_stream_k_tiles, tensor_maps
 from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.launch import by_value, load, synchronize
 from gpulab.gpu.seam import cupy
@@ -16,6 +18,7 @@ from gpulab.gpu.tma import TENSOR_MAP_BYTES, bf16_matrix_map, encode
 from gpulab.lab import RunSpec
 
 GEMM = get_experiment("gemm_bf16")
+FOLDER = Path(staging.__file__).parent
 ECHO = """
 #include "gemm_bf16/hopper.cuh"
 extern "C" __global__ void echo(int before, const __grid_constant__ TmaDescriptor map, int after,
@@ -123,3 +126,72 @@ def test_staging_copies_every_row_and_zeroes_the_pad(lab):
         assert got.shape[1] == 784 and bad.size == 0, f"{name}: first wrong [row, col] {bad[:1].tolist()}"
     assert staged.moved_bytes == staging.staged_bytes(shape)
 
+
+
+# t4 with SCHEDULE = 1 (whole tiles, then a stream-K tail): tiles split between two clusters, the
+# partial handed over through the workspace and a flag. Ragged edges, K % 8 != 0 (staged), two
+# k-tiles (several stream-K units per cluster), each cluster size and epilogue; 2048^3 and one tile
+# fall back to whole tiles (no more tiles than clusters). A flag or parity bug hangs or reads an
+# unwritten partial (NaN or a wrong sum).
+SK_SHAPES = [(4096, 4096, 128), (3000, 5000, 265), (4097, 4097, 520), (4096, 2304, 776)]
+
+
+@pytest.mark.parametrize("cluster, store", [(2, 1), (2, 0), (1, 1), (1, 0)])
+@pytest.mark.parametrize("shape", SK_SHAPES + [(2048, 2048, 2048), (200, 300, 136)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_t4_stream_k_is_exact(lab, cluster, store, shape):
+    variant = GEMM.variant("t4")
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    params = variant.default_params() | {"SCHEDULE": 1, "CLUSTER": cluster, "STORE": store}
+    s = GEMM.shape(*shape)
+    if shape in SK_SHAPES:  # the shape exercises the split on this card, or the test proves nothing
+        assert t4_stream_k_tiles(params, s, variant.launch(params, s).grid[0] // cluster) > 0
+    result = lab.verify(RunSpec(GEMM, variant, params, s), exact=True)
+    assert result.ok, result.describe()
+
+
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (4097, 4097, 4097), (8192, 8192, 1024)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_t4_stream_k_is_correct_on_random_inputs(lab, shape):
+    variant = GEMM.variant("t4")
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    params = variant.default_params() | {"SCHEDULE": 1}
+    result = lab.verify(RunSpec(GEMM, variant, params, GEMM.shape(*shape)), exact=False)
+    assert result.ok, result.describe()
+
+
+def test_t4_stream_k_clears_its_flags_and_gives_the_same_bits_every_launch():
+    """Launches on one workspace: the flags are zero after each (the next launch needs no memset),
+    new inputs give their own product (a stale flag would hand over the last launch's partial) and
+    the same inputs the same bits (the fixup adds in a fixed order)."""
+    cp = cupy()
+    variant = GEMM.variant("t4")
+    params = variant.default_params() | {"SCHEDULE": 1}
+    m, n, k = 4096, 4096, 512
+    s = GEMM.shape(m, n, k)
+    kernel = load(compile_kernel(FOLDER / variant.file, "gemm_bf16", params, arch=variant.compile_arch("sm_90")))
+    launch = variant.launch(params, s)
+    rng = np.random.default_rng(7)
+    host = GEMM.make_inputs(s, rng, exact=True)
+    dev = {name: cp.asarray(v) for name, v in host.items()}
+    out = GEMM.output(s, cp)
+    extra = variant.extra_args(dev, out, s, params)
+    flags = extra[4]
+    assert int(extra[5]) > 0 and flags.size > 1
+    args = (*GEMM.kernel_args(dev, out, s, params), *extra)
+    results = []
+    # Exact inputs, new exact values in the same buffers, then random values launched twice.
+    for draw, exact in enumerate((True, True, False, False)):
+        if draw in (1, 2):
+            for name, v in GEMM.make_inputs(s, rng, exact=exact).items():
+                dev[name][...] = cp.asarray(v)
+        out.fill(cp.nan)
+        kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
+        synchronize(f"t4 SCHEDULE=1 launch {draw}")
+        assert int(cp.count_nonzero(flags)) == 0, f"launch {draw} left flags set"
+        check = GEMM.check(out, dev, s, exact=exact, xp=cp)
+        assert check.ok, f"launch {draw}: {check.describe()}"
+        results.append(out.copy())
+    assert bool(cp.array_equal(results[2], results[3])), "two launches on the same inputs differ in some bits"

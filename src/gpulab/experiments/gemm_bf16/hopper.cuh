@@ -337,3 +337,22 @@ __device__ __forceinline__ void bulk_wait_group() {
 __device__ __forceinline__ void named_barrier_sync(int id, int count) {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
+
+// -- flags between blocks of a persistent grid (t4's stream-K fixup) -------------------------------
+// The writer: every thread of the group stored its part and passed a barrier with the calling thread
+// (bar.sync orders them at CTA scope); this release at GPU scope then publishes all of it (release is
+// cumulative) with the flag, as CUTLASS's GenericBarrier does.
+__device__ __forceinline__ void flag_release(unsigned* flag) {
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(flag) : "memory");
+}
+// The reader: one thread spins with acquire loads until the flag is set, then clears it (no other
+// block touches it again in this launch, so the next launch finds it zero: no memset per launch);
+// a barrier after this hands the acquired data on to the rest of its group. Spinning is safe only
+// where the writer is resident at the same time (a persistent grid: one block per SM).
+__device__ __forceinline__ void flag_acquire_and_clear(unsigned* flag) {
+    unsigned v;
+    do {
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+    } while (v == 0);
+    asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" ::"l"(flag) : "memory");
+}

@@ -45,10 +45,35 @@
 //   cooperative schedule idles the tensor cores ~1 us of every ~47 us tile (~2%) plus a wgmma
 //   drain per tile; pingpong hides both, but 128 x 128 tiles double the TMA bytes per FLOP into
 //   shared memory (32 KiB per 2 MFLOP k-tile vs 48 KiB per 4 MFLOP): a measured question, +0-4%.
+// SCHEDULE = 1 (a stream-K tail, Osama et al., PPoPP 2023, as CUTLASS's "data-parallel + stream-K"):
+//   with SCHEDULE = 0 the cluster tiles go out whole, round by round, and the last round is partial:
+//   at 4096^3 256 tiles for 66 clusters are 3.88 rounds, 8 clusters idle through the fourth (~3% of
+//   the run); 8192^3 1024 / 66 = 15.5 rounds (~3%); 4097^3 289 / 66 = 4.38 rounds. Measured
+//   (H200, 2026-12-01, SCHEDULE = 0): 747 / 741 TFLOP/s at 4096^3 / 8192^3, 0.988x / 0.987x
+//   cuBLAS BF16. SCHEDULE = 1 keeps all the full rounds but one whole and splits the rest (the last
+//   partial round plus one full round: >= `clusters` tiles, chosen on the host, tma_rungs.
+//   t4_stream_k_tiles) by k-tiles: their (tile, k-tile) iterations are laid end to end and each
+//   cluster takes one contiguous `1 / clusters` of them (WorkList below; both blocks of a cluster
+//   the same ranges, so the Bt multicast still pairs up; the ring's counter runs on across units).
+//   A share is at least one tile's k-tiles, so a tile is split between two neighbouring clusters at
+//   most: cluster c + 1's range opens with the tile's end (no k-tile 0), which it finishes early and
+//   hands over (each consumer thread's accumulators to the workspace, thread-major, then a flag per
+//   consumer warpgroup, release at GPU scope); cluster c's range closes with the tile's start, whose
+//   consumers wait on that flag (acquire; all clusters are resident: a persistent grid; by then
+//   c + 1 is ~share - k_tiles k-tiles past it), clear it for the next launch, add the partial to
+//   their accumulators (a fixed order: the same bits every run) and run the usual epilogue. Falls back to whole tiles where the tiles fill whole rounds,
+//   where there are no more tiles than clusters (2048^3: 64 tiles, 64 clusters launched; splitting
+//   over 66 would gain <= 3% and split tiles three ways) and where K is one k-tile. Workspace (an extra argument,
+//   allocated by the host): BM x BN FP32 per block of the grid (132 x 128 KiB = 17.3 MB at BN =
+//   256) and one flag per consumer warpgroup (zeroed once, cleared by the kernel). Expected: the
+//   tail's idle clusters busy, minus a ~1-2 us hand-over per split tile (128 KiB out and in through
+//   L2): +2-3% at 4096^3 and 8192^3, more at 4097^3. PINGPONG = 1 is refused (its consumers find a
+//   tile's first k-tile in the ring at j * k_tiles, which units of unequal length break).
 // Params: BN (128 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
 //   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M), STORE (0: registers,
 //   1: shared memory + TMA store), PINGPONG (0: both consumers share each tile, 1: whole tiles in
-//   turn, BN = 128). BM = 128 (two consumer warpgroups of 64 rows), BK = 64. Dynamic
+//   turn, BN = 128), SCHEDULE (0: whole tiles, 1: the stream-K tail above; default 0).
+//   BM = 128 (two consumer warpgroups of 64 rows), BK = 64. Dynamic
 //   shared memory: STAGES * (128 + BN) * 128 + 1024 (+ 32768 with STORE = 1) bytes <= 227 KiB:
 //   BN 256 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
 //   Registers: producer 40, consumers 232 (setmaxnreg), as t3.
@@ -89,6 +114,15 @@
 #if PINGPONG && BN != 128
 #error "PINGPONG = 1 needs BN = 128: one warpgroup holds a whole 128 x BN tile's accumulators"
 #endif
+#ifndef SCHEDULE
+#define SCHEDULE 0
+#endif
+#if SCHEDULE != 0 && SCHEDULE != 1
+#error "SCHEDULE must be 0 (whole tiles) or 1 (whole tiles, then a stream-K tail)"
+#endif
+#if SCHEDULE && PINGPONG
+#error "SCHEDULE = 1 needs PINGPONG = 0: pingpong consumers find tile j's first k-tile at j * k_tiles in the ring"
+#endif
 #if STORE != 0 && STORE != 1
 #error "STORE must be 0 (from registers) or 1 (through shared memory, TMA store)"
 #endif
@@ -101,13 +135,87 @@
 
 // Cluster tile t (GROUP_M cluster-rows per group, column-major inside a group) -> this block's
 // (m0, n0): a cluster tile is CLUSTER * BM rows by BN columns, block rank r takes rows r * BM ...
-__device__ __forceinline__ void cluster_tile(int t, int tiles_m, int tiles_n, unsigned rank, int& m0, int& n0) {
+__device__ __forceinline__ void cluster_tile(int t, const int* tile_grid, unsigned rank, int& m0, int& n0) {
+    const int tiles_m = *(const volatile int*)&tile_grid[0], tiles_n = *(const volatile int*)&tile_grid[1];
     const int per_group = GROUP_M * tiles_n;
     const int first_m = (t / per_group) * GROUP_M;
     const int group_rows = min(tiles_m - first_m, GROUP_M);
     const int in_group = t % per_group;
     m0 = ((first_m + in_group % group_rows) * CLUSTER + (int)rank) * BM;
     n0 = (in_group / group_rows) * BN;
+}
+
+// The units of work of one cluster, in order, the same for its producer and consumers and for both
+// blocks of the cluster (so the multicast halves of Bt pair up): (tile t, k-tiles kb .. ke - 1).
+// First the data-parallel tiles, cluster_id, cluster_id + clusters, ... below dp_tiles, whole; then
+// (SCHEDULE = 1) this cluster's contiguous share of the last sk_tiles tiles' k-tiles, linearized as
+// (t - dp_tiles) * k_tiles + kt and cut into `clusters` equal ranges. The host chooses sk_tiles >=
+// clusters (tma_rungs.t4_stream_k_tiles), so every range spans at least one tile's k-tiles and a
+// tile is split between at most two clusters: a range opens with the end of a tile (kb > 0, the
+// partial goes to the workspace) and closes with the start of another (ke < k_tiles, it adds the
+// next cluster's partial and stores the tile).
+// It holds the cursor; the launch's constants (clusters, dp_tiles, k_tiles) come with each call.
+struct WorkList {
+    int tile;      // the next data-parallel tile
+    int g, g_end;  // this cluster's stream-K range, in the linearized k-tiles (< 2^31: sk_tiles <= 2 x
+                   // clusters, k_tiles <= 2^14 at gemm_bf16's max_dim)
+    __device__ WorkList(int cluster_id, int clusters, int sk_tiles, int k_tiles) : tile(cluster_id) {
+        const long long total = (long long)sk_tiles * k_tiles;
+        g = (int)(total * cluster_id / clusters);
+        g_end = (int)(total * (cluster_id + 1) / clusters);
+    }
+    // The next unit into (t, kb, ke); false when this cluster has none left.
+    __device__ bool next(int clusters, int dp_tiles, int k_tiles, int& t, int& kb, int& ke) {
+        if (tile < dp_tiles) {
+            t = tile;
+            kb = 0;
+            ke = k_tiles;
+            tile += clusters;
+            return true;
+        }
+        if (g >= g_end) return false;
+        t = dp_tiles + g / k_tiles;
+        kb = g % k_tiles;
+        ke = min(k_tiles, kb + (g_end - g));
+        g += ke - kb;
+        return true;
+    }
+};
+
+// Stream-K partials: one slot of BM x BN FP32 per block of a contributing cluster, per consumer
+// warpgroup 64 x BN, stored thread-major (float4 i of thread t at [i][t]): whatever the fragment
+// layout, the owning warpgroup reads back the same registers, and each warp's float4 stores cover 512
+// contiguous bytes. Through L2 (.cg): the reader runs on another SM.
+__device__ __forceinline__ float4* partial_slot(float* workspace, int cluster, unsigned rank, int c) {
+    const long long warpgroup = (long long)(cluster * CLUSTER + (int)rank) * CONSUMERS + c;
+    return reinterpret_cast<float4*>(workspace) + warpgroup * 32 * ACC + threadIdx.x % 128;  // 32 x ACC float4
+}
+__device__ __forceinline__ void store_partial(const float (&acc)[ACC], float4* slot) {
+#pragma unroll
+    for (int i = 0; i < ACC / 4; ++i) {
+        __stcg(slot + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+    }
+}
+// acc += the partial, in a fixed order (the same bits every run), eight float4 per thread at a time
+// with a barrier of the warpgroup between the batches: ptxas hoists loads over anything else (an
+// empty asm, a dependence it can see through), and 128 loaded values next to the 128 accumulators
+// spilled (STORE = 0, BN = 256). (Loading the partial as the starting accumulators instead made
+// ptxas serialize the wgmma: C7515.)
+__device__ __forceinline__ void add_partial(float (&acc)[ACC], const float4* slot, int barrier_id) {
+#pragma unroll
+    for (int i0 = 0; i0 < ACC / 4; i0 += 8) {
+        float4 v[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = __ldcg(slot + (i0 + i) * 128);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            acc[4 * (i0 + i)] += v[i].x;
+            acc[4 * (i0 + i) + 1] += v[i].y;
+            acc[4 * (i0 + i) + 2] += v[i].z;
+            acc[4 * (i0 + i) + 3] += v[i].w;
+        }
+        named_barrier_sync(barrier_id, 128);
+    }
 }
 
 // This consumer warp is done reading `slot`: one arrival on the slot's empty barrier in every block
@@ -161,11 +269,15 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[ACC], unsigned
 extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
           float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
-          const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c) {
+          const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c,
+          float* __restrict__ workspace, unsigned* __restrict__ flags, int sk_tiles) {
     extern __shared__ unsigned char smem_raw[];
     __shared__ unsigned long long full[STAGES], empty[STAGES];
     // PINGPONG: order[c] completes a phase when the other consumer has issued a tile's last wgmma.
     __shared__ unsigned long long order[CONSUMERS];
+    // The tile grid (tiles_m, tiles_n), read back at every unit: held in registers through the
+    // consumers' mainloop, next to 128 accumulators, ptxas spilled it with SCHEDULE = 1.
+    __shared__ int tile_grid[2];
     // Same offset in every block of a cluster (same kernel, same static layout): multicast relies on it.
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
 
@@ -175,6 +287,8 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0;
     const int k_tiles = (K + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
+    // SCHEDULE = 0, or a host value that breaks the at-most-two-clusters-per-tile rule: whole tiles.
+    if (!SCHEDULE || sk_tiles < clusters || sk_tiles > tiles || k_tiles < 2) sk_tiles = 0;
 
     // C's rows must start on 16-byte boundaries for its tensor map (the host passes zeros otherwise).
     const bool tma_store = STORE && (N % 4) == 0;
@@ -185,6 +299,8 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         }
         for (int c = 0; c < CONSUMERS; ++c) mbar_init(&order[c], 128);
         fence_barrier_init();
+        tile_grid[0] = tiles_m;
+        tile_grid[1] = tiles_n;
     }
     __syncthreads();
 #if CLUSTER > 1
@@ -195,11 +311,13 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         // Producer warpgroup: one thread issues every copy (K % 8 != 0 reaches here staged: staging.py).
         regs_dealloc<PRODUCER_REGS>();
         if (threadIdx.x == 0) {
-            unsigned it = 0;  // k-tiles issued by this block so far, over all its tiles: slot and parity
-            for (int t = cluster_id; t < tiles; t += clusters) {
+            unsigned it = 0;  // k-tiles issued by this block so far, over all its units: slot and parity
+            WorkList work(cluster_id, clusters, sk_tiles, k_tiles);
+            int t, kb, ke;
+            while (work.next(clusters, tiles - sk_tiles, k_tiles, t, kb, ke)) {
                 int m0, n0;
-                cluster_tile(t, tiles_m, tiles_n, rank, m0, n0);
-                for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+                cluster_tile(t, tile_grid, rank, m0, n0);
+                for (int kt = kb; kt < ke; ++kt, ++it) {
                     const unsigned slot = it % STAGES;
                     // The slot's previous k-tile (it - STAGES) was read by every consumer of the cluster.
                     if (it >= STAGES) mbar_wait(&empty[slot], ((it / STAGES) - 1) & 1);
@@ -222,13 +340,15 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         regs_alloc<CONSUMER_REGS>();
         const int c = wg - 1;
         unsigned it = 0;  // k-tiles consumed so far: the producer's counter, in step
-        for (int t = cluster_id; t < tiles; t += clusters) {
+        WorkList work(cluster_id, clusters, sk_tiles, k_tiles);
+        int t, kb, ke;
+        while (work.next(clusters, tiles - sk_tiles, k_tiles, t, kb, ke)) {
             int m0, n0;
-            cluster_tile(t, tiles_m, tiles_n, rank, m0, n0);
+            cluster_tile(t, tile_grid, rank, m0, n0);
             float acc[ACC];
 #pragma unroll
             for (int i = 0; i < ACC; ++i) acc[i] = 0.0f;
-            for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+            for (int kt = kb; kt < ke; ++kt, ++it) {
                 const unsigned slot = it % STAGES;
                 mbar_wait(&full[slot], (it / STAGES) & 1);
                 const unsigned char* a_tile = ring + slot * STAGE_BYTES + c * 64 * BK * 2;
@@ -243,11 +363,28 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                 // Keep this k-tile's group in flight; the previous one has retired, free its slot.
                 wgmma_wait<1>();
                 fence_registers(acc);
-                if (kt > 0) release_slot(&empty[(it - 1) % STAGES]);
+                if (kt > kb) release_slot(&empty[(it - 1) % STAGES]);
             }
             wgmma_wait<0>();
             fence_registers(acc);
             release_slot(&empty[(it - 1) % STAGES]);
+            if (SCHEDULE && kb > 0) {
+                // The end of a tile whose k-tile 0 the previous cluster computes last in its range:
+                // hand it the partial (this is the first unit of this cluster's range, so it is
+                // ready long before that cluster gets there) and go on to the next unit.
+                store_partial(acc, partial_slot(workspace, cluster_id, rank, c));
+                named_barrier_sync(1 + c, 128);  // the warpgroup's stores, before its flag
+                if (threadIdx.x % 128 == 0) flag_release(&flags[(cluster_id * CLUSTER + rank) * CONSUMERS + c]);
+                continue;
+            }
+            if (SCHEDULE && ke < k_tiles) {
+                // The start of a split tile, the last unit of this range: the next cluster computed
+                // the rest first thing in its range (long done, unless the shares are near one tile).
+                const int next = cluster_id + 1;
+                if (threadIdx.x % 128 == 0) flag_acquire_and_clear(&flags[(next * CLUSTER + rank) * CONSUMERS + c]);
+                named_barrier_sync(1 + c, 128);
+                add_partial(acc, partial_slot(workspace, next, rank, c), 1 + c);
+            }
             // The producer is already filling the ring with the next tile while these stores run.
             if (tma_store) {
                 store_tile_tma(acc, ring + STAGES * STAGE_BYTES + c * C_BUFFERS * C_CHUNK_BYTES, &tma_c, m0 + c * 64,
@@ -267,7 +404,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         const int k_tiles_u = k_tiles;
         for (int j = c, t = cluster_id + c * clusters; t < tiles; j += 2, t += 2 * clusters) {
             int m0, n0;
-            cluster_tile(t, tiles_m, tiles_n, rank, m0, n0);
+            cluster_tile(t, tile_grid, rank, m0, n0);
             unsigned it = (unsigned)j * (unsigned)k_tiles_u;  // the ring's counter at this tile's first k-tile
             float acc0[ACC], acc1[ACC];
 #pragma unroll

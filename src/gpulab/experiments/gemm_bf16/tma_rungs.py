@@ -13,6 +13,8 @@ before every launch inside the timed work) and the tensor maps describe those.
 
 from __future__ import annotations
 
+import numpy as np
+
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
@@ -20,6 +22,7 @@ from gpulab.experiments.gemm_bf16.access import t2_access, t3_access
 from gpulab.experiments.gemm_bf16.staging import pad_k
 from gpulab.gpu.device import probe
 from gpulab.gpu.launch import by_value
+from gpulab.gpu.seam import cupy
 from gpulab.gpu.tma import (
     ELEMENT_BYTES, F32_BYTES, STRIDE_ALIGN_BYTES, SWIZZLE_128B_BYTES, TENSOR_MAP_BYTES, bf16_matrix_map, encode,
     f32_matrix_map,
@@ -176,13 +179,57 @@ def t4_tensor_maps(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     return (*tensor_maps(inputs, out, shape, params), c)
 
 
+def t4_cluster_tiles(p: Params, s: Shape) -> int:
+    """Output tiles of CLUSTER x 128 rows by BN columns: one cluster's unit of work."""
+    return cdiv(s["M"], p["BM"] * p["CLUSTER"]) * cdiv(s["N"], p["BN"])
+
+
 def t4_launch(p: Params, s: Shape) -> Launch:
     """A persistent grid of whole clusters, one block per SM, never more clusters than cluster tiles
     (CLUSTER x 128 rows by BN columns): each loops over its share of the tiles."""
     cluster = p["CLUSTER"]
-    cluster_tiles = cdiv(s["M"], p["BM"] * cluster) * cdiv(s["N"], p["BN"])
-    blocks = min(sm_count() // cluster, cluster_tiles) * cluster
+    blocks = min(sm_count() // cluster, t4_cluster_tiles(p, s)) * cluster
     return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=t4_smem_bytes(p))
+
+
+def t4_stream_k_tiles(p: Params, s: Shape, clusters: int) -> int:
+    """How many cluster tiles at the end of the order SCHEDULE = 1 splits by k-tiles over all the
+    clusters (the rest go whole, round by round, as with SCHEDULE = 0); 0: none.
+
+    The last partial round plus one full round: at least `clusters` tiles, so each cluster's share
+    of their k-tiles is at least one tile's and no tile is split over more than two clusters (the
+    kernel's fixup pairs a cluster with the next one only). None where the tiles fill whole rounds
+    (nothing idles), where there are no more tiles than clusters (the launch then has one cluster per
+    tile; splitting 64 tiles over 66 clusters at 2048^3 would gain at most 3% and split tiles three
+    ways) or where K is a single k-tile (nothing to split)."""
+    if not p.get("SCHEDULE"):
+        return 0
+    rounds, rem = divmod(t4_cluster_tiles(p, s), clusters)
+    if cdiv(s["K"], BK) < 2 or rem == 0 or rounds == 0:
+        return 0
+    return rem + clusters
+
+
+# The stream-K partial of one consumer warpgroup: 64 rows x BN FP32, one slot per block.
+def t4_workspace_sizes(p: Params, s: Shape) -> tuple[int, int]:
+    """(FP32 elements of the stream-K workspace, flags): one BM x BN partial and one flag per consumer
+    warpgroup for every block of the launch (a cluster's blocks each hand over their own rows), or
+    one-element stand-ins where the schedule splits nothing."""
+    blocks = t4_launch(p, s).grid[0]
+    if not t4_stream_k_tiles(p, s, blocks // p["CLUSTER"]):
+        return 1, 1
+    return blocks * p["BM"] * p["BN"], blocks * (p["BM"] // 64)
+
+
+def t4_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
+    """The tensor maps (t4_tensor_maps), then the stream-K workspace, its flags (zeroed here once:
+    the kernel clears each flag it consumed, so a launcher may run any number of times, as sgemm's
+    split-K counters) and the number of tiles the schedule splits."""
+    cp = cupy()
+    work, flags = t4_workspace_sizes(params, shape)
+    clusters = t4_launch(params, shape).grid[0] // params["CLUSTER"]
+    return (*t4_tensor_maps(inputs, out, shape, params), cp.empty(work, dtype=cp.float32),
+            cp.zeros(flags, dtype=cp.uint32), np.int32(t4_stream_k_tiles(params, shape, clusters)))
 
 
 def t4_constraints(p: Params, s: Shape | None) -> str | None:
@@ -192,6 +239,9 @@ def t4_constraints(p: Params, s: Shape | None) -> str | None:
     # BN / CLUSTER rows, A's 128, C's 64, all within TMA's 256 per side.
     if p.get("PINGPONG") and p["BN"] != 128:
         return "PINGPONG=1 needs BN=128: one consumer warpgroup holds a whole 128 x BN tile's accumulators"
+    if p.get("PINGPONG") and p.get("SCHEDULE"):
+        return ("SCHEDULE=1 needs PINGPONG=0: a pingpong consumer finds its tile's first k-tile in the ring at "
+                "tile x k_tiles, which stream-K segments of unequal length break")
     return smem_reason(p, t4_smem_bytes)
 
 
@@ -208,11 +258,12 @@ T4 = Variant(
         Param("CLUSTER", (1, 2), 2, "blocks per cluster along M, sharing Bt by TMA multicast"),
         Param("STORE", (0, 1), 1, "epilogue: 0 from registers, 1 through shared memory and TMA stores"),
         Param("PINGPONG", (0, 1), 0, "consumers: 0 share each tile, 1 alternate whole tiles (BN=128)"),
+        Param("SCHEDULE", (0, 1), 0, "tiles: 0 whole, round by round; 1 the last rounds split by k (stream-K)"),
     ),
     constraints=t4_constraints,
     min_sm=90,
     min_sm_for="wgmma, setmaxnreg, clusters",
     arch_specific=True,
-    extra_args=t4_tensor_maps,
+    extra_args=t4_extra_args,
     stage=pad_k,
 )
