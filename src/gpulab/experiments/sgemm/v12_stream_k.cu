@@ -28,9 +28,10 @@
 // Expected effect: every SM busy to the end, at the cost of one partial tile written and read back
 // per split tile (BM*BN*4 = 32 KiB, L2-resident) and a short wait where a tile's first block
 // reaches it before its later segments are done (they ran first, so rarely). 1024^3: the whole card
-// instead of half (the 128 tiles' 8,192 k-tile iterations over 264 blocks, 31 each), up to ~1.5-1.9x
-// v11 there; 4096^3: the ~3% tail, ~1.00-1.03x cuBLAS; 4097^3 (and 4000^3): ~8%; 8192^3 (8192
-// tiles = 31.03 rounds): ~1%, at best even with v11.
+// instead of half (the 128 tiles' 8,192 k-tile iterations over 264 blocks, 31 each, every tile
+// split in two or three): expect 1.2-1.5x v9 there (short shares pay the ring's prologue and the
+// fixup more often), >= 0.95x cuBLAS; 4096^3: the ~3% tail, ~1.00-1.03x cuBLAS; 4097^3 (and
+// 4000^3): ~8%; 8192^3 (8192 tiles = 31.03 rounds): ~1%, at best even with v11.
 // Params: v11's (BM, BN, BK multiple of 8, WM multiple of 16, WN = 32*WNITER, TM = TN = 4, STAGES,
 //   GROUP_M); MINB is also the grid: MINB blocks per SM (the registers are sized for it and the
 //   registry checks that shared memory and threads hold MINB per SM too, so every block is resident
