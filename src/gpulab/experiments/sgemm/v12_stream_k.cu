@@ -1,30 +1,31 @@
-// v12 stream-K: a persistent grid that shares the (tile, k tile) iterations evenly among its blocks,
-// so that no SM idles through a partial last wave of tiles.
+// v12 stream-K: a persistent grid that shares the (tile, k tile) iterations evenly among its
+// blocks, so that no SM idles through a partial last wave of tiles.
 //
 // Changed from v11: the schedule only. v11 launches one block per 64 x 128 tile and the card runs
 // them in waves of (blocks per SM) x 132; v12 launches exactly MINB x SMs blocks (all resident at
 // once) and each takes a contiguous, even share of the linearized iteration space: the tiles in
 // v9's grouped order, each tile's ceil(K / BK) k tiles in order. A share runs across tile borders:
-// a block computes the end of one tile (a later segment), whole tiles, and the start of another (the
-// segment holding k tile 0). The block holding a tile's k tile 0 has it at the END of its share; the
-// blocks holding its later segments have them at the START of theirs, finish them first, write their
-// partial accumulators to a workspace slot of their own (thread-major: work[block][register][thread],
-// coalesced, no layout) and release a flag; the first block waits (acquire spin) for each, adds the
-// partials in block order (= k order: the same bits on every run on a card), and stores the tile
-// through v9's write-back. It resets each flag it consumed, so the next launch needs no memset.
+// a block computes the end of one tile (a later segment), whole tiles, and the start of another
+// (the segment holding k tile 0). The block holding a tile's k tile 0 has it at the END of its
+// share; the blocks holding its later segments have them at the START of theirs, finish them first,
+// write their partial accumulators to a workspace slot of their own (thread-major:
+// work[block][register][thread], coalesced, no layout) and release a flag; the first block waits
+// (acquire spin) for each, adds the partials in block order (= k order: the same bits on every run
+// on a card), and stores the tile through v9's write-back. It resets each flag it consumed, so the
+// next launch needs no memset.
 // Hybrid schedule (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-
 // Matrix Multiplication on the GPU", PPoPP 2023, https://arxiv.org/abs/2301.03598): with T tiles
 // and G blocks, the last T % G tiles plus SK_ROUNDS full rounds of G tiles are shared stream-K
 // (computed first), the other tiles are whole, tile sk + b + r*G for block b (data-parallel: no
-// fixup). SK_ROUNDS = 0 shares only the remainder (thin slices of a tile per block: many fixups);
-// 1 gives each block 1-2 tiles' worth; a large value makes the whole space stream-K.
+// fixup). SK_ROUNDS = 0 shares only the remainder (thin slices of a tile per block: many fixups); 1
+// gives each block 1-2 tiles' worth; a large value makes the whole space stream-K.
 // The loop (ring, copies, the FAST / checked contract, ragged k tile 0) is cp_async_ring.cuh's
 // ring_k_loop over a k-tile range, the k-step is v11's SerpentineStep, the write-back v9's.
 // Why (H200, 132 SMs, % of cuBLAS FP32, 2026-12-01): v11 tuned (64 x 128 x 16, 128 threads, 2
 // blocks/SM) reaches 99.2% at 8192^3 but 94.6% at 4096^3, where 2048 tiles on 264 slots are 7.76
-// rounds (SMs run 15 or 16 tiles: ~3% tail) at a steady rate equal to cuBLAS's (51 TFLOP/s); v9 gets
-// 92.2% at 1024^3 (128 tiles for 264 slots: half the card idle), 92.5% at 2048^3, 94.1% at 4000^3,
-// 91.9% at 4097^3 (65 x 33 tiles = 8.1 rounds of 264).
+// rounds (SMs run 15 or 16 tiles: ~3% tail) at a steady rate equal to cuBLAS's (51 TFLOP/s); v9
+// gets 92.2% at 1024^3 (128 tiles for 264 slots: half the card idle), 92.5% at 2048^3, 94.1% at
+// 4000^3, 91.9% at 4097^3 (65 x 33 tiles = 8.1 rounds of 264).
 // Expected effect: every SM busy to the end, at the cost of one partial tile written and read back
 // per split tile (BM*BN*4 = 32 KiB, L2-resident) and a short wait where a tile's first block
 // reaches it before its later segments are done (they ran first, so rarely). 1024^3: the whole card
@@ -37,11 +38,11 @@
 //   registry checks that shared memory and threads hold MINB per SM too, so every block is resident
 //   and a spin-wait always ends); SK_ROUNDS (full rounds shared stream-K beside the partial one).
 //   Defaults: 64 x 128 x 16, four 32 x 64 warps (128 threads), STAGES=2, MINB=2, GROUP_M=8,
-//   SK_ROUNDS=1. Dynamic shared memory as v9. Extra arguments: the workspace, G x BM x BN floats
-//   (G = min(MINB x SMs, iterations): 8.25 MiB at 264 x 64 x 128), and G flags (zero before the
-//   first launch; every launch leaves them zero).
-// Shapes: any M, N, K >= 1 (v9's edges and paths: edge tiles moved inward, K % BK absorbed by k tile
-//   0, per-element B copies and C stores when N % 4 != 0, the checked path below one tile).
+//   SK_ROUNDS=1. Dynamic shared memory as v9. Extra arguments: the workspace, G x BM x BN floats (G
+//   = min(MINB x SMs, iterations): 8.25 MiB at 264 x 64 x 128), and G flags (zero before the first
+//   launch; every launch leaves them zero).
+// Shapes: any M, N, K >= 1 (v9's edges and paths: edge tiles moved inward, K % BK absorbed by k
+//   tile 0, per-element B copies and C stores when N % 4 != 0, the checked path below one tile).
 #include "sgemm/ladder.cuh"
 
 #define WARPS ((BM / WM) * (BN / WN))
