@@ -15,6 +15,7 @@
 #   random    random inputs, default and SK_ROUNDS=99: 4096^3, 4097^3, 1000x3000x777
 #   bench     gpulab bench: v11 (tuned) and v12 default and SK_ROUNDS=99 with cuBLAS at 1024, 2048,
 #             4096, 4097, 8192 (bench.csv); bench_minb3: v12 MINB=3 (bench_minb3.csv)
+#   fidelity_v9  only if time is left: v9's fidelity rows again (fidelity_v9.csv), see step 6
 # Usage: source scripts/device_setup.sh && bash scripts/device_v12.sh  (or: bash scripts/device_trial.sh v12:150)
 set -u
 OUT=${OUT:-/tmp/gpulab-out}
@@ -61,6 +62,9 @@ if ! grep -q " tiny \| schedules " <<<" $FAILED "; then
 else
     echo "bench skipped: an exact step failed" >>"$dir/summary.txt"
 fi
+# 6. Last, if time is left: v9's fidelity runs again (its SASS is unchanged, but results/h200/fidelity.csv
+#    keys runs by a hash of the sources, which includes cp_async_ring.cuh): rows for the lead to merge.
+trial fidelity_v9 30 gpulab fidelity sgemm -v v9 --out "$dir/fidelity_v9.csv"
 echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
 echo "== summary ($dir/summary.txt; each step's log is $dir/<step>.log)"
 cat "$dir/summary.txt"
