@@ -91,6 +91,17 @@ def probe() -> tuple[DeviceInfo | None, str]:
     return info, ""
 
 
+# Persistent grids (gemm_bf16 t4, sgemm v12) are sized by the SM count; without a GPU to ask
+# (compile-only, predictions, CPU tests) they are sized for an H100/H200.
+SM_COUNT_WITHOUT_GPU = 132
+
+
+def sm_count() -> int:
+    """This card's SM count, or SM_COUNT_WITHOUT_GPU when there is no GPU to ask."""
+    info, _ = probe()
+    return info.sm_count if info is not None else SM_COUNT_WITHOUT_GPU
+
+
 def gpu_index() -> str:
     """Which of the machine's GPUs this process uses: what CUDA_VISIBLE_DEVICES pinned it to (an
     index or a UUID, as given), else CuPy's current device number."""

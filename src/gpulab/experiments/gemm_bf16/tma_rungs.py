@@ -20,7 +20,7 @@ from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access
 from gpulab.experiments.gemm_bf16.staging import pad_k
-from gpulab.gpu.device import probe
+from gpulab.gpu.device import sm_count
 from gpulab.gpu.launch import by_value
 from gpulab.gpu.seam import cupy
 from gpulab.gpu.tma import (
@@ -147,16 +147,8 @@ T3 = Variant(
 )
 
 
-# t4's persistent grid: one block per SM. Without a GPU to ask (compile-only, predictions) it is
-# sized for an H100/H200 (132 SMs); the kernel loops over its tiles, so any grid is correct.
-SM_COUNT_WITHOUT_GPU = 132
-
-
-def sm_count() -> int:
-    info, _ = probe()
-    return info.sm_count if info is not None else SM_COUNT_WITHOUT_GPU
-
-
+# t4's persistent grid: one block per SM (gpulab.gpu.device.sm_count: 132 without a GPU to ask);
+# the kernel loops over its tiles, so any grid is correct.
 # t4's epilogue with STORE = 1: per consumer warpgroup, two buffers of 64 rows x 32 FP32 (one TMA
 # store box, a 128-byte swizzled row each).
 C_CHUNK_COLS = SWIZZLE_128B_BYTES // F32_BYTES

@@ -17,6 +17,7 @@ from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
     v9_access, v10_access, v11_access, gt_access, gv_access, sk_access, sx_access,
 )
+from gpulab.gpu.device import sm_count
 from gpulab.gpu.occupancy import SM_LIMITS
 from gpulab.gpu.seam import cupy
 
@@ -363,6 +364,48 @@ def _sx_constraints(p: Params, s: Shape | None) -> str | None:
     return _v9_constraints(p, s, fragment_regs=2)
 
 
+# -- v12: stream-K on a persistent grid -------------------------------------------------------------
+def v12_blocks(p: Params, s: Shape) -> int:
+    """v12's grid: MINB blocks on every SM (all resident at once: v12_constraints), or one per
+    (tile, k tile) iteration when there are fewer (a block with an empty share would only wait)."""
+    iterations = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"]) * cdiv(s["K"], p["BK"])
+    return min(p["MINB"] * sm_count(), iterations)
+
+
+def v12_workspace_floats(p: Params, s: Shape) -> int:
+    """One partial tile per block, thread-major (work[block][register][thread]): BM*BN floats each."""
+    return v12_blocks(p, s) * p["BM"] * p["BN"]
+
+
+def _v12_launch(p: Params, s: Shape) -> Launch:
+    return Launch(grid=(v12_blocks(p, s), 1, 1), block=(32 * _warps(p), 1, 1), smem_dynamic_bytes=_v9_smem_bytes(p))
+
+
+def _v12_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
+    """The workspace and a flag per block, zeroed once: the kernel leaves every flag zero again (the
+    block that consumes a partial resets its flag), so a launcher may run any number of times."""
+    cp = cupy()
+    blocks = v12_blocks(params, shape)
+    return cp.zeros(v12_workspace_floats(params, shape), dtype=cp.float32), cp.zeros(blocks, dtype=cp.uint32)
+
+
+def v12_constraints(p: Params, s: Shape | None) -> str | None:
+    """v11's, plus what makes the spin-waits safe: MINB blocks per SM must fit by shared memory
+    (v9's check), threads and the SM's block slots as well as by registers (the launch bounds), so
+    that all MINB x SMs blocks of the grid are resident at once. 12 registers over v9's estimate for
+    the schedule (64-bit iteration bounds, the segment loop, the fixup's pointers): fitted to ptxas
+    (NVRTC 13.5), which spills at 64 x 128 x 8 and x 16 with 64 x 64 warps (estimate 234) and fits
+    64 x 256 x 8 (230: 254 registers)."""
+    if reason := _v9_constraints(p, s, fragment_regs=12):
+        return reason
+    threads = 32 * _warps(p)
+    if p["MINB"] * threads > 32 * _SM90.max_warps:
+        return f"MINB={p['MINB']} blocks of {threads} threads exceed an SM's {32 * _SM90.max_warps}: not all resident"
+    if p["MINB"] > _SM90.max_blocks:
+        return f"MINB={p['MINB']} blocks exceed an SM's {_SM90.max_blocks} block slots: not all resident"
+    return None
+
+
 # gpulab's best row when nothing is tuned near a shape (gpulab.best), by class: gv for one row (BM the
 # smallest choice that covers M), gt for one column (BN likewise), and sx for a few dozen rows or
 # columns and for shapes whose v9 tiles (64 x 128) would leave over half of the H200's 132 SMs idle
@@ -592,6 +635,24 @@ class Sgemm(Experiment):
                 Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
             ),
             constraints=_v9_constraints,
+        ),
+        Variant(
+            name="v12",
+            file="v12_stream_k.cu",
+            summary="stream-K on a persistent grid of MINB x SMs blocks: even shares of (tile, k tile) iterations, ordered fixup",
+            min_sm=80, min_sm_for="cp.async",
+            launch=_v12_launch,
+            # v11 tuned on the H200 (64 x 128 x 16, four 32 x 64 warps, STAGES=2), MINB=2: the grid is
+            # 2 x SMs, as many blocks as v11 ran per wave there.
+            params=_tile_params(bm=64, bn=128, bk=16) + _warp_params(wm=32, wn=64, wniter=2) + (
+                Param("STAGES", (2, 3, 4, 5), 2, "tiles in the cp.async ring"),
+                Param("MINB", (1, 2, 3, 4), 2, "blocks per SM: the registers are sized for it and the grid is MINB x SMs"),
+                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group of the tile order (1: row order)"),
+                Param("SK_ROUNDS", (0, 1, 2, 99), 1,
+                      "full rounds of MINB x SMs tiles shared stream-K beside the partial one (99: all of them)"),
+            ),
+            constraints=v12_constraints,
+            extra_args=_v12_extra_args,
         ),
         Variant(
             name="sk",

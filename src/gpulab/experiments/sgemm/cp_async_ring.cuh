@@ -112,18 +112,22 @@ struct Copier {
     }
 };
 
-// v9: block blockIdx.x of the 1D grid -> its block-row bm and block-column bn, numbered in groups
-// of GROUP block-rows (the rung's GROUP_M), column-major inside a group: the blocks resident at once share a few
-// block-rows of A and block-columns of B in L2.
+// v9: tile `pid` of the M x N tiles -> its block-row bm and block-column bn, numbered in groups of
+// GROUP block-rows (the rung's GROUP_M), column-major inside a group: the tiles computed at once
+// share a few block-rows of A and block-columns of B in L2. (v12's persistent blocks walk the tiles
+// in this order; the rungs before it take tile blockIdx.x: grouped_block.)
 template <int GROUP>
-__device__ __forceinline__ void grouped_block(int M, int N, int& bm, int& bn) {
+__device__ __forceinline__ void grouped_tile(int M, int N, int pid, int& bm, int& bn) {
     const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    const int pid = blockIdx.x;
     const int per_group = GROUP * grid_n;
     const int first_m = (pid / per_group) * GROUP;
     const int group_rows = min(grid_m - first_m, GROUP);
     bm = first_m + (pid % per_group) % group_rows;
     bn = (pid % per_group) / group_rows;
+}
+template <int GROUP>
+__device__ __forceinline__ void grouped_block(int M, int N, int& bm, int& bn) {
+    grouped_tile<GROUP>(M, N, blockIdx.x, bm, bn);
 }
 
 // v9: the epilogue. The warp's WMITER x WNITER sub-tiles of acc (its tile of C starts at row wrow,
@@ -149,10 +153,101 @@ __device__ __forceinline__ void ring_write_back(const float (&acc)[ROWS][COLS], 
             write_back<VEC_BC>(cs, acc, i, j, lane, C, N, wrow + i * 16, wcol + j * 32, own);
 }
 
-// v9: the kernel body around a rung's tile loop, Tile::run<VEC_BC, FAST> (same arguments as v9's
-// gemm_tile): the block's tile from the grouped rasterization, edge blocks moved inward when the
-// matrix holds one whole block tile (FAST, no checks), the checked path when it does not; float4
-// copies of B and stores of C when N % 4 == 0 and B and C are 16-byte aligned.
+// t_end of a range that runs to the end of K: the loop computes ceil(K / BK) itself (computed by the
+// caller instead, ptxas schedules v9's and v11's setup differently: not the same SASS).
+#define ALL_K_TILES (-1)
+
+// v9: the block's tile loop over k tiles [t_begin, t_end) of the ceil(K / BK), into acc (zeroed
+// here), with the per-tile warp product left to the rung: Step::tile(acc, As, Bs, a_off, b_off) runs
+// one shared-memory tile's BK k-steps of this thread's fragments (v9's is WarpTileStep below). The
+// block's tile of C is rows [row0, row0+BM) x columns [col0, col0+BN). With FAST, the caller
+// guarantees M >= BM and N >= BN and has moved blocks on the bottom and right edges inward (row0 =
+// M - BM, ...), so every row and column a FAST block copies is inside A and B. A ragged K is absorbed
+// by k tile 0: the tiles start at k_first = (K % BK) - BK < 0, tile 0 is copied on the general path
+// (k < 0 reads as zero) in the prologue, and every tile after it is whole, so the main loop never
+// checks. The ring of STAGES slots, STAGES-1 tiles in flight (one commit group each: empty groups
+// keep the count), one barrier per tile. A range that does not start at tile 0 (sx's slices, v12's
+// stream-K segments) starts its copies t_begin tiles on; every tile of it is whole.
+// v9_cp_async.cu writes this loop out in full (gemm_tile: the rung that introduces it) and keeps it:
+// on this one (NVRTC 13.5), ptxas allocates v9's hot loop differently (v9's default, by
+// scripts/sass_banks.py: 881 FFMA with two reads in one bank per 1,024 instead of the 812 that
+// v11's header quotes), so v9's measured rows would no longer describe its code.
+template <class Step, bool VEC_BC, bool FAST, int ROWS, int COLS>
+__device__ __forceinline__ void ring_k_loop(float (&acc)[ROWS][COLS], int M, int N, int K,
+                                            const float* __restrict__ A, const float* __restrict__ B,
+                                            float* smem, int row0, int col0, int t_begin, int t_end) {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int wm = (warp / (BN / WN)) * WM;
+    const int wn = (warp % (BN / WN)) * WN;
+    const int a_off = wm + zigzag_row(lane) * 4, b_off = wn + zigzag_col(lane) * 4;  // v6's lanes
+    const unsigned ring = smem_addr(smem);
+    const int k_first = (K % BK) ? (K % BK) - BK : 0;
+    Copier<VEC_BC> copier(M, N, K, A, B, row0, col0, k_first + t_begin * BK);
+
+    zero(acc);
+
+    const int ktiles = (t_end == ALL_K_TILES ? (K + BK - 1) / BK : t_end) - t_begin;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ktiles) {
+            const unsigned slot = ring + 4u * (s * TILE_FLOATS);
+            const int k0 = k_first + (t_begin + s) * BK;
+            // Only k tile 0 of a ragged K starts below k = 0.
+            if (FAST && (t_begin + s > 0 || k_first == 0)) copier.template issue<false>(slot, k0, M, N, K, A, B);
+            else                                           copier.template issue<true>(slot, k0, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+    }
+    // Ring positions as float offsets; the slot written at step t is the one read at step t-1.
+    int read_off = 0, write_off = (STAGES - 1) * TILE_FLOATS;
+    for (int t = 0; t < ktiles; ++t) {
+        cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed
+        __syncthreads();              // everyone's have; and everyone is done with tile t-1's slot
+        const int next = t + STAGES - 1;
+        if (next < ktiles) {
+            copier.template issue<!FAST>(ring + 4u * write_off, k_first + (t_begin + next) * BK, M, N, K, A, B);
+            copier.advance();
+        }
+        cp_async_commit();
+        const float* stage = smem + read_off;
+        Step::tile(acc, reinterpret_cast<const float (*)[AS_LD]>(stage),
+                   reinterpret_cast<const float (*)[BN]>(stage + BK * AS_LD), a_off, b_off);
+        write_off = read_off;
+        read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
+    }
+}
+
+// v9: ring_k_loop's tile of C over k tiles [t_begin, t_end), written back to dst (C, or sx's
+// workspace plane): only rows >= row_lo and columns >= col_lo (and inside M x N) are stored, so the
+// rows an edge block moved inward shares with its neighbour are computed by both, stored once.
+template <class Step, bool VEC_BC, bool FAST>
+__device__ __forceinline__ void ring_gemm_tile(int M, int N, int K, const float* __restrict__ A,
+                                               const float* __restrict__ B, float* __restrict__ dst,
+                                               float* smem, int row0, int col0, int row_lo, int col_lo,
+                                               int t_begin, int t_end) {
+    float acc[WMITER * TM][WNITER * TN];
+    ring_k_loop<Step, VEC_BC, FAST>(acc, M, N, K, A, B, smem, row0, col0, t_begin, t_end);
+    const int warp = threadIdx.x >> 5;
+    const int wm = (warp / (BN / WN)) * WM;
+    const int wn = (warp % (BN / WN)) * WN;
+    ring_write_back<VEC_BC>(acc, smem, dst, M, N, row0 + wm, col0 + wn, row_lo, col_lo);
+}
+
+// v9's per-tile product: v6's warp tile, in 4 x 4 blocks of a row fragment by a column fragment.
+struct WarpTileStep {
+    template <int R, int CC, int LDA, int LDB>
+    __device__ __forceinline__ static void tile(float (&acc)[R][CC], const float (*As)[LDA],
+                                                const float (*Bs)[LDB], int a_off, int b_off) {
+        warp_tile_mma<BK>(acc, As, Bs, a_off, b_off);
+    }
+};
+
+// v9: the kernel body around a rung's tile loop, Tile::run<VEC_BC, FAST> (RingTile<Step> below for
+// the rungs on ring_k_loop; v10 has its own loop): the block's tile from the grouped rasterization,
+// edge blocks moved inward when the matrix holds one whole block tile (FAST, no checks), the
+// checked path when it does not; float4 copies of B and stores of C when N % 4 == 0 and B and C
+// are 16-byte aligned.
 template <class Tile, int GROUP>
 __device__ __forceinline__ void ring_sgemm(int M, int N, int K, const float* __restrict__ A,
                                            const float* __restrict__ B, float* __restrict__ C) {
@@ -173,51 +268,47 @@ __device__ __forceinline__ void ring_sgemm(int M, int N, int K, const float* __r
     }
 }
 
-// v9: the block's tile loop (gemm_tile of v9_cp_async.cu) with the per-tile warp product left to the
-// rung: Step::tile(acc, As, Bs, a_off, b_off) runs one shared-memory tile's BK k-steps of this
-// thread's fragments (v9's is warp_tile_mma<BK>). The ring of STAGES slots, STAGES-1 tiles in
-// flight, one barrier per tile, the FAST / checked contract and the write-back are v9's.
-template <class Step, bool VEC_BC, bool FAST>
-__device__ __forceinline__ void ring_gemm_tile(int M, int N, int K, const float* __restrict__ A,
+// ring_sgemm's handle on ring_gemm_tile over all of K with the per-tile product Step.
+template <class Step>
+struct RingTile {
+    template <bool VEC_BC, bool FAST>
+    __device__ __forceinline__ static void run(int M, int N, int K, const float* __restrict__ A,
                                                const float* __restrict__ B, float* __restrict__ C,
                                                float* smem, int row0, int col0, int row_lo, int col_lo) {
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int wm = (warp / (BN / WN)) * WM;
-    const int wn = (warp % (BN / WN)) * WN;
-    const int a_off = wm + zigzag_row(lane) * 4, b_off = wn + zigzag_col(lane) * 4;  // v6's lanes
-    const unsigned ring = smem_addr(smem);
-    const int k_first = (K % BK) ? (K % BK) - BK : 0;
-    Copier<VEC_BC> copier(M, N, K, A, B, row0, col0, k_first);
+        ring_gemm_tile<Step, VEC_BC, FAST>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo, 0, ALL_K_TILES);
+    }
+};
 
-    float acc[WMITER * TM][WNITER * TN];
-    zero(acc);
-
-    const int ktiles = (K + BK - 1) / BK;
+// v11's per-tile product (v11_register_banks.cu says why): the order of a k-step's outer product
+// chosen so that ptxas can keep each FFMA's two register-file reads in different banks.
+struct SerpentineStep {
+    // One tile of BK k-steps. Per k-step, v6's fragments (MI float4s of As 16 rows apart from a_off,
+    // NI of Bs 32 columns apart from b_off), then the outer product column by column: b[c] is the
+    // reused operand of its column's R FFMAs; the rows run down on even columns and up on odd ones.
+    template <int R, int CC, int LDA, int LDB>
+    __device__ __forceinline__ static void tile(float (&acc)[R][CC], const float (*As)[LDA],
+                                                const float (*Bs)[LDB], int a_off, int b_off) {
+        constexpr int MI = R / 4, NI = CC / 4;
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < ktiles) {
-            const unsigned slot = ring + 4u * (s * TILE_FLOATS);
-            if (FAST && (s > 0 || k_first == 0)) copier.template issue<false>(slot, k_first + s * BK, M, N, K, A, B);
-            else                                 copier.template issue<true>(slot, k_first + s * BK, M, N, K, A, B);
-            copier.advance();
+        for (int k = 0; k < BK; ++k) {
+            float a[R], b[CC];
+#pragma unroll
+            for (int i = 0; i < MI; ++i) {
+                const float4 v = load_float4(&As[k][a_off + i * 16]);
+                a[4 * i] = v.x; a[4 * i + 1] = v.y; a[4 * i + 2] = v.z; a[4 * i + 3] = v.w;
+            }
+#pragma unroll
+            for (int j = 0; j < NI; ++j) {
+                const float4 v = load_float4(&Bs[k][b_off + j * 32]);
+                b[4 * j] = v.x; b[4 * j + 1] = v.y; b[4 * j + 2] = v.z; b[4 * j + 3] = v.w;
+            }
+#pragma unroll
+            for (int c = 0; c < CC; ++c)
+#pragma unroll
+                for (int rr = 0; rr < R; ++rr) {
+                    const int r = (c & 1) ? R - 1 - rr : rr;
+                    acc[r][c] += a[r] * b[c];
+                }
         }
-        cp_async_commit();
     }
-    int read_off = 0, write_off = (STAGES - 1) * TILE_FLOATS;
-    for (int t = 0; t < ktiles; ++t) {
-        cp_async_wait<STAGES - 2>();  // this thread's copies of tile t have landed
-        __syncthreads();              // everyone's have; and everyone is done with tile t-1's slot
-        const int next = t + STAGES - 1;
-        if (next < ktiles) {
-            copier.template issue<!FAST>(ring + 4u * write_off, k_first + next * BK, M, N, K, A, B);
-            copier.advance();
-        }
-        cp_async_commit();
-        const float* stage = smem + read_off;
-        Step::tile(acc, reinterpret_cast<const float (*)[AS_LD]>(stage),
-                   reinterpret_cast<const float (*)[BN]>(stage + BK * AS_LD), a_off, b_off);
-        write_off = read_off;
-        read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
-    }
-    ring_write_back<VEC_BC>(acc, smem, C, M, N, row0 + wm, col0 + wn, row_lo, col_lo);
-}
+};

@@ -33,62 +33,18 @@
 #include "sgemm/cp_async_ring.cuh"
 #include "sgemm/split_k.cuh"
 
-// v9's gemm_tile over k tiles [t_begin, t_end) of the K / BK (the first one ragged, starting at
-// k_first < 0 when BK does not divide K), written to dst (C, or this slice's workspace plane).
-template <bool VEC_BC, bool FAST>
-__device__ __forceinline__ void slice_tile(int M, int N, int K, const float* __restrict__ A,
-                                           const float* __restrict__ B, float* __restrict__ dst,
-                                           float* smem, int row0, int col0, int row_lo, int col_lo,
-                                           int t_begin, int t_end) {
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int wm = (warp / (BN / WN)) * WM;
-    const int wn = (warp % (BN / WN)) * WN;
-    const unsigned ring = smem_addr(smem);
-    const int k_first = (K % BK) ? (K % BK) - BK : 0;
-    Copier<VEC_BC> copier(M, N, K, A, B, row0, col0, k_first + t_begin * BK);
+// What ring_k_loop and v6's fragment loads take for granted (the registry checks them too).
+static_assert(WN == 32 * WNITER && TM == 4 && TN == 4, "a warp sub-tile is 4 x 8 lanes of 4 x 4 floats");
+static_assert(STAGES >= 2 && BK % 8 == 0, "a ring of at least two slots of whole 8-deep copies of A");
 
-    float acc[WMITER * TM][WNITER * TN];
-    zero(acc);
-
-    const int ktiles = t_end - t_begin;
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < ktiles) {
-            const unsigned slot = ring + 4u * (s * TILE_FLOATS);
-            const int k0 = k_first + (t_begin + s) * BK;
-            if (FAST && k0 >= 0) copier.template issue<false>(slot, k0, M, N, K, A, B);
-            else                 copier.template issue<true>(slot, k0, M, N, K, A, B);
-            copier.advance();
-        }
-        cp_async_commit();
-    }
-
-    int read_off = 0, write_off = (STAGES - 1) * TILE_FLOATS;
-    for (int t = 0; t < ktiles; ++t) {
-        cp_async_wait<STAGES - 2>();
-        __syncthreads();
-        const int next = t + STAGES - 1;
-        if (next < ktiles) {
-            copier.template issue<!FAST>(ring + 4u * write_off, k_first + (t_begin + next) * BK, M, N, K, A, B);
-            copier.advance();
-        }
-        cp_async_commit();
-
-        const float* stage = smem + read_off;
-        const float (*As)[AS_LD] = reinterpret_cast<const float (*)[AS_LD]>(stage);
-        const float (*Bs)[BN] = reinterpret_cast<const float (*)[BN]>(stage + BK * AS_LD);
-        warp_tile_mma<BK>(acc, As, Bs, wm + zigzag_row(lane) * 4, wn + zigzag_col(lane) * 4);
-        write_off = read_off;
-        read_off = read_off + TILE_FLOATS == STAGES * TILE_FLOATS ? 0 : read_off + TILE_FLOATS;
-    }
-    ring_write_back<VEC_BC>(acc, smem, dst, M, N, row0 + wm, col0 + wn, row_lo, col_lo);
-}
-
+// v9's tile loop over k tiles [t_begin, t_end) of the ceil(K / BK) (the first one ragged, starting
+// at k_first < 0 when BK does not divide K: cp_async_ring.cuh's ring_gemm_tile), written to dst (C,
+// or this slice's workspace plane).
 template <bool VEC_BC, bool FAST>
 __device__ __forceinline__ void slice(int M, int N, int K, const float* A, const float* B, float* dst,
                                       float* smem, int row_lo, int col_lo, int t_begin, int t_end) {
     const int row0 = FAST ? min(row_lo, M - BM) : row_lo, col0 = FAST ? min(col_lo, N - BN) : col_lo;
-    slice_tile<VEC_BC, FAST>(M, N, K, A, B, dst, smem, row0, col0, row_lo, col_lo, t_begin, t_end);
+    ring_gemm_tile<WarpTileStep, VEC_BC, FAST>(M, N, K, A, B, dst, smem, row0, col0, row_lo, col_lo, t_begin, t_end);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K,

@@ -10,7 +10,7 @@
 // k-step to the next so that those two fall in different banks (even/odd register numbers on Volta
 // and later: "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", Jia et al., 2018,
 // https://arxiv.org/abs/1804.06826). The ring, copies, edges, rasterization and write-back are v9's
-// (sgemm/cp_async_ring.cuh's ring_gemm_tile).
+// (sgemm/cp_async_ring.cuh's ring_k_loop and ring_sgemm).
 // Why: on the H200, v9 at 4096^3 issues on 82.5% of the scheduler cycles with 2 warps per scheduler,
 // and the largest stall after 'not selected' is the dispatch stall (0.28 cycles per instruction, ncu):
 // the dispatcher holding a selected instruction back, which is where operand register-bank
@@ -51,57 +51,19 @@
 #define AS_LD (BM + 4)
 #define TILE_FLOATS (BK * AS_LD + BK * BN)
 
+// This rung's idea, the serpentine k-step (SerpentineStep: the order of the outer product), is
+// written once in cp_async_ring.cuh, for it and v12.
 #include "sgemm/cp_async_ring.cuh"
 
-// What ring_gemm_tile and the fragment loads below take for granted (the registry checks them too).
+// What ring_k_loop and SerpentineStep's fragment loads take for granted (the registry checks them too).
 static_assert(WN == 32 * WNITER && TM == 4 && TN == 4, "a warp sub-tile is 4 x 8 lanes of 4 x 4 floats");
 static_assert(STAGES >= 2 && BK % 8 == 0, "a ring of at least two slots of whole 8-deep copies of A");
 
-struct SerpentineStep {  // ring_gemm_tile's per-tile product
-    // One tile of BK k-steps. Per k-step, v6's fragments (MI float4s of As 16 rows apart from a_off,
-    // NI of Bs 32 columns apart from b_off), then the outer product column by column: b[c] is the
-    // reused operand of its column's R FFMAs; the rows run down on even columns and up on odd ones.
-    template <int R, int CC, int LDA, int LDB>
-    __device__ __forceinline__ static void tile(float (&acc)[R][CC], const float (*As)[LDA],
-                                                const float (*Bs)[LDB], int a_off, int b_off) {
-        constexpr int MI = R / 4, NI = CC / 4;
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            float a[R], b[CC];
-#pragma unroll
-            for (int i = 0; i < MI; ++i) {
-                const float4 v = load_float4(&As[k][a_off + i * 16]);
-                a[4 * i] = v.x; a[4 * i + 1] = v.y; a[4 * i + 2] = v.z; a[4 * i + 3] = v.w;
-            }
-#pragma unroll
-            for (int j = 0; j < NI; ++j) {
-                const float4 v = load_float4(&Bs[k][b_off + j * 32]);
-                b[4 * j] = v.x; b[4 * j + 1] = v.y; b[4 * j + 2] = v.z; b[4 * j + 3] = v.w;
-            }
-#pragma unroll
-            for (int c = 0; c < CC; ++c)
-#pragma unroll
-                for (int rr = 0; rr < R; ++rr) {
-                    const int r = (c & 1) ? R - 1 - rr : rr;
-                    acc[r][c] += a[r] * b[c];
-                }
-        }
-    }
-};
-
-struct Tile {  // ring_sgemm's handle on this rung's tile loop
-    template <bool VEC_BC, bool FAST>
-    __device__ __forceinline__ static void run(int M, int N, int K, const float* __restrict__ A,
-                                               const float* __restrict__ B, float* __restrict__ C,
-                                               float* smem, int row0, int col0, int row_lo, int col_lo) {
-        ring_gemm_tile<SerpentineStep, VEC_BC, FAST>(M, N, K, A, B, C, smem, row0, col0, row_lo, col_lo);
-    }
-};
-
-// v9's kernel body (rasterization in groups of GROUP_M block-rows, edges, paths) around the loop above.
+// v9's kernel body (rasterization in groups of GROUP_M block-rows, edges, paths) around the ring
+// loop with the serpentine step.
 extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(int M, int N, int K,
                                                                   const float* __restrict__ A,
                                                                   const float* __restrict__ B,
                                                                   float* __restrict__ C) {
-    ring_sgemm<Tile, GROUP_M>(M, N, K, A, B, C);
+    ring_sgemm<RingTile<SerpentineStep>, GROUP_M>(M, N, K, A, B, C);
 }
