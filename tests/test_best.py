@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from gpulab import api, best
+from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Experiment, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SK_DEFAULTS
 from gpulab.memory_bound import attach_copy
+from gpulab.tune import accepted_params
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,12 +85,25 @@ def test_a_far_tuned_shape_does_not_speak_for_a_skinny_one():
 
 def test_entries_the_experiment_cannot_run_are_left_out():
     table = {
-        "v10": _entry({"4096x4096x4096": ({"BM": 64}, 99999.0)}),  # a variant this build does not have
+        "v99": _entry({"4096x4096x4096": ({"BM": 64}, 99999.0)}),  # a variant this build does not have
+        "v11": _entry({"4096x4096x4096": ({"BM": 64, "XX": 1}, 99999.0)}),  # a param it does not have
         "sk": _entry({"4096x4096x4096": (SK_TALL | {"BM": 3}, 99999.0)}),  # a choice it no longer accepts
         "v9": _entry({"4096x4096x4096": (V9, 50000.0)}),
     }
     chosen = best.pick(SGEMM, table, SGEMM.shape(4096, 4096, 4096))
     assert chosen.variant.name == "v9"
+
+
+def test_a_param_added_after_the_tune_takes_its_default():
+    """gemm_bf16's t4 was tuned before it had SCHEDULE: its tuned config still counts, with
+    SCHEDULE at its declared default (the schedule the tune timed)."""
+    bf16 = get_experiment("gemm_bf16")
+    t4 = bf16.variant("t4")
+    old = {p.name: p.default for p in t4.params if p.name != "SCHEDULE"} | {"STAGES": 4}
+    assert accepted_params(t4, old) == t4.default_params() | {"STAGES": 4}
+    assert accepted_params(t4, old | {"SCHEDULE": 7}) is None  # a value it does not offer
+    chosen = best.pick(bf16, {"t4": _entry({"4096x4096x4096": (old, 700000.0)})}, bf16.shape(4096, 4096, 4096))
+    assert chosen.variant.name == "t4" and chosen.params["SCHEDULE"] == 0 and "tuned at" in chosen.why
 
 
 def test_any_tuned_variant_counts_not_only_v9():

@@ -25,7 +25,7 @@ import math
 from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.tune import load_tuned
+from gpulab.tune import accepted_params, load_tuned
 
 BEST = "best"  # the row's name in the variant column
 NEAR = 4.0  # the largest distance (sum of |log2| ratios) at which a tuned shape still speaks for another
@@ -52,16 +52,6 @@ def distance(a: Shape | tuple[int, ...], b: tuple[int, ...]) -> float:
     return sum(abs(math.log2(x / y)) for x, y in zip(values, b))
 
 
-def _accepted(variant: Variant, params) -> Params | None:
-    """The tuned params as the variant takes them, or None where it no longer accepts them."""
-    if not isinstance(params, dict):
-        return None
-    known = {p.name: p for p in variant.params}
-    if set(params) != set(known) or not all(params[k] in known[k].choices for k in params):
-        return None
-    return {p.name: int(params[p.name]) for p in variant.params}
-
-
 def candidates(experiment: Experiment, table: dict, shape: Shape) -> list[tuple[float, float, Variant, Params, str]]:
     """(distance, rate, variant, params, tuned shape label) of every usable tuned entry."""
     names = {v.name: v for v in experiment.variants if not v.expected_wrong}
@@ -71,7 +61,7 @@ def candidates(experiment: Experiment, table: dict, shape: Shape) -> list[tuple[
         if variant is None or not isinstance(entry, dict):
             continue
         for label, best in (entry.get("by_shape") or {}).items():
-            params = _accepted(variant, (best or {}).get("params"))
+            params = accepted_params(variant, (best or {}).get("params"))
             tuned = tuple(int(x) for x in str(label).split("x"))
             if params is None or len(tuned) != len(shape.values) or variant.constraints(params, shape):
                 continue

@@ -108,20 +108,31 @@ def _tuned_problem(table) -> str | None:
     return None
 
 
+def accepted_params(variant: Variant, params) -> Params | None:
+    """Tuned params as the variant takes them today, or None where it no longer does (a name it
+    lost, a value it no longer offers). A param added to the variant after the tune takes its
+    declared default: new params default to the kernel the tune timed (t4's SCHEDULE=0 is the
+    schedule it had before SCHEDULE existed)."""
+    if not isinstance(params, dict) or not params:
+        return None
+    known = {p.name: p for p in variant.params}
+    if not set(params) <= set(known):
+        return None
+    try:
+        params = {k: int(v) for k, v in params.items()}
+    except (TypeError, ValueError):
+        return None
+    if not all(params[k] in known[k].choices for k in params):
+        return None
+    return {p.name: params.get(p.name, p.default) for p in variant.params}
+
+
 def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, Shape], Params]:
     """A `defaults` function for lab.plan: the params this card's tune found best for the tuned
     shape nearest the one asked for (by log of the work, M*N*K), else the tune's overall best, else
     the variant's declared defaults. Tuned params no longer accepted by the variant are ignored."""
     table = load_tuned(folder).get(experiment.name, {})
-
-    def accepted(variant: Variant, params: dict | None) -> Params | None:
-        if not params:
-            return None
-        params = {k: int(v) for k, v in params.items()}
-        known = {p.name: p for p in variant.params}
-        if set(params) == set(known) and all(params[k] in known[k].choices for k in params):
-            return params
-        return None
+    accepted = accepted_params
 
     def defaults(variant: Variant, shape: Shape | None = None) -> Params:
         entry = table.get(variant.name) or {}
