@@ -24,7 +24,14 @@
 #            A 82,880, B 61,740, fixup 62,400), 2 captures each.
 #   fid512   `gpulab fidelity` of sx 512^3 again (the whole metric list): does 720,896 reproduce?
 # In every step compare the .ca LDGSTS row with A's model count and the instrumented LDG row with the
-# fixup's: the row off the model is where the sectors are.
+# fixup's: the row off the model is where the sectors are. One hypothesis to weigh: the runs that
+# differ are those with two blocks on some SMs (512^3: 256 blocks, 300x388x196: 140, on 132 SMs;
+# 129x67x33, exact, has 24); the fences of a block that has finished (MEMBAR.SC.GPU + CCTL.IVALL,
+# which invalidates the SM's whole L1) may make the other block's copies in flight (A's are .ca, through
+# L1) be looked up again. Then the .ca row is the one off, by more at k2048 than at k32, v9_64
+# (no fences) is exact, and the captures of one launch differ. (40x100x250 has 4 blocks: if it still
+# differs with them on 4 SMs, its surplus has another cause: its clamped rows of A, rows 40-63 all
+# reading row 39, are the only copies there whose lanes repeat addresses across quarter-warps.)
 # Usage: bash scripts/device_trial.sh models2:150  (logs in $OUT/models2/)
 set -u
 OUT=${OUT:-/tmp/gpulab-out}

@@ -1075,7 +1075,12 @@ def sx_access(params: Params, shape: Shape) -> KernelAccess:
     0), as v9's; the write-back's STS.128 / guarded LDS.128 + STG.128 as v9's; then ATOMG, STS.U8,
     @P STG, LDS.U8 and the rolled fixup loop of S LDG.128.STRONG.GPU (LDG.STRONG.GPU) + 1 STG.128
     (STG). The `@!PT LDS RZ, [RZ]` before the fences never execute. A slice with no k tile (S >
-    ceil(K/BK)) copies nothing and writes a tile of zeros."""
+    ceil(K/BK)) copies nothing and writes a tile of zeros.
+
+    Not exact on the H200: the float4 path's global-load sectors (requests exact), 512^3 S=4 655,360 ->
+    720,896, 300x388x196 S=4 207,020 -> 213,010, 40x100x250 S=2 9,759 -> 10,727, where every access at
+    512^3 is aligned and whole and each instruction form is counted exactly in other kernels: no rule
+    over the addresses gives the surplus (README, "Fidelity"; scripts/device_models2.sh attributes it)."""
     return _ring_access(params, shape, slices=params["S"])
 
 
