@@ -31,7 +31,9 @@
 # L1) be looked up again. Then the .ca row is the one off, by more at k2048 than at k32, v9_64
 # (no fences) is exact, and the captures of one launch differ. (40x100x250 has 4 blocks: if it still
 # differs with them on 4 SMs, its surplus has another cause: its clamped rows of A, rows 40-63 all
-# reading row 39, are the only copies there whose lanes repeat addresses across quarter-warps.)
+# reading row 39, are the only copies there whose lanes repeat addresses across quarter-warps: its
+# .ca row would read 5,956 if each quarter-warp's sectors counted apart, 5,188 per half-warp, 4,804
+# as the model has it.)
 # Usage: bash scripts/device_trial.sh models2:150  (logs in $OUT/models2/)
 set -u
 OUT=${OUT:-/tmp/gpulab-out}
