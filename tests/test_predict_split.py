@@ -72,6 +72,24 @@ def test_sk_vector_shared_accesses_where_bn_equals_tn():
     assert widths["lds.128"] == 16 and widths["sts.128"] == 16 and widths["lds"] == 4
 
 
+def test_sk_reduction_loads_leave_the_guard_where_one_trip_covers_the_tile():
+    # BM=16 BN=4 TM=1 TN=4 KS=4: 4 groups of 16 threads, 64 threads = BM*BN. Partial s of the rolled
+    # reduction's trip q+1 would be partial s+1 of trip q, and ptxas pipelines the loop across trips:
+    # its KS loads are issued ahead of the store guard (SASS, NVRTC 13.5; on the H200 at 33x20x100,
+    # 2,040 shared loads where loads inside the guard would be 2,020). At 17x4x32: two blocks (rows
+    # 0-15 and 16-31), one k tile; per warp 8 k steps x (1 LDS of As + 1 LDS.128 of Bs), then 4
+    # partial loads in every warp, warp 1 of block 1 too (its rows 24-31 are past M: it stores nothing).
+    got = _predict("sk", (17, 4, 32), BM=16, BN=4, TM=1, TN=4, KS=4)
+    assert got["smem_load_requests"] == 2 * 2 * (8 * 2 + 4)
+    # stores: block 0's 64 outputs (2 warps), block 1's row 16 (4 outputs, warp 0)
+    assert got["gmem_store_requests"] == 3
+    # BN=8 KS=2 (64 threads, 128 outputs: 2 trips): the loads stay inside the guard. Per warp 16 k
+    # steps x (1 + 4 scalar LDS); then KS=2 loads per trip where a lane stores: block 0 both warps
+    # both trips, block 1 (row 16: o < 8) warp 0's first trip
+    two = _predict("sk", (17, 8, 32), BM=16, BN=8, TM=1, TN=4, KS=2)
+    assert two["smem_load_requests"] == 2 * 2 * 16 * 5 + 2 * 2 * 2 + 1 * 2
+
+
 def test_sk_global_loads_do_not_depend_on_ks():
     one = _predict("sk", (17, 65, 33), KS=1)
     two = _predict("sk", (17, 65, 33), KS=2)

@@ -1075,7 +1075,12 @@ def sx_access(params: Params, shape: Shape) -> KernelAccess:
     0), as v9's; the write-back's STS.128 / guarded LDS.128 + STG.128 as v9's; then ATOMG, STS.U8,
     @P STG, LDS.U8 and the rolled fixup loop of S LDG.128.STRONG.GPU (LDG.STRONG.GPU) + 1 STG.128
     (STG). The `@!PT LDS RZ, [RZ]` before the fences never execute. A slice with no k tile (S >
-    ceil(K/BK)) copies nothing and writes a tile of zeros."""
+    ceil(K/BK)) copies nothing and writes a tile of zeros.
+
+    Not exact on the H200: the float4 path's global-load sectors (requests exact), 512^3 S=4 655,360 ->
+    720,896, 300x388x196 S=4 207,020 -> 213,010, 40x100x250 S=2 9,759 -> 10,727, where every access at
+    512^3 is aligned and whole and each instruction form is counted exactly in other kernels: no rule
+    over the addresses gives the surplus (README, "Fidelity"; scripts/device_models2.sh attributes it)."""
     return _ring_access(params, shape, slices=params["S"])
 
 
@@ -1106,13 +1111,18 @@ def sk_access(params: Params, shape: Shape) -> KernelAccess:
     j*THREADS_N]. KS = 1: TM x TN guarded STG.32 of C. KS > 1: TM x TN STS.32 of the partials at
     smem[(g*BM + tm + i*THREADS_M)*BN + tn + j*THREADS_N], then a rolled loop (`#pragma unroll 1`) over
     o = tid + q*THREADS < BM*BN: KS LDS of smem[s*BM*BN + o] and one STG of C[row0 + o/BN][col0 +
-    o%BN], all inside the guard row < M and col < N.
+    o%BN], all inside the guard row < M and col < N; except where BM*BN == THREADS (TM*TN == KS):
+    there ptxas software-pipelines the loop (partial s of the next trip is partial s+1 of this one)
+    and issues the KS loads ahead of the guard, so every thread with o < BM*BN runs them (its one
+    trip) and only the STG is guarded.
 
     Vector shared accesses where the compiler can prove alignment: with BN == TN (THREADS_N = 1) a
     thread's TN values of a Bs row and of a partial row are contiguous and TN-aligned, so ptxas reads
     Bs with LDS.64 / LDS.128 (TN = 2 / >= 4) and stores the partials with STS.64 / STS.128; As's rows
     are BM+1 floats (odd alignment) and stay scalar. Read off the SASS (NVRTC 13.5, sm_90) at the
-    default, the SK_DEFAULTS configs and BN == TN configs with TN = 2, 4, 8."""
+    default, the SK_DEFAULTS configs and BN == TN configs with TN = 2, 4, 8; the loads ahead of the
+    guard at BM*BN == THREADS in five configs (BN = 4, 8, 16, 32, 64; KS = 2, 4, 8), inside it in five
+    with BM*BN != THREADS."""
     BM, BN, BK, TM, TN, KS = (params[k] for k in ("BM", "BN", "BK", "TM", "TN", "KS"))
     M, N, K = shape["M"], shape["N"], shape["K"]
     th_m, th_n = BM // TM, BN // TN
@@ -1201,13 +1211,19 @@ def sk_access(params: Params, shape: Shape) -> KernelAccess:
 
         trips = cdiv(BM * BN, T)
         rolled = Loop("q", trips, every(trips))
+        # BM*BN == THREADS (TM*TN == KS): partial s of trip q+1 is partial s+1 of trip q, and ptxas
+        # pipelines the loop across trips (loads of the next trip issued in this one): the KS loads
+        # leave the guard, and the loop's one trip runs them in every warp (33x20x100 at BM=16 BN=4
+        # TM=1 TN=4 KS=4 on the H200: 2,040 LDS where the guarded count is 2,020)
+        pipelined = BM * BN == T
         out += [
             Instruction(f"sts{'' if w == 1 else f'.{32 * w}'} partials[g][tm + i*THREADS_M][tn + j*THREADS_N]",
                         "shared", "store", F32 * w,
                         address=lambda i: F32 * ((g(i) * BM + tm(i) + i.m * th_m) * BN + tn(i) + i.j * w * th_n),
                         loops=frag, blocks=smem_blocks),
             Instruction("lds partials[s][o]", "shared", "load", F32,
-                        address=lambda i: F32 * (i.p * BM * BN + o(i)), active=guard,
+                        address=lambda i: F32 * (i.p * BM * BN + o(i)),
+                        active=(lambda i: o(i) < BM * BN) if pipelined else guard,
                         loops=(rolled, Loop("p", KS, every(KS))), blocks=grid_x),
             Instruction("stg C[row0 + o/BN][col0 + o%BN]", "global", "store", F32,
                         address=lambda i: base["C"] + F32 * ((row0(i) + o(i) // BN) * N + col0(i) + o(i) % BN),
