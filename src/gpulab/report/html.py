@@ -70,7 +70,8 @@ FIDELITY_COLUMNS = (
     ("gmem_store_requests", "global store req"), ("gmem_store_sectors", "global store sectors"),
     ("smem_load_requests", "shared load req"), ("smem_load_wavefronts", "shared load wavefronts"),
     ("smem_load_bank_conflicts", "shared load conflicts"), ("smem_store_wavefronts", "shared store wavefronts"),
-    ("smem_store_bank_conflicts", "shared store conflicts"), ("dram_read_bytes", "DRAM read bytes"),
+    ("smem_store_bank_conflicts", "shared store conflicts"), ("smem_ldsm_wavefronts", "ldmatrix wavefronts"),
+    ("tma_load_bytes", "TMA load bytes"), ("gmma_requests", "wgmma instr"), ("dram_read_bytes", "DRAM read bytes"),
 )
 
 
