@@ -15,7 +15,7 @@ from gpulab.experiments.base import Experiment, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SK_DEFAULTS
 from gpulab.memory_bound import attach_copy
-from gpulab.tune import accepted_params
+from gpulab.tune import accepted_params, shape_distance
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,8 +37,9 @@ TABLE = {
 
 
 def test_distance_counts_each_dimension_in_log2():
-    assert best.distance(SGEMM.shape(4096, 64, 4096), (4096, 32, 4096)) == pytest.approx(1.0)
-    assert best.distance(SGEMM.shape(4096, 64, 4096), (4096, 4096, 4096)) == pytest.approx(6.0)
+    """The distance the best row and the tuned defaults share."""
+    assert shape_distance(SGEMM.shape(4096, 64, 4096), (4096, 32, 4096)) == pytest.approx(1.0)
+    assert shape_distance(SGEMM.shape(4096, 64, 4096), (4096, 4096, 4096)) == pytest.approx(6.0)
 
 
 @pytest.mark.parametrize("shape, variant, why", [

@@ -93,6 +93,19 @@ def test_tuned_defaults_pick_the_config_tuned_at_the_nearest_size(tmp_path):
     assert pick(v1) == {"TILE": 32}
 
 
+def test_tuned_defaults_go_by_the_shapes_class_not_its_volume(tmp_path):
+    """4096x64x4096 and 1024^3 are the same work; sx's config tuned at the skinny shape (S=8) must
+    run there, not the 1024^3 one (S=2: 41% of cuBLAS on the H200, 2026-12-01, where S=8 ran 93%)."""
+    sx = SGEMM.variant("sx")
+    at = {"4096x64x4096": sx.default_params() | {"S": 8}, "1024x1024x1024": sx.default_params() | {"S": 2}}
+    by_shape = {label: {"params": params, "rate": 1.0} for label, params in at.items()}
+    tune.write_best(tmp_path, SGEMM, sx, at["1024x1024x1024"], 1.0, [], {}, by_shape)
+    pick = tune.tuned_defaults(SGEMM, tmp_path)
+    assert pick(sx, SGEMM.shape(4096, 64, 4096))["S"] == 8
+    assert pick(sx, SGEMM.shape(4096, 32, 4096))["S"] == 8
+    assert pick(sx, SGEMM.square(1024))["S"] == 2
+
+
 class _StandInLab:
     """Times nothing: a config's 'rate' is a fixed function of its params, TILE=16 fails its check,
     and the calls are recorded so the test can see what a resumed tune runs again."""

@@ -21,11 +21,10 @@ row; `gpulab.api.best` says what it would run. The rule, in full:
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.tune import accepted_params, load_tuned
+from gpulab.tune import accepted_params, load_tuned, shape_distance, shape_of
 
 BEST = "best"  # the row's name in the variant column
 NEAR = 4.0  # the largest distance (sum of |log2| ratios) at which a tuned shape still speaks for another
@@ -46,12 +45,6 @@ class Pick:
         return f"{self.variant.name} ({self.why})"
 
 
-def distance(a: Shape | tuple[int, ...], b: tuple[int, ...]) -> float:
-    """Sum over dimensions of |log2(a_d / b_d)|."""
-    values = a.values if isinstance(a, Shape) else a
-    return sum(abs(math.log2(x / y)) for x, y in zip(values, b))
-
-
 def candidates(experiment: Experiment, table: dict, shape: Shape) -> list[tuple[float, float, Variant, Params, str]]:
     """(distance, rate, variant, params, tuned shape label) of every usable tuned entry."""
     names = {v.name: v for v in experiment.variants if not v.expected_wrong}
@@ -62,10 +55,10 @@ def candidates(experiment: Experiment, table: dict, shape: Shape) -> list[tuple[
             continue
         for label, best in (entry.get("by_shape") or {}).items():
             params = accepted_params(variant, (best or {}).get("params"))
-            tuned = tuple(int(x) for x in str(label).split("x"))
+            tuned = shape_of(label)
             if params is None or len(tuned) != len(shape.values) or variant.constraints(params, shape):
                 continue
-            out.append((distance(shape, tuned), float(best.get("rate") or 0.0), variant, params, label))
+            out.append((shape_distance(shape, tuned), float(best.get("rate") or 0.0), variant, params, label))
     return out
 
 

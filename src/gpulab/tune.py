@@ -108,6 +108,19 @@ def _tuned_problem(table) -> str | None:
     return None
 
 
+def shape_distance(a: Shape | tuple[int, ...], b: tuple[int, ...]) -> float:
+    """How far apart two shapes are for a tuned config: the sum over dimensions of |log2(a_d / b_d)|
+    (4096x64x4096 is 1 from 4096x32x4096 but 6 from 4096^3: the shape's class counts, not only its
+    volume). The best row (gpulab.best) and the tuned defaults both measure with it."""
+    values = a.values if isinstance(a, Shape) else a
+    return sum(abs(math.log2(x / y)) for x, y in zip(values, b))
+
+
+def shape_of(label: str) -> tuple[int, ...]:
+    """'4096x64x4096' -> (4096, 64, 4096)."""
+    return tuple(int(x) for x in str(label).split("x"))
+
+
 def accepted_params(variant: Variant, params) -> Params | None:
     """Tuned params as the variant takes them today, or None where it no longer does (a name it
     lost, a value it no longer offers). A param added to the variant after the tune takes its
@@ -129,22 +142,20 @@ def accepted_params(variant: Variant, params) -> Params | None:
 
 def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, Shape], Params]:
     """A `defaults` function for lab.plan: the params this card's tune found best for the tuned
-    shape nearest the one asked for (by log of the work, M*N*K), else the tune's overall best, else
-    the variant's declared defaults. Tuned params no longer accepted by the variant are ignored."""
+    shape nearest the one asked for (shape_distance: dimension by dimension, so 4096x64x4096 takes
+    the config tuned there, not the one of 1024^3, the same work), else the tune's overall best,
+    else the variant's declared defaults. Tuned params no longer accepted by the variant are ignored."""
     table = load_tuned(folder).get(experiment.name, {})
-    accepted = accepted_params
 
     def defaults(variant: Variant, shape: Shape | None = None) -> Params:
         entry = table.get(variant.name) or {}
         by_shape = entry.get("by_shape") or {}
         if shape is not None and by_shape:
-            volume = math.log(math.prod(shape.values))
-            nearest = min(by_shape, key=lambda label: abs(math.log(math.prod(
-                int(x) for x in label.split("x"))) - volume))
-            chosen = accepted(variant, by_shape[nearest].get("params"))
+            nearest = min(by_shape, key=lambda label: shape_distance(shape, shape_of(label)))
+            chosen = accepted_params(variant, by_shape[nearest].get("params"))
             if chosen:
                 return chosen
-        return accepted(variant, entry.get("params")) or variant.default_params()
+        return accepted_params(variant, entry.get("params")) or variant.default_params()
 
     return defaults
 
