@@ -134,6 +134,9 @@ class Variant:
     arch_specific: bool = False
     extra_args: Callable[..., tuple] = no_extra_args
     stage: Callable[..., Staged | None] = no_staging
+    # A rung of the experiment's ladder (its table and picture in the README and the report); False
+    # for a kernel made for one shape class (a GEMV, split-K), which the best row's table shows.
+    rung: bool = True
 
     @classmethod
     def from_file(cls, path, access: Callable[..., Any] | None = None) -> "Variant":

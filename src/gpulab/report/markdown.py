@@ -141,7 +141,7 @@ def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
     records = [r for r in read_runs(csv_path) if r["shape"] == shape_label]
     lines = ["| rung | what changed | params | regs | blocks/SM (calculated) | GFLOP/s | % of cuBLAS | % of ceiling |",
              "|---|---|---|---|---|---|---|---|"]
-    for v in experiment.variants:
+    for v in (v for v in experiment.variants if v.rung):
         rows = [r for r in records if r["variant"] == v.name and r.get("correct") and r.get("time_ms")]
         if not rows:
             continue

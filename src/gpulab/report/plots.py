@@ -118,9 +118,9 @@ def _bar_hatch(i: int) -> str:
 
 
 def ladder_rungs(experiment, records: list[dict], headline: str) -> list[str]:
-    """The experiment's variants, in order, that have a correct, timed row at the headline shape."""
+    """The experiment's rungs (Variant.rung), in order, that have a correct, timed row at the headline shape."""
     ran = {r["variant"] for r in records if r.get("shape") == headline and _ok(r) and r.get("gflops")}
-    return [v.name for v in experiment.variants if v.name in ran]
+    return [v.name for v in experiment.variants if v.rung and v.name in ran]
 
 
 def ladder_lines_figure(records: list[dict], rungs: list[str], library: str, ceiling: Ceiling | None,

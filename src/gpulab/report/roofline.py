@@ -81,13 +81,13 @@ def roofline_shape(exp):
 
 
 def points(exp, records: list[dict]) -> list[Point]:
-    """One point per rung with an access model and a correct timed record at the roofline shape."""
+    """One point per rung (Variant.rung) with an access model and a correct timed record at the roofline shape."""
     shape = roofline_shape(exp)
     if not exp.flops(shape):
         return []
     best = best_per_rung(records, shape.label)
     out = []
-    for v in exp.variants:
+    for v in (v for v in exp.variants if v.rung):
         r = best.get(v.name)
         if r is None or v.access is None or not r.get("gflops"):
             continue

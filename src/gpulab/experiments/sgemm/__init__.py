@@ -671,6 +671,7 @@ class Sgemm(Experiment):
             constraints=_sk_constraints,
             access=sk_access,
             tune_shapes=SK_TUNE_SHAPES,
+            rung=False,
         ),
         Variant(
             name="gv",
@@ -690,6 +691,7 @@ class Sgemm(Experiment):
             extra_args=_gv_extra_args,
             access=gv_access,
             tune_shapes=(GEMV_ROW_SHAPE,),
+            rung=False,
         ),
         Variant(
             name="gt",
@@ -706,6 +708,7 @@ class Sgemm(Experiment):
             constraints=_gt_constraints,
             access=gt_access,
             tune_shapes=(GEMV_COL_SHAPE,),
+            rung=False,
         ),
         Variant(
             name="sx",
@@ -725,6 +728,7 @@ class Sgemm(Experiment):
             extra_args=_sx_extra_args,
             access=sx_access,
             tune_shapes=SX_TUNE_SHAPES,
+            rung=False,
         ),
     )
 
