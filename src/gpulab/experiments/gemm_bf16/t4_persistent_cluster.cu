@@ -69,6 +69,9 @@
 //   tail's idle clusters busy, minus a ~1-2 us hand-over per split tile (128 KiB out and in through
 //   L2): +2-3% at 4096^3 and 8192^3, more at 4097^3. PINGPONG = 1 is refused (its consumers find a
 //   tile's first k-tile in the ring at j * k_tiles, which units of unequal length break).
+//   Measured (H200, 2026-12-01, one run, TFLOP/s, SCHEDULE 1 against 0): 705.8 / 740.4 at 4096^3,
+//   725.4 / 739.0 at 8192^3, 665.1 / 698.7 at 4000^3, 405.0 / 399.4 at 4097^3: the hand-over costs
+//   more than the last round's idle clusters, so the default stays 0.
 // Params: BN (128 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
 //   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M), STORE (0: registers,
 //   1: shared memory + TMA store), PINGPONG (0: both consumers share each tile, 1: whole tiles in

@@ -33,6 +33,10 @@
 // split in two or three): expect 1.2-1.5x v9 there (short shares pay the ring's prologue and the
 // fixup more often), >= 0.95x cuBLAS; 4096^3: the ~3% tail, ~1.00-1.03x cuBLAS; 4097^3 (and
 // 4000^3): ~8%; 8192^3 (8192 tiles = 31.03 rounds): ~1%, at best even with v11.
+// Measured (H200, 2026-12-01, % of cuBLAS in the same run, tuned at 1024^3: 64 x 128 x 8,
+//   SK_ROUNDS=99): 97.6% at 1024^3 (v9 93.6%); but 81-86% on the large squares (2048^3 to 8192^3),
+//   where v11 runs 91-99%: 195-197 registers (the schedule's bookkeeping) leave two blocks of four
+//   warps per SM where v11's 161 fit three, and MINB=3 spills. The best row uses it at 1024^3 only.
 // Params: v11's (BM, BN, BK multiple of 8, WM multiple of 16, WN = 32*WNITER, TM = TN = 4, STAGES,
 //   GROUP_M); MINB is also the grid: MINB blocks per SM (the registers are sized for it and the
 //   registry checks that shared memory and threads hold MINB per SM too, so every block is resident
