@@ -114,6 +114,23 @@ def test_compare_story_tells_the_wiki_pages_v0_v1_story():
     assert "faster" in story
 
 
+def test_compare_story_names_the_instructions_a_tensor_core_rung_changed():
+    """gemm_bf16 at 4096^3 on the H200 (2026-12-01): t1 -> t2 trades cp.async and ldmatrix for TMA
+    and wgmma; t3 -> t4's shared loads (its tile grid, read per tile) are not operand traffic."""
+    t1 = {"gmem_load_requests": 4_194_304, "gmem_ldgsts_requests": 4_194_304, "smem_ldsm_requests": 12_582_912,
+          "tma_load_requests": 0, "gmma_requests": 0, "smem_load_requests": 0}
+    t2 = {"gmem_load_requests": 0, "gmem_ldgsts_requests": 0, "smem_ldsm_requests": 0,
+          "tma_load_requests": 65_536, "gmma_requests": 1_048_576, "smem_load_requests": 0}
+    story = " ".join(rd.compare_story(t1, t2, "t1", "t2"))
+    assert "t2 issues TMA copies (65,536) where t1 issued none" in story
+    assert "t2 issues wgmma instructions (per warp) (1,048,576)" in story
+    assert "t2 issues no ldmatrix loads (t1 issued 12,582,912)" in story and "no cp.async copies" in story
+    t3 = dict(t2)
+    t4 = dict(t2, tma_load_requests=81_920, smem_load_requests=9_216)
+    story = " ".join(rd.compare_story(t3, t4, "t3", "t4"))
+    assert "operand traffic" not in story and "TMA" not in story
+
+
 def test_compare_story_same_stall():
     story = rd.compare_story({"top_stall": "mio_throttle"}, {"top_stall": "mio_throttle"}, "a", "b")
     assert story == ["Both stall most on MIO throttle: " + STALL_REASONS["mio_throttle"].meaning + "."]

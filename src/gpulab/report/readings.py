@@ -177,6 +177,16 @@ def verdict(a: float | None, b: float | None, better: str | None) -> str:
     return "better" if (up and better == "higher") or (not up and better == "lower") else "worse"
 
 
+# The instructions whose arrival or departure between two kernels tells how their data moves (the
+# tensor-core ladder's steps: plain loads -> cp.async and ldmatrix -> TMA and wgmma).
+MOVED_TO = (
+    ("gmem_ldgsts_requests", "cp.async copies"),
+    ("smem_ldsm_requests", "ldmatrix loads"),
+    ("tma_load_requests", "TMA copies"),
+    ("gmma_requests", "wgmma instructions (per warp)"),
+)
+
+
 def compare_story(a: dict, b: dict, name_a: str, name_b: str) -> list[str]:
     """A few sentences under the side-by-side table: what moved, and what it means.
 
@@ -201,9 +211,19 @@ def compare_story(a: dict, b: dict, name_a: str, name_b: str) -> list[str]:
             "data once fetched per element is now reused from shared memory or registers."
             if r < 1 else "more trips to global memory per unit of work."))
     sa, sb = a.get("smem_load_requests") or 0, b.get("smem_load_requests") or 0
-    if sb > 0 and sa == 0:
+    # Shared loads appearing are the operands' new home only where global loads fell with them (a
+    # persistent kernel reading its tile grid from shared memory is not that).
+    if sb > 0 and sa == 0 and (a.get("gmem_load_requests") or 0) > (b.get("gmem_load_requests") or 0):
         lines.append(f"{name_b} moves its operand traffic into shared memory: "
                      f"{sb:,.0f} shared load instructions where {name_a} had none.")
+    for key, what in MOVED_TO:
+        x, y = a.get(key) or 0, b.get(key) or 0
+        if _nan(x) or _nan(y):
+            continue
+        if y > 0 and x == 0:
+            lines.append(f"{name_b} issues {what} ({y:,.0f}) where {name_a} issued none.")
+        elif x > 0 and y == 0:
+            lines.append(f"{name_b} issues no {what} ({name_a} issued {x:,.0f}).")
     r = ratio("dram_throughput_pct")
     if r is not None and abs(r - 1) >= 0.2:
         lines.append(f"DRAM throughput {'dropped' if r < 1 else 'rose'} {max(r, 1 / r):.2g}x: "
