@@ -392,11 +392,12 @@ def _v12_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
 def v12_constraints(p: Params, s: Shape | None) -> str | None:
     """v11's, plus what makes the spin-waits safe: MINB blocks per SM must fit by shared memory
     (v9's check), threads and the SM's block slots as well as by registers (the launch bounds), so
-    that all MINB x SMs blocks of the grid are resident at once. 12 registers over v9's estimate for
-    the schedule (64-bit iteration bounds, the segment loop, the fixup's pointers): fitted to ptxas
-    (NVRTC 13.5), which spills at 64 x 128 x 8 and x 16 with 64 x 64 warps (estimate 234) and fits
-    64 x 256 x 8 (230: 254 registers)."""
-    if reason := _v9_constraints(p, s, fragment_regs=12):
+    that all MINB x SMs blocks of the grid are resident at once. 24 registers over v9's estimate for
+    the schedule (64-bit iteration bounds, the segment loop, the fixup's pointers): fitted to ptxas,
+    which spills at 64 x 128 x 8 and x 16 with 64 x 64 warps, fits 64 x 256 x 8 (254 registers), and
+    under NVRTC 13.0 (the H200's) spilled 28 B at the default 64 x 128 x 16 with MINB=3 (168
+    registers), which NVRTC 13.5 fitted."""
+    if reason := _v9_constraints(p, s, fragment_regs=24):
         return reason
     threads = 32 * _warps(p)
     if p["MINB"] * threads > 32 * _SM90.max_warps:
