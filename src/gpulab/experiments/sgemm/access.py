@@ -16,6 +16,7 @@ import numpy as np
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
 from gpulab.model.predict import (
+    Classes,
     Instruction,
     KernelAccess,
     Loop,
@@ -402,7 +403,7 @@ def _float4_model(params: Params, shape: Shape, lay: _Float4Layout) -> KernelAcc
     def b_col(i):
         return i.bx * BN + 4 * (b_idx(i) % (BN // 4))
 
-    A, B, C = t.base["A"], t.base["B"], t.base["C"]
+    A, B = t.base["A"], t.base["B"]
     out = []
     if vec_a:
         out.append(Instruction("ldg.128 A (tile)", "global", "load", 16,
