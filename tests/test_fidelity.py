@@ -344,6 +344,18 @@ def test_rejudge_computes_a_derived_quantity_again_from_the_runs_recorded_inputs
     assert kept == [] and row["verdict"] == "exact" and row["measured"] == row["predicted"]
 
 
+def test_rejudge_leaves_a_derived_row_whose_inputs_were_not_recorded_as_it_was():
+    """A derived row whose inputs are missing from the run (a file edited by hand, a capture that lost
+    rows) cannot be computed again: it stays as recorded, and the run is named with that reason."""
+    rows = fidelity.measure_one(spec("gemm_bf16", "t1", (131, 67, 37)), profile=fake_profile()).rows
+    old = [dict(r) for r in rows if r["quantity"] not in ("hw_smem_load_wavefronts", "hw_smem_load_bank_conflicts")]
+    again, kept = fidelity.rejudge(old)
+    (row,) = [r for r in again if r["quantity"] == "smem_load_ideal_wavefronts"]
+    assert row == next(r for r in old if r["quantity"] == "smem_load_ideal_wavefronts")
+    assert len(kept) == 1 and "computed from counts this run did not record" in kept[0]
+    assert "smem_load_ideal_wavefronts" in kept[0] and "another ncu metric" not in kept[0]
+
+
 # -- a failing ncu, damaged input to --rejudge (nothing lost, nothing silent) ---------------------
 def stand_in_ncu(tmp_path, code=3):
     ncu = tmp_path / "ncu"

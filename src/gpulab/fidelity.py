@@ -443,12 +443,17 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
         # derived quantity is computed again from the run's recorded inputs, whatever formula its
         # row was recorded under; where an input is missing it stays as recorded too.
         recomputed = measured_quantities({r["quantity"]: r["measured"] for r in recorded if r.get("measured") is not None})
-        stale = {r["quantity"] for r in recorded
-                 if (_derived(r["quantity"]) and math.isnan(recomputed.get(r["quantity"], math.nan)))
-                 or (not _derived(r["quantity"]) and Q.metric_text(r["quantity"]) not in ("", r.get("ncu_metric") or ""))}
-        if stale:
-            kept.append(f"{' '.join(key)}: {', '.join(sorted(stale))} recorded from another ncu metric than "
+        other_metric = {r["quantity"] for r in recorded if not _derived(r["quantity"])
+                        and Q.metric_text(r["quantity"]) not in ("", r.get("ncu_metric") or "")}
+        no_inputs = {r["quantity"] for r in recorded
+                     if _derived(r["quantity"]) and math.isnan(recomputed.get(r["quantity"], math.nan))}
+        if other_metric:
+            kept.append(f"{' '.join(key)}: {', '.join(sorted(other_metric))} recorded from another ncu metric than "
                         "gpulab reads now: measure it again")
+        if no_inputs:
+            kept.append(f"{' '.join(key)}: {', '.join(sorted(no_inputs))} computed from counts this run did not "
+                        "record: measure it again")
+        stale = other_metric | no_inputs
         measured = {r["quantity"]: r["measured"] for r in recorded
                     if r.get("measured") is not None and r["quantity"] not in stale}
         predicted = predicted_quantities(spec)
