@@ -17,7 +17,7 @@ inside a function) goes down the layers, never back up. The layers, bottom to to
     sweep       bench and tune on a Dask cluster: compiles spread out, timings on every GPU
     api         the Python API: gpulab.api and the package itself (gpulab/__init__.py hands the API
                 out by name), each job called, records returned
-    cli         the command line: parse -> api -> print
+    cli         the command line: parse -> api -> print (gpulab.entry: the script that loads it)
 
 A module may import its own layer (its own package) and the layers ALLOWED lists for it."""
 
@@ -33,7 +33,7 @@ LAYER_OF = {
     "gpulab.records": "records", "gpulab.report": "report", "gpulab.lab": "lab", "gpulab.run_args": "run_args",
     "gpulab.ncu_child": "ncu_child", "gpulab.ceilings": "ceilings", "gpulab.memory_bound": "ceilings",
     "gpulab.tune": "tune", "gpulab.best": "tune",
-    "gpulab.profiling": "profiling", "gpulab.fidelity": "fidelity", "gpulab.cli": "cli",
+    "gpulab.profiling": "profiling", "gpulab.fidelity": "fidelity", "gpulab.cli": "cli", "gpulab.entry": "cli",
     "gpulab.worker": "worker", "gpulab.sanitize": "sanitize", "gpulab.sanitize_child": "sanitize",
     "gpulab.scaffold": "scaffold", "gpulab.sweep": "sweep", "gpulab.api": "api",
 }

@@ -78,3 +78,33 @@ def test_ctrl_c_during_a_fidelity_run_exits_130_and_keeps_the_file(tmp_path):
     assert err.strip() == INTERRUPTED
     assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == \
         sorted(["fidelity.csv", "ncu", "started"])
+
+
+# The `gpulab` script's entry, with the CLI's import interrupted as a Ctrl-C in gpulab's first 0.3 s
+# would interrupt it (seen on 2026-12-01: a KeyboardInterrupt traceback from dataclasses, rc -2).
+INTERRUPTED_IMPORT = """
+import builtins
+import sys
+
+real_import = builtins.__import__
+
+def interrupted(name, *args, **kwargs):
+    if name == "gpulab.cli":
+        raise KeyboardInterrupt
+    return real_import(name, *args, **kwargs)
+
+builtins.__import__ = interrupted
+sys.argv = ["gpulab", "fidelity", "--rejudge"]
+from gpulab.entry import main
+main()
+"""
+
+
+def test_ctrl_c_while_gpulab_loads_is_one_line_and_exit_130(tmp_path):
+    from gpulab.entry import INTERRUPTED_AT_START
+
+    r = subprocess.run([sys.executable, "-c", INTERRUPTED_IMPORT], capture_output=True, text=True, env=ENV,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 130, r.stdout + r.stderr
+    assert r.stderr.strip() == INTERRUPTED_AT_START and "Traceback" not in r.stderr
+    assert list(tmp_path.iterdir()) == []
