@@ -25,7 +25,7 @@
 //     chunks into a 128-byte-swizzled 8 KiB buffer (2 wavefronts per float2 store: ~1 us per tile)
 //     and one thread hands each chunk to a TMA store (asynchronous, clipped at the M/N edges), two
 //     buffers per consumer so writing one overlaps the other's store. N % 4 != 0 (an FP32 row pitch
-//     TMA cannot take): the register stores, as t3.
+//     TMA cannot take): the same buffers, copied out by the warpgroup a row at a time (store_tile_smem).
 // Expected effect: t3 ran 718 TFLOP/s at 4096^3 and 8192^3 (0.95x and 0.98x cuBLAS BF16 758 / 731).
 //   The wait-depth change removes a ~4-wgmma drain per k-tile (~5-8%), multicast takes a third of
 //   the L2 traffic off (8 -> 5.3 TB/s needed at 700 TFLOP/s, away from the L2 bandwidth limit), the
@@ -83,6 +83,8 @@
 // Shapes: as t3: any M, N, K >= 1; ragged M, N by TMA zero fill and clipped/masked stores (a block whose
 //   rows lie past M still loads its share of Bt for its peer); for K not a multiple of 8 the host
 //   stages padded copies of A and Bt (staging.py) and the tensor maps describe those, as t3.
+//   Measured (H200, 2026-12-01): 4097^3 314.3 us (437.6 TFLOP/s), of which the staging ~34 us
+//   (4097x4097x4104, unstaged, 280.3 us); the register epilogue for its odd N took it to 346.2 us.
 #include "gemm_bf16/hopper.cuh"
 
 #define BM 128
@@ -235,20 +237,25 @@ __device__ __forceinline__ void release_slot(unsigned long long* empty_slot) {
 }
 
 // The epilogue with STORE = 1: this consumer warpgroup's 64 x BN accumulators go out in chunks of
-// 64 x 32 FP32 through two 8 KiB shared buffers (128-byte swizzled, as the C map's box), each sent by
-// one TMA store while the next chunk is written. The threads write float2s: a warp's 8 rows x 32 B
-// land in 8 different 16-byte bank groups thanks to the swizzle (chunk q of row r at q ^ (r % 8)), so
-// 2 wavefronts per store, against ~8 L1 wavefronts per STG.64 of the register epilogue (8 lines).
-// A buffer is rewritten only once the store two chunks back has read it (wait_group.read 1, across
-// tiles too: the count runs on), and every chunk's writes are fenced for the async proxy first.
-__device__ __forceinline__ void store_tile_tma(const float (&acc)[ACC], unsigned char* buffers,
-                                               const TmaDescriptor* map_c, int m0, int n0, int barrier_id) {
+// 64 x 32 FP32 through two 8 KiB shared buffers (128-byte swizzled, as the C map's box). The threads
+// write float2s: a warp's 8 rows x 32 B land in 8 different 16-byte bank groups thanks to the swizzle
+// (chunk q of row r at q ^ (r % 8)), so 2 wavefronts per store, against ~8 L1 wavefronts per STG.64
+// of the register epilogue (8 lines). Then, where C has a tensor map (`tma`: N % 4 == 0), one thread
+// hands the chunk to a TMA store while the next chunk is written; a buffer is rewritten only once the
+// store two chunks back has read it (wait_group.read 1, across tiles too: the count runs on), and
+// every chunk's writes are fenced for the async proxy first. Where N % 4 != 0 (a row pitch TMA
+// cannot take) the warpgroup copies the chunk out itself, a row of 32 floats per warp instruction
+// (128 contiguous bytes, masked at the edges): register stores of an odd N could not pair columns,
+// and each scalar STG of 8 rows x 4 columns touched 8 sectors for 128 bytes.
+__device__ __forceinline__ void store_tile_smem(const float (&acc)[ACC], unsigned char* buffers,
+                                                const TmaDescriptor* map_c, bool tma, float* C, int M, int N, int m0,
+                                                int n0, int barrier_id) {
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
 #pragma unroll
     for (int j = 0; j < BN / C_CHUNK_COLS; ++j) {
         unsigned char* buf = buffers + (j % C_BUFFERS) * C_CHUNK_BYTES;
-        if (t == 0) bulk_wait_group_read<C_BUFFERS - 1>();
-        named_barrier_sync(barrier_id, 128);  // buf is free: its last store has read it
+        if (tma && t == 0) bulk_wait_group_read<C_BUFFERS - 1>();
+        named_barrier_sync(barrier_id, 128);  // buf is free: its last store or copy has read it
 #pragma unroll
         for (int g = 0; g < C_CHUNK_COLS / 8; ++g) {  // the chunk's 8-column groups: accumulator group 4j + g
             const int i = 4 * (4 * j + g);
@@ -260,11 +267,21 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[ACC], unsigned
                     make_float2(acc[i + 2 * half], acc[i + 2 * half + 1]);
             }
         }
-        fence_proxy_async_shared();
+        if (tma) fence_proxy_async_shared();
         named_barrier_sync(barrier_id, 128);
-        if (t == 0) {
-            tma_store_2d(map_c, buf, n0 + j * C_CHUNK_COLS, m0);
-            bulk_commit_group();
+        if (tma) {
+            if (t == 0) {
+                tma_store_2d(map_c, buf, n0 + j * C_CHUNK_COLS, m0);
+                bulk_commit_group();
+            }
+        } else {
+            const int col = n0 + j * C_CHUNK_COLS + lane;
+#pragma unroll 1
+            for (int r = warp; r < 64; r += 4) {
+                const float x = *reinterpret_cast<const float*>(buf + r * 128 + (((lane / 4) ^ (r % 8)) * 16) +
+                                                                (lane % 4) * 4);
+                if (m0 + r < M && col < N) C[(long long)(m0 + r) * N + col] = x;
+            }
         }
     }
 }
@@ -389,9 +406,9 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                 add_partial(acc, partial_slot(workspace, next, rank, c), 1 + c);
             }
             // The producer is already filling the ring with the next tile while these stores run.
-            if (tma_store) {
-                store_tile_tma(acc, ring + STAGES * STAGE_BYTES + c * C_BUFFERS * C_CHUNK_BYTES, &tma_c, m0 + c * 64,
-                               n0, 1 + c);
+            if (STORE) {
+                store_tile_smem(acc, ring + STAGES * STAGE_BYTES + c * C_BUFFERS * C_CHUNK_BYTES, &tma_c, tma_store, C,
+                                M, N, m0 + c * 64, n0, 1 + c);
             } else {
                 store_accumulators<BN>(acc, C, M, N, m0 + c * 64, n0);
             }
@@ -439,9 +456,9 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             fence_registers(acc1);
             release_slot(&empty[(it - 1) % STAGES]);
             unsigned char* buffers = ring + STAGES * STAGE_BYTES + c * C_BUFFERS * C_CHUNK_BYTES;
-            if (tma_store) {
-                store_tile_tma(acc0, buffers, &tma_c, m0, n0, 1 + c);
-                store_tile_tma(acc1, buffers, &tma_c, m0 + 64, n0, 1 + c);
+            if (STORE) {
+                store_tile_smem(acc0, buffers, &tma_c, tma_store, C, M, N, m0, n0, 1 + c);
+                store_tile_smem(acc1, buffers, &tma_c, tma_store, C, M, N, m0 + 64, n0, 1 + c);
             } else {
                 store_accumulators<BN>(acc0, C, M, N, m0, n0);
                 store_accumulators<BN>(acc1, C, M, N, m0 + 64, n0);
