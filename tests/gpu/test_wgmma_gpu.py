@@ -106,13 +106,16 @@ def test_t4_pingpong_is_exact(lab, cluster, store, shape):
     assert result.ok, result.describe()
 
 
-def test_staging_copies_every_row_and_zeroes_the_pad(lab):
+# Every K % 8 (each start of a row within a 16-byte word), rows shorter than a word, one row.
+@pytest.mark.parametrize("m, n, k", [(300, 131, 777), (64, 65, 1), (7, 9, 2), (33, 17, 3), (5, 40, 130),
+                                     (1, 1, 13), (129, 3, 4097), (8, 8, 1022), (2, 3, 7)], ids=str)
+def test_staging_copies_every_row_and_zeroes_the_pad(lab, m, n, k):
     """pad_k.cu on its own: where it goes wrong, the first bad row and column say how."""
     cp = cupy()
-    shape = GEMM.shape(300, 131, 777)
+    shape = GEMM.shape(m, n, k)
     rng = np.random.default_rng(5)
-    inputs = {name: cp.asarray(rng.integers(1, 1 << 15, size=(rows, 777), dtype=np.uint16))
-              for name, rows in (("A", 300), ("Bt", 131))}
+    inputs = {name: cp.asarray(rng.integers(1, 1 << 15, size=(rows, k), dtype=np.uint16))
+              for name, rows in (("A", m), ("Bt", n))}
     staged = staging.pad_k(inputs, shape, {}, lab.arch)
     for name in ("A", "Bt"):
         staged.inputs[name].fill(0xFFFF)  # poison: the copy must write the pad as well as the data
@@ -121,9 +124,9 @@ def test_staging_copies_every_row_and_zeroes_the_pad(lab):
     for name in ("A", "Bt"):
         got = staged.inputs[name].get()
         want = np.zeros_like(got)
-        want[:, :777] = inputs[name].get()
+        want[:, :k] = inputs[name].get()
         bad = np.argwhere(got != want)
-        assert got.shape[1] == 784 and bad.size == 0, f"{name}: first wrong [row, col] {bad[:1].tolist()}"
+        assert got.shape[1] == staging.padded_k(k) and bad.size == 0, f"{name}: first wrong [row, col] {bad[:1].tolist()}"
     assert staged.moved_bytes == staging.staged_bytes(shape)
 
 

@@ -9,8 +9,10 @@ its K/64 k-tiles unchanged: TMA zero-fills past KP, the pad adds zeros to every 
 
 What it costs: one read of A and Bt and one write of their padded copies,
 `moved_bytes` = 2 (M + N) (K + KP) bytes, at best that over the copy ceiling (4097^3 on an H200:
-134 MB, ~31 us at 4.3 TB/s, about 16% of the GEMM's time at 720 TFLOP/s), plus one launch (a few
-microseconds, which is what dominates small shapes such as 1000x3000x777, a ~10 us GEMM).
+134 MB, ~31 us at 4.3 TB/s; measured alone 35.9 us), plus one launch (a few microseconds, which
+is what dominates small shapes: t4 at 1000x3000x777 took 22.5 us where 1000x3000x776 took 17.3).
+TMA cannot read the rows where they are instead: a box must also start on a 16-byte boundary
+(scripts/probe_tma_maps.py; the README's "Ragged shapes").
 """
 
 from __future__ import annotations
