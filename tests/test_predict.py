@@ -268,7 +268,11 @@ def test_every_registered_access_model_is_exact_at_small_shapes():
                 for params in _configs(variant):
                     if variant.constraints(params, shape) is not None:
                         continue
-                    model = variant.access(params, shape)
+                    try:
+                        model = variant.access(params, shape)
+                    except GpulabError as exc:  # a config the model declines, saying why in one line
+                        assert "not modelled" in str(exc) and "\n" not in str(exc), (variant.name, params, exc)
+                        continue
                     check_launch(model, variant.launch(params, shape))
                     if _exhaustive_lanes(model) <= 2_000_000:
                         assert predict(model) == predict(model, exhaustive=True), (exp.name, variant.name, params, dims)

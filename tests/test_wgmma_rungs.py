@@ -215,3 +215,20 @@ def test_t4_stream_k_refuses_pingpong_consumers():
     p = T4.default_params() | {"BN": 128, "STAGES": 6, "SCHEDULE": 1}
     assert T4.constraints(p, None) is None
     assert "PINGPONG=0" in T4.constraints(p | {"PINGPONG": 1}, None)
+
+
+def test_t4_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(monkeypatch):
+    """results/h200/profile.csv, t4 at 4096^3 (H200, 2026-12-01): every counted quantity but the
+    shared store wavefronts, which the epilogue's store order changed since (fidelity.csv has them)."""
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    from gpulab.model.predict import predict
+    got = predict(T4.access(T4.default_params(), shape(4096, 4096, 4096)))
+    recorded = {"smem_load_requests": 9216, "smem_store_requests": 262276,
+                "gmem_store_requests": 0, "tma_load_requests": 81920, "tma_load_bytes": 1610612736,
+                "gmma_requests": 1048576}
+    assert {k: got[k] for k in recorded} == recorded
+
+
+def test_t4_model_declines_the_stream_k_schedule_in_one_line():
+    with pytest.raises(GpulabError, match="SCHEDULE=1 is not modelled"):
+        T4.access(T4.default_params() | {"SCHEDULE": 1}, shape(4096, 4096, 4096))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab.arith import cdiv
+from gpulab.errors import GpulabError
 from gpulab.experiments.base import Params, Shape
 from gpulab.experiments.gemm_bf16.staging import padded_k
 from gpulab.model.predict import (
@@ -403,3 +404,177 @@ def t2_access(params: Params, shape: Shape) -> KernelAccess:
 def t3_access(params: Params, shape: Shape) -> KernelAccess:
     """t3: warpgroup 0 is the producer (stores nothing), warpgroups 1 and 2 the consumers."""
     return tma_access(params, shape, consumer_first=128, threads=384)
+
+
+class _PersistentClusters:
+    """t4's schedule with SCHEDULE = 0 (t4_persistent_cluster.cu cluster_tile and WorkList): cluster
+    c of `clusters` takes cluster tiles c, c + clusters, ... (round u: tile c + u clusters), each
+    CLUSTER x BM rows by BN columns in groups of GROUP_M cluster-rows, column-major inside a group;
+    block rank r of the cluster takes rows r BM .. of it."""
+
+    def __init__(self, M: int, N: int, BM: int, BN: int, cluster: int, group_m: int, blocks: int):
+        self.BM, self.BN, self.cluster, self.group_m = BM, BN, cluster, group_m
+        self.tiles_m, self.tiles_n = cdiv(M, BM * cluster), cdiv(N, BN)
+        self.tiles = self.tiles_m * self.tiles_n
+        self.clusters = blocks // cluster
+        self.rounds = cdiv(self.tiles, self.clusters)
+
+    def tile(self, bx, u):
+        """(cluster tile, whether this round has one) of block bx in round u."""
+        t = bx // self.cluster + u * self.clusters
+        return t, t < self.tiles
+
+    def origin(self, bx, u):
+        """(m0, n0) of block bx's share of its round-u tile (meaningless where it has none)."""
+        t, _ = self.tile(bx, u)
+        per_group = self.group_m * self.tiles_n
+        first_m = (t // per_group) * self.group_m
+        group_rows = np.maximum(np.minimum(self.tiles_m - first_m, self.group_m), 1)
+        in_group = t % per_group
+        m0 = ((first_m + in_group % group_rows) * self.cluster + bx % self.cluster) * self.BM
+        return m0, (in_group // group_rows) * self.BN
+
+    def block_classes(self) -> tuple[tuple[int, int], ...]:
+        """Blocks grouped by how many rounds have a tile for them: where an instruction's address
+        does not depend on the block, only that count does."""
+        long = (self.tiles - (self.rounds - 1) * self.clusters) * self.cluster  # blocks with every round
+        blocks = self.clusters * self.cluster
+        return tuple((first, n) for first, n in ((0, long), (long, blocks - long)) if n > 0)
+
+
+def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
+    """t4_persistent_cluster.cu with SCHEDULE = 0 on its persistent grid of `blocks` blocks
+    (tma_rungs.t4_launch). Threads 0-127 are the producer warpgroup (thread 0 issues every TMA load),
+    128-255 and 256-383 consumers 0 and 1.
+
+    Warp memory instructions: thread 0 stores the tile grid once (one STS.64); for every tile it
+    handles, thread 0 and every consumer warp that computes the tile read it back (two LDS.32,
+    cluster_tile: all consumer warps, or with PINGPONG = 1 the four of the consumer whose turn it is).
+    The epilogue of each 64-row half of a tile (consumer c's rows 64 c .., or with PINGPONG = 1 the
+    consumer's acc0 and acc1): with STORE = 1, per 64 x 32 chunk j, 8 STS.64 per thread into the
+    chunk's 128-byte-swizzled buffer (thread t of the warpgroup, warp w = t / 32, lane l: row
+    r = 16 w + l / 4 + 8 half, at step g its group g ^ (r % 4): 16-byte chunk q = 2 (g ^ (r % 4)) +
+    (l % 4) / 2, stored at q ^ (r % 8)); the chunk then goes
+    out by TMA where N % 4 == 0, else by 16 LDS.32 + STG.32 per thread (row w + 4 i, column l; both
+    under the store's guard row < M and column < N, as the compiler places it). With STORE = 0 the
+    register stores of hopper.cuh store_accumulators (as t3).
+
+    Bulk counts: every block loads its A box and its share of the Bt box per k-tile of each tile
+    (2 UTMALDG); Nsight Compute's TMA instruction count also holds each chunk's TMA store and its
+    bulk-group commit (2 per chunk where C has a map). Bytes: each block receives its 128 rows of A
+    and, by multicast, all BN rows of Bt per k-tile (counted at every receiving block). wgmma: t3's,
+    4 per warp per k-tile of each tile."""
+    if params.get("SCHEDULE"):
+        raise GpulabError(
+            "t4 SCHEDULE=1 is not modelled: its stream-K flags are polled, so its global loads depend on "
+            "timing; predict or profile SCHEDULE=0")
+    BM, BN, CLUSTER, STORE = params["BM"], params["BN"], params["CLUSTER"], params["STORE"]
+    pingpong = bool(params.get("PINGPONG"))
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    grid = _PersistentClusters(M, N, BM, BN, CLUSTER, params["GROUP_M"], blocks)
+    k_tiles = cdiv(K, 64)
+    pitch = padded_k(K)
+    tma_store = STORE and N % 4 == 0
+    base = buffers(C=F32 * M * N)
+    rounds = Loop("u", grid.rounds, every(grid.rounds))
+    by_rounds = {"x": grid.block_classes()}  # for addresses that do not depend on the tile
+
+    def consumer(i):
+        return i.tid // 128 - 1  # -1: the producer warpgroup
+
+    def computes(i):
+        """This thread's warp computes (and stores) its block's round-u tile."""
+        _, has = grid.tile(i.bx, i.u)
+        turn = (consumer(i) == i.u % 2) if pingpong else True
+        return has & (consumer(i) >= 0) & turn
+
+    out = [
+        Instruction("sts.64 tile_grid (thread 0, once)", "shared", "store", 8, address=lambda i: 0 * i.tid,
+                    active=lambda i: i.tid == 0, blocks={"x": same(blocks)}),
+    ]
+    for word in (0, 1):
+        out.append(Instruction(
+            f"lds tile_grid[{word}] (cluster_tile, per tile)", "shared", "load", F32,
+            address=lambda i, word=word: F32 * word + 0 * i.tid,
+            active=lambda i: computes(i) | ((i.tid == 0) & grid.tile(i.bx, i.u)[1]),
+            loops=(rounds,), blocks=by_rounds))
+
+    # The 64-row halves of a tile a consumer stores: its own (cooperative), or acc0 and acc1 (pingpong).
+    halves = Loop("a", 2 if pingpong else 1, every(2 if pingpong else 1))
+
+    def half_row0(i):
+        m0, _ = grid.origin(i.bx, i.u)
+        return m0 + 64 * (i.a if pingpong else consumer(i))
+
+    if STORE:
+        chunks = Loop("j", BN // 32, periodic(BN // 32, 2))
+        groups = (Loop("g", 4, every(4)), Loop("h", 2, every(2)))
+
+        def buffer_row(i):
+            return 16 * (i.warp % 4) + i.lane // 4 + 8 * i.h
+
+        def chunk_address(i):
+            r = buffer_row(i)
+            q = 2 * (i.g ^ (r % 4)) + (i.lane % 4) // 2  # step g stores group g ^ (r % 4)
+            buffer = (consumer(i) * 2 + i.j % 2) * 64 * 128
+            return buffer + r * 128 + (q ^ (r % 8)) * 16 + (i.lane % 2) * 8
+
+        out.append(Instruction("sts.64 C chunk (swizzled buffer)", "shared", "store", 8, address=chunk_address,
+                               active=computes, loops=(rounds, halves, chunks, *groups), blocks=by_rounds))
+        if not tma_store:
+            rows = Loop("r", 16, every(16))
+
+            def copy_row(i):
+                return i.warp % 4 + 4 * i.r
+
+            def copy_rc(i):
+                _, n0 = grid.origin(i.bx, i.u)
+                return half_row0(i) + copy_row(i), n0 + 32 * i.j + i.lane
+
+            def copies(i):
+                row, col = copy_rc(i)
+                return computes(i) & (row < M) & (col < N)
+
+            every_chunk = Loop("j", BN // 32, every(BN // 32))
+            out.append(Instruction(
+                "lds C chunk (copy-out, N % 4 != 0)", "shared", "load", F32,
+                address=lambda i: (consumer(i) * 2 + i.j % 2) * 64 * 128 + copy_row(i) * 128
+                + ((i.lane // 4) ^ (copy_row(i) % 8)) * 16 + (i.lane % 4) * 4,
+                active=copies, loops=(rounds, halves, every_chunk, rows), blocks={"x": every(blocks)}))
+            out.append(Instruction(
+                "stg C[row][col] (copy-out, N % 4 != 0)", "global", "store", F32,
+                address=lambda i: base["C"] + F32 * (np.minimum(copy_rc(i)[0], M - 1) * N
+                                                     + np.minimum(copy_rc(i)[1], N - 1)),
+                active=copies, loops=(rounds, halves, every_chunk, rows), blocks={"x": every(blocks)}))
+    else:
+        def c_rc(i):
+            _, n0 = grid.origin(i.bx, i.u)
+            return half_row0(i) + 16 * (i.warp % 4) + i.lane // 4 + 8 * i.h, n0 + 8 * i.j + 2 * (i.lane % 4)
+
+        def c_addr(i, plus=0):
+            row, col = c_rc(i)
+            return base["C"] + F32 * (np.minimum(row, M - 1) * N + np.minimum(col + plus, N - 1))
+
+        def stores(i, plus):
+            row, col = c_rc(i)
+            return computes(i) & (row < M) & (col + plus < N)
+
+        tiles = (rounds, halves, Loop("j", BN // 8, every(BN // 8)), Loop("h", 2, every(2)))
+        if N % 2 == 0:
+            out.append(Instruction("stg.64 C[row][col..col+1]", "global", "store", 8, address=c_addr,
+                                   active=lambda i: stores(i, 0), loops=tiles, blocks={"x": every(blocks)}))
+        else:
+            out += [Instruction(f"stg C[row][col+{plus}] (N odd)", "global", "store", F32,
+                                address=lambda i, plus=plus: c_addr(i, plus),
+                                active=lambda i, plus=plus: stores(i, plus), loops=tiles, blocks={"x": every(blocks)})
+                    for plus in (0, 1)]
+
+    block_tiles = grid.tiles * CLUSTER
+    bulk = {
+        "tma_load_requests": block_tiles * k_tiles * 2 + (block_tiles * 2 * (BN // 32) * 2 if tma_store else 0),
+        "tma_load_bytes": 32 * (grid.tiles_n * _tma_sectors(M, pitch, k_tiles)
+                                + grid.tiles_m * CLUSTER * _tma_sectors(N, pitch, k_tiles)),
+        "gmma_requests": block_tiles * 2 * 4 * 4 * k_tiles,
+    }
+    return KernelAccess(grid=(blocks, 1, 1), block=(384, 1, 1), instructions=tuple(out), bulk=bulk,
+                        **_work(M, N, K))

@@ -236,11 +236,24 @@ __device__ __forceinline__ void release_slot(unsigned long long* empty_slot) {
     }
 }
 
+// Where `on`, w[i] and w[i ^ d] trade places for every i (d = 1 or 2): w[g] then holds what w[g ^ d]
+// held. Selects on registers, no indexing by a run-time value (which would go through local memory).
+__device__ __forceinline__ void xor_order(float2 (&w)[4], int d, bool on) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        if ((i & d) == 0) {
+            const float2 a = w[i], b = w[i ^ d];
+            w[i] = on ? b : a;
+            w[i ^ d] = on ? a : b;
+        }
+    }
+}
+
 // The epilogue with STORE = 1: this consumer warpgroup's 64 x BN accumulators go out in chunks of
 // 64 x 32 FP32 through two 8 KiB shared buffers (128-byte swizzled, as the C map's box). The threads
-// write float2s: a warp's 8 rows x 32 B land in 8 different 16-byte bank groups thanks to the swizzle
-// (chunk q of row r at q ^ (r % 8)), so 2 wavefronts per store, against ~8 L1 wavefronts per STG.64
-// of the register epilogue (8 lines). Then, where C has a tensor map (`tma`: N % 4 == 0), one thread
+// write float2s, each half-warp 4 rows x 32 B into 8 different 16-byte bank groups (the swizzle puts
+// chunk q of row r at q ^ (r % 8), and the store order below spreads the rows), so 2 wavefronts per
+// store, against ~8 L1 wavefronts per STG.64 of the register epilogue (8 lines). Then, where C has a tensor map (`tma`: N % 4 == 0), one thread
 // hands the chunk to a TMA store while the next chunk is written; a buffer is rewritten only once the
 // store two chunks back has read it (wait_group.read 1, across tiles too: the count runs on), and
 // every chunk's writes are fenced for the async proxy first. Where N % 4 != 0 (a row pitch TMA
@@ -257,14 +270,23 @@ __device__ __forceinline__ void store_tile_smem(const float (&acc)[ACC], unsigne
         if (tma && t == 0) bulk_wait_group_read<C_BUFFERS - 1>();
         named_barrier_sync(barrier_id, 128);  // buf is free: its last store or copy has read it
 #pragma unroll
-        for (int g = 0; g < C_CHUNK_COLS / 8; ++g) {  // the chunk's 8-column groups: accumulator group 4j + g
-            const int i = 4 * (4 * j + g);
+        for (int half = 0; half < 2; ++half) {
+            const int r = warp * 16 + lane / 4 + half * 8;
+            // The chunk's 8-column groups g (accumulator group 4j + g), stored in the order g ^ s,
+            // s = r % 4: in the order 0..3 a half-warp's rows r and r ^ 1 wrote the same two
+            // 16-byte bank groups (q and q + 1 land at q ^ (r % 8)), 4 wavefronts per STS.64; so
+            // the four rows cover all eight, 2 wavefronts (the minimum for 256 bytes). The order
+            // is a register choice made per thread: two rounds of conditional swaps (SEL).
+            const int s = (lane / 4) % 4;
+            float2 w[4];
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                const int r = warp * 16 + lane / 4 + half * 8;
-                const int q = g * 2 + (lane % 4) / 2;  // 16-byte chunk of the 128-byte row
-                *reinterpret_cast<float2*>(buf + r * 128 + ((q ^ (r % 8)) * 16) + (lane % 2) * 8) =
-                    make_float2(acc[i + 2 * half], acc[i + 2 * half + 1]);
+            for (int g = 0; g < 4; ++g) w[g] = make_float2(acc[4 * (4 * j + g) + 2 * half], acc[4 * (4 * j + g) + 2 * half + 1]);
+            xor_order(w, 1, s & 1);
+            xor_order(w, 2, s & 2);
+#pragma unroll
+            for (int g = 0; g < 4; ++g) {  // w[g] is group g ^ s
+                const int q = 2 * (g ^ s) + (lane % 4) / 2;  // 16-byte chunk of the 128-byte row
+                *reinterpret_cast<float2*>(buf + r * 128 + ((q ^ (r % 8)) * 16) + (lane % 2) * 8) = w[g];
             }
         }
         if (tma) fence_proxy_async_shared();

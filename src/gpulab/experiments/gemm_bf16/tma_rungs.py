@@ -18,7 +18,7 @@ import numpy as np
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
-from gpulab.experiments.gemm_bf16.access import t2_access, t3_access
+from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
 from gpulab.experiments.gemm_bf16.staging import pad_k
 from gpulab.gpu.device import sm_count
 from gpulab.gpu.launch import by_value
@@ -237,6 +237,11 @@ def t4_constraints(p: Params, s: Shape | None) -> str | None:
     return smem_reason(p, t4_smem_bytes)
 
 
+def t4_model(p: Params, s: Shape):
+    """t4's access model on the grid t4_launch gives it (the number of SMs decides the schedule)."""
+    return t4_access(p, s, t4_launch(p, s).grid[0])
+
+
 T4 = Variant(
     name="t4",
     file="t4_persistent_cluster.cu",
@@ -258,4 +263,5 @@ T4 = Variant(
     arch_specific=True,
     extra_args=t4_extra_args,
     stage=pad_k,
+    access=t4_model,
 )
