@@ -10,7 +10,7 @@ import pytest
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SMEM_BLOCK_OPTIN_MAX, SMEM_STATIC_MAX
-from gpulab.gpu.compile import _headers, compile_kernel
+from gpulab.gpu.compile import _headers, compile_kernel, included_headers
 
 LADDER = [v for v in SGEMM.variants if re.fullmatch(r"v\d+", v.name) and int(v.name[1:]) >= 2]
 # Fixed in the representative grid: it changes no resource, only the order blocks run in.
@@ -49,8 +49,9 @@ def test_every_rung_opens_with_its_header(variant):
     header = text[: text.index("#include")]
     for part in ("Changed from", "Expected effect", "Params:", "Shapes:"):
         assert part in header, f"{variant.file}: header lacks '{part}'"
-    for p in variant.params:  # every param the registry declares is used by the kernel
-        assert re.search(rf"\b{p.name}\b", text[len(header):]), f"{variant.file} never uses {p.name}"
+    body = text[len(header):] + "".join(h.read_text() for h in included_headers(SGEMM.source(variant)))
+    for p in variant.params:  # every param the registry declares is used by the kernel or its headers
+        assert re.search(rf"\b{p.name}\b", body), f"{variant.file} never uses {p.name}"
 
 
 @pytest.mark.parametrize("variant", LADDER, ids=lambda v: v.name)

@@ -14,7 +14,7 @@ import pytest
 from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SKINNY_SHAPES, SX_TUNE_SHAPES, SMEM_STATIC_MAX
-from gpulab.gpu.compile import compile_kernel
+from gpulab.gpu.compile import compile_kernel, included_headers
 from gpulab.tune import feasible, search_space, tune_shapes
 
 NEW = ("gv", "gt", "sx")
@@ -30,10 +30,9 @@ def test_opens_with_its_header_and_uses_every_param(name):
     header = text[: text.index("#include")]
     for part in ("Changed from", "Expected effect", "Params:", "Shapes:"):
         assert part in header
-    body = text[len(header):]
-    for p in variant.params:
-        if p.name not in ("TM", "TN"):  # sx's fragment shape, used through v9's ladder.cuh
-            assert re.search(rf"\b{p.name}\b", body), f"{variant.file} never uses {p.name}"
+    body = text[len(header):] + "".join(h.read_text() for h in included_headers(SGEMM.source(variant)))
+    for p in variant.params:  # every param the registry declares is used by the kernel or its headers
+        assert re.search(rf"\b{p.name}\b", body), f"{variant.file} never uses {p.name}"
 
 
 def _best_defaults() -> list[tuple[str, dict]]:

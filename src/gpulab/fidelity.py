@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-import re
 import time
 from pathlib import Path
 from typing import Callable, Iterable
@@ -42,7 +41,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.files import locked
 from gpulab.gpu import ncu as ncu_mod
-from gpulab.gpu.compile import INCLUDE_DIR
+from gpulab.gpu.compile import INCLUDE_DIR, included_headers
 from gpulab.gpu.device import gpu_slug
 from gpulab.lab import RunSpec
 from gpulab.model.predict import check_launch, predict
@@ -152,8 +151,8 @@ def source_sha(spec) -> str:
     common = INCLUDE_DIR / "common.cuh"  # the shared header, wherever the experiment lives
     if common.exists():
         h.update(common.read_bytes())
-    for name in re.findall(r'^#include "(\w+/[\w.]+)"', source.read_text(), re.M):
-        h.update((common.parent / name).read_bytes())
+    for header in included_headers(source):
+        h.update(header.read_bytes())
     return h.hexdigest()[:12]
 
 

@@ -175,6 +175,12 @@ def _unwritable(path: Path, exc: OSError) -> GpulabError:
                        "writable folder")
 
 
+def included_headers(source: Path) -> list[Path]:
+    """The shared headers `source` includes by name (`#include "sgemm/ladder.cuh"`: a folder under
+    experiments/), in order, one level deep: the parts of a kernel that live outside its .cu file."""
+    return [INCLUDE_DIR / name for name in re.findall(r'^#include "(\w+/[\w.]+)"', Path(source).read_text(), re.M)]
+
+
 def _headers(source: Path | None = None) -> dict[str, str]:
     """Every header a kernel may include, by name (their text is part of the cache key): the shared
     ones under experiments/, and, for a source outside it (a user's kernel folder), the headers

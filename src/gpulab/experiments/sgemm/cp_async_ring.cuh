@@ -1,9 +1,19 @@
 // The SGEMM ladder's cp.async primitives: v9_cp_async.cu introduces them and includes them from
-// here, as do the rungs after it that keep v9's ring of tiles. Unlike
-// ladder.cuh's, they are written against the includer's tile macros (BM BN BK WM WN WMITER WNITER
-// TM TN STAGES THREADS AS_LD TILE_FLOATS A_COPIES B_COPIES16 B_COPIES4), defined before the #include, because the copy offsets are folded
-// from those macros into immediates.
+// here, as do the rungs after it that keep v9's ring of tiles. Unlike ladder.cuh's, they are
+// written against the includer's tile params (BM BN BK WM WN WNITER TM TN STAGES, -D defines) and
+// the geometry derived from them below, because the copy offsets are folded from those macros into
+// immediates.
 #pragma once
+
+// The ring's geometry, from the tile params: one definition for every rung that includes this.
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (WARPS * 32)
+#define WMITER (WM / 16)
+#define A_COPIES (BM * BK / THREADS)        // 4-byte copies of A per thread per tile
+#define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
+#define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
+#define AS_LD (BM + 4)                      // A's tile is stored k-major, rows padded by 4 floats
+#define TILE_FLOATS (BK * AS_LD + BK * BN)  // one ring slot: A's tile, then B's
 
 // v9: a generic pointer into shared memory as the 32-bit address cp.async and LDS take.
 __device__ __forceinline__ unsigned smem_addr(const void* p) {

@@ -20,16 +20,6 @@
 //   first launch); with S = 1 neither is touched.
 // Shapes: any M, N, K >= 1 (v9's edges and paths; a slice with no k tile adds zeros).
 #include "sgemm/ladder.cuh"
-
-#define WARPS ((BM / WM) * (BN / WN))
-#define THREADS (WARPS * 32)
-#define WMITER (WM / 16)
-#define A_COPIES (BM * BK / THREADS)        // 4-byte copies of A per thread per tile
-#define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
-#define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
-#define AS_LD (BM + 4)
-#define TILE_FLOATS (BK * AS_LD + BK * BN)
-
 #include "sgemm/cp_async_ring.cuh"
 #include "sgemm/split_k.cuh"
 

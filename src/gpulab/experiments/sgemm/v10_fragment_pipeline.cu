@@ -32,15 +32,6 @@
 // Shapes: any M, N, K >= 1, as v9.
 #include "sgemm/ladder.cuh"
 
-#define WARPS ((BM / WM) * (BN / WN))
-#define THREADS (WARPS * 32)
-#define WMITER (WM / 16)
-#define A_COPIES (BM * BK / THREADS)        // 4-byte copies of A per thread per tile
-#define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
-#define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
-#define AS_LD (BM + 4)
-#define TILE_FLOATS (BK * AS_LD + BK * BN)
-
 #include "sgemm/cp_async_ring.cuh"
 
 // warp_tile_mma's (v6) two halves, so that this rung can load step k+1's fragments while step k's

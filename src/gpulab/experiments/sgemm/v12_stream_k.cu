@@ -48,19 +48,10 @@
 // Shapes: any M, N, K >= 1 (v9's edges and paths: edge tiles moved inward, K % BK absorbed by k
 //   tile 0, per-element B copies and C stores when N % 4 != 0, the checked path below one tile).
 #include "sgemm/ladder.cuh"
-
-#define WARPS ((BM / WM) * (BN / WN))
-#define THREADS (WARPS * 32)
-#define WMITER (WM / 16)
-#define A_COPIES (BM * BK / THREADS)        // 4-byte copies of A per thread per tile
-#define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
-#define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
-#define AS_LD (BM + 4)
-#define TILE_FLOATS (BK * AS_LD + BK * BN)
-#define ACC_ROWS (WMITER * TM)
-#define ACC_COLS (WNITER * TN)
-
 #include "sgemm/cp_async_ring.cuh"
+
+#define ACC_ROWS (WMITER * TM)  // a thread's accumulators: rows and columns of its fragments
+#define ACC_COLS (WNITER * TN)
 
 static_assert(WN == 32 * WNITER && TM == 4 && TN == 4, "a warp sub-tile is 4 x 8 lanes of 4 x 4 floats");
 static_assert(STAGES >= 2 && BK % 8 == 0, "a ring of at least two slots of whole 8-deep copies of A");

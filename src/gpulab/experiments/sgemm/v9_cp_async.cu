@@ -38,15 +38,6 @@
 //   time; edges as above).
 #include "sgemm/ladder.cuh"
 
-#define WARPS ((BM / WM) * (BN / WN))
-#define THREADS (WARPS * 32)
-#define WMITER (WM / 16)
-#define A_COPIES (BM * BK / THREADS)        // 4-byte copies of A per thread per tile
-#define B_COPIES16 (BK * BN / 4 / THREADS)  // 16-byte copies of B per thread per tile
-#define B_COPIES4 (BK * BN / THREADS)       // 4-byte copies of B on the per-element path
-#define AS_LD (BM + 4)
-#define TILE_FLOATS (BK * AS_LD + BK * BN)
-
 // The copies (cp.async wrappers, the A/B copy offsets, the Copier with its fast and general
 // paths) are this rung's idea, written once in cp_async_ring.cuh for it and the rungs after it.
 #include "sgemm/cp_async_ring.cuh"
