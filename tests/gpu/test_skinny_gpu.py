@@ -6,12 +6,10 @@ launch; the split-K counters left at zero, so a launcher runs any number of time
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from sgemm_checks import assert_correct, assert_same_bits_and_counters_reset, config_id
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.gpu.launch import load
-from gpulab.lab import RunSpec, compile_spec
 
 GV, GT, SX = (SGEMM.variant(n) for n in ("gv", "gt", "sx"))
 
@@ -34,47 +32,15 @@ SHAPES = [(1, 1, 1), (17, 33, 65), (1, 1531, 777), (1, 2048, 2051), (3, 1000, 10
           (1000, 1531, 777), (512, 512, 512)]
 
 
-def _id(item):
-    variant, params = item
-    return f"{variant.name}-{variant.params_label(params).replace(' ', '-')}"
-
-
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
-@pytest.mark.parametrize("config", CONFIGS, ids=_id)
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_correct(lab, config, shape, exact):
-    variant, params = config
-    spec = RunSpec(SGEMM, variant, params, SGEMM.shape(*shape))
-    assert variant.constraints(params, spec.shape) is None
-    result = lab.verify(spec, exact=exact)
-    assert result.ok, f"{spec.label}: {result.describe()}"
+    assert_correct(lab, config, shape, exact)
 
 
 @pytest.mark.parametrize("shape", [(1, 4100, 2049), (300, 64, 8191), (2048, 1, 4100)], ids=str)
-@pytest.mark.parametrize("config", CONFIGS, ids=_id)
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_same_bits_every_launch_and_counters_left_zero(lab, config, shape):
-    import cupy
-
     variant, params = config
-    spec = RunSpec(SGEMM, variant, params, SGEMM.shape(*shape))
-    inputs = lab.device_inputs(spec, exact=False, seed=5)
-    out = SGEMM.output(spec.shape, cupy)
-    extra = variant.extra_args(inputs, out, spec.shape, params)
-    outs = []
-    once = lab.launcher(spec, inputs, out)  # one workspace, launched three times: counters must reset
-    for _ in range(3):
-        out.fill(cupy.nan)
-        once()
-        outs.append(cupy.asnumpy(out))
-    assert not np.isnan(outs[0]).any()
-    assert all(np.array_equal(outs[0].view(np.uint32), o.view(np.uint32)) for o in outs[1:])
-    ref = SGEMM.reference(inputs, spec.shape, np).astype(np.float32)
-    assert np.allclose(outs[2], ref, rtol=1e-3, atol=1e-3 * np.sqrt(spec.shape["K"]))
-    if params.get("S", 1) > 1:  # a fresh workspace, one launch: every counter back at zero
-        work, counters = extra
-        launch = variant.launch(params, spec.shape)
-        load(compile_spec(spec, lab.arch))(
-            launch.grid, launch.block, (*SGEMM.kernel_args(inputs, out, spec.shape, params), work, counters),
-            launch.smem_dynamic_bytes)
-        cupy.cuda.Device().synchronize()
-        assert int(counters.sum()) == 0
+    assert_same_bits_and_counters_reset(lab, config, shape, uses_workspace=params.get("S", 1) > 1)
