@@ -1,6 +1,8 @@
 """The few-tile kernels' access models (sgemm sk, gv, sx) against their H200 measurement: the rows
-`gpulab fidelity` wrote for scripts/device_models.sh (2026-12-01, NVRTC 13.0, ncu 2025.3.1), kept
-as tests/fixtures/fidelity_h200_split.csv, re-judged on a CPU under the current models. Every counted
+`gpulab fidelity` wrote for scripts/device_models.sh (2026-12-01, NVRTC 13.0, ncu 2025.3.1; sx's
+again after its tile macros moved into cp_async_ring.cuh: scripts/device_final6.sh and
+`gpulab fidelity sgemm -v sx -p S=2 --shape 40x100x250`, same day, same verdicts), kept as
+tests/fixtures/fidelity_h200_split.csv, re-judged on a CPU under the current models. Every counted
 quantity must be exact but the ones listed in DIFFERS, each of which the README's fidelity section
 explains (sx's float4 global-load sectors; ncu's instrumented count of partly active LDS.128)."""
 
