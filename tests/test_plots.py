@@ -6,7 +6,7 @@ from pathlib import Path
 import matplotlib.colors as mcolors
 import pytest
 
-from gpulab.ceilings import L2_NAME, Ceilings
+from gpulab.ceilings import COMPUTE_LABELS, L2_NAME, TENSOR_BF16, Ceilings, ceilings_path
 from gpulab.ceilings import load as load_ceilings
 from gpulab.experiments import get_experiment
 from gpulab.records import read_csv, write_csv
@@ -177,3 +177,18 @@ def test_card_page_writes_every_plot_and_embeds_them(tmp_path):
     write_csv(card / "ceilings.csv", [r for r in rows if r["ceiling"] != L2_NAME])
     out, _ = card_page.write(card)
     assert "No L2 roof" in out.read_text()
+
+
+def test_a_tensor_core_ladder_is_drawn_against_its_tensor_ceiling(tmp_path, monkeypatch):
+    """gemm_bf16's pictures mark the measured tensor rate (its compute_ceiling), not the FP32 FMA rate."""
+    source = Path(__file__).resolve().parent.parent / "results" / "h200"
+    gpu_dir = tmp_path / "h200"
+    gpu_dir.mkdir()
+    for name in ("gemm_bf16.csv", "ceilings.csv"):
+        (gpu_dir / name).write_bytes((source / name).read_bytes())
+    seen = []
+    real = plots.ladder_bars_figure
+    monkeypatch.setattr(plots, "ladder_bars_figure", lambda *args: seen.append(args[4]) or real(*args))
+    card_page.experiment_sections(gpu_dir, load_ceilings(ceilings_path(gpu_dir)))
+    tensor = next(r["gflops"] for r in read_csv(gpu_dir / "ceilings.csv") if r["ceiling"] == TENSOR_BF16)
+    assert seen == [(COMPUTE_LABELS[TENSOR_BF16], tensor)]

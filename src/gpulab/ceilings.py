@@ -74,6 +74,8 @@ L2_BLOCKS_PER_SM = 8  # of 256 threads, as the FMA kernel: every SM full of load
 L2_PASSES = 256  # ~0.8 ms over 30 MB at 10 TB/s: long enough for events to time
 L2_RTOL = 1e-3  # float32 sums of ~7,000 values per thread against a float64 sum of the buffer
 TENSOR_BF16 = "tensor_bf16"
+# How pictures name each compute ceiling an experiment can be measured against (its compute_ceiling).
+COMPUTE_LABELS = {"fma_fp32": "FMA ceiling", TENSOR_BF16: "tensor ceiling"}
 BF16_MIN_SM = 80  # BF16 mma.sync: Ampere and newer
 MMA_CHAINS = 8  # independent accumulators per warp
 MMA_ITERS = 1 << 14  # x 8 chains x 4096 flops x 132 x 32 warps: 2.3 TFLOP, ~4 ms at 600 TFLOP/s
@@ -142,7 +144,11 @@ class Ceilings:
 
     @property
     def fma_gflops(self) -> float | None:
-        r = self.row("fma_fp32")
+        return self.gflops("fma_fp32")
+
+    def gflops(self, name: str) -> float | None:
+        """The rate of compute ceiling `name` (an experiment's compute_ceiling), or None if not measured."""
+        r = self.row(name)
         return r.get("gflops") if r else None
 
 

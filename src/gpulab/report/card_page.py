@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpulab.ceilings import ceilings_path
+from gpulab.ceilings import COMPUTE_LABELS, ceilings_path
 from gpulab.ceilings import load as load_ceilings
 from gpulab.experiments import all_experiments
 from gpulab.quantities import FIDELITY_FILE, PROFILE_FILE
@@ -43,10 +43,12 @@ def _ladder(exp, records: list[dict], ceils, gpu_dir: Path, gpu: str) -> list[di
     # The ladder is what was benched at the headline shape: kernels for other shape classes (sgemm's
     # skinny sk, gv, gt, sx) are shown by the best row, not as rungs.
     rungs = plots.ladder_rungs(exp, records, shape)
-    fma = ("FMA ceiling", ceils.fma_gflops) if ceils and ceils.fma_gflops else None
+    # The experiment's own compute ceiling, as its records' pct_of_ceiling (gemm_bf16: the tensor rate).
+    rate = ceils.gflops(exp.compute_ceiling) if ceils else None
+    roof = (COMPUTE_LABELS.get(exp.compute_ceiling, exp.compute_ceiling), rate) if rate else None
     images = []
     try:
-        bars = plots.ladder_bars_figure(records, rungs, shape, libraries[0], fma,
+        bars = plots.ladder_bars_figure(records, rungs, shape, libraries[0], roof,
                                         f"{exp.name} ladder at {shape} on {gpu}")
     except ValueError:  # no library row at the headline shape: the bars have nothing to be % of
         bars = None
@@ -54,7 +56,7 @@ def _ladder(exp, records: list[dict], ceils, gpu_dir: Path, gpu: str) -> list[di
         images.append({"path": plots.save(bars, gpu_dir / f"{exp.name}-ladder.png"), "alt": f"{exp.name} ladder",
                        "caption": f"Each rung's fastest config at {shape} as % of {libraries[0]}; bar labels "
                                   "in TFLOP/s."})
-    lines = plots.ladder_lines_figure(records, rungs, libraries[0], fma, f"{exp.name}: GFLOP/s by size on {gpu}")
+    lines = plots.ladder_lines_figure(records, rungs, libraries[0], roof, f"{exp.name}: GFLOP/s by size on {gpu}")
     images.append({"path": plots.save(lines, gpu_dir / f"{exp.name}.png"), "alt": f"{exp.name} by size",
                    "caption": "Square power-of-two shapes as lines; the ragged shapes in their own panel."})
     return images

@@ -6,7 +6,7 @@ writer of records.py.
 
 A ladder (an experiment with a headline shape: sgemm) gets two pictures:
   ladder_bars_figure   one bar per rung at the headline shape, as % of the vendor library, each bar
-                       labelled with its TFLOP/s; the vendor library at 100% and the FMA ceiling marked;
+                       labelled with its TFLOP/s; the vendor library at 100% and the compute ceiling marked;
   ladder_lines_figure  GFLOP/s against N, one colour AND one marker per rung, the legend outside the
                        axes; the square power-of-two shapes as lines, the ragged shapes (4000^3, 4097^3,
                        1000x3000x777) in a panel of their own, one column of markers each.
