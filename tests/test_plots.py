@@ -192,3 +192,15 @@ def test_a_tensor_core_ladder_is_drawn_against_its_tensor_ceiling(tmp_path, monk
     card_page.experiment_sections(gpu_dir, load_ceilings(ceilings_path(gpu_dir)))
     tensor = next(r["gflops"] for r in read_csv(gpu_dir / "ceilings.csv") if r["ceiling"] == TENSOR_BF16)
     assert seen == [(COMPUTE_LABELS[TENSOR_BF16], tensor)]
+
+
+def test_the_ragged_panel_holds_the_shapes_most_rungs_ran():
+    """gemm_bf16's t0 ran no ragged shape, t1-t4 four of them: the panel shows those four (sgemm's
+    panel, above, leaves out the skinny shapes only v9 and v11 were benched at)."""
+    exp = get_experiment("gemm_bf16")
+    records = read_csv(H200 / "gemm_bf16.csv")
+    rungs = plots.ladder_rungs(exp, records, exp.shape(*exp.headline_shape).label)
+    fig = plots.ladder_lines_figure(records, rungs, "cublas", None, "t")
+    _, side = fig.axes
+    assert {t.get_text() for t in side.get_xticklabels()} == {
+        "4097x4097x4097", "1000x3000x777", "1000x3000x776", "4000x4000x4000"}
