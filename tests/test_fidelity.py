@@ -146,6 +146,17 @@ def test_a_variant_without_a_model_is_measured_and_says_so(monkeypatch):
     assert rows["gmem_load_requests"]["measured"] == 1.0 and rows["gmem_load_requests"]["exact"] is None
 
 
+def test_a_config_the_model_declines_is_measured_with_its_reason():
+    """t4 with SCHEDULE=1 (stream-K flags polled: counts depend on timing): the counters are kept,
+    unjudged, and each row says why there is no prediction (not that the model failed)."""
+    s = spec("gemm_bf16", "t4", (4096, 4096, 4096), SCHEDULE=1)
+    measured = {q: 1.0 for q in fidelity.QUANTITIES}
+    res = fidelity.measure_one(s, profile=lambda s, seed=0: SimpleNamespace(measured=measured, info=INFO, ncu_version=""))
+    row = by_quantity(res)["tma_load_requests"]
+    assert row["verdict"] == "no model" and row["measured"] == 1.0 and row["exact"] is None
+    assert row["note"].startswith("t4 SCHEDULE=1 is not modelled") and "failed" not in row["note"]
+
+
 def test_a_failed_run_is_a_row_and_a_missing_ncu_stops_everything():
     s = spec("stencil", "global", (100_003,))
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulab.errors import GpulabError
+from gpulab.errors import GpulabError, NotModelled
 from gpulab.experiments.base import Shape
 from gpulab.experiments.gemm_bf16 import staging, tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import (
@@ -230,5 +230,5 @@ def test_t4_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(monkeyp
 
 
 def test_t4_model_declines_the_stream_k_schedule_in_one_line():
-    with pytest.raises(GpulabError, match="SCHEDULE=1 is not modelled"):
+    with pytest.raises(NotModelled, match="SCHEDULE=1 is not modelled"):
         T4.access(T4.default_params() | {"SCHEDULE": 1}, shape(4096, 4096, 4096))

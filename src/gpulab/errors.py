@@ -30,3 +30,9 @@ class DeviceFault(GpulabError):
     def __init__(self, message: str, error: str = ""):
         super().__init__(message)
         self.error = error or message
+
+
+class NotModelled(GpulabError):
+    """A variant's access model declines one config (its counts depend on timing, say): the message
+    says which and why. Fidelity reports the run's counters with that reason, as for a variant with
+    no model."""

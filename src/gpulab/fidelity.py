@@ -37,7 +37,7 @@ import numpy as np
 
 from gpulab import profiling
 from gpulab import quantities as Q
-from gpulab.errors import GpulabError
+from gpulab.errors import GpulabError, NotModelled
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.files import locked
 from gpulab.gpu import ncu as ncu_mod
@@ -315,6 +315,8 @@ def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResu
     try:
         predicted = predicted_quantities(spec)
         why = "" if predicted is not None else f"{spec.experiment.name} {spec.variant.name} has no access model yet"
+    except NotModelled as exc:
+        predicted, why = None, str(exc)
     except (GpulabError, ValueError) as exc:
         predicted, why = None, f"the access model failed: {exc}"
     info = prof.info or {}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab.arith import cdiv
-from gpulab.errors import GpulabError
+from gpulab.errors import NotModelled
 from gpulab.experiments.base import Params, Shape
 from gpulab.experiments.gemm_bf16.staging import padded_k
 from gpulab.model.predict import (
@@ -465,7 +465,7 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     and, by multicast, all BN rows of Bt per k-tile (counted at every receiving block). wgmma: t3's,
     4 per warp per k-tile of each tile."""
     if params.get("SCHEDULE"):
-        raise GpulabError(
+        raise NotModelled(
             "t4 SCHEDULE=1 is not modelled: its stream-K flags are polled, so its global loads depend on "
             "timing; predict or profile SCHEDULE=0")
     BM, BN, CLUSTER, STORE = params["BM"], params["BN"], params["CLUSTER"], params["STORE"]
