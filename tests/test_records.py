@@ -53,3 +53,24 @@ def test_check_writable_refuses_a_folder_and_creates_nothing(tmp_path):
     files.check_writable(tmp_path / "new" / "deeper" / "x.csv")
     files.check_writable(tmp_path / "x.csv")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # no folder, no trial file left
+
+
+def test_a_newer_best_row_replaces_the_shapes_older_one_whatever_it_ran(tmp_path):
+    # gpulab's best row at a shape is one result, whichever kernel and params the pick ran; other
+    # variants' rows of other params are runs of their own and stay.
+    path = tmp_path / "sgemm.csv"
+    first = [
+        {"experiment": "sgemm", "variant": "best", "params": "BM=64 BN=128", "shape": "4096x4096x4096", "time_ms": 2.84},
+        {"experiment": "sgemm", "variant": "v11", "params": "BM=64 BN=128", "shape": "4096x4096x4096", "time_ms": 2.84},
+        {"experiment": "sgemm", "variant": "best", "params": "BM=64 BN=64", "shape": "512x512x512", "time_ms": 0.02},
+    ]
+    records.upsert(path, first, records.run_key)
+    records.upsert(path, [
+        {"experiment": "sgemm", "variant": "best", "params": "BM=64 BN=128 S=16", "shape": "4096x4096x4096", "time_ms": 2.74},
+        {"experiment": "sgemm", "variant": "v11", "params": "BM=64 BN=256", "shape": "4096x4096x4096", "time_ms": 2.90},
+    ], records.run_key)
+    rows = records.read_csv(path)
+    best = {r["shape"]: r for r in rows if r["variant"] == records.BEST}
+    assert len([r for r in rows if r["variant"] == records.BEST]) == 2
+    assert best["4096x4096x4096"]["params"] == "BM=64 BN=128 S=16" and best["512x512x512"]["time_ms"] == 0.02
+    assert sorted(r["params"] for r in rows if r["variant"] == "v11") == ["BM=64 BN=128", "BM=64 BN=256"]

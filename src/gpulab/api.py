@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 from gpulab import fidelity as fid
 from gpulab import scaffold, sweep
 from gpulab import tune as tuning
-from gpulab.best import BEST, picker
+from gpulab.best import picker
 from gpulab.ceilings import attach, ceilings_for_roofline, ceilings_path, ensure, load, this_card
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
@@ -43,7 +43,7 @@ from gpulab.memory_bound import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.profiling import profile as run_profile
 from gpulab.profiling import save_profiles
-from gpulab.records import Records, read_csv, run_key, upsert
+from gpulab.records import BEST, Records, read_csv, run_key, upsert
 from gpulab.run_args import spec_for
 from gpulab.tune import tuned_defaults
 from gpulab.worker import open_lab

@@ -25,8 +25,6 @@ from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.tune import accepted_params, load_tuned, shape_distance, shape_of
-
-BEST = "best"  # the row's name in the variant column
 NEAR = 4.0  # the largest distance (sum of |log2| ratios) at which a tuned shape still speaks for another
 
 

@@ -23,7 +23,7 @@ from gpulab.gpu.launch import cuda_errors, load, synchronize
 from gpulab.gpu.occupancy import SM_LIMITS, card_limits, occupancy
 from gpulab.gpu.timing import L2Flusher, Timing, TimingPolicy, time_it
 from gpulab.params import parse_params_label
-from gpulab.records import environment
+from gpulab.records import BEST, environment
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,7 +42,7 @@ class RunSpec:
     @property
     def name(self) -> str:
         if self.picked:
-            return "best"
+            return BEST
         return self.variant.name if self.variant else self.library
 
     @property

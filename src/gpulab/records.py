@@ -244,12 +244,16 @@ def _row(path: Path, header: list[str], cells: list[str], line: int) -> dict:
 
 
 RUN_KEY = ("experiment", "variant", "params", "shape")
+BEST = "best"  # the variant column of gpulab's best row at a shape (gpulab.best)
 
 
 def run_key(row: dict) -> tuple[str, ...]:
     """Which run a row belongs to: (experiment, variant, params, shape) as text; the key of
-    `upsert` for the per-run files (profile.csv, fidelity.csv)."""
-    return tuple(str(row.get(k) if row.get(k) is not None else "") for k in RUN_KEY)
+    `upsert` for the result files (bench's CSVs, profile.csv, fidelity.csv). A best row is gpulab's
+    best at its shape whatever it ran, so its params are not part of its key: a newer best row at
+    the shape replaces the older one even where the pick changed."""
+    key = tuple(str(row.get(k) if row.get(k) is not None else "") for k in RUN_KEY)
+    return key[:2] + ("",) + key[3:] if row.get("variant") == BEST else key
 
 
 # A run that did not finish (gpulab.worker) has a skip_reason that begins with one of these: its

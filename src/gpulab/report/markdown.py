@@ -17,7 +17,7 @@ from gpulab.experiments import all_experiments
 from gpulab.quantities import (
     FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS, held_exactly,
 )
-from gpulab.records import read_csv, update_text
+from gpulab.records import BEST, read_csv, update_text
 from gpulab.report.tables import best_per_shape
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
@@ -164,7 +164,7 @@ def best_block(csv_path: Path) -> str | None:
     """One line per shape: what gpulab's best row ran there (gpulab.best), its rate, % of cuBLAS and,
     on memory-bound shapes, % of the copy ceiling; None when the CSV has no best row."""
     records = read_runs(csv_path)
-    best = [r for r in records if r["variant"] == "best" and r.get("correct") and r.get("time_ms")]
+    best = [r for r in records if r["variant"] == BEST and r.get("correct") and r.get("time_ms")]
     if not best:
         return None
     lines = ["| shape | gpulab best ran | GFLOP/s | % of cuBLAS | % of copy ceiling |", "|---|---|---|---|---|"]
