@@ -9,6 +9,8 @@ import dataclasses
 import statistics
 from pathlib import Path
 
+from ab_rungs import alternate  # scripts/ is on the path of a script run from it
+
 from gpulab.experiments import get_experiment
 from gpulab.lab import Lab, LabOptions, RunSpec
 
@@ -30,13 +32,7 @@ def main() -> None:
         params = b.default_params()
         runs = {"A": RunSpec(exp, a, params, shape), "B": RunSpec(exp, b, params, shape),
                 **{lib: RunSpec(exp, None, {}, shape, library=lib) for lib in exp.vendor_baselines()}}
-        times = {name: [] for name in runs}
-        for _ in range(args.rounds):
-            for name, spec in runs.items():
-                record = lab.execute(spec)
-                if record.get("skip_reason"):
-                    raise SystemExit(f"{name} {text}: {record['skip_reason']}")
-                times[name].append(record["time_ms"])
+        times = alternate(lab, runs, args.rounds, text)
         med = {name: statistics.median(t) for name, t in times.items()}
         libs = ", ".join(f"{lib} {med[lib] * 1e3:.1f} us (A {100 * med[lib] / med['A']:.1f}%, "
                          f"B {100 * med[lib] / med['B']:.1f}% of it)" for lib in exp.vendor_baselines())

@@ -14,7 +14,7 @@ FFMA whose body is the shortest (the float4, no-checks path's main loop) and cou
     same2_4  as same2 with four banks (register % 4), for comparison
 One JSON line per config; NAME=V1,V2 takes every combination (as gpulab tune's --param).
 Usage (repository root):
-    PYTHONPATH=src python scripts/sass_banks.py sgemm v11 [BM=64,128 BN=256 ...] [--nvdisasm PATH]
+    PYTHONPATH=src python scripts/sass_banks.py sgemm v11 [BM=64,128 BN=256 ...] [--nvdisasm PATH] [--loops N]
 """
 
 from __future__ import annotations
@@ -97,16 +97,21 @@ def count(body: list[tuple[int, str]]) -> dict[str, int]:
     return {k: out[k] for k in ("instr", "ffma", "same2", "same3", "same2_4")}
 
 
-def hot_loop(sass: str) -> dict[str, int]:
-    """The counts of the loop with the most FFMA (the shortest of those: the no-checks path)."""
+def hot_loops(sass: str, n: int = 1) -> list[dict[str, int]]:
+    """The counts of the n loops with the most FFMA, the shortest first among equals: the first is
+    the no-checks path's main loop (a kernel with two copies of its loop, as v13, has two)."""
     instrs, labels = parse(sass)
-    best = None
+    ranked = []
     for lo, hi in loops(instrs, labels):
         body = [(a, t) for a, t in instrs if lo <= a <= hi]
-        key = (-sum(opcode(t) == "FFMA" for _, t in body), len(body))
-        if best is None or key < best[0]:
-            best = (key, body)
-    return count(best[1]) if best else {}
+        ranked.append(((-sum(opcode(t) == "FFMA" for _, t in body), len(body), lo), body))
+    ranked.sort(key=lambda item: item[0])
+    return [count(body) for _, body in ranked[:n]]
+
+
+def hot_loop(sass: str) -> dict[str, int]:
+    """The counts of the loop with the most FFMA (the shortest of those: the no-checks path)."""
+    return next(iter(hot_loops(sass)), {})
 
 
 def main() -> int:
@@ -116,6 +121,7 @@ def main() -> int:
     ap.add_argument("params", nargs="*", help="NAME=VALUE or NAME=V1,V2 over the variant's defaults")
     ap.add_argument("--nvdisasm", default=os.environ.get("NVDISASM") or shutil.which("nvdisasm")
                     or "/usr/local/cuda/bin/nvdisasm")
+    ap.add_argument("--loops", type=int, default=1, help="report the N hottest loops (a list) instead of one")
     args = ap.parse_args()
     if not os.path.exists(args.nvdisasm):
         print(f"no nvdisasm at {args.nvdisasm}: pass --nvdisasm PATH", file=sys.stderr)
@@ -135,7 +141,8 @@ def main() -> int:
                               text=True, check=True).stdout
         r = compiled.resources
         print(json.dumps({"variant": variant.name, "params": label, "registers": r.registers,
-                          "spill_bytes": r.spill_stores_bytes + r.spill_loads_bytes, **hot_loop(sass)}),
+                          "spill_bytes": r.spill_stores_bytes + r.spill_loads_bytes,
+                          **({"loops": hot_loops(sass, args.loops)} if args.loops > 1 else hot_loop(sass))}),
               flush=True)
     return 0
 
