@@ -108,15 +108,16 @@ def test_gv_one_row_by_hand():
     assert (one["smem_store_requests"], one["smem_store_wavefronts"]) == (8 * 4, 8 * 4 * 4)
     assert one["smem_load_requests"] == one["smem_load_wavefronts"] == 8 * 4
     # S=16: 16 slices of 16 k (one main step each), the same loads of A and B over 16 blocks; each
-    # block stores its partial tile (8 warps) and the shared flag (1 STS.U8, 8 LDS.U8); the last
-    # block reads the 16 planes (8 warps x 16 LDG), stores C (8) and resets the counter (1).
+    # block stores its partial tile (8 warps; the arrival's answer comes through the barrier, no
+    # shared flag); the last block reads the 16 planes (8 warps x 16 LDG), stores C (8) and resets
+    # the counter (1).
     split = _predict("gv", (1, 256, 256), S=16)
     assert split["gmem_load_requests"] == one["gmem_load_requests"] + 8 * 16
     assert split["gmem_load_sectors"] == one["gmem_load_sectors"] + 16 * 32
     assert split["gmem_store_requests"] == 16 * 8 + 8 + 1
     assert split["gmem_store_sectors"] == 16 * 32 + 32 + 1
-    assert split["smem_store_requests"] == 16 * (32 + 1)
-    assert split["smem_load_requests"] == 16 * (32 + 8)
+    assert split["smem_store_requests"] == 16 * 32
+    assert split["smem_load_requests"] == 16 * 32
 
 
 @pytest.mark.parametrize("dims", [(1, 1000, 777), (3, 1000, 777), (1, 1531, 777), (3, 300, 100)])
@@ -148,11 +149,11 @@ def test_sx_by_hand_at_64x64x17():
     # stores: each slice's tile through the slices (32 STG.128 of 16 sectors), the fixup's 32, 1 reset
     assert (one["gmem_store_requests"], one["gmem_store_sectors"]) == (32, 512)
     assert (two["gmem_store_requests"], two["gmem_store_sectors"]) == (2 * 32 + 32 + 1, 3 * 512 + 1)
-    # shared: 32 fragment LDS.128 per warp and tile (8 k x 4) + 32 write-back LDS.128 per warp and
-    # slice + one LDS.U8 per warp and block; stores 32 STS.128 per warp and slice + 1 STS.U8 per block
+    # shared: 32 fragment LDS.128 per warp and tile (8 k x 4) + 16 write-back LDS.128 per warp and
+    # slice; stores 16 STS.128 per warp and slice (no shared flag: the barrier carries the answer)
     assert one["smem_load_requests"] == 3 * 2 * 32 + 2 * 16
-    assert two["smem_load_requests"] == 3 * 2 * 32 + 2 * (2 * 16) + 2 * 2
-    assert two["smem_store_requests"] == 2 * (2 * 16) + 2
+    assert two["smem_load_requests"] == 3 * 2 * 32 + 2 * (2 * 16)
+    assert two["smem_store_requests"] == 2 * (2 * 16)
 
 
 @pytest.mark.parametrize("dims", [(512, 512, 512), (256, 128, 520)])

@@ -1003,22 +1003,15 @@ def _last_slice(S: int) -> Classes:
 
 def _last_to_arrive(S: int, every_block: dict, counter: Callable) -> list[Instruction]:
     """split_k.cuh's last_to_arrive, as the SASS runs it (gv and sx, sm_90): thread 0 of each block
-    adds 1 to its tile's counter (ATOMG: an atomic, in none of the load or store counters), writes
-    the answer to a shared bool (STS.U8) and, in the last block, resets the counter (STG of 0);
-    after the barrier every warp reads the bool back (LDS.U8, one address: a broadcast). The fences
-    (MEMBAR, and in gv CCTL.IVALL, which invalidates L1) move no data through the counted pipes.
-    `every_block`: the classes of every block axis; `counter(i)`: the byte address of its counter."""
+    adds 1 to its tile's counter (ATOMG: an atomic, in none of the load or store counters) and, in
+    the last block, resets the counter (STG of 0); the answer reaches every warp through the barrier
+    (BAR.RED.OR: no shared memory). The fences (MEMBAR, and in gv CCTL.IVALL, which invalidates L1)
+    move no data through the counted pipes. `every_block`: the classes of every block axis;
+    `counter(i)`: the byte address of its counter."""
     last = {**every_block, "y": _last_slice(S)}
-
-    def first(i):
-        return i.tid == 0
-
     return [
-        Instruction("sts.u8 last (thread 0)", "shared", "store", 1, address=lambda i: 0 * i.tid,
-                    active=first, blocks=every_block),
         Instruction("stg counter = 0 (thread 0, last block)", "global", "store", F32, address=counter,
-                    active=lambda i: first(i) & (i.by == S - 1), blocks=last),
-        Instruction("lds.u8 last", "shared", "load", 1, address=lambda i: 0 * i.tid, blocks=every_block),
+                    active=lambda i: (i.tid == 0) & (i.by == S - 1), blocks=last),
     ]
 
 
@@ -1073,15 +1066,15 @@ def sx_access(params: Params, shape: Shape) -> KernelAccess:
 
     Assumes (SASS of NVRTC 13.5 sm_90 at the default config, S = 4): per slice and tile v9's
     LDGSTS and LDS.128; the slice's tiles start on the general copy path only for tile 0 of K (k0 <
-    0), as v9's; the write-back's STS.128 / guarded LDS.128 + STG.128 as v9's; then ATOMG, STS.U8,
-    @P STG, LDS.U8 and the rolled fixup loop of S LDG.128.STRONG.GPU (LDG.STRONG.GPU) + 1 STG.128
+    0), as v9's; the write-back's STS.128 / guarded LDS.128 + STG.128 as v9's; then ATOMG, @P STG,
+    BAR.RED.OR and the rolled fixup loop of S LDG.128.STRONG.GPU (LDG.STRONG.GPU) + 1 STG.128
     (STG). The `@!PT LDS RZ, [RZ]` before the fences never execute. A slice with no k tile (S >
     ceil(K/BK)) copies nothing and writes a tile of zeros.
 
-    Not exact on the H200: the float4 path's global-load sectors (requests exact), 512^3 S=4 655,360 ->
-    720,896, 300x388x196 S=4 207,020 -> 213,010, 40x100x250 S=2 9,759 -> 10,727, where every access at
-    512^3 is aligned and whole and each instruction form is counted exactly in other kernels: no rule
-    over the addresses gives the surplus (README, "Fidelity"; scripts/device_models2.sh attributes it)."""
+    Not exact on the H200: the global-load sectors where the block is smaller than a tile (M < BM:
+    the checked path), 40x100x250 S=2: 9,759 -> 10,509. (Until split_k.cuh's flag left shared memory,
+    the ring started 16 bytes into a 128-byte line and every float4 shape had a quarter more of B's
+    sectors than this: 512^3 S=4 655,360 -> 720,896; now exact there and at 300x388x196.)"""
     return _ring_access(params, shape, slices=params["S"])
 
 
