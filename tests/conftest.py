@@ -27,3 +27,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def sms(monkeypatch):
+    """Sets the SM count sgemm's persistent and wave-planned grids see (v12, v13): 132, the H200's,
+    or what the test calls it with."""
+    import gpulab.experiments.sgemm as sgemm
+
+    def set_count(n):
+        monkeypatch.setattr(sgemm, "sm_count", lambda: n)
+    set_count(132)
+    return set_count

@@ -165,7 +165,7 @@ def test_plan_covers_every_variant_and_every_tuned_config_at_ragged_shapes():
 
 def test_plan_skips_what_the_card_cannot_run():
     specs, skipped = san.plan([get_experiment("sgemm")], {}, "sm_75")
-    assert [s.variant.name for s, _ in skipped] == ["v9", "v10", "v11", "v12", "sx"] and all("sm_80" in why for _, why in skipped)
+    assert [s.variant.name for s, _ in skipped] == ["v9", "v10", "v11", "v12", "v13", "sx"] and all("sm_80" in why for _, why in skipped)
 
 
 def test_command_filters_to_the_runs_kernel_and_logs_apart(tmp_path):

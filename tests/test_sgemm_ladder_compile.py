@@ -50,8 +50,24 @@ def test_every_rung_opens_with_its_header(variant):
     for part in ("Changed from", "Expected effect", "Params:", "Shapes:"):
         assert part in header, f"{variant.file}: header lacks '{part}'"
     body = text[len(header):] + "".join(h.read_text() for h in included_headers(SGEMM.source(variant)))
-    for p in variant.params:  # every param the registry declares is used by the kernel or its headers
-        assert re.search(rf"\b{p.name}\b", body), f"{variant.file} never uses {p.name}"
+    # every param the registry declares is used by the kernel or its headers, or (a host-side plan's
+    # param: v13's RESIDENT and S) changes the launch at some default shape
+    for p in variant.params:
+        if not re.search(rf"\b{p.name}\b", body):
+            assert _changes_the_launch(variant, p), f"{variant.file} never uses {p.name}, nor does its launch"
+
+
+def _changes_the_launch(variant, param) -> bool:
+    base = variant.default_params()
+    for value in param.choices:
+        other = base | {param.name: value}
+        if variant.constraints(other, None):
+            continue
+        for dims in SGEMM.default_shapes:
+            shape = SGEMM.shape(*dims)
+            if variant.launch(other, shape) != variant.launch(base, shape):
+                return True
+    return False
 
 
 @pytest.mark.parametrize("variant", LADDER, ids=lambda v: v.name)
@@ -77,8 +93,9 @@ def test_accepted_configs_compile_for_sm90_without_spills(variant, params):
     assert launch.smem_dynamic_bytes + res.smem_static_bytes <= SMEM_BLOCK_OPTIN_MAX
 
 
-# v12 launches a persistent grid (MINB x SMs blocks: tests/test_sgemm_stream_k.py), the others a block a tile.
-@pytest.mark.parametrize("variant", [v for v in LADDER if v.name != "v12"], ids=lambda v: v.name)
+# v12 launches a persistent grid (MINB x SMs blocks: tests/test_sgemm_stream_k.py) and v13 a block a
+# tile or a slice of one (tests/test_sgemm_split_tail.py); the others a block a tile.
+@pytest.mark.parametrize("variant", [v for v in LADDER if v.name not in ("v12", "v13")], ids=lambda v: v.name)
 def test_the_grid_covers_every_shape(variant):
     params = variant.default_params()
     bm, bn = params["BM"], params["BN"]
@@ -149,7 +166,7 @@ def test_each_primitive_names_the_rung_that_introduced_it_and_only_later_rungs_t
         introduced[m.group(2)] = int(m.group(1)[1:])
     assert {"load4_guarded", "load_tiles", "warp_tile_mma", "write_back"} <= set(introduced)
     users = [v for v in LADDER if '#include "sgemm/ladder.cuh"' in SGEMM.source(v).read_text()]
-    assert [v.name for v in users] == ["v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"]
+    assert [v.name for v in users] == ["v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13"]
     for v in users:
         body = SGEMM.source(v).read_text()
         for name, rung in introduced.items():

@@ -14,14 +14,6 @@ from gpulab.gpu import device
 V12 = SGEMM.variant("v12")
 
 
-@pytest.fixture
-def sms(monkeypatch):
-    def set_count(n):
-        monkeypatch.setattr(sgemm, "sm_count", lambda: n)
-    set_count(132)
-    return set_count
-
-
 def _grid(params, *shape):
     return V12.launch(V12.default_params() | params, SGEMM.shape(*shape)).grid
 

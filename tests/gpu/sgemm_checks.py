@@ -1,5 +1,6 @@
 """Checks the GPU tests of sgemm's extra kernels share (test_skinny_gpu.py: gv, gt, sx;
-test_stream_k_gpu.py: v12): a config's test id, its correctness at a shape, and, for the kernels that
+test_stream_k_gpu.py: v12;
+test_split_tail_gpu.py: v13): a config's test id, its correctness at a shape, and, for the kernels that
 hand partial sums between blocks through a workspace and counters or flags, the same bits on every
 launch and the counters back at zero after each (so a launcher may run any number of times)."""
 
@@ -45,10 +46,10 @@ def assert_same_bits_and_counters_reset(lab, config, shape, uses_workspace: bool
     ref = SGEMM.reference(inputs, spec.shape, np).astype(np.float32)
     assert np.allclose(outs[2], ref, rtol=1e-3, atol=1e-3 * np.sqrt(spec.shape["K"]))
     if uses_workspace:
-        work, counters = variant.extra_args(inputs, out, spec.shape, params)  # fresh
+        extra = variant.extra_args(inputs, out, spec.shape, params)  # fresh: (workspace, counters, ...)
         launch = variant.launch(params, spec.shape)
         load(compile_spec(spec, lab.arch))(
-            launch.grid, launch.block, (*SGEMM.kernel_args(inputs, out, spec.shape, params), work, counters),
+            launch.grid, launch.block, (*SGEMM.kernel_args(inputs, out, spec.shape, params), *extra),
             launch.smem_dynamic_bytes)
         cupy.cuda.Device().synchronize()
-        assert int(counters.sum()) == 0
+        assert int(extra[1].sum()) == 0

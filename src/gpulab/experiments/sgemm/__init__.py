@@ -7,6 +7,8 @@ far to the compute side of any card's ridge point, so the FMA rate and cuBLAS ar
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from gpulab.arith import cdiv
@@ -407,6 +409,61 @@ def v12_constraints(p: Params, s: Shape | None) -> str | None:
     return None
 
 
+# -- v13: whole waves, the last partial wave's tiles split along K ----------------------------------
+SPLIT_TAIL_MIN_KTILES = 4  # a slice of a tail tile is at least this many k tiles deep
+
+
+def split_tail_plan(p: Params, s: Shape) -> tuple[int, int]:
+    """v13's schedule: (whole, splits). The card holds a wave of W = RESIDENT x SMs blocks; the first
+    `whole` tiles (all but the last tiles % W) run one block each, and each of the remaining tiles is
+    cut into `splits` k slices, one block each. `splits` (1 to S, at least SPLIT_TAIL_MIN_KTILES k
+    tiles a slice) is the one whose slices fill the fewest waves of slice-deep work,
+    ceil(tail x splits / W) / splits, the smallest of those that tie: 68 tiles over 396 slots -> 5
+    (340 blocks, one wave of 1/5 tiles), 272 -> 7 (1,904 blocks, 5 waves of 1/7). splits = 1 when
+    nothing is gained (no tail, or a tail that already nearly fills a wave): then whole = tiles."""
+    tiles = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
+    wave = p["RESIDENT"] * sm_count()
+    tail = tiles % wave
+    most = min(p["S"], cdiv(s["K"], p["BK"]) // SPLIT_TAIL_MIN_KTILES)
+    if tail == 0 or most < 2:
+        return tiles, 1
+    splits = min(range(1, most + 1), key=lambda k: (Fraction(cdiv(tail * k, wave), k), k))
+    return (tiles, 1) if splits == 1 else (tiles - tail, splits)
+
+
+def _v13_launch(p: Params, s: Shape) -> Launch:
+    whole, splits = split_tail_plan(p, s)
+    tiles = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
+    return Launch(grid=(whole + (tiles - whole) * splits, 1, 1), block=(32 * _warps(p), 1, 1),
+                  smem_dynamic_bytes=_v9_smem_bytes(p))
+
+
+def _v13_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
+    """A workspace slot of BM x BN floats per slice block and a counter per split tile, zeroed once
+    (the kernel leaves every counter zero), then the plan: whole tiles and slices per tail tile."""
+    cp = cupy()
+    whole, splits = split_tail_plan(params, shape)
+    tail = cdiv(shape["M"], params["BM"]) * cdiv(shape["N"], params["BN"]) - whole
+    slots = tail * splits if splits > 1 else 0
+    work = cp.zeros(max(1, slots * params["BM"] * params["BN"]), dtype=cp.float32)
+    counters = cp.zeros(max(1, tail), dtype=cp.uint32)
+    return work, counters, np.int32(whole), np.int32(splits)
+
+
+def _v13_constraints(p: Params, s: Shape | None) -> str | None:
+    """v9's (v11's loop; the slices' copy of it is a function of its own, with its own registers),
+    and a RESIDENT that shared memory and the SM's threads allow (registers are ptxas's to say: the
+    bench row's theoretical blocks per SM shows what they allowed)."""
+    if reason := _v9_constraints(p, s):
+        return reason
+    threads = 32 * _warps(p)
+    if p["RESIDENT"] * (_v9_smem_bytes(p) + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
+        return f"RESIDENT={p['RESIDENT']} blocks of {_v9_smem_bytes(p)} B shared memory do not fit in one SM"
+    if p["RESIDENT"] * threads > 32 * _SM90.max_warps:
+        return f"RESIDENT={p['RESIDENT']} blocks of {threads} threads exceed an SM's {32 * _SM90.max_warps}"
+    return None
+
+
 # gpulab's best row when nothing is tuned near a shape (gpulab.best), by class: gv for one row (BM the
 # smallest choice that covers M), gt for one column (BN likewise), and sx for a few dozen rows or
 # columns and for shapes whose v9 tiles (64 x 128) would leave over half of the H200's 132 SMs idle
@@ -476,6 +533,18 @@ def _ring_params(stages: Param) -> tuple[Param, ...]:
         stages,
         Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
         Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
+    )
+
+
+def _v11_tuned_params(minb: Param, *extra: Param) -> tuple[Param, ...]:
+    """The params of the rungs that keep v11's loop and change its schedule (v12, v13), at v11's
+    config tuned on the H200 (64 x 128 x 16, four 32 x 64 warps, STAGES=2, GROUP_M=8): `minb` (each
+    says what MINB also sizes) and their own after."""
+    return _tile_params(bm=64, bn=128, bk=16) + _warp_params(wm=32, wn=64, wniter=2) + (
+        Param("STAGES", (2, 3, 4, 5), 2, "tiles in the cp.async ring"),
+        minb,
+        Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group of the tile order (1: row order)"),
+        *extra,
     )
 
 
@@ -643,17 +712,31 @@ class Sgemm(Experiment):
             summary="stream-K on a persistent grid of MINB x SMs blocks: even shares of (tile, k tile) iterations, ordered fixup",
             min_sm=80, min_sm_for="cp.async",
             launch=_v12_launch,
-            # v11 tuned on the H200 (64 x 128 x 16, four 32 x 64 warps, STAGES=2), MINB=2: the grid is
-            # 2 x SMs, as many blocks as v11 ran per wave there.
-            params=_tile_params(bm=64, bn=128, bk=16) + _warp_params(wm=32, wn=64, wniter=2) + (
-                Param("STAGES", (2, 3, 4, 5), 2, "tiles in the cp.async ring"),
+            # v11 tuned, MINB=2: the grid is 2 x SMs, as many blocks as v11 ran per wave there.
+            params=_v11_tuned_params(
                 Param("MINB", (1, 2, 3, 4), 2, "blocks per SM: the registers are sized for it and the grid is MINB x SMs"),
-                Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group of the tile order (1: row order)"),
                 Param("SK_ROUNDS", (0, 1, 2, 99), 1,
                       "full rounds of MINB x SMs tiles shared stream-K beside the partial one (99: all of them)"),
             ),
             constraints=v12_constraints,
             extra_args=_v12_extra_args,
+        ),
+        Variant(
+            name="v13",
+            file="v13_split_tail.cu",
+            summary="v11's tiles in whole waves; the last, partial wave's tiles split along K, added in slice order",
+            min_sm=80, min_sm_for="cp.async",
+            launch=_v13_launch,
+            # v11 tuned at MINB=1 (161 registers under NVRTC 13.0: three blocks per SM), and a wave of
+            # three blocks per SM.
+            params=_v11_tuned_params(
+                Param("MINB", (1, 2, 3, 4), 1, "blocks per SM the registers are sized for (1: up to 255 per thread)"),
+                Param("RESIDENT", (1, 2, 3, 4), 3,
+                      "blocks per SM the tail is planned for (the wave is RESIDENT x SMs): the occupancy ptxas's registers allow"),
+                Param("S", (1, 2, 4, 8, 16), 8, "the most k slices a tail tile is cut into (the plan picks 1..S)"),
+            ),
+            constraints=_v13_constraints,
+            extra_args=_v13_extra_args,
         ),
         Variant(
             name="sk",
