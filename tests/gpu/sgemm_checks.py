@@ -1,8 +1,8 @@
 """Checks the GPU tests of sgemm's extra kernels share (test_skinny_gpu.py: gv, gt, sx;
-test_stream_k_gpu.py: v12;
-test_split_tail_gpu.py: v13): a config's test id, its correctness at a shape, and, for the kernels that
-hand partial sums between blocks through a workspace and counters or flags, the same bits on every
-launch and the counters back at zero after each (so a launcher may run any number of times)."""
+test_split_schedules_gpu.py: v12 and v13): a config's test id, its correctness at a shape, and, for
+the kernels that hand partial sums between blocks through a workspace and counters or flags, the
+same bits on every launch and the counters back at zero after each (so a launcher may run any number
+of times)."""
 
 from __future__ import annotations
 
