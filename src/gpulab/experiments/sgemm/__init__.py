@@ -7,6 +7,7 @@ far to the compute side of any card's ridge point, so the FMA rate and cuBLAS ar
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import numpy as np
@@ -413,28 +414,43 @@ def v12_constraints(p: Params, s: Shape | None) -> str | None:
 SPLIT_TAIL_MIN_KTILES = 4  # a slice of a tail tile is at least this many k tiles deep
 
 
-def split_tail_plan(p: Params, s: Shape) -> tuple[int, int]:
-    """v13's schedule: (whole, splits). The card holds a wave of W = RESIDENT x SMs blocks; the first
-    `whole` tiles (all but the last tiles % W) run one block each, and each of the remaining tiles is
-    cut into `splits` k slices, one block each. `splits` (1 to S, at least SPLIT_TAIL_MIN_KTILES k
-    tiles a slice) is the one whose slices fill the fewest waves of slice-deep work,
-    ceil(tail x splits / W) / splits, the smallest of those that tie: 68 tiles over 396 slots -> 5
-    (340 blocks, one wave of 1/5 tiles), 272 -> 7 (1,904 blocks, 5 waves of 1/7). splits = 1 when
-    nothing is gained (no tail, or a tail that already nearly fills a wave): then whole = tiles."""
+@dataclasses.dataclass(frozen=True)
+class TailPlan:
+    """v13's grid: the first `whole` of the `tiles` run one block each; each of the other `tail`
+    tiles is cut into `splits` k slices, one block each (splits = 1: nothing is cut, whole = tiles)."""
+
+    tiles: int
+    whole: int
+    splits: int
+
+    @property
+    def tail(self) -> int:
+        return self.tiles - self.whole
+
+    @property
+    def blocks(self) -> int:
+        return self.whole + self.tail * self.splits
+
+
+def split_tail_plan(p: Params, s: Shape) -> TailPlan:
+    """v13's schedule. The card holds a wave of W = RESIDENT x SMs blocks; all tiles but the last
+    tiles % W run whole, and each of those last ones is cut into `splits` k slices. `splits` (1 to S,
+    at least SPLIT_TAIL_MIN_KTILES k tiles a slice) is the one whose slices fill the fewest waves of
+    slice-deep work, ceil(tail x splits / W) / splits, the smallest of those that tie: 68 tiles over
+    396 slots -> 5 (340 blocks, one wave of 1/5 tiles), 272 -> 7 (1,904 blocks, 5 waves of 1/7).
+    Nothing is cut where nothing is gained (no tail, or a tail that already nearly fills a wave)."""
     tiles = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
     wave = p["RESIDENT"] * sm_count()
     tail = tiles % wave
     most = min(p["S"], cdiv(s["K"], p["BK"]) // SPLIT_TAIL_MIN_KTILES)
     if tail == 0 or most < 2:
-        return tiles, 1
+        return TailPlan(tiles, tiles, 1)
     splits = min(range(1, most + 1), key=lambda k: (Fraction(cdiv(tail * k, wave), k), k))
-    return (tiles, 1) if splits == 1 else (tiles - tail, splits)
+    return TailPlan(tiles, tiles, 1) if splits == 1 else TailPlan(tiles, tiles - tail, splits)
 
 
 def _v13_launch(p: Params, s: Shape) -> Launch:
-    whole, splits = split_tail_plan(p, s)
-    tiles = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
-    return Launch(grid=(whole + (tiles - whole) * splits, 1, 1), block=(32 * _warps(p), 1, 1),
+    return Launch(grid=(split_tail_plan(p, s).blocks, 1, 1), block=(32 * _warps(p), 1, 1),
                   smem_dynamic_bytes=_v9_smem_bytes(p))
 
 
@@ -442,12 +458,11 @@ def _v13_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     """A workspace slot of BM x BN floats per slice block and a counter per split tile, zeroed once
     (the kernel leaves every counter zero), then the plan: whole tiles and slices per tail tile."""
     cp = cupy()
-    whole, splits = split_tail_plan(params, shape)
-    tail = cdiv(shape["M"], params["BM"]) * cdiv(shape["N"], params["BN"]) - whole
-    slots = tail * splits if splits > 1 else 0
+    plan = split_tail_plan(params, shape)
+    slots = plan.tail * plan.splits
     work = cp.zeros(max(1, slots * params["BM"] * params["BN"]), dtype=cp.float32)
-    counters = cp.zeros(max(1, tail), dtype=cp.uint32)
-    return work, counters, np.int32(whole), np.int32(splits)
+    counters = cp.zeros(max(1, plan.tail), dtype=cp.uint32)
+    return work, counters, np.int32(plan.whole), np.int32(plan.splits)
 
 
 def _v13_constraints(p: Params, s: Shape | None) -> str | None:
