@@ -144,6 +144,12 @@ def test_profile_sass_counts_per_instruction_beside_the_model(tmp_path, fake_ncu
         assert words in r.stdout, words
     rows = read_csv(tmp_path / "sass.csv")
     assert len(rows) > 400 and {"address", "instruction", "executed", "shared_wavefronts"} <= set(rows[0])
+    # Where the warps stalled, per instruction and reason (the recorded capture's stall columns).
+    stall_columns = [c for c in rows[0] if c.startswith("stall_") and c != "stall_samples"]
+    assert "stall_dispatch" in stall_columns and len(stall_columns) > 10
+    by_reason = [sum(float(r[c] or 0) for c in stall_columns) for r in rows]
+    assert sum(by_reason) > 0
+    assert all(abs(total - float(r["stall_samples"] or 0)) < 0.5 for total, r in zip(by_reason, rows))
 
 
 def test_profile_record_is_replaced_not_duplicated(tmp_path, fake_ncu):

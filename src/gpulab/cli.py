@@ -307,7 +307,7 @@ def profile(
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV the record joins (default results/<gpu>/profile.csv)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
     sass: bool = typer.Option(False, "--sass", help="also count per SASS instruction (ncu's source page): memory instructions by kind beside the model, and where the warps stalled"),
-    sass_csv: Optional[Path] = typer.Option(None, "--sass-csv", help="with --sass: every instruction's counters into this CSV"),
+    sass_csv: Optional[Path] = typer.Option(None, "--sass-csv", help="with --sass: every instruction's counters and stall samples by reason into this CSV"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
     """Profile one launch under Nsight Compute: predicted | measured for every counted quantity,
@@ -344,7 +344,8 @@ def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
                                            "(red: not the model's number)"))
     console.print(hot_table(rows))
     if csv_path is not None:
-        write_csv(csv_path, [{"address": r.address, "instruction": r.source, "access": r.access, **r.counts}
+        write_csv(csv_path, [{"address": r.address, "instruction": r.source, "access": r.access, **r.counts,
+                              **{f"stall_{reason}": samples for reason, samples in r.stalls.items()}}
                              for r in rows])
         console.print(f"wrote {len(rows)} instructions to {csv_path}", markup=False)
 

@@ -68,6 +68,20 @@ def test_cli_profile_end_to_end(ncu_path, tmp_path):
     assert row["variant"] == "v1" and row["ncu_gmem_load_requests"] > 0 and row["ncu_top_stall"]
 
 
+def test_cli_profile_sass_csv_has_the_stalls_by_reason(ncu_path, tmp_path):
+    r = _cli("profile", "sgemm", "v9", "--size", "512", "--sass", "--sass-csv", str(tmp_path / "sass.csv"),
+             "--csv", str(tmp_path / "p.csv"), cwd=tmp_path)
+    if "ERR_NVGPUCTRPERM" in r.stderr:
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    rows = read_csv(tmp_path / "sass.csv")
+    reasons = [c for c in rows[0] if c.startswith("stall_") and c != "stall_samples"]
+    assert {"stall_selected", "stall_barrier", "stall_dispatch"} <= set(reasons)
+    total = sum(float(row["stall_samples"] or 0) for row in rows)
+    by_reason = sum(float(row[c] or 0) for row in rows for c in reasons)
+    assert total > 0 and abs(by_reason - total) <= 0.01 * total  # the reasons account for the samples
+
+
 def test_cli_profile_full_saves_a_report(ncu_path, tmp_path):
     r = _cli("profile", "sgemm", "v0", "--size", "64", "--full", "--out", str(tmp_path / "v0"),
              "--csv", str(tmp_path / "p.csv"), cwd=tmp_path)
