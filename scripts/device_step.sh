@@ -23,3 +23,17 @@ trial() {
     head -n 1 <<<"$out" >>"$dir/summary.txt"  # '== NAME: exit RC in S s'
     grep -q "^== $name: exit 0 " <<<"$out" || FAILED="$FAILED $name"
 }
+
+# trials_begin NAME SECONDS: the usual start of a helper's script: its log folder $OUT/NAME/ (dir), an
+# empty summary.txt, BUDGET (the caller's, else SECONDS) and FAILED. trials_end: the summary, printed.
+trials_begin() {
+    OUT=${OUT:-/tmp/gpulab-out}
+    dir=$OUT/$1; mkdir -p "$dir"
+    : >"$dir/summary.txt"
+    BUDGET=${BUDGET:-$2}
+    FAILED=""
+}
+trials_end() {
+    echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
+    cat "$dir/summary.txt"
+}
