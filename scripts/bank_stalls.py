@@ -90,10 +90,17 @@ def main() -> int:
     compiled = compile_kernel(exp.source(variant), exp.entry, params)
     sass = subprocess.run([args.nvdisasm, "-c", str(compiled.cubin_path)], capture_output=True, text=True,
                           check=True).stdout
-    with open(args.sass_csv, newline="") as f:
-        rows = list(csv.DictReader(f))
     try:
+        with open(args.sass_csv, newline="") as f:
+            rows = list(csv.DictReader(f))
         stalls, reads = hot_loop_dispatch([text for _, text in parse(sass)[0]], rows)
+    except OSError as exc:
+        print(f"{args.sass_csv}: cannot read it ({exc.strerror}): pass the file `gpulab profile ... --sass-csv` wrote",
+              file=sys.stderr)
+        return 2
+    except KeyError as exc:
+        print(f"{args.sass_csv}: no column {exc}: pass the file `gpulab profile ... --sass-csv` wrote", file=sys.stderr)
+        return 2
     except ValueError as exc:
         print(f"{args.sass_csv}: {exc}: compile with the card's NVRTC and the profiled params", file=sys.stderr)
         return 2
