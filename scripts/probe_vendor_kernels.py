@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+from gpulab.errors import GpulabError
 from gpulab.quantities import STALL_REASONS, stall_metric
 from gpulab.records import upsert
 
@@ -123,7 +124,10 @@ def main() -> None:
         env = _card_environment()
         key = lambda r: (r["experiment"], r["shape"], r["run"], r["kernel"])  # noqa: E731
         last = {key(r): r for r in out}  # the baseline runs twice (the first call warms it up): keep the second
-        upsert(args.csv, [r | env for r in last.values()], key=key)
+        try:
+            upsert(args.csv, [r | env for r in last.values()], key=key)
+        except GpulabError as exc:  # a damaged CSV is refused, never overwritten
+            raise SystemExit(f"error: {exc}") from None
 
 
 def _card_environment() -> dict:
