@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sass_banks import opcode, parse, sources  # noqa: E402  (a sibling script, not a package)
+from sass_banks import ffma_reads, opcode, parse  # noqa: E402  (a sibling script, not a package)
 
 from gpulab.experiments import get_experiment  # noqa: E402
 from gpulab.gpu.compile import compile_kernel  # noqa: E402
@@ -36,20 +36,6 @@ def _plain(text: str) -> str:
     targets are absolute addresses there)."""
     text = re.sub(r"\s+", " ", re.sub(r"\.reuse", "", text)).strip().rstrip(";").strip()
     return text if opcode(text) == "FFMA" else opcode(text)
-
-
-def ffma_reads(loop: list[str]) -> dict[int, list[int]]:
-    """Position in `loop` -> the registers each FFMA reads from the register file (not the reuse
-    cache). Any other instruction empties the cache (conservative, as sass_banks.py)."""
-    out, cache = {}, [None, None, None]
-    for i, text in enumerate(loop):
-        if opcode(text) != "FFMA":
-            cache = [None, None, None]
-            continue
-        srcs = sources(text)
-        out[i] = sorted({reg for slot, (reg, _) in enumerate(srcs) if reg is not None and cache[slot] != reg})
-        cache = [reg if reuse else None for reg, reuse in srcs]
-    return out
 
 
 def same_bank(regs: list[int], banks: int) -> int:

@@ -79,21 +79,30 @@ def sources(text: str) -> list[tuple[int | None, bool]]:
     return out
 
 
-def count(body: list[tuple[int, str]]) -> dict[str, int]:
-    """The collision counts of one loop body (see the module docstring). Any instruction other than
-    an FFMA is taken to empty the reuse cache (conservative)."""
-    out = Counter(instr=len(body))
+def ffma_reads(texts: list[str]) -> dict[int, list[int]]:
+    """Position in `texts` (a loop body's instructions) -> the registers each FFMA reads from the
+    register file: its register operands, less those the operand-reuse cache serves (an operand
+    marked .reuse on the previous FFMA, in the same slot). Any other instruction is taken to empty the
+    cache (conservative)."""
+    out: dict[int, list[int]] = {}
     cache: list[int | None] = [None, None, None]
-    for _, text in body:
+    for i, text in enumerate(texts):
         if opcode(text) != "FFMA":
             cache = [None, None, None]
             continue
-        out["ffma"] += 1
         srcs = sources(text)
-        reads = {reg for slot, (reg, _) in enumerate(srcs) if reg is not None and cache[slot] != reg}
+        out[i] = sorted({reg for slot, (reg, _) in enumerate(srcs) if reg is not None and cache[slot] != reg})
         cache = [reg if reuse else None for reg, reuse in srcs]
+    return out
+
+
+def count(body: list[tuple[int, str]]) -> dict[str, int]:
+    """The collision counts of one loop body (see the module docstring)."""
+    out = Counter(instr=len(body))
+    for reads in ffma_reads([text for _, text in body]).values():
         per_bank2 = Counter(r % 2 for r in reads)
         per_bank4 = Counter(r % 4 for r in reads)
+        out["ffma"] += 1
         out["same2"] += max(per_bank2.values(), default=0) >= 2
         out["same3"] += max(per_bank2.values(), default=0) >= 3
         out["same2_4"] += max(per_bank4.values(), default=0) >= 2
