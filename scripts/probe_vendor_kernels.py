@@ -21,6 +21,7 @@ import numpy as np
 from gpulab.errors import GpulabError
 from gpulab.quantities import STALL_REASONS, stall_metric
 from gpulab.records import upsert
+from gpulab.run_args import parse_variant_arg
 
 METRICS = [
     "gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "launch__grid_size", "launch__block_size",
@@ -50,12 +51,10 @@ def child(experiment: str, shape_text: str, run: str | None) -> None:
             baseline(inputs, out, shape)
         cp.cuda.Device().synchronize()
         return
-    name, _, given = run.partition(":")
+    name, given = parse_variant_arg(run)
     variant = exp.variant(name)
-    params = variant.default_params() | {k: int(v) for k, v in (kv.split("=") for kv in given.split(",") if kv)}
     lab = Lab(LabOptions(seed=0, check=False))
-    spec = RunSpec(exp, variant, params, shape)
-    lab.execute(spec)
+    lab.execute(RunSpec(exp, variant, variant.default_params() | given, shape))
 
 
 def profile(experiment: str, shape_text: str, run: str | None, extra: tuple[str, ...] = ()) -> list[dict]:
