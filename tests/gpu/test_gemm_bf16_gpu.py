@@ -11,19 +11,16 @@ from gpulab.experiments.gemm_bf16.bf16 import tolerance
 from gpulab.experiments.base import Launch, Variant
 from gpulab.lab import RunSpec, derive, plan
 
+from configs import declared_and_tuned
+
 EXP = get_experiment("gemm_bf16")
 PLANTED = Path(__file__).parent / "planted"
-
-
-def _configs():
-    for v in EXP.variants:
-        yield pytest.param(v, v.default_params(), id=v.name)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", EXP.test_shapes, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
-@pytest.mark.parametrize("variant, params", list(_configs()))
+@pytest.mark.parametrize("variant, params", list(declared_and_tuned(EXP)))
 def test_variant_correct(lab, variant, params, shape, exact):
     spec = RunSpec(EXP, variant, params, EXP.shape(*shape))
     reason = variant.arch_reason(lab.arch) or variant.constraints(params, spec.shape)

@@ -9,37 +9,16 @@ from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Variant
 from gpulab.lab import RunSpec, derive, plan
 
+from configs import declared_and_tuned
+
 SGEMM = get_experiment("sgemm")
 PLANTED = Path(__file__).parent / "planted"
-
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _configs():
-    """Every variant's declared config (its whole sweep where it has one), plus every config a tune
-    recorded for any card under results/ (tuned.json): bench and run use those by default."""
-    from gpulab.tune import load_tuned
-
-    seen = set()
-    for v in SGEMM.variants:
-        grid = v.param_grid({p.name: p.choices for p in v.params if p.name in v.sweep}) if v.sweep \
-            else [v.default_params()]
-        for folder in sorted((ROOT / "results").glob("*")):
-            entry = load_tuned(folder).get(SGEMM.name, {}).get(v.name, {})
-            tuned = [entry.get("params")] + [e["params"] for e in entry.get("by_shape", {}).values()]
-            grid += [{p.name: int(t[p.name]) for p in v.params} for t in tuned if t]
-        for params in grid:
-            label = v.params_label(params)
-            if (v.name, label) not in seen:
-                seen.add((v.name, label))
-                yield pytest.param(v, params, id=f"{v.name}-{label.replace(' ', '-')}")
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", SGEMM.test_shapes, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
-@pytest.mark.parametrize("variant, params", list(_configs()))
+@pytest.mark.parametrize("variant, params", list(declared_and_tuned(SGEMM)))
 def test_variant_correct(lab, variant, params, shape, exact):
     spec = RunSpec(SGEMM, variant, params, SGEMM.shape(*shape))
     reason = variant.constraints(params, spec.shape)
