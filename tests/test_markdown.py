@@ -23,6 +23,19 @@ def test_pivot_from_the_committed_h200_csv():
     assert f"{v0_4096['gflops']:,.0f}" in table
 
 
+def test_the_best_row_is_one_column_and_its_lines_say_what_it_ran():
+    """gemm_bf16's committed CSV: its best row ran t4 at the large shapes and t2's small tiles at
+    512^3 and 1024^3 (different params per shape), still one column; the lines name the pick."""
+    records = read_csv(ROOT / "results" / "h200" / "gemm_bf16.csv")
+    best = [r for r in records if r["variant"] == "best"]
+    assert len({r["params"] for r in best}) > 1  # the premise: several configs
+    header = pivot(records, "gflops").splitlines()[0]
+    assert header.count("| best") == 1 and "| best |" in header
+    lines = experiment_block(ROOT / "results" / "h200" / "gemm_bf16.csv", "t0", "gflops")
+    assert "- 512x512x512: best t2 (tuned at 512x512x512) BM=64" in lines
+    assert "best best" not in lines
+
+
 def test_update_readme_rewrites_only_the_named_block(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- gpulab:h200-sgemm -->\nold\n<!-- /gpulab:h200-sgemm -->\n"

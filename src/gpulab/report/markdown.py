@@ -74,6 +74,10 @@ def card_folders(results_root: Path) -> list[Path]:
 
 
 def _column(r: dict) -> str:
+    """A table column: a variant at one config; the best row is one column whatever it ran at each
+    shape (its config is in the best-per-shape lines below the table)."""
+    if r["variant"] == BEST:
+        return BEST
     return f"{r['variant']} {r['params']}" if r.get("params") else str(r["variant"])
 
 

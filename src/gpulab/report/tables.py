@@ -97,6 +97,12 @@ def resources_table(records: list[dict], title: str) -> Table:
     return table
 
 
+def _winner(r: dict) -> str:
+    """'t4 BM=128 ...'; where gpulab's best row won, what it ran and why: 't2 (tuned at 512x512x512) BM=64 ...'."""
+    name = r.get("picked") or str(r["variant"])
+    return f"{name} {r.get('params') or ''}".strip()
+
+
 def best_per_shape(records: list[dict], libraries: tuple[str, ...] = ("cublas",)) -> list[dict]:
     """The Shared Memory Tiling wiki page's summary (docs/SOURCES.md): for each shape, the fastest correct variant and its speedup over the
     baseline variant's best config. Library rows (cuBLAS) are reported beside, not as winners."""
@@ -111,7 +117,7 @@ def best_per_shape(records: list[dict], libraries: tuple[str, ...] = ("cublas",)
         best = min(own, key=lambda r: r["time_ms"])
         out.append({
             "shape": shape,
-            "best": f"{best['variant']} {best.get('params') or ''}".strip(),
+            "best": _winner(best),
             "time_ms": best["time_ms"],
             "speedup": best.get("speedup_vs_baseline"),
             "pct_of_cublas": best.get("pct_of_cublas"),
