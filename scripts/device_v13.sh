@@ -11,12 +11,8 @@
 #   bench    gpulab bench v13 at the other default shapes, cuBLAS beside (bench.csv)
 # Usage: source scripts/device_setup.sh && bash scripts/device_v13.sh  (or: bash scripts/device_trial.sh v13:400)
 set -u
-OUT=${OUT:-/tmp/gpulab-out}
-dir=$OUT/v13; mkdir -p "$dir"
-: >"$dir/summary.txt"
-source scripts/device_step.sh  # step / trial NAME SECONDS COMMAND...
-BUDGET=${BUDGET:-390}
-FAILED=""
+source scripts/device_step.sh
+trials_begin v13 390
 V11="v11:BM=64,BN=128,BK=16,WM=32,WN=64,WNITER=2,STAGES=2,MINB=1"
 
 trial compile 40 python3 scripts/sass_banks.py sgemm v13 MINB=1,3 --loops 4
@@ -30,6 +26,4 @@ if ! grep -q " tests " <<<" $FAILED "; then
 else
     echo "ab and bench skipped: the tests failed" >>"$dir/summary.txt"
 fi
-echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
-echo "== summary ($dir/summary.txt; each step's log is $dir/<step>.log)"
-cat "$dir/summary.txt"
+trials_end

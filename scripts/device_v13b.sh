@@ -8,12 +8,8 @@
 #   compare  gpulab compare sgemm v11 v13 at 4096^3 (v11 at its tuned config), into profile.csv
 # Usage: source scripts/device_setup.sh && bash scripts/device_v13b.sh  (or: bash scripts/device_trial.sh v13b:400)
 set -u
-OUT=${OUT:-/tmp/gpulab-out}
-dir=$OUT/v13b; mkdir -p "$dir"
-: >"$dir/summary.txt"
-source scripts/device_step.sh  # step / trial NAME SECONDS COMMAND...
-BUDGET=${BUDGET:-390}
-FAILED=""
+source scripts/device_step.sh
+trials_begin v13b 390
 V11="v11:BM=64,BN=128,BK=16,WM=32,WN=64,WNITER=2,STAGES=2,MINB=1"
 
 trial ab8192 110 python3 scripts/ab_rungs.py sgemm 8192x8192x8192 \
@@ -21,6 +17,4 @@ trial ab8192 110 python3 scripts/ab_rungs.py sgemm 8192x8192x8192 \
 trial sweep 100 gpulab bench sgemm --variant v13 -p GROUP_M=4,8,16 -p STAGES=2,3 --size 2048,4096 --out "$dir/sweep.csv"
 trial compare 150 gpulab compare sgemm v11 v13 --param-a BM=64 --param-a BN=128 --param-a BK=16 --param-a WM=32 \
     --param-a WN=64 --param-a WNITER=2 --param-a STAGES=2 --param-a MINB=1 --size 4096 --csv "$dir/profile.csv"
-echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
-echo "== summary ($dir/summary.txt; each step's log is $dir/<step>.log)"
-cat "$dir/summary.txt"
+trials_end

@@ -10,18 +10,12 @@
 #   tune    gpulab tune sgemm v13 over BK x S at the default shapes that a tune speaks for
 # Usage: source scripts/device_setup.sh && bash scripts/device_v13c.sh  (or: bash scripts/device_trial.sh v13c:400)
 set -u
-OUT=${OUT:-/tmp/gpulab-out}
-dir=$OUT/v13c; mkdir -p "$dir"
-: >"$dir/summary.txt"
-source scripts/device_step.sh  # step / trial NAME SECONDS COMMAND...
-BUDGET=${BUDGET:-390}
-FAILED=""
+source scripts/device_step.sh
+trials_begin v13c 390
 V11="v11:BM=64,BN=128,BK=16,WM=32,WN=64,WNITER=2,STAGES=2,MINB=1"
 
 trial ab 130 python3 scripts/ab_rungs.py sgemm 8192x8192x8192 4096x4096x4096 \
     --run "$V11" --run v13@_ab_misaligned.cu --run v13 --run v13:S=1 --rounds 3
 trial tune 200 gpulab tune sgemm v13 -p BM=64 -p BN=128 -p WM=32 -p WN=64 -p WNITER=2 -p STAGES=2 -p MINB=1 -p GROUP_M=8 \
     -p RESIDENT=3 -p BK=8,16 -p S=8,16 --size 1024,2048,4096,4097,8192 --shape 1000x3000x777
-echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
-echo "== summary ($dir/summary.txt; each step's log is $dir/<step>.log)"
-cat "$dir/summary.txt"
+trials_end

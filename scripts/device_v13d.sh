@@ -11,12 +11,8 @@
 #   bench     v11, v13 and the best row at the README's best-per-shape shapes, cuBLAS beside
 # Usage: source scripts/device_setup.sh && bash scripts/device_v13d.sh  (or: bash scripts/device_trial.sh v13d:540)
 set -u
-OUT=${OUT:-/tmp/gpulab-out}
-dir=$OUT/v13d; mkdir -p "$dir"
-: >"$dir/summary.txt"
-source scripts/device_step.sh  # step / trial NAME SECONDS COMMAND...
-BUDGET=${BUDGET:-530}
-FAILED=""
+source scripts/device_step.sh
+trials_begin v13d 530
 V11="v11:BM=64,BN=128,BK=16,WM=32,WN=64,WNITER=2,STAGES=2,MINB=1"
 
 trial tests 110 python3 -m pytest -m gpu -q -n 8 -p no:cacheprovider tests/gpu/test_split_tail_gpu.py \
@@ -31,6 +27,4 @@ trial tune 60 gpulab tune sgemm v13 -p BM=64 -p BN=128 -p WM=32 -p WN=64 -p WNIT
     -p RESIDENT=3 -p BK=8,16 -p S=8,16 --size 1024,2048,4096,4097,8192 --shape 1000x3000x777
 trial bench 130 gpulab bench sgemm --variant v11,v13,best --size 512,1024,2048,4000,4096,4097,8192 \
     --shape 1000x3000x777 --shape 4096x64x4096 --shape 64x4096x4096 --shape 1x8192x8192 --shape 8192x1x8192
-echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
-echo "== summary ($dir/summary.txt; each step's log is $dir/<step>.log)"
-cat "$dir/summary.txt"
+trials_end
