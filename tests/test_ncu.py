@@ -11,7 +11,7 @@ import pytest
 
 from gpulab.gpu import ncu
 from gpulab.ncu_child import CHECK_LAUNCHES, LAUNCH_SKIP, TOTAL_LAUNCHES, WARMUP_LAUNCHES
-from gpulab.profiling import measure
+from gpulab.profiling import library_facts, measure
 from gpulab.quantities import COUNTED, HEADLINE, STALL_REASONS, STALLS, metric_names
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ncu"
@@ -137,8 +137,9 @@ def test_single_launch_accepts_demangled_signature():
 # -- recorded ncu output ------------------------------------------------------------------------
 # Metrics gpulab asks for that were added after tests/fixtures/ncu was recorded (re-recording it
 # with scripts/ncu_capture_fixtures.py brings them in): cp.async's and ldmatrix's counters, the
-# instrumented shared wavefronts.
-NEWER_THAN_FIXTURES = ("ldgsts", "ldsm", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared", "gmma", "tma")
+# instrumented shared wavefronts, the SM clock and the warp instructions.
+NEWER_THAN_FIXTURES = ("ldgsts", "ldsm", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared", "gmma", "tma",
+                       "sm__cycles_elapsed.avg.per_second", "smsp__inst_executed.sum")
 
 
 def newer_than_fixtures(metric: str) -> bool:
@@ -249,6 +250,34 @@ def test_capture_command():
         assert part in joined
     assert cmd[-5:] == ["python3", "-m", "gpulab.ncu_child", "sgemm", "v1"]
     assert "--set" not in cmd and "--csv" not in cmd
+
+
+def test_a_library_call_is_captured_by_its_profiler_range():
+    """A library picks its kernels at run time: no name filter, no skip, profiling off until the
+    program's cudaProfilerStart (gpulab.ncu_child runs the call inside it)."""
+    req = ncu.CaptureRequest(target=("python3", "-m", "gpulab.ncu_child", "sgemm", "cublas"), kernel_name="",
+                             launch_skip=0, metrics=("dram__bytes_read.sum",), profiler_range=True)
+    cmd = ncu.capture_command("ncu", req, Path("r.ncu-rep"))
+    assert cmd[cmd.index("--profile-from-start") + 1] == "off"
+    assert not {"--kernel-name", "--launch-skip", "--launch-count"} & set(cmd)
+    assert cmd[-2:] == ["sgemm", "cublas"]
+
+
+@pytest.mark.parametrize("kernel_name, profiler_range", [("", False), ("sgemm", True)])
+def test_a_capture_names_its_kernel_or_its_range_not_both(kernel_name, profiler_range):
+    with pytest.raises(ValueError, match="one of the two"):
+        ncu.CaptureRequest(target=("x",), kernel_name=kernel_name, launch_skip=0, metrics=("a.sum",),
+                           profiler_range=profiler_range)
+
+
+def test_range_launches_put_the_longest_first():
+    """cuBLAS at 512^3 on the H200 ran a split-K GEMM and then its reduction (recorded capture)."""
+    launches = ncu.parse_csv(_fixture("sgemm_cublas_512_raw.csv").read_text())
+    first, *rest = ncu.range_launches(launches)
+    assert len(launches) == 2 and "split_k" not in first.kernel and "split_k" in rest[0].kernel
+    assert first.get("gpu__time_duration.sum") > rest[0].get("gpu__time_duration.sum")
+    with pytest.raises(ncu.NoKernelProfiled, match="cudaProfilerStart"):
+        ncu.range_launches([])
 
 
 def test_capture_command_full_set_keeps_the_metrics():
@@ -394,3 +423,16 @@ def test_ncu_version(tmp_path):
                     "Corporation\nVersion 2025.3.1.0 (build 36398880) (public-release)\n", 0)
     assert ncu.ncu_version(str(fake)) == "2025.3.1.0"
     assert ncu.ncu_version(str(tmp_path / "missing")) == ""
+
+
+def test_a_library_kernels_resources_come_from_its_counters():
+    """What the compile says of a variant, said of cuBLAS BF16's kernel at 512^3 (recorded on the H200):
+    registers, launch and the occupancy ncu computed, in the shape gpulab.ncu_child reports them."""
+    first, *_ = ncu.range_launches(ncu.parse_csv(_fixture("gemm_bf16_cublas_512_raw.csv").read_text()))
+    facts = library_facts(first)
+    assert first.kernel.startswith("nvjet_sm90")
+    assert facts["resources"]["reg_per_thread"] == 168 and facts["launch"]["block"] == [384, 1, 1]
+    assert facts["launch"]["smem_dynamic_bytes"] > 200_000
+    occ = facts["occupancy"]
+    assert occ["blocks_per_sm"] == 1 and occ["warps_per_block"] == 12 and occ["theoretical_occupancy_pct"] == 18.75
+    assert "shared memory" in occ["occupancy_limiter"]

@@ -81,7 +81,7 @@ class Quantity:
     label: str
     judged: str = NONE
     better: str | None = "lower"
-    kind: str = "count"  # count | ratio | pct | bytes | per | ns
+    kind: str = "count"  # count | ratio | pct | bytes | per | ns | hz
     predicted_as: str | None = None  # the model's key (gpulab.model.predict.summarize)
     # (a, op, b), op one of '+', '-', '/', or '-?': a minus b where b was measured, else a (b a
     # counter that captures recorded before it was asked for do not hold)
@@ -217,6 +217,11 @@ FIDELITY: tuple[Quantity, ...] = tuple(
 
 HEADLINE: tuple[Quantity, ...] = (
     Quantity("duration_ns", "gpu__time_duration.sum", "duration under ncu (not a timing)", kind="ns"),
+    # Clocks are unlocked (gpulab.gpu.ncu): a kernel at the card's power limit runs at a lower clock,
+    # and two kernels compared may differ by that alone. Not better or worse: the kernel does not set it.
+    Quantity("sm_clock_hz", "sm__cycles_elapsed.avg.per_second", "SM clock", better=None, kind="hz"),
+    # The same work in fewer instructions leaves issue slots (and power) for the math.
+    Quantity("warp_instructions", "smsp__inst_executed.sum", "warp instructions executed", kind="count"),
     Quantity("memory_throughput_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
              "memory throughput", better=None, kind="pct"),
     Quantity("dram_throughput_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -333,7 +338,7 @@ def top_stalls(stalls: Mapping[str, float | None], n: int = 3) -> list[tuple[str
 
 # The rows of `gpulab compare`, in order: the key metrics plus the counted ones that move.
 COMPARE_KEYS = (
-    "duration_ns", "memory_throughput_pct", "dram_throughput_pct", "l1tex_throughput_pct",
+    "duration_ns", "sm_clock_hz", "warp_instructions", "memory_throughput_pct", "dram_throughput_pct", "l1tex_throughput_pct",
     "l2_throughput_pct", "sm_throughput_pct", "l1_hit_rate_pct", "l2_hit_rate_pct",
     "gmem_load_requests", "gmem_load_sectors", "gmem_load_sectors_per_request",
     "l1tex_global_load_bytes", "smem_load_requests", "smem_load_bank_conflicts", "dram_read_bytes",

@@ -18,9 +18,26 @@ def header_line(prof) -> str:
     dev = prof.info.get("device", {})
     n = prof.info.get("launches", {})
     last = n.get("captured", 0) + 1 if "captured" in n else "?"
+    what = "call" if prof.spec.variant is None else "launch"
     return (f"[bold]{prof.spec.label}[/] on {dev.get('name', '?')} ({dev.get('arch', '?')}), "
-            f"ncu {prof.ncu_version or '?'}: launch {last} of {last} captured "
+            f"ncu {prof.ncu_version or '?'}: {what} {last} of {last} captured "
             f"({n.get('check', '?')} checked, {n.get('warmup', '?')} warm-up), clocks unlocked, caches flushed per pass")
+
+
+def library_lines(prof) -> list[str]:
+    """What a vendor library's call ran, which gpulab learns only from the capture: the kernel the
+    counters describe (grid, block, registers, shared memory), then any other kernel of the call."""
+    if prof.spec.variant is not None:
+        return []
+    launch, res = prof.info.get("launch", {}), prof.info.get("resources", {})
+    smem = (res.get("smem_static_bytes") or 0) + (launch.get("smem_dynamic_bytes") or 0)
+    grid = "x".join(map(str, launch.get("grid") or ["?"]))
+    block = "x".join(map(str, launch.get("block") or ["?"]))
+    lines = [f"{prof.spec.library} ran {prof.kernel or '?'}: grid {grid}, block {block}, "
+             f"{res.get('reg_per_thread', '?')} registers, {smem:,} B shared memory"]
+    for name, ns in prof.other_kernels:
+        lines.append(f"  and {name} ({fmt(ns, 'ns')} under ncu), not in the counters below")
+    return lines
 
 
 def fmt(value, kind: str = "count") -> str:
@@ -36,6 +53,8 @@ def fmt(value, kind: str = "count") -> str:
         return f"{value:.2f}"
     if kind == "ns":
         return f"{value / 1e3:,.1f} us"
+    if kind == "hz":
+        return f"{value / 1e6:,.0f} MHz"
     return f"{value:,.0f}"
 
 
