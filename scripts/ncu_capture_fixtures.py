@@ -1,6 +1,6 @@
 """Record real Nsight Compute output as test fixtures (run on a GPU machine with ncu; < 1 minute).
 
-    python3 scripts/ncu_capture_fixtures.py [--out tests/fixtures/ncu]
+    python3 scripts/ncu_capture_fixtures.py [--out tests/fixtures/ncu] [--library]
 
 Captures SGEMM v0 (BLOCK=16) and v1 (TILE=16) at 512^3, the configs of matmul_profile.cu's predicted table
 (docs/SOURCES.md), with
@@ -12,6 +12,10 @@ as raw CSV), and writes into --out:
   no_kernel.txt                                   ncu's output when the kernel name matches nothing
   MANIFEST.json                                   ncu version, commands, exit codes, seconds
 The CPU tests (tests/test_ncu.py) parse these and skip with a reason while they are absent.
+
+With --library it records only the vendor library's captures instead (the call inside the profiler
+range, as `gpulab profile sgemm cublas` takes it), at 512^3 for each experiment with a library:
+  <experiment>_cublas_512_raw.csv, <experiment>_cublas_512_info.json, LIBRARY_MANIFEST.json
 """
 
 from __future__ import annotations
@@ -34,15 +38,41 @@ from gpulab.files import write_atomic
 from gpulab.run_args import make_spec
 
 CONFIGS = (("v0", {"BLOCK": 16}), ("v1", {"TILE": 16}))
+LIBRARY_RUNS = (("sgemm", "cublas"), ("gemm_bf16", "cublas"))
 SIZE = 512
+
+
+def record_libraries(out: Path) -> int:
+    """The vendor library's call at SIZE^3 for each of LIBRARY_RUNS, captured as `gpulab profile` does."""
+    ncu = ncu_mod.find_ncu()
+    manifest = {"ncu": ncu, "ncu_version": ncu_mod.ncu_version(ncu), "size": SIZE, "runs": []}
+    with tempfile.TemporaryDirectory(prefix="gpulab-fixtures-") as tmp:
+        tmp = Path(tmp)
+        for experiment, library in LIBRARY_RUNS:
+            spec = make_spec(experiment, library, {}, f"{SIZE}x{SIZE}x{SIZE}")
+            stem = f"{experiment}_{library}_{SIZE}"
+            request = capture_request(spec, tmp / f"{stem}.json", metrics=tuple(Q.metric_names()))
+            t0 = time.monotonic()
+            cap = ncu_mod.capture(request, tmp / f"{stem}.ncu-rep", ncu, child_env())
+            write_atomic(out / f"{stem}_raw.csv", cap.csv_text)
+            shutil.copyfile(tmp / f"{stem}.json", out / f"{stem}_info.json")
+            manifest["runs"].append({"file": f"{stem}_raw.csv", "label": spec.label,
+                                     "command": ncu_mod.capture_command(ncu, request, Path("REPORT.ncu-rep")),
+                                     "seconds": round(time.monotonic() - t0, 1)})
+            print(f"{spec.label}: {time.monotonic() - t0:.1f} s", flush=True)
+    write_atomic(out / "LIBRARY_MANIFEST.json", json.dumps(manifest, indent=1))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("tests/fixtures/ncu"))
+    parser.add_argument("--library", action="store_true", help="record only the vendor library's captures")
     ns = parser.parse_args(argv)
     out: Path = ns.out
     out.mkdir(parents=True, exist_ok=True)
+    if ns.library:
+        return record_libraries(out)
     ncu = ncu_mod.find_ncu()
     env = child_env()
     start = time.monotonic()

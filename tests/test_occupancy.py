@@ -14,16 +14,26 @@ H90 = SM_LIMITS["sm_90"]
 
 
 def test_what_the_h200_driver_said_about_v0_and_v1():
-    """results/h200/profile.csv: blocks per SM from cuOccupancyMaxActiveBlocksPerMultiprocessor."""
+    """results/h200/profile.csv: blocks per SM from cuOccupancyMaxActiveBlocksPerMultiprocessor.
+    A vendor library's rows hold ncu's limits instead, under the shared-memory carveout the library
+    chose for its kernel, which gpulab cannot see (the arithmetic assumes the largest): they may allow
+    fewer blocks than the arithmetic, never more (cuBLAS's CUTLASS kernel at 2048^3: 48 KiB of shared
+    memory, which ncu says limits it to one block per SM, the arithmetic to four)."""
     rows = read_csv(ROOT / "results" / "h200" / "profile.csv")
     assert rows
+    libraries = 0
     for r in rows:
         x, y, z = (int(n) for n in str(r["block"]).split("x"))  # recorded as '16x16x1'
         threads = x * y * z
         smem = (r.get("smem_static_bytes") or 0) + (r.get("smem_dynamic_bytes") or 0)
         got = occupancy(threads, r["reg_per_thread"], smem, H90)
+        if r["variant"] == "cublas":
+            libraries += 1
+            assert 1 <= r["blocks_per_sm"] <= got.blocks_per_sm, r
+            continue
         assert got.blocks_per_sm == r["blocks_per_sm"], r["variant"]
         assert got.limiter == r["occupancy_limiter"]
+    assert libraries > 0
 
 
 def test_registers_are_shared_per_sub_partition():

@@ -142,7 +142,11 @@ def test_profile_figure_speed_of_light_and_stalls_per_run():
     rows = read_csv(H200 / "profile.csv")
     fig = profile_plots.profile_figure(rows, "t")
     sol, stall = fig.axes
-    assert [t.get_text() for t in sol.get_yticklabels()] == [f"{r['experiment']} {r['variant']}\n{r['shape']}" for r in rows]
+    labels = [t.get_text() for t in sol.get_yticklabels()]
+    assert labels == [profile_plots.run_label(r, rows) for r in rows]
+    # Runs that would read the same (sgemm v13 at 4096^3 with S=8 and S=16) are told apart by their params.
+    assert all(label.startswith(f"{r['experiment']} {r['variant']}\n{r['shape']}") for label, r in zip(labels, rows))
+    assert len(set(labels)) == len(labels)
     widths = [p.get_width() for p in sol.patches]
     assert len(widths) == 5 * len(rows)
     want = [r[col] for col, _ in profile_plots.SPEED_OF_LIGHT for r in rows]

@@ -71,8 +71,12 @@ values = json.loads(Path({values!r}).read_text())
 if "--page" in args and args[args.index("--page") + 1] == "source":  # --sass: the recorded source page
     Path(args[args.index("--log-file") + 1]).write_text(Path({source!r}).read_text())
     sys.exit(0)
+recorded = {recorded!r}  # variant -> (raw CSV, info) of a real capture (tests/fixtures/ncu)
 if "--import" in args:
     variant = Path(args[args.index("--import") + 1]).read_text().strip()
+    if variant in recorded:
+        print(Path(recorded[variant][0]).read_text(), end="")
+        sys.exit(0)
     names = {names!r}
     ident = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
              "Block Size", "Grid Size", "Device", "CC"]
@@ -88,8 +92,14 @@ if "--import" in args:
 export = Path(args[args.index("--export") + 1])
 info = Path(args[args.index("--info") + 1])
 variant = args[args.index("gpulab.ncu_child") + 2]
+if variant in recorded:  # a library's call is captured by its profiler range, never by a kernel name
+    if args[args.index("--profile-from-start") + 1] != "off" or "--kernel-name" in args:
+        print("==WARNING== No kernels were profiled.")
+        sys.exit(0)
+    info.write_text(Path(recorded[variant][1]).read_text())
+else:
+    info.write_text(json.dumps({info!r}))
 export.write_text(variant)
-info.write_text(json.dumps({info!r}))
 print("==PROF== Connected to process 1 (python3)")
 print("gpulab.ncu_child: the program's own line")
 print("==PROF== Disconnected from process 1")
@@ -102,8 +112,10 @@ def fake_ncu(tmp_path) -> Path:
     values.write_text(json.dumps(VALUES))
     script = tmp_path / "fake-ncu"
     source = Path(__file__).parent / "fixtures" / "ncu" / "sgemm_v9_129x67x33_source.csv"
+    fixtures = Path(__file__).parent / "fixtures" / "ncu"
+    recorded = {"cublas": (str(fixtures / "sgemm_cublas_512_raw.csv"), str(fixtures / "sgemm_cublas_512_info.json"))}
     script.write_text(FAKE.format(python=sys.executable, values=str(values), names=metric_names(), info=INFO,
-                                  source=str(source)))
+                                  source=str(source), recorded=recorded))
     script.chmod(0o755)
     return script
 
@@ -184,6 +196,48 @@ def test_compare_side_by_side(tmp_path, fake_ncu):
     # and not those equal on both sides (neither issues cp.async).
     assert "shared load wavefronts" in out and "cp.async" not in out
     assert len(read_csv(tmp_path / "cmp.csv")) == 2
+
+
+def test_profile_the_vendor_library_from_a_recorded_capture(tmp_path, fake_ncu):
+    """`gpulab profile sgemm cublas`: cuBLAS's call at 512^3 on the H200 (tests/fixtures/ncu, recorded by
+    scripts/ncu_capture_fixtures.py --library) launched a split-K GEMM and its reduction; the record is of
+    the GEMM, the reduction is named, and what the compile says of a variant comes from the counters."""
+    r = gpulab("profile", "sgemm", "cublas", "--size", "512", cwd=tmp_path, ncu=fake_ncu)
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    for words in ("sgemm cublas 512x512x512 on NVIDIA H200", "call 4 of 4 captured",
+                  "cublas ran sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8", "grid 8x8x4, block 128x1x1",
+                  "121 registers", "split_k_kernel", "not in the counters below",
+                  "no prediction: cublas is the vendor library", "global load requests", "SM clock",
+                  "warp instructions executed"):
+        assert words in out, words
+    (row,) = read_csv(tmp_path / "results" / "h200" / "profile.csv")
+    assert row["variant"] == "cublas" and not row["params"] and row["reg_per_thread"] == 121
+    assert row["ncu_kernel"].startswith("sm80_xmma_gemm") and "split_k" not in row["ncu_kernel"]
+    assert "split_k" in row["ncu_other_kernels"]
+    assert row["ncu_gmem_load_requests"] == 131072 and row["ncu_warp_instructions"] > 0
+    assert 0 < row["theoretical_occupancy_pct"] <= 100 and row["blocks_per_sm"] >= 1
+    assert not any(k.startswith("pred_") and row[k] not in ("", None) for k in row)  # no model, no prediction
+
+
+def test_compare_a_variant_with_the_vendor_library(tmp_path, fake_ncu):
+    r = gpulab("compare", "sgemm", "v1:TILE=16", "cublas", "--size", "512", "--csv", "cmp.csv", cwd=tmp_path,
+               ncu=fake_ncu)
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "v1 TILE=16 -> cublas" in out and "cublas ran sm80_xmma_gemm" in out and "warp instructions executed" in out
+    assert sorted(row["variant"] for row in read_csv(tmp_path / "cmp.csv")) == ["cublas", "v1"]
+
+
+@pytest.mark.parametrize("args, words", [
+    (("profile", "sgemm", "cublas:BM=64"), "takes no params (drop BM)"),
+    (("profile", "sgemm", "cublas", "-p", "TILE=16"), "takes no params (drop TILE)"),
+    (("predict", "sgemm", "cublas"), "no access model to predict from"),
+    (("profile", "stencil", "cublas"), "has no variant 'cublas'"),
+])
+def test_the_vendor_library_refuses_what_it_cannot_do(tmp_path, fake_ncu, args, words):
+    r = gpulab(*args, cwd=tmp_path, ncu=fake_ncu)
+    assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("text, words", [

@@ -371,6 +371,9 @@ def predict(experiment_name: str, variant: str, params=None, size=None, shape=No
     """The access model's counters for one launch, before any counter is read; needs no GPU."""
     spec = spec_of(experiment_name, variant, params, size, shape, kernels)
     exp, v = spec.experiment, spec.variant
+    if v is None:
+        raise GpulabError(f"{spec.library} is the vendor library: gpulab does not hold its code, so there is no "
+                          f"access model to predict from; `gpulab profile {exp.name} {spec.library}` measures it")
     if v.access is None:
         modelled = [x.name for x in exp.variants if x.access is not None]
         raise GpulabError(f"{exp.name} {v.name} has no access model yet, so there is nothing to predict"
@@ -392,7 +395,8 @@ def profile(experiment_name: str, variant: str, params=None, size=None, shape=No
             out: str | Path | None = None, csv: str | Path | None = None, seed: int = 0,
             kernels: Sequence[str | Path] = (), save: bool = True) -> Records:
     """One launch under Nsight Compute beside the model's prediction; the record (one row) joins
-    results/<gpu>/profile.csv (or `csv`) when `save`. `.profiles` holds the full Profile."""
+    results/<gpu>/profile.csv (or `csv`) when `save`. `.profiles` holds the full Profile. `variant`
+    may name the vendor library ('cublas'): its one call is captured, whatever kernels it picks."""
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
     spec = spec_of(experiment_name, variant, params, size, shape, kernels)
@@ -405,7 +409,8 @@ def profile(experiment_name: str, variant: str, params=None, size=None, shape=No
 def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, size=None, shape=None,
             csv: str | Path | None = None, seed: int = 0, kernels: Sequence[str | Path] = (),
             on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None) -> Records:
-    """Two variants (or two configs of one) profiled at one shape: two records, `.profiles` both."""
+    """Two variants (or two configs of one, or a variant and 'cublas') profiled at one shape: two
+    records, `.profiles` both."""
     exp = experiment(experiment_name, kernels)
     the_shape = one_shape(exp, size, shape)
     spec_a = spec_of(experiment_name, a, params_a, shape=the_shape, kernels=kernels)

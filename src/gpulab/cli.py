@@ -32,7 +32,7 @@ from gpulab.report import fidelity_tables, predict_tables
 from gpulab.report.fidelity_tables import rejudge_line
 from gpulab.report.markdown import card_folders, readme_blocks, update_readme
 from gpulab.report.profile_tables import (
-    compare_story, compare_table, counted_table, header_line, headline_table, stalls_table, top_stall_line,
+    compare_story, compare_table, counted_table, header_line, headline_table, library_lines, stalls_table, top_stall_line,
 )
 from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 from gpulab.report.tables import (
@@ -298,7 +298,7 @@ def readme(
 @app.command()
 def profile(
     experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
-    variant: str = typer.Argument(..., help="variant, optionally with params: v1 or v1:TILE=16"),
+    variant: str = typer.Argument(..., help="variant, optionally with params: v1 or v1:TILE=16; or cublas, the vendor library's call"),
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=VALUE (repeatable)"),
     size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
     shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 512x512x512"),
@@ -318,6 +318,8 @@ def profile(
                           kernels=kernels_of(kernel))
     prof = records.profiles[0]
     console.print(header_line(prof))
+    for line in library_lines(prof):
+        console.print(line, markup=False, highlight=False)
     console.print(counted_table(prof))
     console.print(headline_table(prof))
     console.print(stalls_table(prof))
@@ -337,7 +339,7 @@ def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
 
     kernel, rows = sass_profile(spec, seed=seed)
     model = None
-    if spec.variant.access is not None:
+    if spec.variant is not None and spec.variant.access is not None:
         access = spec.variant.access(spec.params, spec.shape)
         model = model_by_kind(instruction_table(access), {i.name: i.width for i in access.instructions})
     console.print(kinds_table(rows, model, f"{kernel}: memory instructions by kind, counted per SASS instruction "
@@ -354,7 +356,7 @@ def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
 def compare(
     experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
     a: str = typer.Argument(..., help="first variant, e.g. v0 or v1:TILE=16"),
-    b: str = typer.Argument(..., help="second variant, e.g. v1 or v1:TILE=32"),
+    b: str = typer.Argument(..., help="second variant, e.g. v1 or v1:TILE=32, or cublas (the vendor library)"),
     param_a: Optional[list[str]] = typer.Option(None, "--param-a", help="NAME=VALUE for A (repeatable)"),
     param_b: Optional[list[str]] = typer.Option(None, "--param-b", help="NAME=VALUE for B (repeatable)"),
     size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
@@ -373,6 +375,8 @@ def compare(
     dev = pa.info.get("device", {})
     console.print(f"{dev.get('name', '?')} ({dev.get('arch', '?')}), ncu {pa.ncu_version or '?'}, one captured launch each",
                   markup=False)
+    for line in (*library_lines(pa), *library_lines(pb)):
+        console.print(line, markup=False, highlight=False)
     console.print(compare_table(pa, pb))
     for line in compare_story(pa, pb):
         console.print(f"  {line}", markup=False)

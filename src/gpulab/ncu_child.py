@@ -14,8 +14,11 @@ CHECK_LAUNCHES + WARMUP_LAUNCHES + 1 times:
   3. the launch to capture.
 So `ncu --kernel-name <entry> --launch-skip LAUNCH_SKIP --launch-count 1` selects exactly that last
 launch, whatever else (CuPy fills, the reference GEMM, a variant's staging copy before each launch:
-Variant.stage, named otherwise) the program launches; a staged run's counters are the kernel's alone. Nothing is timed here:
-under ncu the kernel is serialized and replayed, and timings mean nothing.
+Variant.stage, named otherwise) the program launches; a staged run's counters are the kernel's alone.
+The vendor library's row (VARIANT `cublas`) runs the same three steps, but the library picks its
+kernels at run time, under names gpulab cannot know: its last call runs between cudaProfilerStart and
+cudaProfilerStop, and ncu (started with profiling off) captures whatever that call launches. Nothing
+is timed here: under ncu the kernel is serialized and replayed, and timings mean nothing.
 
 What the counters cannot say, the program writes to --info as JSON: the device, the resources, the
 check's verdict and the theoretical occupancy from the driver's own occupancy calculator.
@@ -34,7 +37,7 @@ from pathlib import Path
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.files import write_atomic
-from gpulab.gpu.launch import DEFAULT_DYNAMIC_SMEM_LIMIT, synchronize
+from gpulab.gpu.launch import DEFAULT_DYNAMIC_SMEM_LIMIT, profiler_range, synchronize
 from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 from gpulab.gpu.occupancy import occupancy as pure_occupancy
 from gpulab.gpu.seam import cupy
@@ -77,16 +80,29 @@ def occupancy(lab: Lab, compiled, launch) -> dict:
     }
 
 
-def run(spec, seed: int, info_path: Path | None) -> dict:
-    lab = Lab(LabOptions(seed=seed))
+def kernel_facts(lab: Lab, spec) -> dict:
+    """What the compile says of a variant's kernel: its resources, launch and occupancy (a library's
+    kernels are known only from the counters: gpulab.profiling reads them there)."""
     device = lab.device
-    exp = spec.experiment
     if reason := constraint_reason(spec, device.arch):
         raise GpulabError(f"{spec.label} cannot run on this card: {reason}")
     compiled = compile_spec(spec, device.arch)
     launch = spec.variant.launch(spec.params, spec.shape)
     if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > device.smem_per_block_optin_bytes:
         raise GpulabError(f"{spec.label} needs more shared memory than a block may have on {device.name}")
+    return {
+        "resources": compiled.resources.as_record(),
+        "launch": {"grid": list(launch.grid), "block": list(launch.block),
+                   "smem_dynamic_bytes": launch.smem_dynamic_bytes},
+        "occupancy": occupancy(lab, compiled, launch),
+    }
+
+
+def run(spec, seed: int, info_path: Path | None) -> dict:
+    lab = Lab(LabOptions(seed=seed))
+    device = lab.device
+    exp = spec.experiment
+    facts = {"library": spec.library} if spec.variant is None else kernel_facts(lab, spec)
     inputs = lab.device_inputs(spec, exact=False, seed=seed)
     out = exp.output(spec.shape, cupy())
     once = lab.launcher(spec, inputs, out)
@@ -95,7 +111,7 @@ def run(spec, seed: int, info_path: Path | None) -> dict:
         once()
     synchronize(spec.label)
     check = exp.check(out, inputs, spec.shape, False, cupy())
-    if not check.ok and not spec.variant.expected_wrong:
+    if not check.ok and not (spec.variant and spec.variant.expected_wrong):
         raise GpulabError(
             f"{spec.label} computes a wrong answer ({check.describe()}); counters of a wrong kernel are "
             "not captured: fix it first (gpulab bench checks it too)"
@@ -103,22 +119,24 @@ def run(spec, seed: int, info_path: Path | None) -> dict:
     for _ in range(WARMUP_LAUNCHES):
         once()
     synchronize(spec.label)
-    once()  # the launch ncu captures
-    synchronize(spec.label)
+    if spec.variant is None:
+        with profiler_range():  # the call ncu captures, whatever kernels the library picks
+            once()
+            synchronize(spec.label)
+    else:
+        once()  # the launch ncu captures
+        synchronize(spec.label)
 
     info = {
         "experiment": exp.name,
-        "variant": spec.variant.name,
+        "variant": spec.name,
         "params": spec.params,
         "shape": spec.shape.label,
         "launches": {"check": CHECK_LAUNCHES, "warmup": WARMUP_LAUNCHES, "captured": LAUNCH_SKIP},
         "check": check.as_record(),
-        "resources": compiled.resources.as_record(),
-        "launch": {"grid": list(launch.grid), "block": list(launch.block),
-                   "smem_dynamic_bytes": launch.smem_dynamic_bytes},
+        **facts,
         "device": {"name": device.name, "slug": device.slug, "arch": device.arch,
                    "l2_bytes": device.l2_bytes, "sm_count": device.sm_count},
-        "occupancy": occupancy(lab, compiled, launch),
         "env": lab.env,
     }
     if info_path is not None:

@@ -35,7 +35,10 @@ from gpulab.records import run_key, upsert
 def predicted_counters(spec) -> tuple[dict | None, str]:
     """(the model's predicted counters, '') or (None, why there are none). This is the one place
     that calls gpulab.model.predict: `Variant.access(params, shape)` gives the access model."""
-    access = getattr(spec.variant, "access", None)
+    if spec.variant is None:
+        return None, (f"{spec.library} is the vendor library: gpulab does not hold its code, so it has no access "
+                      "model")
+    access = spec.variant.access
     if access is None:
         return None, f"{spec.experiment.name} {spec.variant.name} declares no access model yet"
     try:
@@ -56,11 +59,14 @@ class Profile:
     ncu_version: str = ""
     report_path: Path | None = None
     missing: tuple[str, ...] = ()
+    kernel: str = ""  # the captured kernel's name, as ncu reports it
+    # A library call's other kernels (name, duration under ncu in ns), longest first: not in the counters.
+    other_kernels: tuple[tuple[str, float], ...] = ()
 
     @property
     def name(self) -> str:
-        p = self.spec.variant.params_label(self.spec.params)
-        return f"{self.spec.variant.name}{' ' + p if p else ''}"
+        p = self.spec.variant.params_label(self.spec.params) if self.spec.variant else ""
+        return f"{self.spec.name}{' ' + p if p else ''}"
 
     def prediction(self, key: str) -> float | None:
         q = Q.BY_KEY.get(key)
@@ -91,7 +97,8 @@ class Profile:
             value = self.prediction(q.key)
             if value is not None:
                 r[f"pred_{q.predicted_as}"] = value
-        r |= {"ncu_version": self.ncu_version, "ncu_launch_skip": LAUNCH_SKIP,
+        r |= {"ncu_version": self.ncu_version, "ncu_launch_skip": LAUNCH_SKIP, "ncu_kernel": self.kernel,
+              "ncu_other_kernels": "; ".join(name for name, _ in self.other_kernels),
               "ncu_report": str(self.report_path) if self.report_path else ""}
         return r | info.get("env", {})
 
@@ -104,6 +111,48 @@ def measure(launch: ncu_mod.KernelResult, info: dict) -> dict[str, Any]:
     top = Q.top_stalls({r: m[Q.stall_key(r)] for r in Q.STALL_REASONS}, 1)
     m["top_stall"] = top[0][0] if top else ""
     return m
+
+
+# What a library kernel's record needs that gpulab knows of its own kernels from the compile: its
+# resources and launch, and the occupancy they allow, as ncu reports them.
+LIBRARY_LAUNCH_METRICS = (
+    "launch__registers_per_thread", "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
+    "sm__maximum_warps_per_active_cycle_pct", "launch__occupancy_limit_blocks", "launch__occupancy_limit_registers",
+    "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
+)
+# ncu's occupancy limits by gpulab.gpu.occupancy's names of the resources.
+_LIMITS = {"warps": "launch__occupancy_limit_warps", "blocks per SM": "launch__occupancy_limit_blocks",
+           "registers": "launch__occupancy_limit_registers", "shared memory": "launch__occupancy_limit_shared_mem"}
+
+
+def _dims(text: str) -> list[int]:
+    """'(256, 1, 1)' (ncu's Block Size and Grid Size columns) -> [256, 1, 1]; [] where unreadable."""
+    words = re.findall(r"\d+", text or "")
+    return [int(w) for w in words]
+
+
+def library_facts(launch: ncu_mod.KernelResult) -> dict:
+    """A library kernel's resources, launch and theoretical occupancy from its counters: the info a
+    variant's child reports from the compile (gpulab.ncu_child.kernel_facts)."""
+    def whole(metric: str) -> int | None:
+        value = launch.get(metric)
+        return None if math.isnan(value) else int(value)
+    limits = {name: whole(metric) for name, metric in _LIMITS.items()}
+    known = {k: v for k, v in limits.items() if v is not None}
+    blocks = min(known.values()) if known else None
+    block = _dims(launch.info.get("Block Size", ""))
+    return {
+        "resources": {"reg_per_thread": whole("launch__registers_per_thread"),
+                      "smem_static_bytes": whole("launch__shared_mem_per_block_static")},
+        "launch": {"grid": _dims(launch.info.get("Grid Size", "")), "block": block,
+                   "smem_dynamic_bytes": whole("launch__shared_mem_per_block_dynamic")},
+        "occupancy": {
+            "blocks_per_sm": blocks,
+            "warps_per_block": math.ceil(math.prod(block) / 32) if block else None,
+            "theoretical_occupancy_pct": launch.get("sm__maximum_warps_per_active_cycle_pct"),
+            "occupancy_limiter": ", ".join(k for k, v in known.items() if v == blocks),
+        },
+    }
 
 
 def child_env() -> dict[str, str]:
@@ -121,10 +170,16 @@ def report_name(spec) -> str:
 
 
 def capture_request(spec, info_path: Path, seed: int = 0, **mode) -> ncu_mod.CaptureRequest:
-    """The capture of `spec`'s one launch by the child program; `mode`: metrics, full_set or
-    source_counters (gpulab.gpu.ncu.CaptureRequest)."""
-    return ncu_mod.CaptureRequest(target=tuple(target_argv(spec, info_path, seed)), kernel_name=spec.experiment.entry,
-                                  launch_skip=LAUNCH_SKIP, **({"metrics": ()} | mode))
+    """The capture of `spec`'s one launch by the child program (a library's: every kernel of its one
+    call inside the profiler range); `mode`: metrics, full_set or source_counters
+    (gpulab.gpu.ncu.CaptureRequest)."""
+    target = tuple(target_argv(spec, info_path, seed))
+    mode = {"metrics": ()} | mode
+    if spec.variant is None:
+        if mode["metrics"]:
+            mode["metrics"] = (*mode["metrics"], *LIBRARY_LAUNCH_METRICS)
+        return ncu_mod.CaptureRequest(target=target, kernel_name="", launch_skip=0, profiler_range=True, **mode)
+    return ncu_mod.CaptureRequest(target=target, kernel_name=spec.experiment.entry, launch_skip=LAUNCH_SKIP, **mode)
 
 
 def profile(spec, *, full: bool = False, report_out: Path | None = None, results_root: Path = Path("results"),
@@ -137,11 +192,17 @@ def profile(spec, *, full: bool = False, report_out: Path | None = None, results
         info_path = Path(tmp) / "target.json"
         request = capture_request(spec, info_path, seed, metrics=tuple(metrics), full_set=full)
         cap = ncu_mod.capture(request, Path(tmp) / "capture.ncu-rep", ncu, child_env())
-        launch = ncu_mod.single_launch(ncu_mod.parse_csv(cap.csv_text), spec.experiment.entry)
+        launches = ncu_mod.parse_csv(cap.csv_text)
+        if spec.variant is None:  # a library call: the kernel it spent its time in, and the rest named
+            launch, *others = ncu_mod.range_launches(launches)
+        else:
+            launch, others = ncu_mod.single_launch(launches, spec.experiment.entry), []
         if not info_path.exists():
             raise ncu_mod.NcuFailed("the profiled program exited without writing its info file: "
                                     + (" / ".join(ncu_mod.last_lines(cap.capture_output)) or "no output"))
         info = json.loads(info_path.read_text())
+        if spec.variant is None:
+            info |= library_facts(launch)
         saved = None
         if full:
             saved = report_out or results_root / info["device"]["slug"] / "profiles" / report_name(spec)
@@ -152,7 +213,8 @@ def profile(spec, *, full: bool = False, report_out: Path | None = None, results
             shutil.move(str(cap.report), str(saved))
     predicted, note = predicted_counters(spec)
     return Profile(spec, measure(launch, info), predicted, note, info, dict(launch.metrics),
-                   ncu_mod.ncu_version(ncu), saved, tuple(ncu_mod.missing_metrics(launch, metrics)))
+                   ncu_mod.ncu_version(ncu), saved, tuple(ncu_mod.missing_metrics(launch, metrics)), launch.kernel,
+                   tuple((k.kernel, k.get("gpu__time_duration.sum")) for k in others))
 
 
 def sass_profile(spec, seed: int = 0, ncu: str | None = None):

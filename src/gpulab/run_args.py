@@ -1,6 +1,8 @@
 """One run named on a command line, read the same way by `gpulab profile`, `compare` and `predict`
 and by the program Nsight Compute runs (gpulab.ncu_child): an experiment, a variant with optional
 inline params (`v1` or `v1:TILE=16,BM=64`), `--param NAME=VALUE` flags (one value each) and a shape.
+In the variant's place a vendor library the experiment runs as its baseline (`cublas`) names that
+library's row: no params, no access model, profiled like a variant.
 `run_argv` writes a RunSpec back as those words, so the profiled program rebuilds exactly the spec
 the parent holds (every param explicit: defaults cannot drift between the two processes)."""
 
@@ -43,14 +45,19 @@ def make_spec(experiment, variant: str, params: dict[str, int], shape) -> RunSpe
     `experiment` is an Experiment or its name; `shape` is a Shape, its text ('512x512x512'), or None
     for the experiment's first default."""
     exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
-    v = exp.variant(variant)
-    for name in params:
-        v.param(name)  # a clear error for a param this variant lacks
-    (chosen,) = v.param_grid({k: (val,) for k, val in params.items()})
     if shape is None:
         shape = exp.default_shape_list()[0]
     elif isinstance(shape, str):
         shape = exp.parse_shape(shape)
+    if variant in exp.vendor_baselines():
+        if params:
+            raise GpulabError(f"{variant} is the vendor library {exp.name} runs beside its variants: it takes "
+                              f"no params (drop {', '.join(sorted(params))})")
+        return RunSpec(exp, None, {}, shape, library=variant)
+    v = exp.variant(variant)
+    for name in params:
+        v.param(name)  # a clear error for a param this variant lacks
+    (chosen,) = v.param_grid({k: (val,) for k, val in params.items()})
     spec = RunSpec(exp, v, chosen, shape)
     reason = v.constraints(chosen, shape)
     if reason:
@@ -71,7 +78,7 @@ def spec_for(experiment, variant_text: str, param_texts: list[str], shape) -> Ru
 def run_argv(spec: RunSpec) -> list[str]:
     """The words the child reads back as `spec`: EXPERIMENT VARIANT [--kernel FILE.cu ...]
     --param NAME=V ... --shape S (a copy's one-file variants as the files that declare them)."""
-    argv = [spec.experiment.name, spec.variant.name]
+    argv = [spec.experiment.name, spec.name]  # a variant's name, or the library's
     for path in spec.experiment.kernel_files:  # one-file variants (--kernel): the child adds them too
         argv += ["--kernel", str(path)]
     for name, value in spec.params.items():

@@ -96,3 +96,32 @@ def test_cli_compare_v0_v1(ncu_path, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Global load requests fell 16x" in r.stdout
     assert "top stall" in r.stdout
+
+
+@pytest.mark.parametrize("experiment", ["sgemm", "gemm_bf16"])
+def test_profile_the_vendor_library_call(ncu_path, experiment):
+    """`cublas` in a variant's place: the library's one call captured between cudaProfilerStart and
+    Stop, whatever kernel it picked, with what the compile would have said read from the counters."""
+    spec = make_spec(experiment, "cublas", {}, "512x512x512")
+    prof = _profile(spec, ncu=ncu_path)
+    m, info = prof.measured, prof.info
+    assert info["check"]["correct"] is True
+    assert prof.kernel and prof.kernel != spec.experiment.entry  # the library's own kernel, by its name
+    assert m["duration_ns"] > 0 and m["warp_instructions"] > 0 and m["sm_clock_hz"] > 1e8
+    assert m["gmem_load_requests"] >= 0 and m["top_stall"]
+    assert info["resources"]["reg_per_thread"] > 0 and len(info["launch"]["block"]) == 3
+    assert info["occupancy"]["blocks_per_sm"] >= 1 and 0 < info["occupancy"]["theoretical_occupancy_pct"] <= 100
+    assert prof.predicted is None and "vendor library" in prof.predicted_note
+    row = prof.record()
+    assert row["variant"] == "cublas" and row["params"] == "" and row["ncu_kernel"] == prof.kernel
+
+
+def test_cli_compare_a_rung_with_cublas(ncu_path, tmp_path):
+    r = _cli("compare", "sgemm", "v9", "cublas", "--size", "512", "--csv", str(tmp_path / "c.csv"), cwd=tmp_path)
+    if "ERR_NVGPUCTRPERM" in r.stderr:
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    assert "cublas ran " in r.stdout and "warp instructions executed" in r.stdout and "SM clock" in r.stdout
+    rows = read_csv(tmp_path / "c.csv")
+    assert sorted(row["variant"] for row in rows) == ["cublas", "v9"]
+    assert all(row["ncu_warp_instructions"] > 0 for row in rows)

@@ -7,6 +7,7 @@ launch and every timed repetition does through its stop event."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numpy as np
@@ -59,6 +60,18 @@ def synchronize(what: str) -> None:
             f"{what} faulted on the device: {exc}. The CUDA context is now unusable; fix the kernel "
             "(gpulab sanitize finds the bad access) and rerun", str(exc)
         ) from None
+
+
+@contextlib.contextmanager
+def profiler_range():
+    """cudaProfilerStart ... cudaProfilerStop around the body: a profiler started with profiling off
+    (ncu --profile-from-start off) captures exactly the launches inside."""
+    runtime = cupy().cuda.runtime
+    runtime.profilerStart()
+    try:
+        yield
+    finally:
+        runtime.profilerStop()
 
 
 def cuda_errors() -> tuple[type[Exception], ...]:

@@ -118,7 +118,10 @@ def find_ncu(
 @dataclasses.dataclass(frozen=True)
 class CaptureRequest:
     """What to profile: `target` (an argv) launches `kernel_name`; skip `launch_skip` launches of
-    it and capture the next one. `metrics` are full metric names (base name + suffix)."""
+    it and capture the next one. Or, with `profiler_range`, every kernel the target launches between
+    its cudaProfilerStart and cudaProfilerStop, whatever their names: how a library call is captured,
+    whose kernels are chosen by the library at run time (kernel_name '' and launch_skip 0 then).
+    `metrics` are full metric names (base name + suffix)."""
 
     target: tuple[str, ...]
     kernel_name: str
@@ -126,10 +129,13 @@ class CaptureRequest:
     metrics: tuple[str, ...]
     full_set: bool = False  # add `--set full` (every section) to the metrics
     source_counters: bool = False  # per-instruction counters instead (gpulab.gpu.ncu_source)
+    profiler_range: bool = False
 
     def __post_init__(self) -> None:
         if not self.target:
             raise ValueError("nothing to profile: empty target argv")
+        if self.profiler_range == bool(self.kernel_name):
+            raise ValueError("name the kernel to capture, or capture the profiler range: one of the two")
         if self.launch_skip < 0:
             raise ValueError("launch_skip must be >= 0")
         if not self.metrics and not self.full_set and not self.source_counters:
@@ -142,8 +148,11 @@ class CaptureRequest:
 def base_command(ncu: str, request: CaptureRequest) -> list[str]:
     """What every capture of `request` starts with: profile exactly one launch of the kernel, clocks
     unlocked. Exact kernel-name match (not a regex) on the function name, so helper kernels the
-    program launches (CuPy fills, the reference GEMM) never count towards the skip. Each mode below
-    appends its own flags, then the target."""
+    program launches (CuPy fills, the reference GEMM) never count towards the skip. A profiler-range
+    capture instead starts with profiling off and takes every launch inside the target's
+    cudaProfilerStart/Stop. Each mode below appends its own flags, then the target."""
+    if request.profiler_range:
+        return [ncu, "--clock-control", "none", "--profile-from-start", "off"]
     return [
         ncu,
         "--clock-control", "none",
@@ -232,10 +241,9 @@ def classify_failure(returncode: int, output: str, request: CaptureRequest, repo
     if target_errors:
         raise ProfiledProgramFailed(f"the profiled program failed: {target_errors[-1]}")
     if NO_KERNEL_TEXT in output:
-        raise NoKernelProfiled(
-            f"no kernel was profiled: ncu saw no launch of a kernel named '{request.kernel_name}' "
-            f"after skipping {request.launch_skip} of them (ncu: {NO_KERNEL_TEXT.lower()})"
-        )
+        where = ("between the program's cudaProfilerStart and cudaProfilerStop" if request.profiler_range else
+                 f"of a kernel named '{request.kernel_name}' after skipping {request.launch_skip} of them")
+        raise NoKernelProfiled(f"no kernel was profiled: ncu saw no launch {where} (ncu: {NO_KERNEL_TEXT.lower()})")
     if returncode != 0 or not report_written:
         said = tool_lines(output) or last_lines(output)
         detail = " / ".join(said) if said else "it printed nothing"
@@ -404,6 +412,19 @@ def single_launch(results: list[KernelResult], kernel_name: str) -> KernelResult
     if len(mine) > 1:
         raise NcuFailed(f"expected one profiled launch of '{kernel_name}', the report holds {len(mine)}")
     return mine[0]
+
+
+def range_launches(results: list[KernelResult]) -> list[KernelResult]:
+    """The launches of a profiler-range capture, longest first (the one a library call spends its
+    time in leads; a library may add a small kernel, e.g. a split-K reduction); none is 'no kernel
+    was profiled'."""
+    if not results:
+        raise NoKernelProfiled("no kernel was profiled: the report holds no launch between the program's "
+                               "cudaProfilerStart and cudaProfilerStop")
+    def duration(result: KernelResult) -> float:
+        ns = result.get("gpu__time_duration.sum")
+        return 0.0 if math.isnan(ns) else ns
+    return sorted(results, key=duration, reverse=True)
 
 
 def missing_metrics(result: KernelResult, metrics: Sequence[str]) -> list[str]:
