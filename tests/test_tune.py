@@ -106,6 +106,21 @@ def test_tuned_defaults_go_by_the_shapes_class_not_its_volume(tmp_path):
     assert pick(sx, SGEMM.square(1024))["S"] == 2
 
 
+def test_a_config_tuned_far_away_does_not_speak_for_a_shape(tmp_path):
+    """A tune recorded only at small squares: beyond NEAR the overall best (the tune's choice over all
+    its shapes) runs, not the nearest small square's config."""
+    sx = SGEMM.variant("sx")
+    at = {"512x512x512": sx.default_params() | {"S": 4}}
+    overall = sx.default_params() | {"S": 2}
+    tune.write_best(tmp_path, SGEMM, sx, overall, 1.0, [], {}, {k: {"params": v, "rate": 1.0} for k, v in at.items()})
+    pick = tune.tuned_defaults(SGEMM, tmp_path)
+    assert tune.shape_distance(SGEMM.square(1024), (512, 512, 512)) <= tune.NEAR < tune.shape_distance(
+        SGEMM.square(2048), (512, 512, 512))
+    assert pick(sx, SGEMM.square(1024))["S"] == 4  # 3 from 512^3: near
+    assert pick(sx, SGEMM.square(2048))["S"] == 2  # 6 from 512^3: the overall best
+    assert pick(sx, SGEMM.shape(512, 512, 8192))["S"] == 4  # 4: still near
+
+
 class _StandInLab:
     """Times nothing: a config's 'rate' is a fixed function of its params, TILE=16 fails its check,
     and the calls are recorded so the test can see what a resumed tune runs again."""

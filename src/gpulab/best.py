@@ -24,8 +24,7 @@ import dataclasses
 from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.tune import accepted_params, load_tuned, shape_distance, shape_of
-NEAR = 4.0  # the largest distance (sum of |log2| ratios) at which a tuned shape still speaks for another
+from gpulab.tune import NEAR, accepted_params, load_tuned, shape_distance, shape_of
 
 
 @dataclasses.dataclass(frozen=True)

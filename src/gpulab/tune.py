@@ -108,6 +108,11 @@ def _tuned_problem(table) -> str | None:
     return None
 
 
+# The largest shape_distance at which a tuned shape still speaks for another (a factor of 16 spread
+# over the dimensions, e.g. 4x along two of them): the best row and the tuned defaults both stop here.
+NEAR = 4.0
+
+
 def shape_distance(a: Shape | tuple[int, ...], b: tuple[int, ...]) -> float:
     """How far apart two shapes are for a tuned config: the sum over dimensions of |log2(a_d / b_d)|
     (4096x64x4096 is 1 from 4096x32x4096 but 6 from 4096^3: the shape's class counts, not only its
@@ -142,9 +147,11 @@ def accepted_params(variant: Variant, params) -> Params | None:
 
 def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, Shape], Params]:
     """A `defaults` function for lab.plan: the params this card's tune found best for the tuned
-    shape nearest the one asked for (shape_distance: dimension by dimension, so 4096x64x4096 takes
-    the config tuned there, not the one of 1024^3, the same work), else the tune's overall best,
-    else the variant's declared defaults. Tuned params no longer accepted by the variant are ignored."""
+    shape nearest the one asked for, if it is within NEAR (shape_distance: dimension by dimension, so
+    4096x64x4096 takes the config tuned there, not the one of 1024^3, the same work), else the tune's
+    overall best (its choice over all its shapes), else the variant's declared defaults. A config
+    tuned only at small squares thus never becomes a variant's default at 8192^3. Tuned params no
+    longer accepted by the variant are ignored."""
     table = load_tuned(folder).get(experiment.name, {})
 
     def defaults(variant: Variant, shape: Shape | None = None) -> Params:
@@ -153,7 +160,7 @@ def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, S
         if shape is not None and by_shape:
             nearest = min(by_shape, key=lambda label: shape_distance(shape, shape_of(label)))
             chosen = accepted_params(variant, by_shape[nearest].get("params"))
-            if chosen:
+            if chosen and shape_distance(shape, shape_of(nearest)) <= NEAR:
                 return chosen
         return accepted_params(variant, entry.get("params")) or variant.default_params()
 
