@@ -162,3 +162,12 @@ def test_arbitration_in_the_hardware_counters_does_not_reach_the_judged_wavefron
     prof.measured = Q.measure(metrics)
     assert "its accounting of this kernel is off" in counted_reading(prof, "smem_store_wavefronts")
     assert "about a 2-way bank conflict" in counted_reading(prof, "smem_store_bank_conflicts")
+
+
+def test_a_negative_conflict_count_is_read_as_no_count_at_all():
+    """t4 and cuBLAS BF16 at 4096^3 on the H200 (gpulab compare gemm_bf16 t4 cublas): the derived shared-load
+    conflicts came out -2,779 and -751,120; neither is a conflict count, so no reading of one and no verdict."""
+    assert rd.bank_conflicts(-2779.0, 9216.0, 9216.0) == rd.NOT_A_CONFLICT_COUNT
+    assert rd.verdict(-2779.0, -751120.0, "lower") == ""
+    assert rd.verdict(0.0, -315.0, "lower") == ""
+    assert rd.verdict(10.0, 2.0, "lower") == "better"  # counts as ever

@@ -58,10 +58,19 @@ def sectors_per_request(spr: float | None) -> str | None:
     return f"{spr:.2g} sectors per request: between coalesced 4-byte (4) and one sector per lane (32)"
 
 
+# Bank conflicts are derived from hardware wavefront and conflict counters (gpulab.quantities); in
+# kernels that move shared memory by TMA and wgmma those counters can disagree with the instrumented
+# ones, and the difference goes negative (cuBLAS BF16 at 4096^3 on the H200: -751,120).
+NOT_A_CONFLICT_COUNT = ("negative, so not a count of conflicts: the hardware counters it is derived from disagree "
+                        "with the instrumented ones here (seen in TMA and wgmma kernels)")
+
+
 def bank_conflicts(conflicts: float | None, requests: float | None, wavefronts: float | None = None) -> str | None:
     """Shared-memory bank conflicts per request: 0 is conflict-free, n-1 is an n-way conflict."""
     if conflicts is None or _nan(conflicts) or not requests or _nan(requests):
         return None
+    if conflicts < 0:
+        return NOT_A_CONFLICT_COUNT
     per = conflicts / requests
     if conflicts == 0:
         return "no bank conflicts"
@@ -169,7 +178,10 @@ def change(a: float | None, b: float | None) -> tuple[str, str]:
 
 
 def verdict(a: float | None, b: float | None, better: str | None) -> str:
-    """'better', 'worse' or '' for a -> b when the metric has a better direction."""
+    """'better', 'worse' or '' for a -> b when the metric has a better direction (none between
+    counts where either is negative: not a count of anything, see NOT_A_CONFLICT_COUNT)."""
+    if any(v is not None and not _nan(v) and v < 0 for v in (a, b)):
+        return ""
     arrow, _ = change(a, b)
     if not better or arrow in ("", "≈"):
         return ""
