@@ -125,3 +125,16 @@ def test_cli_compare_a_rung_with_cublas(ncu_path, tmp_path):
     rows = read_csv(tmp_path / "c.csv")
     assert sorted(row["variant"] for row in rows) == ["cublas", "v9"]
     assert all(row["ncu_warp_instructions"] > 0 for row in rows)
+
+
+def test_cli_profile_the_vendor_library_per_instruction_and_in_full(ncu_path, tmp_path):
+    """--sass and --full take the library's call too: its SASS by kind (no model beside it) and a report."""
+    r = _cli("profile", "sgemm", "cublas", "--size", "256", "--sass", "--sass-csv", str(tmp_path / "sass.csv"),
+             "--full", "--out", str(tmp_path / "cublas"), "--csv", str(tmp_path / "p.csv"), cwd=tmp_path)
+    if "ERR_NVGPUCTRPERM" in r.stderr:
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    assert "cublas ran " in r.stdout and "memory instructions by kind" in r.stdout
+    assert (tmp_path / "cublas.ncu-rep").stat().st_size > 0
+    rows = read_csv(tmp_path / "sass.csv")
+    assert any("FFMA" in str(row["instruction"]) for row in rows)
