@@ -9,6 +9,7 @@ import pytest
 import gpulab
 from gpulab import api
 from gpulab.errors import GpulabError, NoGpuError
+from gpulab.lab import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,3 +113,15 @@ def test_the_example_script_runs(tmp_path):
                        timeout=300, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "bank conflicts" in r.stdout and "registers" in r.stdout
+
+
+def test_bench_takes_the_vendor_library_by_name():
+    """cuBLAS runs beside every shape: naming it among the variants is no error, alone it benches only it;
+    other commands that take one variant say what it is."""
+    exp = api.experiment("sgemm")
+    assert api.bench_variant_names(exp, ["v1", "cublas", "best"]) == ["v1"]
+    assert api.bench_variant_names(exp, None) is None
+    only = plan(exp, api.bench_variant_names(exp, ["cublas"]), {}, [exp.square(64)])
+    assert [s.name for s in only] == ["cublas"]
+    with pytest.raises(GpulabError, match="vendor library sgemm runs beside its variants"):
+        exp.variant("cublas")

@@ -159,7 +159,7 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
     exp = experiment(experiment_name, kernels)
     overrides = parse_param_overrides(_param_texts(params))
     chosen_shapes = shapes_of(exp, sizes, shapes)
-    names = [n for n in variants if n != BEST] if variants else None
+    names = bench_variant_names(exp, variants)
     with_best = not overrides and (not variants or BEST in variants)
     plan(exp, names, overrides, chosen_shapes)  # names and values are checked before the GPU is touched
     if save and out is not None:
@@ -176,6 +176,15 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
     records = _sweep(exp, lab, specs, folder, path, on_plan, on_start, on_record, on_status)
     records.per_card = [records]
     return records
+
+
+def bench_variant_names(exp, variants: Sequence[str] | None) -> list[str] | None:
+    """The variants `bench` plans from its --variant names (None: all of them). gpulab's best row is
+    planned apart, and the vendor library runs beside every shape anyway: naming it is no error, and
+    naming it alone benches only it."""
+    if not variants:
+        return None
+    return [n for n in variants if n != BEST and n not in exp.vendor_baselines()]
 
 
 def _bench_plan(exp, names, overrides, chosen_shapes, folder: Path, with_best: bool) -> list[RunSpec]:

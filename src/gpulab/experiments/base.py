@@ -241,6 +241,9 @@ class Experiment:
         for v in self.variants:
             if v.name == name:
                 return v
+        if name in self.vendor_baselines():
+            raise GpulabError(f"{name} is the vendor library {self.name} runs beside its variants, not one of them: "
+                              "bench runs it beside every shape, and profile and compare take it by name")
         raise GpulabError(
             f"experiment '{self.name}' has no variant '{name}'; choose from "
             + ", ".join(v.name for v in self.variants)
