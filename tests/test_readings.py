@@ -171,3 +171,18 @@ def test_a_negative_conflict_count_is_read_as_no_count_at_all():
     assert rd.verdict(-2779.0, -751120.0, "lower") == ""
     assert rd.verdict(0.0, -315.0, "lower") == ""
     assert rd.verdict(10.0, 2.0, "lower") == "better"  # counts as ever
+
+
+def test_the_story_says_when_the_same_work_is_issued_better():
+    """sgemm v13 (S=8) against cuBLAS at 2048^3 on the H200 (results/h200/profile.csv): the same
+    instructions, the issue slots busier in cuBLAS; and t4 against cuBLAS BF16 at 4097^3: a clock apart."""
+    v13 = {"warp_instructions": 301_297_984.0, "issue_slots_busy_pct": 81.3, "sm_clock_hz": 1.957e9}
+    cublas = {"warp_instructions": 301_505_536.0, "issue_slots_busy_pct": 88.5, "sm_clock_hz": 1.962e9}
+    story = " ".join(rd.compare_story(v13, cublas, "v13", "cublas"))
+    assert "Both executed the same warp instructions (within 0.1%); cublas kept its issue slots busier" in story
+    assert "88.5% against 81.3%" in story and "MHz" not in story  # 0.3% apart: not worth a line
+    t4 = {"warp_instructions": 45_108_583.0, "issue_slots_busy_pct": 30.0, "sm_clock_hz": 1.646e9}
+    lib = {"warp_instructions": 260_346_660.0, "issue_slots_busy_pct": 60.0, "sm_clock_hz": 1.797e9}
+    story = " ".join(rd.compare_story(t4, lib, "t4", "cublas"))
+    assert "cublas executed 5.77x the warp instructions of t4" in story and "same warp instructions" not in story
+    assert "cublas ran at 1,797 MHz against 1,646" in story
