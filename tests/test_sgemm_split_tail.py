@@ -13,6 +13,9 @@ import pytest
 import gpulab.experiments.sgemm as sgemm
 from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM, split_tail_plan
+from gpulab.lab import compile_record
+from gpulab.report.tables import resources_table
+from gpulab.run_args import make_spec
 
 V13 = SGEMM.variant("v13")
 
@@ -95,3 +98,16 @@ def test_the_grid_and_the_workspace_follow_the_plan(sms, monkeypatch, shape):
         assert work == ("zeros", tail * splits * 64 * 128, "float32") and counters == ("zeros", tail, "uint32")
     else:
         assert tail == 0 and work == ("zeros", 1, "float32") and counters == ("zeros", 1, "uint32")
+
+
+def test_a_resident_count_the_registers_do_not_allow_is_named():
+    """RESIDENT plans the tail for that many blocks per SM; 64 x 64 warp tiles (255 registers, 64 threads)
+    fit four, so RESIDENT=3 plans waves the card does not run: the record and the table say so."""
+    mismatched = compile_record(make_spec("sgemm", "v13", {"WM": 64, "RESIDENT": 3}, "4096x4096x4096"), "sm_90")
+    assert mismatched["theoretical_blocks_per_sm"] == 4
+    assert mismatched["plan_note"].startswith("RESIDENT=3, but 4 block(s) fit") and "set RESIDENT=4" in mismatched["plan_note"]
+    assert "plan_note" not in compile_record(make_spec("sgemm", "v13", {"WM": 64, "RESIDENT": 4}, "4096x4096x4096"),
+                                             "sm_90")
+    assert "plan_note" not in compile_record(make_spec("sgemm", "v13", {}, "4096x4096x4096"), "sm_90")
+    table = resources_table([mismatched], "t")
+    assert any("set RESIDENT=4" in str(cell) for cell in table.columns[-1]._cells)

@@ -176,8 +176,19 @@ def compile_record(spec: RunSpec, arch: str) -> dict:
         return record | {"skip_reason": reason}
     compiled = compile_spec(spec, arch)
     launch = spec.variant.launch(spec.params, spec.shape)
-    return (record | compiled.resources.as_record() | occupancy_record(compiled.resources, launch, SM_LIMITS.get(arch))
-            | {"arch": arch})
+    occ = occupancy_record(compiled.resources, launch, SM_LIMITS.get(arch))
+    return record | compiled.resources.as_record() | occ | resident_note(spec, occ) | {"arch": arch}
+
+
+def resident_note(spec: RunSpec, occ: dict) -> dict:
+    """{'plan_note': why} where the variant's resident param (Variant.resident_param) is not the
+    number of blocks the compiled kernel fits on an SM (`occ`: occupancy_record's columns), else {}."""
+    name = spec.variant.resident_param if spec.variant else ""
+    fits = occ.get("theoretical_blocks_per_sm")
+    if not name or fits is None or spec.params.get(name) == fits:
+        return {}
+    return {"plan_note": f"{name}={spec.params.get(name)}, but {fits} block(s) fit on an SM with these registers: the "
+                         f"grid is planned for waves the card does not run (right, but slower); set {name}={fits}"}
 
 
 def occupancy_record(resources, launch, limits) -> dict:
@@ -326,11 +337,12 @@ class Lab:
         if spec.variant is not None:
             compiled = compile_spec(spec, self.arch)
             launch = spec.variant.launch(spec.params, spec.shape)
+            occ = occupancy_record(compiled.resources, launch, self.sm_limits)
             record |= compiled.resources.as_record() | {
                 "smem_dynamic_bytes": launch.smem_dynamic_bytes,
                 "grid": launch.grid,
                 "block": launch.block,
-            } | occupancy_record(compiled.resources, launch, self.sm_limits)
+            } | occ | resident_note(spec, occ)
             if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > self.device.smem_per_block_optin_bytes:
                 return record | {"skip_reason": "needs more shared memory than a block may have"} | self.env
         if self.options.check:

@@ -137,6 +137,11 @@ class Variant:
     # A rung of the experiment's ladder (its table and picture in the README and the report); False
     # for a kernel made for one shape class (a GEMV, split-K), which the best row's table shows.
     rung: bool = True
+    # The param that tells the launch how many blocks an SM runs at once (a grid planned in waves,
+    # sgemm v13's RESIDENT). Only the compiled kernel's registers say what is true; where the two
+    # differ the run is still right but planned for waves the card does not run, and its record says
+    # so (gpulab.lab.resident_note).
+    resident_param: str = ""
 
     @classmethod
     def from_file(cls, path, access: Callable[..., Any] | None = None) -> "Variant":

@@ -72,7 +72,9 @@ def bench_table(records: list[dict], title: str) -> Table:
         if has_copy:
             row.append(_num(r.get("pct_of_copy"), ".1f"))
         spills = f"[yellow]{spill_note(r)}[/]" if spill_note(r) else ""
-        row += [_num(r.get("speedup_vs_baseline"), ".2f"), _num(r.get("reg_per_thread"), "d"), _notes(_status(r), spills)]
+        plan = f"[yellow]{r['plan_note']}[/]" if r.get("plan_note") else ""
+        row += [_num(r.get("speedup_vs_baseline"), ".2f"), _num(r.get("reg_per_thread"), "d"),
+                _notes(_status(r), spills, plan)]
         table.add_row(*row)
     return table
 
@@ -92,7 +94,7 @@ def resources_table(records: list[dict], title: str) -> Table:
             ("[red]" if spills else "") + _num(spills, "d"), _num(r.get("spill_loads_bytes"), "d"),
             _num(r.get("stack_frame_bytes"), "d"), _num(r.get("barriers"), "d"),
             _num(r.get("theoretical_blocks_per_sm"), "d"), "" if occ is None else f"{occ:g}%",
-            r.get("occupancy_limiter") or "", _notes(r.get("skip_reason") or "", spill_note(r)),
+            r.get("occupancy_limiter") or "", _notes(r.get("skip_reason") or "", spill_note(r), r.get("plan_note") or ""),
         )
     return table
 

@@ -752,6 +752,7 @@ class Sgemm(Experiment):
             ),
             constraints=_v13_constraints,
             extra_args=_v13_extra_args,
+            resident_param="RESIDENT",
         ),
         Variant(
             name="sk",
