@@ -215,6 +215,8 @@ def test_profile_the_vendor_library_from_a_recorded_capture(tmp_path, fake_ncu):
     assert row["variant"] == "cublas" and not row["params"] and row["reg_per_thread"] == 121
     assert row["ncu_kernel"].startswith("sm80_xmma_gemm") and "split_k" not in row["ncu_kernel"]
     assert "split_k" in row["ncu_other_kernels"]
+    assert row["ncu_call_duration_ns"] > row["ncu_duration_ns"] > 0  # the reduction's time, beside the GEMM's
+    assert "the call's 2 kernels took" in out
     assert row["ncu_gmem_load_requests"] == 131072 and row["ncu_warp_instructions"] > 0
     assert 0 < row["theoretical_occupancy_pct"] <= 100 and row["blocks_per_sm"] >= 1
     assert not any(k.startswith("pred_") and row[k] not in ("", None) for k in row)  # no model, no prediction

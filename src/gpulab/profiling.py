@@ -64,6 +64,13 @@ class Profile:
     other_kernels: tuple[tuple[str, float], ...] = ()
 
     @property
+    def call_duration_ns(self) -> float | None:
+        """A library call's kernels together, under ncu (None for a variant: one kernel is the run)."""
+        if self.spec.variant is not None:
+            return None
+        return self.measured.get("duration_ns", math.nan) + sum(ns for _, ns in self.other_kernels if not math.isnan(ns))
+
+    @property
     def name(self) -> str:
         p = self.spec.variant.params_label(self.spec.params) if self.spec.variant else ""
         return f"{self.spec.name}{' ' + p if p else ''}"
@@ -99,6 +106,7 @@ class Profile:
                 r[f"pred_{q.predicted_as}"] = value
         r |= {"ncu_version": self.ncu_version, "ncu_launch_skip": LAUNCH_SKIP, "ncu_kernel": self.kernel,
               "ncu_other_kernels": "; ".join(name for name, _ in self.other_kernels),
+              "ncu_call_duration_ns": self.call_duration_ns,
               "ncu_report": str(self.report_path) if self.report_path else ""}
         return r | info.get("env", {})
 

@@ -37,6 +37,9 @@ def library_lines(prof) -> list[str]:
              f"{res.get('reg_per_thread', '?')} registers, {smem:,} B shared memory"]
     for name, ns in prof.other_kernels:
         lines.append(f"  and {name} ({fmt(ns, 'ns')} under ncu), not in the counters below")
+    if prof.other_kernels:
+        lines.append(f"  the call's {1 + len(prof.other_kernels)} kernels took {fmt(prof.call_duration_ns, 'ns')} "
+                     "under ncu in all")
     return lines
 
 
