@@ -6,13 +6,20 @@ tile). The counts are held to Nsight Compute on the card by `gpulab fidelity` (s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpulab.arith import cdiv
+import gpulab.experiments.sgemm as sgemm
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.fidelity import plan
 from gpulab.errors import GpulabError
 from gpulab.model.predict import check_launch, instruction_table, predict
+from gpulab import quantities as Q
+from gpulab.profiling import predicted_counters
+from gpulab.records import read_csv
+from gpulab.run_args import make_spec
 
 KEYS = ("gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors",
         "smem_load_requests", "smem_load_wavefronts", "smem_store_requests", "smem_store_wavefronts",
@@ -196,3 +203,48 @@ def test_fidelity_plan_takes_shapes_and_params():
         plan(["sgemm"], ["sk"], shapes=["64x64x17"], overrides={"S": (2,)})
     with pytest.raises(GpulabError, match="one experiment"):
         plan(None, None, shapes=["64x64x17"])
+
+
+@pytest.mark.parametrize("dims, params, whole, splits", [
+    ((1000, 1100, 130), {"RESIDENT": 1}, 132, 2),  # 144 tiles, a wave of 132: 12 tail tiles in 2 slices
+    ((300, 388, 196), {}, 0, 3),  # 20 tiles, none whole: each in 3 slices of 13 k tiles
+    ((129, 67, 33), {}, 3, 1),  # 3 k tiles: nothing to cut
+])
+def test_v13_classes_are_exact_on_its_plan(dims, params, whole, splits):
+    """v13's model enumerates its blocks' kinds (whole, or slice z of a tail tile): exact against full
+    enumeration on plans with whole tiles and slices, slices alone, and nothing cut."""
+    p = SGEMM.variant("v13").default_params() | params
+    plan_ = sgemm.split_tail_plan(p, SGEMM.shape(*dims))
+    assert (plan_.whole, plan_.splits) == (whole, splits)
+    _predict("v13", dims, **params)
+
+
+def test_v13_slices_write_and_read_back_their_partials_once():
+    """Each slice block stores its 64 accumulators (64 x 4 B a thread, one 128-byte request a warp), the
+    last of each tail tile reads the tile's `splits` slots back, and the tile is stored once, as a whole
+    tile's is: against the same plan with nothing cut (S=1), only those counts move."""
+    dims = (1000, 1100, 130)
+    cut = _predict("v13", dims, exhaustive=False, RESIDENT=1)
+    whole = _predict("v13", dims, exhaustive=False, RESIDENT=1, S=1)
+    tail, splits, warps, regs = 12, 2, 4, 64
+    assert cut["gmem_store_requests"] - whole["gmem_store_requests"] == tail * splits * warps * regs + tail
+    assert cut["gmem_load_requests"] - whole["gmem_load_requests"] == tail * splits * warps * regs
+    for key in ("smem_load_requests", "smem_store_requests", "gmem_ldgsts_requests"):
+        assert cut[key] == whole[key], key  # each k tile copied and read once, each tile written back once
+
+
+def test_v13_model_equals_the_h200_captures_in_profile_csv():
+    """v13's whole-size captures on the H200 (results/h200/profile.csv: `gpulab compare sgemm v13 cublas`
+    at 2048^3, 4096^3 and 8192^3 with S=8 and S=16, 2026-12-01), taken before the model existed: every
+    quantity held exactly is the model's number, slices, fixups and all."""
+    rows = [r for r in read_csv(Path(__file__).resolve().parents[1] / "results" / "h200" / "profile.csv")
+            if r["experiment"] == "sgemm" and r["variant"] == "v13"]
+    assert len(rows) >= 4
+    exact = [q for q in Q.COUNTED if q.fidelity and q.judged in Q.HELD_EXACTLY]
+    for r in rows:
+        params = {k: int(v) for k, v in (kv.split("=") for kv in r["params"].split())}
+        spec = make_spec("sgemm", "v13", params, f'{r["m"]}x{r["n"]}x{r["k"]}')
+        predicted, note = predicted_counters(spec)
+        assert predicted is not None, note
+        for q in exact:
+            assert Q.predicted_value(q, predicted) == r[f"ncu_{q.key}"], (spec.label, q.key)

@@ -18,7 +18,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
-    v9_access, v10_access, v11_access, gt_access, gv_access, sk_access, sx_access,
+    v9_access, v10_access, v11_access, v13_access, gt_access, gv_access, sk_access, sx_access,
 )
 from gpulab.gpu.device import sm_count
 from gpulab.gpu.occupancy import SM_LIMITS
@@ -449,6 +449,12 @@ def split_tail_plan(p: Params, s: Shape) -> TailPlan:
     return TailPlan(tiles, tiles, 1) if splits == 1 else TailPlan(tiles, tiles - tail, splits)
 
 
+def _v13_model(p: Params, s: Shape):
+    """v13's access model on the plan its launch runs (split_tail_plan: the card's SM count decides it)."""
+    plan = split_tail_plan(p, s)
+    return v13_access(p, s, plan.whole, plan.splits)
+
+
 def _v13_launch(p: Params, s: Shape) -> Launch:
     return Launch(grid=(split_tail_plan(p, s).blocks, 1, 1), block=(32 * _warps(p), 1, 1),
                   smem_dynamic_bytes=_v9_smem_bytes(p))
@@ -753,6 +759,7 @@ class Sgemm(Experiment):
             constraints=_v13_constraints,
             extra_args=_v13_extra_args,
             resident_param="RESIDENT",
+            access=_v13_model,
         ),
         Variant(
             name="sk",

@@ -9,6 +9,7 @@ See gpulab.model.predict for the API and for what the symmetry classes promise.
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 from typing import Callable
 
 import numpy as np
@@ -471,7 +472,7 @@ CS_LD = 36  # v7/v8: a warp's write-back slice is 16 rows of 32 floats, padded t
 
 
 def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, c_blocks=None,
-                      smem_blocks=None, dst=None) -> list[Instruction]:
+                      smem_blocks=None, dst=None, writes=None) -> list[Instruction]:
     """v7-v9: for each 16 x 32 sub-tile (f, g) of its warp tile, a warp writes its accumulators into
     its slice (four unguarded STS.128, lane row lr*4 + r, column lc*4), then reads rows back: the
     float4 path has lane (p = lane/8 + 4s, q = lane % 8) read slice[p][4q..] (LDS.128) and store it
@@ -480,9 +481,11 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
     the guard in the SASS): row < M and col < N unless the rung says otherwise. `origin(i)` is the
     (row, col) of the block's tile of C: (by*BM, bx*BN) unless the rung says otherwise (v9: a 1D
     grid whose edge blocks move inward). `c_blocks` / `smem_blocks` are the block classes. `dst(i)`:
-    the byte address of the matrix written (C unless the rung says otherwise: sx's workspace plane)."""
+    the byte address of the matrix written (C unless the rung says otherwise: sx's workspace plane).
+    `writes(i)`: the blocks that write back at all (every block unless given: v13's slices do not)."""
     M, N = t.M, t.N
     dst = dst or (lambda i: t.base["C"])
+    writes_ = writes or (lambda i: True)
     wm_, wn_, lr_, lc_ = _warp_lane(t)
     origin = origin or (lambda i: (i.by * t.BM, i.bx * t.BN))
     stored = stored or (lambda i, row, col: (row < M) & (col < N))
@@ -492,6 +495,11 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
     def slice_base(i):
         return F32 * (i.warp * 16 * CS_LD)
 
+    stored_by = stored
+
+    def stored(i, row, col):
+        return stored_by(i, row, col) & writes_(i)
+
     def rbase(i):
         return origin(i)[0] + wm_(i) + 16 * i.f
 
@@ -500,7 +508,7 @@ def _slices_writeback(t: _Tiles, frags, vec_bc: bool, origin=None, stored=None, 
 
     out = [Instruction("sts.128 slice[lr*4+r][lc*4..]", "shared", "store", 16,
                        address=lambda i: slice_base(i) + F32 * ((lr_(i) * 4 + i.r) * CS_LD + lc_(i) * 4),
-                       loops=frags + (Loop("r", 4, every(4)),), blocks=smem_blocks)]
+                       active=writes, loops=frags + (Loop("r", 4, every(4)),), blocks=smem_blocks)]
     if vec_bc:
         def p(i):
             return i.lane // 8 + 4 * i.s
@@ -697,170 +705,273 @@ def v9_access(params: Params, shape: Shape) -> KernelAccess:
     return _ring_access(params, shape, slices=1)
 
 
-def _ring_access(params: Params, shape: Shape, slices: int) -> KernelAccess:
-    """v9's model (see v9_access), with K cut into `slices` slices by blockIdx.y as sx_split_k.cu
-    cuts it: slice z runs v9's ring over the k tiles [z*T/S, (z+1)*T/S) of the T = ceil(K/BK) and,
-    with S > 1, writes its partial tile to workspace plane z instead of C; the fixup follows
-    (`_ring_fixup`). slices=1 is v9 exactly (grid.y = 1, C written, no fixup)."""
-    BM, BN, BK = params["BM"], params["BN"], params["BK"]
-    WM, WN, WNITER, STAGES, GROUP_M = params["WM"], params["WN"], params["WNITER"], params["STAGES"], params["GROUP_M"]
-    M, N, K = shape["M"], shape["N"], shape["K"]
-    T = 32 * (BM // WM) * (BN // WN)
-    S = slices
-    t = _Tiles(params, shape, T)  # sizes, buffers and the warp tiles as v6-v8 (not their 2D grid)
-    wm_, wn_, lr_, lc_ = _warp_lane(t)
-    AS_LD = BM + 4
-    tile_bytes = F32 * (BK * AS_LD + BK * BN)
-    A, B = t.base["A"], t.base["B"]
-    vec = N % 4 == 0  # and B, C 16-byte aligned: cudaMalloc bases are
-    fast = M >= BM and N >= BN
-    grid_m, grid_n = cdiv(M, BM), cdiv(N, BN)
-    blocks = grid_m * grid_n
-    ktiles = cdiv(K, BK)
-    # slice z's k tiles: [first[z], first[z] + count[z]); a block indexes them locally (j, t below)
-    first = np.array([z * ktiles // S for z in range(S)], dtype=np.int64)
-    count = np.array([(z + 1) * ktiles // S for z in range(S)], dtype=np.int64) - first
-    most = int(count.max())
-    k_first = K % BK - BK if K % BK else 0
-    a_copies = BM * BK // T
-    per_row, bw = (BN // 4, 4) if vec else (BN, 1)
-    b_copies = BK * BN // (4 if vec else 1) // T
+class _RingGrid:
+    """v9's geometry, shared by every kernel built on its ring (v9-v11, sx, v13): the grouped order of
+    its grid_m x grid_n tiles of C, where a tile's block reads and writes (edge tiles moved inward on
+    the FAST path, M >= BM and N >= BN), its copies per k tile, and what a block's counts can depend
+    on: its origin modulo 128 bytes and whether it is an edge block (moved inward, or cut by M / N),
+    by block-row (A, C's rows) and block-column (B, C's columns)."""
 
-    # -- the block's tile, from its 1D id (grouped rasterization) --
-    def bm_bn(pid):
-        per_group = GROUP_M * grid_n
-        first_m = (pid // per_group) * GROUP_M
-        rows = np.minimum(grid_m - first_m, GROUP_M)
+    def __init__(self, params: Params, shape: Shape):
+        self.params, self.shape = params, shape
+        self.BM, self.BN, self.BK = params["BM"], params["BN"], params["BK"]
+        self.WM, self.WN, self.WNITER = params["WM"], params["WN"], params["WNITER"]
+        self.STAGES, self.GROUP_M = params["STAGES"], params["GROUP_M"]
+        self.M, self.N, self.K = M, N, K = shape["M"], shape["N"], shape["K"]
+        self.T = 32 * (self.BM // self.WM) * (self.BN // self.WN)
+        self.as_ld = self.BM + 4
+        self.tile_bytes = F32 * (self.BK * self.as_ld + self.BK * self.BN)
+        self.vec = N % 4 == 0  # and B, C 16-byte aligned: cudaMalloc bases are
+        self.fast = M >= self.BM and N >= self.BN
+        self.grid_m, self.grid_n = cdiv(M, self.BM), cdiv(N, self.BN)
+        self.tiles = self.grid_m * self.grid_n
+        self.ktiles = cdiv(K, self.BK)
+        self.k_first = K % self.BK - self.BK if K % self.BK else 0
+        self.a_copies = self.BM * self.BK // self.T
+        self.per_row, self.bw = (self.BN // 4, 4) if self.vec else (self.BN, 1)
+        self.b_copies = self.BK * self.BN // (4 if self.vec else 1) // self.T
+        bms, bns = np.arange(self.grid_m, dtype=np.int64), np.arange(self.grid_n, dtype=np.int64)
+        self.row_los, self.col_los = bms * self.BM, bns * self.BN
+        row0s, col0s = ((np.minimum(self.row_los, M - self.BM), np.minimum(self.col_los, N - self.BN)) if self.fast
+                        else (self.row_los, self.col_los))
+        a_edge = (row0s != self.row_los) | (row0s + self.BM > M)
+        b_edge = (col0s != self.col_los) | (col0s + self.BN > N)
+        # one key per block-row / block-column: equal keys, equal counts
+        self.a_row_keys = list(zip((F32 * row0s * K) % 128, a_edge, np.where(a_edge, row0s, -1)))
+        self.b_col_keys = list(zip((F32 * col0s) % 128, b_edge, np.where(b_edge, col0s, -1)))
+        self.c_row_keys = list(zip((F32 * row0s * N) % 128, np.where(a_edge, row0s, -1)))
+        self.c_col_keys = list(zip(col0s % 32, np.where(b_edge, col0s, -1)))
+
+    def bm_bn(self, pid):
+        """The tile (block-row, block-column) of grouped id `pid`."""
+        per_group = self.GROUP_M * self.grid_n
+        first_m = (pid // per_group) * self.GROUP_M
+        rows = np.minimum(self.grid_m - first_m, self.GROUP_M)
         return first_m + (pid % per_group) % rows, (pid % per_group) // rows
 
-    def origin(pid):  # (row0, col0, row_lo, col_lo)
-        bm, bn = bm_bn(pid)
-        row_lo, col_lo = bm * BM, bn * BN
-        if fast:
-            return np.minimum(row_lo, M - BM), np.minimum(col_lo, N - BN), row_lo, col_lo
+    def pid_of(self, bm, bn):
+        """The inverse of bm_bn."""
+        first_m = bm - bm % self.GROUP_M
+        return first_m * self.grid_n + bn * min(self.grid_m - first_m, self.GROUP_M) + bm - first_m
+
+    def origin(self, pid):
+        """(row0, col0, row_lo, col_lo) of tile `pid`: where its block reads, and what it stores."""
+        bm, bn = self.bm_bn(pid)
+        row_lo, col_lo = bm * self.BM, bn * self.BN
+        if self.fast:
+            return np.minimum(row_lo, self.M - self.BM), np.minimum(col_lo, self.N - self.BN), row_lo, col_lo
         return row_lo, col_lo, row_lo, col_lo
 
-    def pid_of(bm, bn):  # the inverse of bm_bn
-        first_m = bm - bm % GROUP_M
-        return first_m * grid_n + bn * min(grid_m - first_m, GROUP_M) + bm - first_m
+    def slot(self, step):
+        return (step % self.STAGES) * self.tile_bytes
 
-    # What a block's counts can depend on: its origin modulo 128 bytes, and whether it is an edge
-    # block (moved inward, or cut by M / N). Only the last block-row / -column is an edge. A block's
-    # row origin depends on its block-row bm alone and its column origin on bn alone, so the classes
-    # are worked out over the grid_m block-rows and grid_n block-columns and combined (every pair
-    # (bm, bn) is one block): never one entry per block, whose number grows as M x N (134 million
-    # at 1048576^3).
-    bms, bns = np.arange(grid_m, dtype=np.int64), np.arange(grid_n, dtype=np.int64)
-    row_los, col_los = bms * BM, bns * BN
-    row0s, col0s = (np.minimum(row_los, M - BM), np.minimum(col_los, N - BN)) if fast else (row_los, col_los)
-    a_edge = (row0s != row_los) | (row0s + BM > M)
-    b_edge = (col0s != col_los) | (col0s + BN > N)
-    a_rows = _classes_by(zip((F32 * row0s * K) % 128, a_edge, np.where(a_edge, row0s, -1)))
-    b_cols = _classes_by(zip((F32 * col0s) % 128, b_edge, np.where(b_edge, col0s, -1)))
-    c_rows = _classes_by(zip((F32 * row0s * N) % 128, np.where(a_edge, row0s, -1)))
-    c_cols = _classes_by(zip(col0s % 32, np.where(b_edge, col0s, -1)))
 
-    def by_block(rows, cols):  # classes of block-rows x classes of block-columns -> classes of pids
-        # each slice its own class along y: its tiles and its workspace plane are its own
-        return {"x": tuple((int(pid_of(bm, bn)), m * n) for bm, m in rows for bn, n in cols), "y": every(S)}
+@dataclasses.dataclass(frozen=True)
+class _RingWork:
+    """Who runs what on a ring kernel's grid: a block's kind is its range of k tiles, kind k holding
+    [first[k], first[k] + count[k]); `kind(i)` and `pid(i)` (the grouped tile) are functions of the
+    block index; a, b, c, smem are the block classes of A's copies, B's copies, the write-back and
+    the shared fragment loads (a class never mixes kinds)."""
 
-    a_blocks, b_blocks = by_block(a_rows, same(grid_n)), by_block(same(grid_m), b_cols)
-    c_blocks = by_block(c_rows, c_cols)
-    smem_blocks = {"x": same(blocks), "y": every(S)}
+    first: np.ndarray
+    count: np.ndarray
+    kind: Callable
+    pid: Callable
+    a: dict
+    b: dict
+    c: dict
+    smem: dict
 
-    def slot(step):
-        return (step % STAGES) * tile_bytes
 
+def _ring_tiles(g: _RingGrid, w: _RingWork) -> list[Instruction]:
+    """The ring's work on each of a block's k tiles (v9_access says how): A's and B's cp.async copies
+    into the tile's slot and the fragments' LDS.128 from it, k tile j of kind k being tile first[k] + j
+    of K, run where j < count[k]."""
+    BK, BN, T, M, N, K = g.BK, g.BN, g.T, g.M, g.N, g.K
+    t = _Tiles(g.params, g.shape, T)
+    wm_, wn_, lr_, lc_ = _warp_lane(t)
+    A, B = t.base["A"], t.base["B"]
+    most = int(w.count.max())
     local = np.arange(most)
-    steps = first[None, :] + local[:, None]  # [local tile, slice] -> the tile of K
-    runs = local[:, None] < count[None, :]  # whether slice z has a local tile j
+    steps = w.first[None, :] + local[:, None]  # [local tile, kind] -> the tile of K
+    runs = local[:, None] < w.count[None, :]  # whether kind k has a local tile j
 
-    def keys(*columns):  # one hashable key per local tile, over every slice
+    def keys(*columns):  # one hashable key per local tile, over every kind
         return [tuple(map(tuple, row)) for row in zip(*columns)]
 
     # the copies' global addresses: tile 0 alone (its k may start below 0), the rest by k0 mod 128
-    # bytes; the ring slot by the local tile; each in every slice, with whether the slice runs it
+    # bytes; the ring slot by the local tile; each in every kind, with whether the kind runs it
     a_tiles = Loop("j", most, _classes_by(keys(runs, steps == 0, (F32 * BK * steps) % 128)))
     b_tiles = Loop("j", most, _classes_by(keys(runs, steps == 0, (F32 * BK * N * steps) % 128)))
-    smem_tiles = Loop("t", most, _classes_by(zip(map(tuple, runs), (slot(local) % 128).tolist())))
+    smem_tiles = Loop("t", most, _classes_by(zip(map(tuple, runs), (g.slot(local) % 128).tolist())))
 
-    def tile_of(i):  # the tile of K that local tile j is in this block's slice
-        return first[i.by] + i.j
+    def tile_of(i):  # the tile of K that local tile j of this block is
+        return w.first[w.kind(i)] + i.j
 
     def has_tile(i, name="j"):
-        return getattr(i, name) < count[i.by]
+        return getattr(i, name) < w.count[w.kind(i)]
 
-    # -- the copies --
     def a_row_k(i):
         rows_per_pass = T // 8
-        row = origin(i.bx)[0] + (i.tid >> 3) + (i.l * rows_per_pass) % BM
-        k = k_first + tile_of(i) * BK + (i.tid & 7) + 8 * ((i.l * rows_per_pass) // BM)
+        row = g.origin(w.pid(i))[0] + (i.tid >> 3) + (i.l * rows_per_pass) % g.BM
+        k = g.k_first + tile_of(i) * BK + (i.tid & 7) + 8 * ((i.l * rows_per_pass) // g.BM)
         return row, k
 
     def in_k(k):  # a copy whose k lies outside [0, K) reads nothing and zero-fills (src-size 0)
         return (k >= 0) & (k < K)
-
-    def a_ok(i):
-        return in_k(a_row_k(i)[1])
 
     def a_src(i):
         row, k = a_row_k(i)
         return np.where(in_k(k), A + F32 * (np.minimum(row, M - 1) * K + k), A)
 
     def b_rc(i):
-        col0 = origin(i.bx)[1]
-        col_b = col0 + (i.tid % per_row) * bw
-        r = k_first + tile_of(i) * BK + i.tid // per_row + (i.l * T) // per_row
-        c = col_b + ((i.l * T) % per_row) * bw
-        c = np.where(c < N, c, col_b - col_b % BN if vec else N - 1)
+        col0 = g.origin(w.pid(i))[1]
+        col_b = col0 + (i.tid % g.per_row) * g.bw
+        r = g.k_first + tile_of(i) * BK + i.tid // g.per_row + (i.l * T) // g.per_row
+        c = col_b + ((i.l * T) % g.per_row) * g.bw
+        c = np.where(c < N, c, col_b - col_b % BN if g.vec else N - 1)
         return r, c
-
-    def b_ok(i):
-        return in_k(b_rc(i)[0])
 
     def b_src(i):
         r, c = b_rc(i)
         return np.where(in_k(r), B + F32 * (r * N + c), B)
 
-    out = [
-        Instruction("ldgsts A -> As[k][row] (cp.async.ca 4 B)", "global", "ldgsts", F32,
-                    address=a_src, reads=a_ok, active=has_tile,
-                    loops=(a_tiles, Loop("l", a_copies, every(a_copies))), blocks=a_blocks),
-        Instruction("ldgsts B -> Bs[r][c] " + ("(cp.async.cg 16 B)" if vec else "(cp.async.ca 4 B, scalar path)"),
-                    "global", "ldgsts", 16 if vec else F32,
-                    address=b_src, reads=b_ok, active=has_tile,
-                    loops=(b_tiles, Loop("l", b_copies, every(b_copies))), blocks=b_blocks),
-    ]
-
-    # -- the main loop's fragments (v6-v8's warp tiling, zig-zag lanes) --
     k_loop = Loop("k", BK, every(BK))
-    out += [
+    return [
+        Instruction("ldgsts A -> As[k][row] (cp.async.ca 4 B)", "global", "ldgsts", F32,
+                    address=a_src, reads=lambda i: in_k(a_row_k(i)[1]), active=has_tile,
+                    loops=(a_tiles, Loop("l", g.a_copies, every(g.a_copies))), blocks=w.a),
+        Instruction("ldgsts B -> Bs[r][c] " + ("(cp.async.cg 16 B)" if g.vec else "(cp.async.ca 4 B, scalar path)"),
+                    "global", "ldgsts", 16 if g.vec else F32,
+                    address=b_src, reads=lambda i: in_k(b_rc(i)[0]), active=has_tile,
+                    loops=(b_tiles, Loop("l", g.b_copies, every(g.b_copies))), blocks=w.b),
+        # the main loop's fragments (v6-v8's warp tiling, zig-zag lanes)
         Instruction("lds.128 As[k][a fragment]", "shared", "load", 16,
-                    address=lambda i: slot(i.t) + F32 * (i.k * AS_LD + wm_(i) + 16 * i.f + 4 * lr_(i)),
-                    active=lambda i: has_tile(i, "t"), loops=(smem_tiles, k_loop, Loop("f", WM // 16, every(WM // 16))),
-                    blocks=smem_blocks),
+                    address=lambda i: g.slot(i.t) + F32 * (i.k * g.as_ld + wm_(i) + 16 * i.f + 4 * lr_(i)),
+                    active=lambda i: has_tile(i, "t"),
+                    loops=(smem_tiles, k_loop, Loop("f", g.WM // 16, every(g.WM // 16))), blocks=w.smem),
         Instruction("lds.128 Bs[k][b fragment]", "shared", "load", 16,
-                    address=lambda i: slot(i.t) + F32 * (BK * AS_LD + i.k * BN + wn_(i) + 32 * i.g + 4 * lc_(i)),
-                    active=lambda i: has_tile(i, "t"), loops=(smem_tiles, k_loop, Loop("g", WNITER, every(WNITER))),
-                    blocks=smem_blocks),
+                    address=lambda i: g.slot(i.t) + F32 * (BK * g.as_ld + i.k * BN + wn_(i) + 32 * i.g + 4 * lc_(i)),
+                    active=lambda i: has_tile(i, "t"),
+                    loops=(smem_tiles, k_loop, Loop("g", g.WNITER, every(g.WNITER))), blocks=w.smem),
     ]
 
-    # -- the write-back through the per-warp slices (v7's), guarded by the rows and columns it stores --
-    def stored(i, row, col):
-        _, _, row_lo, col_lo = origin(i.bx)
-        return (row >= row_lo) & (row < M) & (col >= col_lo) & (col < N)
 
-    frags = (Loop("f", WM // 16, every(WM // 16)), Loop("g", WNITER, every(WNITER)))
+def _ring_writeback(g: _RingGrid, w: _RingWork, dst=None, writes=None) -> list[Instruction]:
+    """v9's write-back of a block's tile through the per-warp slices (v7's), guarded by the rows and
+    columns it stores (row_lo <= row < M, col_lo <= col < N); `dst(i)`: the matrix written (C unless
+    given); `writes(i)`: the blocks that run it (all unless given)."""
+    t = _Tiles(g.params, g.shape, g.T)
+
+    def stored(i, row, col):
+        _, _, row_lo, col_lo = g.origin(w.pid(i))
+        return (row >= row_lo) & (row < g.M) & (col >= col_lo) & (col < g.N)
+
+    frags = (Loop("f", g.WM // 16, every(g.WM // 16)), Loop("g", g.WNITER, every(g.WNITER)))
+    return _slices_writeback(t, frags, g.vec, origin=lambda i: g.origin(w.pid(i))[:2], stored=stored,
+                             c_blocks=w.c, smem_blocks=w.smem, dst=dst, writes=writes)
+
+
+def _ring_access(params: Params, shape: Shape, slices: int) -> KernelAccess:
+    """v9's model (see v9_access), with K cut into `slices` slices by blockIdx.y as sx_split_k.cu
+    cuts it: slice z runs v9's ring over the k tiles [z*T/S, (z+1)*T/S) of the T = ceil(K/BK) and,
+    with S > 1, writes its partial tile to workspace plane z instead of C; the fixup follows
+    (`_ring_fixup`). slices=1 is v9 exactly (grid.y = 1, C written, no fixup)."""
+    g = _RingGrid(params, shape)
+    S, M, N, K = slices, g.M, g.N, g.K
+    # slice z's k tiles: [first[z], first[z] + count[z])
+    first = np.array([z * g.ktiles // S for z in range(S)], dtype=np.int64)
+    count = np.array([(z + 1) * g.ktiles // S for z in range(S)], dtype=np.int64) - first
+    # A block's row origin depends on its block-row alone and its column origin on its block-column,
+    # so the classes are worked out over the grid_m block-rows and grid_n block-columns and combined
+    # (every pair is one block): never one entry per block, whose number grows as M x N (134 million
+    # at 1048576^3).
+
+    def by_block(rows, cols):  # classes of block-rows x classes of block-columns -> classes of pids
+        # each slice its own class along y: its tiles and its workspace plane are its own
+        return {"x": tuple((int(g.pid_of(bm, bn)), m * n) for bm, m in rows for bn, n in cols), "y": every(S)}
+
+    w = _RingWork(first, count, kind=lambda i: i.by, pid=lambda i: i.bx,
+                  a=by_block(_classes_by(g.a_row_keys), same(g.grid_n)),
+                  b=by_block(same(g.grid_m), _classes_by(g.b_col_keys)),
+                  c=by_block(_classes_by(g.c_row_keys), _classes_by(g.c_col_keys)),
+                  smem={"x": same(g.tiles), "y": every(S)})
+    out = _ring_tiles(g, w)
     # S > 1: slice z's partial tile goes to workspace plane z
-    split = _split_bases(M, N, K, S, blocks)
-    out += _slices_writeback(t, frags, vec, origin=lambda i: origin(i.bx)[:2], stored=stored,
-                             c_blocks=c_blocks, smem_blocks=smem_blocks,
-                             dst=None if S == 1 else (lambda i: split["W"] + F32 * M * N * i.by))
+    split = _split_bases(M, N, K, S, g.tiles)
+    out += _ring_writeback(g, w, dst=None if S == 1 else (lambda i: split["W"] + F32 * M * N * i.by))
     if S > 1:
-        out += _ring_fixup(t, S, T, vec, split, bm_bn, grid_n, by_block(
-            _classes_by(zip((F32 * row_los * N) % 128, np.minimum(BM, M - row_los))),
-            _classes_by(zip((F32 * col_los) % 128, np.minimum(BN, N - col_los))))["x"])
-    return KernelAccess(grid=(blocks, S, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
+        out += _ring_fixup(_Tiles(params, shape, g.T), S, g.T, g.vec, split, g.bm_bn, g.grid_n, by_block(
+            _classes_by(zip((F32 * g.row_los * N) % 128, np.minimum(g.BM, M - g.row_los))),
+            _classes_by(zip((F32 * g.col_los) % 128, np.minimum(g.BN, N - g.col_los))))["x"])
+    return KernelAccess(grid=(g.tiles, S, 1), block=(g.T, 1, 1), instructions=tuple(out), **_work(M, N, K))
+
+
+def v13_access(params: Params, shape: Shape, whole: int, splits: int) -> KernelAccess:
+    """v13_split_tail.cu on its host plan (sgemm.split_tail_plan: the first `whole` tiles in grouped
+    order one block each, each of the other tail = tiles - whole cut into `splits` k slices). Block b
+    < whole is v11's body on tile b: v9's ring over every k tile and v9's write-back into C. Block
+    whole + u is slice z = u / tail of tile whole + u % tail: v9's ring over k tiles [z*T/splits,
+    (z+1)*T/splits); its REGS accumulators to workspace slot u, thread-major (work[u][r][tid]: per r
+    one STG of 4 bytes a lane, a warp's 128 contiguous bytes); split_k.cuh's last_to_arrive (thread 0's
+    ATOMG, in no load or store counter, and in the last block the counter's reset, an STG); then the
+    last block reads the tile's `splits` slots back (REGS LDG each, slice by slice) and stores the
+    tile through v9's write-back. Which slice arrives last changes from run to run, its counts do not:
+    slice splits-1 stands for it.
+
+    Every block's kind (whole, or slice z) and tile are enumerated, so the block classes are exact
+    for any plan; their number grows with the grid (12,272 blocks at 8192^3), not with M x N x K."""
+    g = _RingGrid(params, shape)
+    M, N, K, T = g.M, g.N, g.K, g.T
+    tail = g.tiles - whole
+    regs = (g.WM // 16) * 4 * g.WNITER * 4  # a thread's accumulators (ACC_ROWS x ACC_COLS)
+    # kind 0: a whole tile, every k tile; kind 1 + z: slice z of a tail tile
+    first = np.array([0] + [z * g.ktiles // splits for z in range(splits)], dtype=np.int64)
+    count = np.array([g.ktiles] + [(z + 1) * g.ktiles // splits for z in range(splits)], dtype=np.int64) - first
+    last = splits  # the kind of the slice that stands for the last to arrive
+
+    def kind(i):
+        return np.where(i.bx < whole, 0, 1 + (i.bx - whole) // max(tail, 1))
+
+    def pid(i):
+        return np.where(i.bx < whole, i.bx, whole + (i.bx - whole) % max(tail, 1))
+
+    blocks_n = whole + tail * splits
+    bx = np.arange(blocks_n, dtype=np.int64)
+    ids = SimpleNamespace(bx=bx)
+    bm, bn = g.bm_bn(pid(ids))
+    keys = zip(kind(ids).tolist(), (g.a_row_keys[r] for r in bm), (g.b_col_keys[c] for c in bn),
+               (g.c_row_keys[r] for r in bm), (g.c_col_keys[c] for c in bn))
+    every_block = {"x": _classes_by(list(keys)), "y": same(1)}
+    w = _RingWork(first, count, kind=kind, pid=pid, a=every_block, b=every_block, c=every_block, smem=every_block)
+    base = buffers(A=F32 * M * K, B=F32 * K * N, C=F32 * M * N, W=F32 * max(1, tail * splits * g.BM * g.BN),
+                   counters=4 * max(1, tail))
+
+    def is_slice(i):
+        return kind(i) > 0
+
+    def is_last(i):
+        return kind(i) == last
+
+    out = _ring_tiles(g, w)
+    out += _ring_writeback(g, w, writes=lambda i: kind(i) == 0)
+    if splits > 1:
+        def slot(i, u):  # work[u][r][tid]
+            return base["W"] + F32 * ((u * regs + i.r) * T + i.tid)
+
+        out += [
+            Instruction("stg.cg work[u][r][tid] (the slice's partial tile)", "global", "store", F32,
+                        address=lambda i: slot(i, i.bx - whole), active=is_slice,
+                        loops=(Loop("r", regs, same(regs)),), blocks=every_block),
+            Instruction("stg counter = 0 (thread 0, last block)", "global", "store", F32,
+                        address=lambda i: base["counters"] + F32 * (pid(i) - whole),
+                        active=lambda i: is_last(i) & (i.tid == 0), blocks=every_block),
+            Instruction("ldg.cg work[slice p of the tile][r][tid] (fixup, __ldcg)", "global", "load", F32,
+                        address=lambda i: slot(i, i.p * tail + pid(i) - whole), active=is_last,
+                        loops=(Loop("p", splits, same(splits)), Loop("r", regs, same(regs))), blocks=every_block),
+        ]
+        out += _ring_writeback(g, w, writes=is_last)
+    return KernelAccess(grid=(blocks_n, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
 
 
 def v10_access(params: Params, shape: Shape) -> KernelAccess:
