@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpulab.arith import cdiv
 import gpulab.experiments.sgemm as sgemm
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
+from gpulab.experiments.sgemm.access import _RingGrid, _grouped_rects
 from gpulab.fidelity import plan
 from gpulab.errors import GpulabError
 from gpulab.model.predict import check_launch, instruction_table, predict
@@ -248,3 +250,19 @@ def test_v13_model_equals_the_h200_captures_in_profile_csv():
         assert predicted is not None, note
         for q in exact:
             assert Q.predicted_value(q, predicted) == r[f"ncu_{q.key}"], (spec.label, q.key)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_v13_grouped_id_ranges_are_the_rectangles_the_model_counts(seed):
+    """v13's model counts its whole tiles (grouped ids [0, whole)) and its tail ([whole, tiles)) as
+    rectangles of block-rows x block-columns: they hold exactly those ids, whatever the group size."""
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        M, N = (int(x) for x in rng.integers(1, 2500, 2))
+        p = SGEMM.variant("v13").default_params() | {"GROUP_M": int(rng.choice([1, 4, 8, 16]))}
+        g = _RingGrid(p, SGEMM.shape(M, N, 64))
+        cut = int(rng.integers(0, g.tiles + 1))
+        for lo, hi in ((0, cut), (cut, g.tiles)):
+            ids = sorted(int(g.pid_of(bm, bn)) for r0, r1, c0, c1 in _grouped_rects(g, lo, hi)
+                         for bm in range(r0, r1) for bn in range(c0, c1))
+            assert ids == list(range(lo, hi)), (M, N, p["GROUP_M"], lo, hi)

@@ -9,7 +9,6 @@ See gpulab.model.predict for the API and for what the symmetry classes promise.
 from __future__ import annotations
 
 import dataclasses
-from types import SimpleNamespace
 from typing import Callable
 
 import numpy as np
@@ -907,6 +906,62 @@ def _ring_access(params: Params, shape: Shape, slices: int) -> KernelAccess:
     return KernelAccess(grid=(g.tiles, S, 1), block=(g.T, 1, 1), instructions=tuple(out), **_work(M, N, K))
 
 
+def _classes_of(keys: list) -> np.ndarray:
+    """One class id per index: equal keys, equal ids."""
+    ids: dict = {}
+    return np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
+
+
+def _grouped_rects(g: _RingGrid, lo: int, hi: int) -> list[tuple[int, int, int, int]]:
+    """The tiles of grouped ids [lo, hi) as rectangles (block-rows [r0, r1) x block-columns [c0, c1)):
+    a run of whole groups is one; a group's part is a partial column, whole columns, a partial column
+    (a group walks its columns, each down its GROUP_M rows)."""
+    rects = []
+    n, per = g.grid_n, g.GROUP_M * g.grid_n
+    pid = lo
+    while pid < hi:
+        k = pid // per
+        first_m = k * g.GROUP_M
+        rows = min(g.grid_m - first_m, g.GROUP_M)
+        start = k * per
+        if pid == start and hi >= start + rows * n:  # whole groups, as many as fit
+            groups = (hi - start) // per if hi < g.tiles else cdiv(g.grid_m - first_m, g.GROUP_M)
+            r1 = min(g.grid_m, first_m + groups * g.GROUP_M)
+            rects.append((first_m, r1, 0, n))
+            pid = min(hi, r1 * n)
+            continue
+        a, b = pid - start, min(hi, start + rows * n) - start
+        ca, ra, cb, rb = a // rows, a % rows, b // rows, b % rows
+        if ca == cb:
+            rects.append((first_m + ra, first_m + rb, ca, ca + 1))
+        else:
+            if ra:
+                rects.append((first_m + ra, first_m + rows, ca, ca + 1))
+                ca += 1
+            if cb > ca:
+                rects.append((first_m, first_m + rows, ca, cb))
+            if rb:
+                rects.append((first_m, first_m + rb, cb, cb + 1))
+        pid = start + b
+    return rects
+
+
+def _rect_classes(rects, row_class: np.ndarray, col_class: np.ndarray) -> list[tuple[int, int, int]]:
+    """(block-row, block-column, how many) standing for every (row class, column class) pair in the
+    rectangles: the first such tile met, and the pair's number of tiles over all of them."""
+    found: dict = {}
+    for r0, r1, c0, c1 in rects:
+        if r0 >= r1 or c0 >= c1:
+            continue
+        rc, r_first, r_n = np.unique(row_class[r0:r1], return_index=True, return_counts=True)
+        cc, c_first, c_n = np.unique(col_class[c0:c1], return_index=True, return_counts=True)
+        for R, rf, rn in zip(rc, r_first, r_n):
+            for C, cf, cn in zip(cc, c_first, c_n):
+                bm, bn, n = found.get((R, C), (r0 + int(rf), c0 + int(cf), 0))
+                found[(R, C)] = (bm, bn, n + int(rn) * int(cn))
+    return list(found.values())
+
+
 def v13_access(params: Params, shape: Shape, whole: int, splits: int) -> KernelAccess:
     """v13_split_tail.cu on its host plan (sgemm.split_tail_plan: the first `whole` tiles in grouped
     order one block each, each of the other tail = tiles - whole cut into `splits` k slices). Block b
@@ -919,8 +974,9 @@ def v13_access(params: Params, shape: Shape, whole: int, splits: int) -> KernelA
     tile through v9's write-back. Which slice arrives last changes from run to run, its counts do not:
     slice splits-1 stands for it.
 
-    Every block's kind (whole, or slice z) and tile are enumerated, so the block classes are exact
-    for any plan; their number grows with the grid (12,272 blocks at 8192^3), not with M x N x K."""
+    A block class is a kind (whole, or slice z), a class of block-rows and a class of block-columns,
+    counted over the rectangles the grouped order's id ranges make (_grouped_rects), so the model's
+    cost grows with the block-rows and -columns, not with the blocks."""
     g = _RingGrid(params, shape)
     M, N, K, T = g.M, g.N, g.K, g.T
     tail = g.tiles - whole
@@ -937,12 +993,15 @@ def v13_access(params: Params, shape: Shape, whole: int, splits: int) -> KernelA
         return np.where(i.bx < whole, i.bx, whole + (i.bx - whole) % max(tail, 1))
 
     blocks_n = whole + tail * splits
-    bx = np.arange(blocks_n, dtype=np.int64)
-    ids = SimpleNamespace(bx=bx)
-    bm, bn = g.bm_bn(pid(ids))
-    keys = zip(kind(ids).tolist(), (g.a_row_keys[r] for r in bm), (g.b_col_keys[c] for c in bn),
-               (g.c_row_keys[r] for r in bm), (g.c_col_keys[c] for c in bn))
-    every_block = {"x": _classes_by(list(keys)), "y": same(1)}
+    # The block classes: a kind x a class of block-rows x a class of block-columns. The whole tiles
+    # are the grouped ids [0, whole) and the tail's [whole, tiles), each a few rectangles of
+    # (block-row, block-column), so a class's blocks are counted per rectangle, never listed.
+    rows = _classes_of(list(zip(g.a_row_keys, g.c_row_keys)))
+    cols = _classes_of(list(zip(g.b_col_keys, g.c_col_keys)))
+    classes = [(int(g.pid_of(bm, bn)), n) for bm, bn, n in _rect_classes(_grouped_rects(g, 0, whole), rows, cols)]
+    for bm, bn, n in _rect_classes(_grouped_rects(g, whole, g.tiles), rows, cols):
+        classes += [(whole + z * tail + int(g.pid_of(bm, bn)) - whole, n) for z in range(splits)]
+    every_block = {"x": tuple(classes), "y": same(1)}
     w = _RingWork(first, count, kind=kind, pid=pid, a=every_block, b=every_block, c=every_block, smem=every_block)
     base = buffers(A=F32 * M * K, B=F32 * K * N, C=F32 * M * N, W=F32 * max(1, tail * splits * g.BM * g.BN),
                    counters=4 * max(1, tail))
