@@ -1000,7 +1000,8 @@ def v13_access(params: Params, shape: Shape, whole: int, splits: int) -> KernelA
     cols = _classes_of(list(zip(g.b_col_keys, g.c_col_keys)))
     classes = [(int(g.pid_of(bm, bn)), n) for bm, bn, n in _rect_classes(_grouped_rects(g, 0, whole), rows, cols)]
     for bm, bn, n in _rect_classes(_grouped_rects(g, whole, g.tiles), rows, cols):
-        classes += [(whole + z * tail + int(g.pid_of(bm, bn)) - whole, n) for z in range(splits)]
+        u = int(g.pid_of(bm, bn)) - whole  # the tile's place in the tail: slice z is block whole + z*tail + u
+        classes += [(whole + z * tail + u, n) for z in range(splits)]
     every_block = {"x": tuple(classes), "y": same(1)}
     w = _RingWork(first, count, kind=kind, pid=pid, a=every_block, b=every_block, c=every_block, smem=every_block)
     base = buffers(A=F32 * M * K, B=F32 * K * N, C=F32 * M * N, W=F32 * max(1, tail * splits * g.BM * g.BN),
