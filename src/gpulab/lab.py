@@ -176,8 +176,15 @@ def compile_record(spec: RunSpec, arch: str) -> dict:
         return record | {"skip_reason": reason}
     compiled = compile_spec(spec, arch)
     launch = spec.variant.launch(spec.params, spec.shape)
-    occ = occupancy_record(compiled.resources, launch, SM_LIMITS.get(arch))
-    return record | compiled.resources.as_record() | occ | resident_note(spec, occ) | {"arch": arch}
+    return (record | compiled.resources.as_record() | occupancy_columns(spec, compiled.resources, launch, SM_LIMITS.get(arch))
+            | {"arch": arch})
+
+
+def occupancy_columns(spec: RunSpec, resources, launch, limits) -> dict:
+    """A run's occupancy columns (occupancy_record) and, where they contradict the variant's resident
+    param, its plan note (resident_note)."""
+    occ = occupancy_record(resources, launch, limits)
+    return occ | resident_note(spec, occ)
 
 
 def resident_note(spec: RunSpec, occ: dict) -> dict:
@@ -337,12 +344,11 @@ class Lab:
         if spec.variant is not None:
             compiled = compile_spec(spec, self.arch)
             launch = spec.variant.launch(spec.params, spec.shape)
-            occ = occupancy_record(compiled.resources, launch, self.sm_limits)
             record |= compiled.resources.as_record() | {
                 "smem_dynamic_bytes": launch.smem_dynamic_bytes,
                 "grid": launch.grid,
                 "block": launch.block,
-            } | occ | resident_note(spec, occ)
+            } | occupancy_columns(spec, compiled.resources, launch, self.sm_limits)
             if launch.smem_dynamic_bytes + compiled.resources.smem_static_bytes > self.device.smem_per_block_optin_bytes:
                 return record | {"skip_reason": "needs more shared memory than a block may have"} | self.env
         if self.options.check:
