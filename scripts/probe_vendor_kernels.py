@@ -124,7 +124,8 @@ def main() -> None:
         key = lambda r: (r["experiment"], r["shape"], r["run"], r["kernel"])  # noqa: E731
         last = {key(r): r for r in out}  # the baseline runs twice (the first call warms it up): keep the second
         try:
-            upsert(args.csv, [r | env for r in last.values()], key=key)
+            upsert(args.csv, [r | env for r in last.values()], key=key,
+                   required=("experiment", "shape", "run", "kernel"))
         except GpulabError as exc:  # a damaged CSV is refused, never overwritten
             raise SystemExit(f"error: {exc}") from None
 

@@ -74,3 +74,15 @@ def test_a_newer_best_row_replaces_the_shapes_older_one_whatever_it_ran(tmp_path
     assert len([r for r in rows if r["variant"] == records.BEST]) == 2
     assert best["4096x4096x4096"]["params"] == "BM=64 BN=128 S=16" and best["512x512x512"]["time_ms"] == 0.02
     assert sorted(r["params"] for r in rows if r["variant"] == "v11") == ["BM=64 BN=128", "BM=64 BN=256"]
+
+
+def test_a_run_file_without_its_key_columns_is_refused_not_rewritten(tmp_path):
+    """profile.csv (or a bench CSV) whose header lost `variant`: every old row would key as blank and
+    the file be rewritten around them; upsert_runs refuses it and leaves it as it was."""
+    path = tmp_path / "profile.csv"
+    records.write_csv(path, [{"experiment": "sgemm", "params": "", "shape": "512x512x512", "x": 1}])
+    before = path.read_bytes()
+    with pytest.raises(records.DamagedFile, match="lacks the column variant"):
+        records.upsert_runs(path, [{"experiment": "sgemm", "variant": "cublas", "params": "", "shape": "512x512x512"}])
+    assert path.read_bytes() == before
+    records.upsert_runs(tmp_path / "new.csv", [{"experiment": "e", "variant": "v", "params": "", "shape": "1"}])

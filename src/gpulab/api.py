@@ -43,7 +43,7 @@ from gpulab.memory_bound import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.profiling import profile as run_profile
 from gpulab.profiling import save_profiles
-from gpulab.records import BEST, Records, read_csv, run_key, upsert
+from gpulab.records import BEST, Records, read_csv, upsert_runs
 from gpulab.run_args import spec_for
 from gpulab.tune import tuned_defaults
 from gpulab.worker import open_lab
@@ -264,11 +264,11 @@ def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, 
 
     def save(done: list[dict]) -> None:
         if path is not None:
-            upsert(path, finished([dict(r) for r in done]), run_key)
+            upsert_runs(path, finished([dict(r) for r in done]))
 
     records = Records(finished((execute or _execute)(lab, specs, on_plan, on_start, on_record, save)), path)
     if path is not None:
-        upsert(path, list(records), run_key)
+        upsert_runs(path, list(records))
     records.lab = lab
     return records
 

@@ -4,7 +4,7 @@ measured quantities beside the model's predictions, and write them into the run'
     spec -> gpulab.ncu_child (the child program, under ncu: one captured launch) -> raw CSV
          -> {metric: float} -> quantities (gpulab.quantities: the one table of what is measured)
          + predicted counters (gpulab.model.predict)
-         -> one record, upserted into results/<gpu>/profile.csv (gpulab.records.upsert)
+         -> one record, upserted into results/<gpu>/profile.csv (gpulab.records.upsert_runs)
 
 gpulab.gpu.ncu builds and runs the ncu commands; gpulab.run_args reads a run from the command
 line for both the CLI and the child; this module joins them for one run.
@@ -28,7 +28,7 @@ from gpulab.gpu import ncu as ncu_mod
 from gpulab.gpu import ncu_source
 from gpulab.model.predict import predict
 from gpulab.ncu_child import LAUNCH_SKIP, target_argv
-from gpulab.records import run_key, upsert
+from gpulab.records import upsert_runs
 
 
 # -- predictions --------------------------------------------------------------------------------
@@ -241,5 +241,5 @@ def profile_csv_path(prof: Profile, results_root: Path = Path("results")) -> Pat
 def save_profiles(profiles: list[Profile], csv_path: Path | None = None) -> Path:
     """Join the profiles' records to the CSV (default: the first profile's card's profile.csv); the path."""
     path = csv_path or profile_csv_path(profiles[0])
-    upsert(path, [p.record() for p in profiles], run_key)
+    upsert_runs(path, [p.record() for p in profiles])
     return path

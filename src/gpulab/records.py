@@ -105,12 +105,13 @@ def write_csv(path: Path, rows: list[dict]) -> None:
     write_atomic(path, to_csv_text(rows))
 
 
-def upsert(path: Path, rows: list[dict], key: Callable[[dict], object]) -> list[dict]:
+def upsert(path: Path, rows: list[dict], key: Callable[[dict], object], required: Iterable[str] = ()) -> list[dict]:
     """Under the file's lock: the CSV at `path` with every row whose key(row) is among the new rows'
     keys replaced by `rows` (appended); rows of other keys kept in their order. Returns what was
-    written. A damaged file is refused (DamagedFile), never overwritten."""
+    written. A damaged file is refused (DamagedFile), never overwritten; so is one whose header lacks
+    a `required` column (the columns the key reads: without them every old row would key as blank)."""
     with locked(path):
-        old = read_csv(path) if Path(path).exists() else []
+        old = read_csv(path, required=required) if Path(path).exists() else []
         keys = {key(r) for r in rows}
         out = [r for r in old if key(r) not in keys] + list(rows)
         write_csv(path, out)
@@ -245,6 +246,12 @@ def _row(path: Path, header: list[str], cells: list[str], line: int) -> dict:
 
 RUN_KEY = ("experiment", "variant", "params", "shape")
 BEST = "best"  # the variant column of gpulab's best row at a shape (gpulab.best)
+
+
+def upsert_runs(path: Path, rows: list[dict]) -> list[dict]:
+    """upsert for the result files keyed by run (bench's CSVs, profile.csv): run_key, and a file
+    without the RUN_KEY columns refused."""
+    return upsert(path, rows, run_key, required=RUN_KEY)
 
 
 def run_key(row: dict) -> tuple[str, ...]:
