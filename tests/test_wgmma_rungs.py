@@ -13,6 +13,8 @@ from gpulab.experiments.gemm_bf16.tma_rungs import (
     t4_smem_bytes, t4_tensor_maps, tensor_maps,
 )
 from gpulab.gpu.compile import compile_kernel
+from gpulab.profiling import access_model, predicted_counters
+from gpulab.run_args import make_spec
 
 FOLDER = Path(tma_rungs.__file__).parent
 
@@ -232,3 +234,14 @@ def test_t4_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(monkeyp
 def test_t4_model_declines_the_stream_k_schedule_in_one_line():
     with pytest.raises(NotModelled, match="SCHEDULE=1 is not modelled"):
         T4.access(T4.default_params() | {"SCHEDULE": 1}, shape(4096, 4096, 4096))
+
+
+def test_a_config_the_model_declines_is_still_profiled_with_its_reason():
+    """profile --sass and the record take the measured counts alone where the model declines a config
+    (before, profile --sass of t4 SCHEDULE=1 captured, then stopped on the model's error)."""
+    declined = make_spec("gemm_bf16", "t4", {"SCHEDULE": 1}, "4096x4096x4096")
+    model, why = access_model(declined)
+    assert model is None and "SCHEDULE=1 is not modelled" in why
+    assert predicted_counters(declined) == (None, why)
+    model, why = access_model(make_spec("gemm_bf16", "t4", {"SCHEDULE": 0}, "4096x4096x4096"))
+    assert model is not None and why == ""

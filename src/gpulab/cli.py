@@ -26,7 +26,7 @@ from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
 from gpulab.model.predict import instruction_table
-from gpulab.profiling import sass_profile
+from gpulab.profiling import access_model, sass_profile
 from gpulab.records import environment, read_csv, write_csv
 from gpulab.report import fidelity_tables, predict_tables
 from gpulab.report.fidelity_tables import rejudge_line
@@ -338,9 +338,9 @@ def profile(
 def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
 
     kernel, rows = sass_profile(spec, seed=seed)
+    access, _ = access_model(spec)  # none (the library, a config the model declines): measured counts alone
     model = None
-    if spec.variant is not None and spec.variant.access is not None:
-        access = spec.variant.access(spec.params, spec.shape)
+    if access is not None:
         model = model_by_kind(instruction_table(access), {i.name: i.width for i in access.instructions})
     console.print(kinds_table(rows, model, f"{kernel}: memory instructions by kind, counted per SASS instruction "
                                            "(red: not the model's number)"))

@@ -32,9 +32,9 @@ from gpulab.records import upsert_runs
 
 
 # -- predictions --------------------------------------------------------------------------------
-def predicted_counters(spec) -> tuple[dict | None, str]:
-    """(the model's predicted counters, '') or (None, why there are none). This is the one place
-    that calls gpulab.model.predict: `Variant.access(params, shape)` gives the access model."""
+def access_model(spec):
+    """(the variant's access model at this config, '') or (None, why there is none): the vendor
+    library, a variant that declares no model, or a model that declines this config (NotModelled)."""
     if spec.variant is None:
         return None, (f"{spec.library} is the vendor library: gpulab does not hold its code, so it has no access "
                       "model")
@@ -42,7 +42,19 @@ def predicted_counters(spec) -> tuple[dict | None, str]:
     if access is None:
         return None, f"{spec.experiment.name} {spec.variant.name} declares no access model yet"
     try:
-        return predict(access(spec.params, spec.shape), launch=spec.variant.launch(spec.params, spec.shape)), ""
+        return access(spec.params, spec.shape), ""
+    except GpulabError as exc:
+        return None, str(exc)
+
+
+def predicted_counters(spec) -> tuple[dict | None, str]:
+    """(the model's predicted counters, '') or (None, why there are none). This is the one place
+    that calls gpulab.model.predict: `Variant.access(params, shape)` gives the access model."""
+    model, why = access_model(spec)
+    if model is None:
+        return None, why
+    try:
+        return predict(model, launch=spec.variant.launch(spec.params, spec.shape)), ""
     except GpulabError as exc:
         return None, str(exc)
 
