@@ -56,12 +56,15 @@
 //   cluster takes one contiguous `1 / clusters` of them (WorkList below; both blocks of a cluster
 //   the same ranges, so the Bt multicast still pairs up; the ring's counter runs on across units).
 //   A share is at least one tile's k-tiles, so a tile is split between two neighbouring clusters at
-//   most: cluster c + 1's range opens with the tile's end (no k-tile 0), which it finishes early and
-//   hands over (each consumer thread's accumulators to the workspace, thread-major, then a flag per
-//   consumer warpgroup, release at GPU scope); cluster c's range closes with the tile's start, whose
-//   consumers wait on that flag (acquire; all clusters are resident: a persistent grid; by then
-//   c + 1 is ~share - k_tiles k-tiles past it), clear it for the next launch, add the partial to
-//   their accumulators (a fixed order: the same bits every run) and run the usual epilogue. Falls back to whole tiles where the tiles fill whole rounds,
+//   most. Cluster c takes its share head first: the head of its last tile (k-tiles 0 ..), handed over
+//   at once (each consumer thread's accumulators to the workspace, thread-major, then a flag per
+//   consumer warpgroup, release at GPU scope); then its whole tiles; then the tail of its first tile,
+//   whose consumers wait on cluster c - 1's flag for that tile's head (acquire; all clusters are
+//   resident: a persistent grid; by then c - 1 handed it over ~share - k_tiles k-tiles before), clear
+//   it for the next launch, add the partial to their accumulators (a fixed order: the same bits every
+//   run) and run the usual epilogue. Each unit starts at the k-tile its step count points to, where it
+//   holds that k-tile, so all clusters read near the same k-tile at any moment (WorkList). Falls back
+//   to whole tiles where the tiles fill whole rounds,
 //   where there are no more tiles than clusters (2048^3: 64 tiles, 64 clusters launched; splitting
 //   over 66 would gain <= 3% and split tiles three ways) and where K is one k-tile. Workspace (an extra argument,
 //   allocated by the host): BM x BN FP32 per block of the grid (132 x 128 KiB = 17.3 MB at BN =
@@ -69,9 +72,17 @@
 //   tail's idle clusters busy, minus a ~1-2 us hand-over per split tile (128 KiB out and in through
 //   L2): +2-3% at 4096^3 and 8192^3, more at 4097^3. PINGPONG = 1 is refused (its consumers find a
 //   tile's first k-tile in the ring at j * k_tiles, which units of unequal length break).
-//   Measured (H200, 2026-12-01, one run, TFLOP/s, SCHEDULE 1 against 0): 705.8 / 740.4 at 4096^3,
-//   725.4 / 739.0 at 8192^3, 665.1 / 698.7 at 4000^3, 405.0 / 399.4 at 4097^3: the hand-over costs
-//   more than the last round's idle clusters, so the default stays 0.
+//   Measured first with the share taken in linear order (H200, 2026-12-01, one run, TFLOP/s,
+//   SCHEDULE 1 against 0): 705.8 / 740.4 at 4096^3, 725.4 / 739.0 at 8192^3, 665.1 / 698.7 at
+//   4000^3, 405.0 / 399.4 at 4097^3. gpulab compare at 4096^3 showed why: DRAM reads 274 MB against
+//   149 MB, L2 hit rate 67.5% against 78.1%; the clusters' k-tiles were spread over all of K.
+//   Taken head first, k-aligned (H200, 2026-12-01, scripts/ab_rungs.py, medians of 4 rounds in
+//   alternation with cuBLAS, SCHEDULE 1 against 0): 192.5 / 186.5 us at 4096^3, 1467.1 / 1476.6 us
+//   at 8192^3, 296.6 / 307.0 us at 4097^3, 190.4 / 184.3 us at 4000^3. At 4096^3 DRAM reads fell to
+//   197 MB, yet the tail's consumers still wait on their loads (mbarrier try_wait executed 1.61 M
+//   times against 0.91 M with whole tiles). Prefetching the partial into L2 as the tail starts and
+//   releasing the head's flag a k-tile into the next unit changed nothing (192.0-192.3 us): the
+//   hand-over is not the cost. The default stays 0; the tune decides per shape (tuned.json).
 // Params: BN (128 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
 //   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M), STORE (0: registers,
 //   1: shared memory + TMA store), PINGPONG (0: both consumers share each tile, 1: whole tiles in
@@ -151,39 +162,84 @@ __device__ __forceinline__ void cluster_tile(int t, const int* tile_grid, unsign
 }
 
 // The units of work of one cluster, in order, the same for its producer and consumers and for both
-// blocks of the cluster (so the multicast halves of Bt pair up): (tile t, k-tiles kb .. ke - 1).
+// blocks of the cluster (so the multicast halves of Bt pair up): (tile t, k-tiles kb .. ke - 1, taken
+// from kb + rot on, wrapping: kb + (i + rot) % (ke - kb) for the unit's i-th k-tile).
 // First the data-parallel tiles, cluster_id, cluster_id + clusters, ... below dp_tiles, whole; then
-// (SCHEDULE = 1) this cluster's contiguous share of the last sk_tiles tiles' k-tiles, linearized as
-// (t - dp_tiles) * k_tiles + kt and cut into `clusters` equal ranges. The host chooses sk_tiles >=
-// clusters (tma_rungs.t4_stream_k_tiles), so every range spans at least one tile's k-tiles and a
-// tile is split between at most two clusters: a range opens with the end of a tile (kb > 0, the
-// partial goes to the workspace) and closes with the start of another (ke < k_tiles, it adds the
-// next cluster's partial and stores the tile).
+// (SCHEDULE = 1) this cluster's contiguous share [g, g_end) of the last sk_tiles tiles' k-tiles,
+// linearized as (t - dp_tiles) * k_tiles + kt and cut into `clusters` equal ranges. The host chooses
+// sk_tiles >= clusters (tma_rungs.t4_stream_k_tiles), so every range spans at least one tile's
+// k-tiles and a tile is split between at most two neighbouring clusters: a range starts inside tile
+// a (its tail, k-tiles g % k_tiles .. k_tiles - 1) and ends inside tile b (its head, k-tiles 0 ..
+// g_end % k_tiles - 1), with whole tiles between.
+// The share is taken head first, then the whole tiles, then the tail, each as close as it can to the
+// k-tile the step count points at (step s takes k-tile s % k_tiles): so at any moment every cluster
+// works near the same k-tile, as in the data-parallel rounds, and the L2 serves the clusters reading
+// the same A block-row or Bt block-column from one copy. (Taken in linear order, cluster c started
+// at k-tile g % k_tiles, spread evenly over K: at 4096^3 the tail's operands, ~50 MB, did not stay in
+// the L2, DRAM reads went from 149 to 274 MB and the schedule ran 5% slower than whole tiles.)
+// The head goes to the workspace for the next cluster, which finishes tile b last in its share; the
+// tail is finished here, with the previous cluster's head of tile a (done first thing in its share).
 // It holds the cursor; the launch's constants (clusters, dp_tiles, k_tiles) come with each call.
 struct WorkList {
     int tile;      // the next data-parallel tile
     int g, g_end;  // this cluster's stream-K range, in the linearized k-tiles (< 2^31: sk_tiles <= 2 x
                    // clusters, k_tiles <= 2^14 at gemm_bf16's max_dim)
-    __device__ WorkList(int cluster_id, int clusters, int sk_tiles, int k_tiles) : tile(cluster_id) {
+    int part;      // 0: the head next, 1: whole tiles, 2: the tail, 3: done
+    int whole;     // whole tiles of the range taken so far
+    int steps;     // stream-K k-tiles taken so far (every data-parallel tile is k_tiles of them: 0 mod k_tiles)
+    __device__ WorkList(int cluster_id, int clusters, int sk_tiles, int k_tiles)
+        : tile(cluster_id), part(0), whole(0), steps(0) {
         const long long total = (long long)sk_tiles * k_tiles;
         g = (int)(total * cluster_id / clusters);
         g_end = (int)(total * (cluster_id + 1) / clusters);
     }
-    // The next unit into (t, kb, ke); false when this cluster has none left.
-    __device__ bool next(int clusters, int dp_tiles, int k_tiles, int& t, int& kb, int& ke) {
+    // The next unit into (t, kb, ke, rot); false when this cluster has none left.
+    __device__ bool next(int clusters, int dp_tiles, int k_tiles, int& t, int& kb, int& ke, int& rot) {
         if (tile < dp_tiles) {
             t = tile;
             kb = 0;
             ke = k_tiles;
+            rot = 0;
             tile += clusters;
             return true;
         }
-        if (g >= g_end) return false;
-        t = dp_tiles + g / k_tiles;
-        kb = g % k_tiles;
-        ke = min(k_tiles, kb + (g_end - g));
-        g += ke - kb;
-        return true;
+        if (part == 0) {  // the head of the range's last tile
+            part = 1;
+            if (g < g_end && g_end % k_tiles) {
+                t = dp_tiles + g_end / k_tiles;
+                kb = 0;
+                ke = g_end % k_tiles;
+                rot = 0;
+                steps += ke;
+                return true;
+            }
+        }
+        if (part == 1) {
+            const int w = (g + k_tiles - 1) / k_tiles + whole;
+            if (g < g_end && w < g_end / k_tiles) {
+                t = dp_tiles + w;
+                kb = 0;
+                ke = k_tiles;
+                rot = steps % k_tiles;
+                ++whole;
+                steps += k_tiles;
+                return true;
+            }
+            part = 2;
+        }
+        if (part == 2) {  // the tail of the range's first tile
+            part = 3;
+            if (g < g_end && g % k_tiles) {
+                t = dp_tiles + g / k_tiles;
+                kb = g % k_tiles;
+                ke = k_tiles;
+                const int s = steps % k_tiles;
+                rot = s >= kb ? s - kb : 0;
+                steps += ke - kb;
+                return true;
+            }
+        }
+        return false;
     }
 };
 
@@ -355,11 +411,11 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         if (threadIdx.x == 0) {
             unsigned it = 0;  // k-tiles issued by this block so far, over all its units: slot and parity
             WorkList work(cluster_id, clusters, sk_tiles, k_tiles);
-            int t, kb, ke;
-            while (work.next(clusters, tiles - sk_tiles, k_tiles, t, kb, ke)) {
+            int t, kb, ke, rot;
+            while (work.next(clusters, tiles - sk_tiles, k_tiles, t, kb, ke, rot)) {
                 int m0, n0;
                 cluster_tile(t, tile_grid, rank, m0, n0);
-                for (int kt = kb; kt < ke; ++kt, ++it) {
+                for (int i = 0, kt = kb + rot; i < ke - kb; ++i, ++it, kt = (kt + 1 == ke ? kb : kt + 1)) {
                     const unsigned slot = it % STAGES;
                     // The slot's previous k-tile (it - STAGES) was read by every consumer of the cluster.
                     if (it >= STAGES) mbar_wait(&empty[slot], ((it / STAGES) - 1) & 1);
@@ -383,14 +439,14 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         const int c = wg - 1;
         unsigned it = 0;  // k-tiles consumed so far: the producer's counter, in step
         WorkList work(cluster_id, clusters, sk_tiles, k_tiles);
-        int t, kb, ke;
-        while (work.next(clusters, tiles - sk_tiles, k_tiles, t, kb, ke)) {
+        int t, kb, ke, rot;  // the consumers need only the unit's length: which k-tile is the producer's
+        while (work.next(clusters, tiles - sk_tiles, k_tiles, t, kb, ke, rot)) {
             int m0, n0;
             cluster_tile(t, tile_grid, rank, m0, n0);
             float acc[ACC];
 #pragma unroll
             for (int i = 0; i < ACC; ++i) acc[i] = 0.0f;
-            for (int kt = kb; kt < ke; ++kt, ++it) {
+            for (int i = 0; i < ke - kb; ++i, ++it) {
                 const unsigned slot = it % STAGES;
                 mbar_wait(&full[slot], (it / STAGES) & 1);
                 const unsigned char* a_tile = ring + slot * STAGE_BYTES + c * 64 * BK * 2;
@@ -405,27 +461,27 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                 // Keep this k-tile's group in flight; the previous one has retired, free its slot.
                 wgmma_wait<1>();
                 fence_registers(acc);
-                if (kt > kb) release_slot(&empty[(it - 1) % STAGES]);
+                if (i > 0) release_slot(&empty[(it - 1) % STAGES]);
             }
             wgmma_wait<0>();
             fence_registers(acc);
             release_slot(&empty[(it - 1) % STAGES]);
-            if (SCHEDULE && kb > 0) {
-                // The end of a tile whose k-tile 0 the previous cluster computes last in its range:
-                // hand it the partial (this is the first unit of this cluster's range, so it is
-                // ready long before that cluster gets there) and go on to the next unit.
+            if (SCHEDULE && ke < k_tiles) {
+                // The head of a split tile, this cluster's first stream-K unit: the next cluster
+                // finishes the tile last in its share, so hand it the partial (ready long before)
+                // and go on to the next unit.
                 store_partial(acc, partial_slot(workspace, cluster_id, rank, c));
                 named_barrier_sync(1 + c, 128);  // the warpgroup's stores, before its flag
                 if (threadIdx.x % 128 == 0) flag_release(&flags[(cluster_id * CLUSTER + rank) * CONSUMERS + c]);
                 continue;
             }
-            if (SCHEDULE && ke < k_tiles) {
-                // The start of a split tile, the last unit of this range: the next cluster computed
-                // the rest first thing in its range (long done, unless the shares are near one tile).
-                const int next = cluster_id + 1;
-                if (threadIdx.x % 128 == 0) flag_acquire_and_clear(&flags[(next * CLUSTER + rank) * CONSUMERS + c]);
+            if (SCHEDULE && kb > 0) {
+                // The tail of a split tile, the last unit of this share: the previous cluster computed
+                // its head first thing in its share (long done, unless the shares are near one tile).
+                const int prev = cluster_id - 1;
+                if (threadIdx.x % 128 == 0) flag_acquire_and_clear(&flags[(prev * CLUSTER + rank) * CONSUMERS + c]);
                 named_barrier_sync(1 + c, 128);
-                add_partial(acc, partial_slot(workspace, next, rank, c), 1 + c);
+                add_partial(acc, partial_slot(workspace, prev, rank, c), 1 + c);
             }
             // The producer is already filling the ring with the next tile while these stores run.
             if (STORE) {
