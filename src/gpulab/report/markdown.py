@@ -87,9 +87,35 @@ def _fmt(value, rate: str) -> str:
     return f"{value:,.0f}" if rate == "gflops" else f"{value:,.1f}"
 
 
+def _column_order(records: list[dict]) -> Callable[[str], tuple]:
+    """Sort key of pivot's columns: the experiment's variants in its own order (the ladder, left to
+    right), then variants it does not declare, then the best row, then the vendor libraries; a
+    variant's configs by their params, numbers as numbers (TILE=8, 16, 32). So the order of the rows
+    in the CSV, which each re-run of a bench changes, decides nothing."""
+    names = {r.get("experiment") for r in records}
+    exp = next((e for e in all_experiments() if e.name in names), None) if len(names) == 1 else None
+    declared = {v.name: i for i, v in enumerate(exp.variants)} if exp else {}
+    libraries = set(exp.vendor_baselines()) if exp else set()
+    row_of = {_column(r): r for r in records}
+
+    def key(col: str) -> tuple:
+        name, params = row_of[col]["variant"], row_of[col].get("params") or ""
+        if name in declared:
+            group, rank = 0, declared[name]
+        else:
+            group, rank = (2 if name == BEST else 3 if name in libraries else 1), 0
+        return group, rank, name, _natural(params)
+    return key
+
+
+def _natural(text: str) -> tuple:
+    """Text with its numbers compared as numbers: STRIDE=2 before STRIDE=16."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+
+
 def pivot(records: list[dict], rate: str) -> str:
     """Rows: shapes. Columns: each variant/params (and library rows). Cells: the rate."""
-    columns = list(dict.fromkeys(_column(r) for r in records))
+    columns = sorted(dict.fromkeys(_column(r) for r in records), key=_column_order(records))
     shapes = list(dict.fromkeys(r["shape"] for r in records))
     unit = "GFLOP/s" if rate == "gflops" else "GB/s, % of copy ceiling"
     lines = [f"| shape ({unit}) | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
