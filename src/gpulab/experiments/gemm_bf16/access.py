@@ -467,7 +467,7 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     if params.get("SCHEDULE"):
         raise NotModelled(
             "t4 SCHEDULE=1 is not modelled: its stream-K flags are polled, so its global loads depend on "
-            "timing; predict or profile SCHEDULE=0")
+            "timing; predict SCHEDULE=0 (profile measures SCHEDULE=1, without predictions)")
     BM, BN, CLUSTER, STORE = params["BM"], params["BN"], params["CLUSTER"], params["STORE"]
     pingpong = bool(params.get("PINGPONG"))
     M, N, K = shape["M"], shape["N"], shape["K"]
