@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from gpulab.gpu import ncu
 from gpulab.quantities import STALL_REASONS, metric_names, stall_metric
 from gpulab.records import read_csv
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ncu"
 
 # The numbers of sgemm v0 / v1 with 16 x 16 blocks at 512^3 on the H200 (tests/fixtures/ncu), rounded.
 BASE = {
@@ -111,9 +114,8 @@ def fake_ncu(tmp_path) -> Path:
     values = tmp_path / "values.json"
     values.write_text(json.dumps(VALUES))
     script = tmp_path / "fake-ncu"
-    source = Path(__file__).parent / "fixtures" / "ncu" / "sgemm_v9_129x67x33_source.csv"
-    fixtures = Path(__file__).parent / "fixtures" / "ncu"
-    recorded = {"cublas": (str(fixtures / "sgemm_cublas_512_raw.csv"), str(fixtures / "sgemm_cublas_512_info.json"))}
+    source = FIXTURES / "sgemm_v9_129x67x33_source.csv"
+    recorded = {"cublas": (str(FIXTURES / "sgemm_cublas_512_raw.csv"), str(FIXTURES / "sgemm_cublas_512_info.json"))}
     script.write_text(FAKE.format(python=sys.executable, values=str(values), names=metric_names(), info=INFO,
                                   source=str(source), recorded=recorded))
     script.chmod(0o755)
@@ -200,24 +202,27 @@ def test_compare_side_by_side(tmp_path, fake_ncu):
 
 def test_profile_the_vendor_library_from_a_recorded_capture(tmp_path, fake_ncu):
     """`gpulab profile sgemm cublas`: cuBLAS's call at 512^3 on the H200 (tests/fixtures/ncu, recorded by
-    scripts/ncu_capture_fixtures.py --library) launched a split-K GEMM and its reduction; the record is of
-    the GEMM, the reduction is named, and what the compile says of a variant comes from the counters."""
+    scripts/ncu_capture_fixtures.py --library) launched a split-K GEMM and its reduction; the record's
+    counts, bytes and duration are the whole call's, its rates and launch facts the GEMM's, the
+    reduction is named, and what the compile says of a variant comes from the counters."""
     r = gpulab("profile", "sgemm", "cublas", "--size", "512", cwd=tmp_path, ncu=fake_ncu)
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
     for words in ("sgemm cublas 512x512x512 on NVIDIA H200", "call 4 of 4 captured",
                   "cublas ran sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8", "grid 8x8x4, block 128x1x1",
-                  "121 registers", "split_k_kernel", "not in the counters below",
+                  "121 registers", "split_k_kernel", "add up the call's 2 kernels",
                   "no prediction: cublas is the vendor library", "global load requests", "SM clock",
                   "warp instructions executed"):
         assert words in out, words
     (row,) = read_csv(tmp_path / "results" / "h200" / "profile.csv")
     assert row["variant"] == "cublas" and not row["params"] and row["reg_per_thread"] == 121
     assert row["ncu_kernel"].startswith("sm80_xmma_gemm") and "split_k" not in row["ncu_kernel"]
-    assert "split_k" in row["ncu_other_kernels"]
-    assert row["ncu_call_duration_ns"] > row["ncu_duration_ns"] > 0  # the reduction's time, beside the GEMM's
-    assert "the call's 2 kernels took" in out
-    assert row["ncu_gmem_load_requests"] == 131072 and row["ncu_warp_instructions"] > 0
+    assert "split_k" in row["ncu_other_kernels"] and row["ncu_kernels"] == 2
+    gemm, reduction = ncu.range_launches(ncu.parse_csv((FIXTURES / "sgemm_cublas_512_raw.csv").read_text()))
+    for key, metric in (("duration_ns", "gpu__time_duration.sum"), ("warp_instructions", "smsp__inst_executed.sum"),
+                        ("gmem_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")):
+        assert 0 < gemm.get(metric) < row[f"ncu_{key}"] == gemm.get(metric) + reduction.get(metric), key
+    assert row["ncu_sm_clock_hz"] == gemm.get("sm__cycles_elapsed.avg.per_second")  # a rate: the GEMM's own
     assert 0 < row["theoretical_occupancy_pct"] <= 100 and row["blocks_per_sm"] >= 1
     assert not any(k.startswith("pred_") and row[k] not in ("", None) for k in row)  # no model, no prediction
 

@@ -2,11 +2,13 @@
 child program share (gpulab.run_args), and the CSV upsert by run (gpulab.records.upsert, run_key)."""
 
 import math
+from pathlib import Path
 
 import pytest
 
 from gpulab import quantities as Q
 from gpulab.errors import GpulabError
+from gpulab.gpu import ncu
 from gpulab.experiments import get_experiment
 from gpulab.lab import RunSpec
 from gpulab.model.predict import predict
@@ -99,3 +101,19 @@ def test_upsert_replaces_the_rows_of_the_same_run_and_keeps_the_others(tmp_path)
     upsert(path, [run | {"q": "a", "v": 9}], run_key)
     rows = read_csv(path)
     assert [(r["variant"], r["q"], r["v"]) for r in rows] == [("v0", "a", 3), ("v1", "a", 9)]
+
+
+def test_a_calls_counts_add_up_over_its_kernels_and_its_rates_do_not():
+    """cuBLAS FP32 at 512^3 on the H200 (recorded capture): a split-K GEMM and its reduction. Counts,
+    bytes and times are summed, a ratio of sums is recomputed from the sums, and no rate, clock or
+    stall is summed."""
+    gemm, reduction = ncu.range_launches(ncu.parse_csv(
+        (Path(__file__).parent / "fixtures" / "ncu" / "sgemm_cublas_512_raw.csv").read_text()))
+    call = Q.measure_call([gemm.metrics, reduction.metrics])
+    one, two = Q.measure(gemm.metrics), Q.measure(reduction.metrics)
+    for key in ("duration_ns", "warp_instructions", "gmem_store_requests", "gmem_store_sectors", "dram_bytes"):
+        assert call[key] == one[key] + two[key] and two[key] > 0, key
+    assert call["gmem_store_sectors_per_request"] == call["gmem_store_sectors"] / call["gmem_store_requests"]
+    assert call["gmem_store_sectors_per_request"] != one["gmem_store_sectors_per_request"]  # the premise
+    assert not {"sm_clock_hz", "l2_hit_rate_pct", "issue_slots_busy_pct", Q.stall_key("barrier")} & set(call)
+    assert all(Q.additive(Q.BY_KEY[k]) for k in call) and not Q.additive(Q.BY_KEY["warps_active_per_sm"])

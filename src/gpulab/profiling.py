@@ -72,15 +72,14 @@ class Profile:
     report_path: Path | None = None
     missing: tuple[str, ...] = ()
     kernel: str = ""  # the captured kernel's name, as ncu reports it
-    # A library call's other kernels (name, duration under ncu in ns), longest first: not in the counters.
+    # A library call's other kernels (name, duration under ncu in ns), longest first: their counts,
+    # bytes and times are added into `measured` (quantities.measure_call); rates and stalls are not.
     other_kernels: tuple[tuple[str, float], ...] = ()
 
     @property
-    def call_duration_ns(self) -> float | None:
-        """A library call's kernels together, under ncu (None for a variant: one kernel is the run)."""
-        if self.spec.variant is not None:
-            return None
-        return self.measured.get("duration_ns", math.nan) + sum(ns for _, ns in self.other_kernels if not math.isnan(ns))
+    def kernels(self) -> int:
+        """How many kernels the counted quantities add up: 1, or a library call's several."""
+        return 1 + len(self.other_kernels)
 
     @property
     def name(self) -> str:
@@ -118,7 +117,7 @@ class Profile:
                 r[f"pred_{q.predicted_as}"] = value
         r |= {"ncu_version": self.ncu_version, "ncu_launch_skip": LAUNCH_SKIP, "ncu_kernel": self.kernel,
               "ncu_other_kernels": "; ".join(name for name, _ in self.other_kernels),
-              "ncu_call_duration_ns": self.call_duration_ns,
+              "ncu_kernels": self.kernels,
               "ncu_report": str(self.report_path) if self.report_path else ""}
         return r | info.get("env", {})
 
@@ -232,7 +231,10 @@ def profile(spec, *, full: bool = False, report_out: Path | None = None, results
             saved.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(str(cap.report), str(saved))
     predicted, note = predicted_counters(spec)
-    return Profile(spec, measure(launch, info), predicted, note, info, dict(launch.metrics),
+    measured = measure(launch, info)
+    if others:  # the call's counts, bytes and time, all its kernels together
+        measured |= Q.measure_call([launch.metrics, *(k.metrics for k in others)])
+    return Profile(spec, measured, predicted, note, info, dict(launch.metrics),
                    ncu_mod.ncu_version(ncu), saved, tuple(ncu_mod.missing_metrics(launch, metrics)), launch.kernel,
                    tuple((k.kernel, k.get("gpu__time_duration.sum")) for k in others))
 

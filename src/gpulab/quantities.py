@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Mapping
+from typing import Mapping, Sequence
 
 EXACT, INSTRUMENTED, DERIVED = "exact", "instrumented", "derived"
 HARDWARE, MEASURED, TOLERANCE, INFO, NONE = "hardware", "measured", "tolerance", "info", "none"
@@ -377,6 +377,23 @@ def measure(metrics: Mapping[str, float]) -> dict[str, float]:
     with neither (theoretical occupancy) are left out."""
     out: dict[str, float] = {q.key: metrics.get(q.metric, math.nan) for q in ALL if q.metric}
     return out | derive(out)
+
+
+def additive(q: Quantity) -> bool:
+    """Whether q adds up over the kernels of one call (a library's split-K GEMM and its reduction):
+    a count, bytes or time that ncu sums over the launch ('.sum'), or a quantity derived from two of
+    them (a ratio of sums is recomputed from the sums). Rates, percentages, clocks and stalls are not."""
+    if q.derived is not None:
+        return additive(BY_KEY[q.derived[0]]) and additive(BY_KEY[q.derived[2]])
+    return q.kind in ("count", "bytes", "ns") and bool(q.metric) and q.metric.endswith(".sum")
+
+
+def measure_call(launches: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """The additive quantities of one call, each summed over the call's launches ({ncu metric: value}
+    each), the derived ones computed from the sums; nan where a launch lacks a metric."""
+    summed = {q.metric: sum(m.get(q.metric, math.nan) for m in launches) for q in ALL if q.metric and additive(q)}
+    values = measure(summed)
+    return {q.key: values[q.key] for q in ALL if additive(q)}
 
 
 def derive(values: Mapping[str, float]) -> dict[str, float]:

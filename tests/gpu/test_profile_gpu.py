@@ -114,6 +114,10 @@ def test_profile_the_vendor_library_call(ncu_path, experiment):
     assert prof.predicted is None and "vendor library" in prof.predicted_note
     row = prof.record()
     assert row["variant"] == "cublas" and row["params"] == "" and row["ncu_kernel"] == prof.kernel
+    # Counts and time add up the call's kernels (cuBLAS FP32 at 512^3 on the H200: a split-K GEMM and
+    # its reduction); the first kernel's own time is in the raw metrics.
+    assert row["ncu_kernels"] == prof.kernels == 1 + len(prof.other_kernels)
+    assert m["duration_ns"] == prof.raw["gpu__time_duration.sum"] + sum(ns for _, ns in prof.other_kernels)
 
 
 def test_cli_compare_a_rung_with_cublas(ncu_path, tmp_path):

@@ -25,8 +25,8 @@ def header_line(prof) -> str:
 
 
 def library_lines(prof) -> list[str]:
-    """What a vendor library's call ran, which gpulab learns only from the capture: the kernel the
-    counters describe (grid, block, registers, shared memory), then any other kernel of the call."""
+    """What a vendor library's call ran, which gpulab learns only from the capture: the kernel it spent
+    its time in (grid, block, registers, shared memory), then any other kernel of the call."""
     if prof.spec.variant is not None:
         return []
     launch, res = prof.info.get("launch", {}), prof.info.get("resources", {})
@@ -36,10 +36,11 @@ def library_lines(prof) -> list[str]:
     lines = [f"{prof.spec.library} ran {prof.kernel or '?'}: grid {grid}, block {block}, "
              f"{res.get('reg_per_thread', '?')} registers, {smem:,} B shared memory"]
     for name, ns in prof.other_kernels:
-        lines.append(f"  and {name} ({fmt(ns, 'ns')} under ncu), not in the counters below")
+        lines.append(f"  then {name} ({fmt(ns, 'ns')} under ncu)")
     if prof.other_kernels:
-        lines.append(f"  the call's {1 + len(prof.other_kernels)} kernels took {fmt(prof.call_duration_ns, 'ns')} "
-                     "under ncu in all")
+        lines.append(f"  counts, bytes and duration below add up the call's {prof.kernels} kernels "
+                     f"({fmt(prof.measured.get('duration_ns'), 'ns')} under ncu in all); rates, clock, "
+                     "stalls and occupancy are the first kernel's")
     return lines
 
 
