@@ -290,6 +290,22 @@ def test_bad_input_fails_before_ncu_runs(tmp_path, args, words):
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
+@pytest.mark.parametrize("command", [["profile", "sgemm", "v1"], ["compare", "sgemm", "v0", "v1"]])
+@pytest.mark.parametrize("content, words", [
+    ("experiment,params,shape\nsgemm,,64x64x64\n", "lacks the column variant"),
+    ("experiment,variant,params,shape\nsgemm,v1,TILE=16,64x6", "cut off"),
+])
+def test_a_damaged_profile_csv_is_refused_before_ncu_runs(tmp_path, command, content, words):
+    """The CSV the records would join is checked first: a damaged one costs one line, not minutes
+    under ncu before the save refuses it (ncu here points nowhere: reaching it would say so)."""
+    csv = tmp_path / "p.csv"
+    csv.write_text(content)
+    r = gpulab(*command, "--size", "64", "--csv", "p.csv", cwd=tmp_path, ncu=tmp_path / "never-run")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert csv.read_text() == content
+
+
 @pytest.mark.parametrize("args, words", [
     (["sgemm", "v1", "--shape", "64x64x64"], "no NVIDIA GPU"),
     (["sgemm", "nosuch"], "no variant 'nosuch'"),

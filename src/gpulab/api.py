@@ -42,7 +42,7 @@ from gpulab.lab import Lab, LabOptions, RunSpec, compile_record, constraint_reas
 from gpulab.memory_bound import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.profiling import profile as run_profile
-from gpulab.profiling import save_profiles
+from gpulab.profiling import check_profile_csv, save_profiles
 from gpulab.records import BEST, Records, read_csv, upsert_runs
 from gpulab.run_args import spec_for
 from gpulab.tune import tuned_defaults
@@ -409,6 +409,8 @@ def profile(experiment_name: str, variant: str, params=None, size=None, shape=No
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
     spec = spec_of(experiment_name, variant, params, size, shape, kernels)
+    if save:
+        check_profile_csv(Path(csv) if csv else None)
     prof = run_profile(spec, full=full, report_out=Path(out) if out else None, seed=seed)
     records = Records([prof.record()], save_profiles([prof], Path(csv) if csv else None) if save else None)
     records.profiles = [prof]
@@ -426,6 +428,7 @@ def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, 
     spec_b = spec_of(experiment_name, b, params_b, shape=the_shape, kernels=kernels)
     if spec_a.label == spec_b.label:
         raise GpulabError(f"A and B are the same run ({spec_a.label}); compare two variants or two configs")
+    check_profile_csv(Path(csv) if csv else None)
     profiles = []
     _call(on_plan, 2)
     for spec in (spec_a, spec_b):

@@ -26,9 +26,10 @@ from gpulab import quantities as Q
 from gpulab.errors import GpulabError
 from gpulab.gpu import ncu as ncu_mod
 from gpulab.gpu import ncu_source
+from gpulab.gpu.device import probe
 from gpulab.model.predict import predict
 from gpulab.ncu_child import LAUNCH_SKIP, target_argv
-from gpulab.records import upsert_runs
+from gpulab.records import check_run_file, upsert_runs
 
 
 # -- predictions --------------------------------------------------------------------------------
@@ -250,6 +251,18 @@ def sass_profile(spec, seed: int = 0, ncu: str | None = None):
 
 def profile_csv_path(prof: Profile, results_root: Path = Path("results")) -> Path:
     return results_root / prof.info["device"]["slug"] / Q.PROFILE_FILE
+
+
+def check_profile_csv(csv_path: Path | None = None, results_root: Path = Path("results")) -> None:
+    """Before any capture: the CSV the records will join (default: this card's profile.csv) would be
+    accepted, so a damaged one is refused now, not after minutes under ncu. Without a GPU there is
+    no default to check; the capture says why it cannot run."""
+    if csv_path is None:
+        info, _ = probe()
+        if info is None:
+            return
+        csv_path = results_root / info.slug / Q.PROFILE_FILE
+    check_run_file(csv_path)
 
 
 def save_profiles(profiles: list[Profile], csv_path: Path | None = None) -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from gpulab.errors import GpulabError
-from gpulab.files import locked, write_atomic
+from gpulab.files import check_writable, locked, write_atomic
 from gpulab.gpu.compile import nvrtc_version
 from gpulab.gpu.device import gpu_index, nvidia_driver_string
 from gpulab.gpu.seam import cupy
@@ -252,6 +252,14 @@ def upsert_runs(path: Path, rows: list[dict]) -> list[dict]:
     """upsert for the result files keyed by run (bench's CSVs, profile.csv): run_key, and a file
     without the RUN_KEY columns refused."""
     return upsert(path, rows, run_key, required=RUN_KEY)
+
+
+def check_run_file(path: Path) -> None:
+    """Fail now, before any work, where upsert_runs would refuse `path` later: a damaged file, one
+    whose header lacks the RUN_KEY columns, or a path that cannot be written."""
+    check_writable(path)
+    if Path(path).exists():
+        read_csv(path, required=RUN_KEY)
 
 
 def run_key(row: dict) -> tuple[str, ...]:
