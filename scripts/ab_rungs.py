@@ -4,11 +4,12 @@ difference of a percent between rungs is not lost in the card's drift from one m
 Prints, per shape, each run's median time and its median as % of the first vendor baseline's.
 Usage: python3 scripts/ab_rungs.py EXPERIMENT SHAPE [SHAPE ...] --run VARIANT[@FILE][:NAME=V,NAME=V] ...
        [--rounds N]   (a --run without params takes the variant's defaults; @FILE times another source
-       of the variant, a .cu file beside its own, for its includes)"""
+       of the variant: a path such as scripts/scratch/t4_nx.cu, or the name of a .cu file beside its own)"""
 
 import argparse
 import dataclasses
 import statistics
+from pathlib import Path
 
 from gpulab.experiments import get_experiment
 from gpulab.lab import Lab, LabOptions, RunSpec
@@ -40,8 +41,9 @@ def main() -> None:
         name, _, given = text.partition(":")
         name, _, source = name.partition("@")
         variant = exp.variant(name)
-        if source:
-            variant = dataclasses.replace(variant, file=str(exp.source(variant).with_name(source)))
+        if source:  # a path (scripts/scratch/x.cu), or a name beside the variant's own source
+            path = Path(source).resolve() if "/" in source else exp.source(variant).with_name(source)
+            variant = dataclasses.replace(variant, file=str(path))
         params = variant.default_params() | {k: int(v) for k, v in (kv.split("=") for kv in given.split(",") if kv)}
         runs[text] = (variant, params)
     libraries = list(exp.vendor_baselines())
