@@ -13,7 +13,7 @@ again and reads the trace. Prints, per shape and config:
     lag           consumer 1's mainloop end minus consumer 0's, per tile (STAGGER's offset)
 --events FILE keeps every event (block, role, unit, k_tiles, tag, ns, clock) for a timeline (megabytes);
 --summary FILE writes the printed figures as CSV, one row per shape, config and unit kind.
---from-events FILE summarizes events kept before, without a GPU.
+--from-events FILE summarizes events kept before, without a GPU; --patch FILE traces t4 with a change.
 
     python scripts/trace_t4.py 4096x4096x4096 [--params SCHEDULE=1,STAGGER=2 ...] [--events F] [--summary F]
     python scripts/trace_t4.py --from-events F --card "NVIDIA H200" --driver 580.159.04 --date 2026-12-01 --summary F
@@ -52,10 +52,15 @@ TAGS = {1: "P_UNIT", 2: "P_UNIT_DONE", 10: "C_UNIT", 11: "C_FIRST", 12: "C_MAIN_
         14: "C_FLAG", 15: "C_ADDED", 16: "C_STORED"}
 
 
-def traced_source(folder: Path) -> Path:
-    """t4's source with the trace patch applied, written into `folder`."""
+def traced_source(folder: Path, change: str | None = None) -> Path:
+    """t4's source with the trace patch applied (after `change`, a patch of a change to trace, where
+    given), written into `folder`."""
+    source = SOURCE
+    if change:
+        source = folder / "t4_changed.cu"
+        subprocess.run(["patch", "-s", "-o", str(source), str(SOURCE), change], check=True)
     out = folder / "t4_trace.cu"
-    subprocess.run(["patch", "-s", "-o", str(out), str(SOURCE), str(PATCH)], check=True)
+    subprocess.run(["patch", "-s", "-o", str(out), str(source), str(PATCH)], check=True)
     return out
 
 
@@ -173,7 +178,7 @@ def traced(ns) -> list[dict]:
     """Trace every config at every shape on this GPU: the events, each row with its shape and params."""
     events = []
     with tempfile.TemporaryDirectory() as tmp:
-        source = traced_source(Path(tmp))
+        source = traced_source(Path(tmp), ns.patch)
         for text_params in ns.params or [""]:
             given = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in text_params.split(",") if kv}
             for text in ns.shapes:
@@ -195,6 +200,7 @@ def main() -> int:
     ap.add_argument("--params", action="append", default=[], help="SCHEDULE=1,STAGGER=2 (repeatable)")
     ap.add_argument("--events", help="write every event here (rows carry shape and params)")
     ap.add_argument("--summary", help="write the summary rows here")
+    ap.add_argument("--patch", help="trace t4 with this change applied first (a patch of its source)")
     ap.add_argument("--from-events", help="summarize this events file instead of tracing (no GPU)")
     ap.add_argument("--card", help="the GPU's name (default: this machine's)")
     ap.add_argument("--driver", help="its driver version (default: this machine's)")
