@@ -1,0 +1,18 @@
+"""Run a Python script with another NVRTC than the installed one: python scripts/with_nvrtc.py LIBDIR
+SCRIPT [ARGS...] loads LIBDIR/libnvrtc.so.13 first, so that cuda-bindings (through cuda-pathfinder,
+which takes a library already loaded) compiles with it. LIBDIR is an unpacked nvidia-cuda-nvrtc
+wheel's nvidia/cu13/lib. Prints the NVRTC version it got, then runs SCRIPT as __main__."""
+
+import ctypes
+import os
+import runpy
+import sys
+
+if __name__ == "__main__":
+    lib_dir = sys.argv[1]
+    ctypes.CDLL(os.path.join(lib_dir, "libnvrtc.so.13"), mode=ctypes.RTLD_GLOBAL)
+    from gpulab.gpu.compile import nvrtc_version  # noqa: E402  (after the preload, on purpose)
+
+    print(f"NVRTC {nvrtc_version()} from {lib_dir}", flush=True)
+    sys.argv = sys.argv[2:]
+    runpy.run_path(sys.argv[0], run_name="__main__")
