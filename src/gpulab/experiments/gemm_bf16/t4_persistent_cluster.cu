@@ -96,6 +96,8 @@
 //   stages padded copies of A and Bt (staging.py) and the tensor maps describe those, as t3.
 //   Measured (H200, 2026-12-01): 4097^3 314.3 us (437.6 TFLOP/s), of which the staging ~34 us
 //   (4097x4097x4104, unstaged, 280.3 us); the register epilogue for its odd N took it to 346.2 us.
+//   The copy-out for an odd N, its addressing hoisted and its 16 rows unrolled (store_tile_smem),
+//   took 4097^3 from 302.4 to 278.3 us with SCHEDULE = 1 (H200, 2026-12-01, 4 rounds in alternation).
 #include "gemm_bf16/hopper.cuh"
 
 #define BM 128
@@ -353,12 +355,22 @@ __device__ __forceinline__ void store_tile_smem(const float (&acc)[ACC], unsigne
                 bulk_commit_group();
             }
         } else {
+            // This warp's rows warp + 4i, i = 0..15, unrolled with the addressing hoisted: row r's
+            // swizzle is r % 8 = warp or warp + 4 (i even or odd), so two shared-memory bases; the
+            // global address steps by 4 rows. (A loop with each row's addressing computed in turn
+            // kept the warps waiting on the chain of one row at a time, "wait" stalls in ncu: ~17,500
+            // SM cycles per 128 x 256 tile; this, ~8,800; the TMA store, ~4,600. scripts/device_oddn.sh,
+            // device_copyout.sh.)
             const int col = n0 + j * C_CHUNK_COLS + lane;
-#pragma unroll 1
-            for (int r = warp; r < 64; r += 4) {
-                const float x = *reinterpret_cast<const float*>(buf + r * 128 + (((lane / 4) ^ (r % 8)) * 16) +
-                                                                (lane % 4) * 4);
-                if (m0 + r < M && col < N) C[(long long)(m0 + r) * N + col] = x;
+            const unsigned char* even = buf + warp * 128 + ((lane / 4) ^ warp) * 16 + (lane % 4) * 4;
+            const unsigned char* odd = buf + (warp + 4) * 128 + ((lane / 4) ^ (warp + 4)) * 16 + (lane % 4) * 4;
+            float* dst = C + (long long)(m0 + warp) * N + col;
+            const int rows_left = col < N ? M - m0 - warp : 0;  // rows warp + 4i with 4i < rows_left exist
+#pragma unroll
+            for (int i = 0; i < 16; ++i) {
+                const float x = *reinterpret_cast<const float*>((i % 2 ? odd : even) + (i / 2) * 8 * 128);
+                if (4 * i < rows_left) *dst = x;
+                dst += 4LL * N;
             }
         }
     }
