@@ -34,9 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
+from gpulab.errors import GpulabError
 from gpulab.experiments.base import Shape
 from gpulab.experiments.gemm_bf16.tma_rungs import BK, T4
 from gpulab.gpu.compile import compile_kernel
+from gpulab.gpu.device import require_gpu
 from gpulab.gpu.launch import load, synchronize
 from gpulab.gpu.seam import cupy
 from gpulab.gpu.timing import L2Flusher
@@ -212,6 +214,10 @@ def main() -> int:
             events = [{**r, **{k: int(r[k]) for k in ("block", "role", "unit", "k_tiles", "ns", "clock")}}
                       for r in csv.DictReader(f)]
     elif ns.shapes:
+        try:
+            require_gpu()
+        except GpulabError as exc:
+            sys.exit(f"trace_t4.py: {exc}")
         events = traced(ns)
         if ns.events:
             write_csv(ns.events, events)

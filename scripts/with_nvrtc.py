@@ -9,8 +9,13 @@ import runpy
 import sys
 
 if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit("usage: python scripts/with_nvrtc.py LIBDIR SCRIPT [ARGS...]")
     lib_dir = sys.argv[1]
-    ctypes.CDLL(os.path.join(lib_dir, "libnvrtc.so.13"), mode=ctypes.RTLD_GLOBAL)
+    lib = os.path.join(lib_dir, "libnvrtc.so.13")
+    if not os.path.isfile(lib):
+        sys.exit(f"no libnvrtc.so.13 in {lib_dir}: give an unpacked nvidia-cuda-nvrtc wheel's nvidia/cu13/lib")
+    ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
     from gpulab.gpu.compile import nvrtc_version  # noqa: E402  (after the preload, on purpose)
 
     print(f"NVRTC {nvrtc_version()} from {lib_dir}", flush=True)
