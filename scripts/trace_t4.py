@@ -17,8 +17,9 @@ again and reads the trace. Prints, per shape and config:
 
     python scripts/trace_t4.py 4096x4096x4096 [--params SCHEDULE=1,STAGGER=2 ...] [--events F] [--summary F]
     python scripts/trace_t4.py --from-events F --card "NVIDIA H200" --driver 580.159.04 --date 2026-12-01 --summary F
-The trace is a copy of t4 with stores added; its timings are the copy's (within ~1% of t4's), and
-its stamps cost cycles of their own (a %globaltimer read and three stores each)."""
+The trace is a copy of t4 with stores added, and its stamps cost cycles of their own (a %globaltimer
+read and three stores each): its span at 4096^3 on the H200 was 183.8 us where t4 timed 184-186 us
+the same day."""
 
 from __future__ import annotations
 
