@@ -43,6 +43,7 @@ from gpulab.gpu.device import require_gpu
 from gpulab.gpu.launch import load, synchronize
 from gpulab.gpu.seam import cupy
 from gpulab.gpu.timing import L2Flusher
+from gpulab.records import write_csv  # whole or not at all: a temporary file, then a rename
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from wgmma_probe import inputs  # noqa: E402  (random BF16 operands, as the probe makes them)
@@ -190,13 +191,6 @@ def traced(ns) -> list[dict]:
     return events
 
 
-def write_csv(path: str, rows: list[dict]) -> None:
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("shapes", nargs="*")
@@ -221,7 +215,7 @@ def main() -> int:
             sys.exit(f"trace_t4.py: {exc}")
         events = traced(ns)
         if ns.events:
-            write_csv(ns.events, events)
+            write_csv(Path(ns.events), events)
     else:
         ap.error("name shapes to trace, or --from-events FILE")
     card = {"gpu": ns.card or _probe("name"), "driver": ns.driver or _probe("driver_version"),
@@ -234,7 +228,7 @@ def main() -> int:
         print(f"-- t4 {text_params or 'defaults'} {text}")
         summary += [{"shape": text, "params": text_params, **row, **card} for row in summarize(rows, shape_of(text))]
     if ns.summary and summary:
-        write_csv(ns.summary, summary)
+        write_csv(Path(ns.summary), summary)
     return 0
 
 
