@@ -24,7 +24,6 @@ the same day."""
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import statistics
 import subprocess
@@ -39,11 +38,11 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Shape
 from gpulab.experiments.gemm_bf16.tma_rungs import BK, T4
 from gpulab.gpu.compile import compile_kernel
-from gpulab.gpu.device import require_gpu
+from gpulab.gpu.device import nvidia_driver_string, require_gpu
 from gpulab.gpu.launch import load, synchronize
 from gpulab.gpu.seam import cupy
 from gpulab.gpu.timing import L2Flusher
-from gpulab.records import write_csv  # whole or not at all: a temporary file, then a rename
+from gpulab.records import read_csv, write_csv  # written whole or not at all: a temporary file, then a rename
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from wgmma_probe import inputs  # noqa: E402  (random BF16 operands, as the probe makes them)
@@ -68,7 +67,7 @@ def traced_source(folder: Path, change: str | None = None) -> Path:
     return out
 
 
-def run_traced(source: Path, params: dict, shape: Shape, seed: int) -> list[dict]:
+def run_traced(source: Path, params: dict, shape: Shape, seed: int, l2_bytes: int) -> list[dict]:
     """One warm-up launch, an L2 flush, one traced launch: its events, one dict each."""
     cp = cupy()
     m, n, k = shape["M"], shape["N"], shape["K"]
@@ -86,7 +85,7 @@ def run_traced(source: Path, params: dict, shape: Shape, seed: int) -> list[dict
     args = (np.int32(m), np.int32(n), np.int32(k), reads["A"], reads["Bt"], c,
             *T4.extra_args(reads, c, shape, params), trace)
     kernel = load(compiled)
-    flush = L2Flusher(cp.cuda.Device().attributes["L2CacheSize"])
+    flush = L2Flusher(l2_bytes)
     kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
     trace.fill(0)
     flush()
@@ -178,7 +177,7 @@ def shape_of(text: str) -> Shape:
     return Shape(("M", "N", "K"), tuple(int(x) for x in text.lower().split("x")))
 
 
-def traced(ns) -> list[dict]:
+def traced(ns, l2_bytes: int) -> list[dict]:
     """Trace every config at every shape on this GPU: the events, each row with its shape and params."""
     events = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -186,7 +185,7 @@ def traced(ns) -> list[dict]:
         for text_params in ns.params or [""]:
             given = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in text_params.split(",") if kv}
             for text in ns.shapes:
-                rows = run_traced(source, T4.default_params() | given, shape_of(text), ns.seed)
+                rows = run_traced(source, T4.default_params() | given, shape_of(text), ns.seed, l2_bytes)
                 events += [r | {"shape": text, "params": text_params} for r in rows]
     return events
 
@@ -204,22 +203,27 @@ def main() -> int:
     ap.add_argument("--date", help="when the events were taken (default: today)")
     ap.add_argument("--seed", type=int, default=0)
     ns = ap.parse_args()
+    try:
+        return run(ap, ns)
+    except GpulabError as exc:  # no GPU, a damaged events file: one line, nothing written
+        sys.exit(f"trace_t4.py: {exc}")
+
+
+def run(ap: argparse.ArgumentParser, ns: argparse.Namespace) -> int:
     if ns.from_events:
-        with open(ns.from_events, newline="") as f:
-            events = [{**r, **{k: int(r[k]) for k in ("block", "role", "unit", "k_tiles", "ns", "clock")}}
-                      for r in csv.DictReader(f)]
+        if not (ns.card and ns.driver and ns.date):
+            ap.error("--from-events needs --card, --driver and --date: the events do not say where they were taken")
+        events = read_events(Path(ns.from_events))
+        card = {"gpu": ns.card, "driver": ns.driver, "date": ns.date}
     elif ns.shapes:
-        try:
-            require_gpu()
-        except GpulabError as exc:
-            sys.exit(f"trace_t4.py: {exc}")
-        events = traced(ns)
+        info = require_gpu()
+        card = {"gpu": ns.card or info.name, "driver": ns.driver or nvidia_driver_string(),
+                "date": ns.date or datetime.date.today().isoformat()}
+        events = traced(ns, info.l2_bytes)
         if ns.events:
             write_csv(Path(ns.events), events)
     else:
         ap.error("name shapes to trace, or --from-events FILE")
-    card = {"gpu": ns.card or _probe("name"), "driver": ns.driver or _probe("driver_version"),
-            "date": ns.date or datetime.date.today().isoformat()}
     runs = defaultdict(list)
     for r in events:
         runs[(r["shape"], r["params"])].append(r)
@@ -232,11 +236,27 @@ def main() -> int:
     return 0
 
 
-def _probe(field: str) -> str:
-    """nvidia-smi's `field` for GPU 0."""
-    out = subprocess.run(["nvidia-smi", f"--query-gpu={field}", "--format=csv,noheader", "-i", "0"],
-                         capture_output=True, text=True, check=True).stdout
-    return out.strip()
+EVENT_COLUMNS = ("block", "role", "unit", "k_tiles", "tag", "ns", "clock", "shape", "params")
+
+
+def read_events(path: Path) -> list[dict]:
+    """Events kept with --events, checked as gpulab checks its own CSVs (a cut-off or damaged file, a
+    missing column), and each unit complete: a file that is not a whole trace is refused, not
+    summarized into wrong figures."""
+    rows = read_csv(path, required=EVENT_COLUMNS, need_rows=True)
+    for r in rows:
+        r["params"] = r["params"] or ""
+        if r["tag"] not in TAGS.values():
+            raise GpulabError(f"{path}: unknown event tag {r['tag']!r}; is this a trace_t4.py --events file?")
+    seen = defaultdict(set)
+    for r in rows:
+        if r["role"] > 0:
+            seen[(r["shape"], r["params"], r["block"], r["role"], r["unit"])].add(r["tag"])
+    for key, tags in seen.items():
+        if missing := {"C_UNIT", "C_FIRST", "C_MAIN_DONE"} - tags:
+            raise GpulabError(f"{path}: unit {key[4]} of block {key[2]} ({key[0]} {key[1]}) lacks "
+                              f"{', '.join(sorted(missing))}: the file is not a whole trace")
+    return rows
 
 
 if __name__ == "__main__":
