@@ -1,7 +1,8 @@
 """Fingerprint the compiled kernels, to show that an edit of the sources changed no machine code.
 
-For every variant of every experiment it compiles (NVRTC, sm_90, no GPU needed) the defaults, each
-param moved to each other choice one at a time, and the SGEMM configs tuned on the card
+For every variant of every experiment it compiles (NVRTC, no GPU needed; sm_90, or sm_90a for the
+Hopper rungs, as the lab does) the defaults, each param moved to each other choice one at a time,
+and the configs tuned on the card
 (results/h200/tuned.json), and records per config the ptxas resources and a hash of the SASS
 (cuobjdump -sass, which needs cuobjdump and nvdisasm on PATH: pip download nvidia-cuda-cuobjdump
 nvidia-cuda-nvdisasm and unpack the wheels). Take a fingerprint before the edit, one after, and
@@ -10,7 +11,8 @@ compare:
     PYTHONPATH=src python scripts/sass_digest.py --out before.json
     PYTHONPATH=src python scripts/sass_digest.py --out after.json --compare before.json
 
-Configs a rung's constraints reject are left out (they never run). Exit 1 when anything differs.
+Configs a rung's constraints reject are left out (they never run). Exit 1 when anything differs or
+a config did not compile (then it has no SASS to compare).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from gpulab.experiments import all_experiments, get_experiment
-from gpulab.gpu.compile import compile_kernel
+from gpulab.gpu.compile import DEFAULT_ARCH, compile_kernel
 
 TUNED = Path(__file__).resolve().parent.parent / "results" / "h200" / "tuned.json"
 
@@ -42,14 +44,20 @@ def configs(exp, variant) -> list[dict]:
     return [p for p in unique.values() if variant.constraints(p, None) is None]
 
 
+def compile_config(exp, variant, params: dict):
+    """The config compiled as the lab compiles it: for the variant's own target (sm_90a for the
+    Hopper rungs, whose wgmma and setmaxnreg plain sm_90 rejects)."""
+    return compile_kernel(exp.source(variant), exp.entry, params, variant.compile_arch(DEFAULT_ARCH))
+
+
 def fingerprint(job: tuple[str, str, dict]) -> tuple[str, dict]:
     exp_name, variant_name, params = job
     exp = get_experiment(exp_name)
     variant = exp.variant(variant_name)
     label = f"{exp_name} {variant_name} {variant.params_label(params)}"
     try:
-        compiled = compile_kernel(exp.source(variant), exp.entry, params)
-    except Exception as exc:  # a compile error is a fingerprint too
+        compiled = compile_config(exp, variant, params)
+    except Exception as exc:  # recorded, and compare() reports it: no SASS to compare
         return label, {"error": str(exc).splitlines()[0]}
     sass = subprocess.run(["cuobjdump", "-sass", str(compiled.cubin_path)], capture_output=True,
                           text=True, check=True).stdout
@@ -64,6 +72,30 @@ def fingerprint(job: tuple[str, str, dict]) -> tuple[str, dict]:
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+RESOURCES = ["reg_per_thread", "smem_static_bytes", "spill_stores_bytes", "spill_loads_bytes", "stack_frame_bytes",
+             "barriers", "cmem_bytes"]
+
+
+def compare(before: dict, found: dict) -> tuple[list[str], int]:
+    """What differs between two fingerprints (config label -> record), as lines to print, and the exit
+    code: 1 where resources differ or a config failed to compile in either (it has no SASS to compare,
+    so it is never counted identical), else 0."""
+    same = lambda k, keys: before.get(k) and all(before[k].get(f) == found[k].get(f) for f in keys)
+    failed = [k for k in sorted(found) if "error" in found[k] or "error" in before.get(k, {})]
+    differ = [k for k in sorted(found) if k not in failed and not same(k, RESOURCES)]
+    identical = [k for k in sorted(found) if k not in failed + differ and same(k, ["sass_sha"])]
+    reordered = [k for k in sorted(found) if k not in failed + differ + identical and same(k, ["sass_sorted_sha"])]
+    lines = [f"NOT COMPARED {k}: {found[k].get('error') or before[k].get('error')}" for k in failed]
+    lines += [f"RESOURCES DIFFER {k}: before {before.get(k)}, after {found.get(k)}" for k in differ]
+    for k in sorted(set(found) - set(failed) - set(differ) - set(identical) - set(reordered)):
+        b, a = Counter(before[k]["opcodes"]), Counter(found[k]["opcodes"])
+        lines.append(f"same resources, other SASS: {k}: {b.total()} -> {a.total()} instructions;"
+                     f" opcodes added {dict(a - b)}, removed {dict(b - a)}")
+    lines.append(f"{len(found)} configs: {len(failed)} not compiled; {len(differ)} with other resources; "
+                 f"{len(identical)} identical SASS, {len(reordered)} the same instructions in another order")
+    return lines, 1 if differ or failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,22 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(found)} configs fingerprinted into {args.out}")
     if not args.compare:
         return 0
-    before = json.loads(args.compare.read_text())
-    same = lambda k, keys: before.get(k) and all(before[k].get(f) == found[k].get(f) for f in keys)
-    resources = ["reg_per_thread", "smem_static_bytes", "spill_stores_bytes", "spill_loads_bytes",
-                 "stack_frame_bytes", "barriers", "cmem_bytes"]
-    differ = [k for k in sorted(found) if not same(k, resources)]
-    identical = [k for k in sorted(found) if k not in differ and same(k, ["sass_sha"])]
-    reordered = [k for k in sorted(found) if k not in differ + identical and same(k, ["sass_sorted_sha"])]
-    for k in differ:
-        print(f"RESOURCES DIFFER {k}: before {before.get(k)}, after {found.get(k)}")
-    for k in sorted(set(found) - set(differ) - set(identical) - set(reordered)):
-        b, a = Counter(before[k]["opcodes"]), Counter(found[k]["opcodes"])
-        print(f"same resources, other SASS: {k}: {b.total()} -> {a.total()} instructions;"
-              f" opcodes added {dict(a - b)}, removed {dict(b - a)}")
-    print(f"{len(found)} configs: {len(differ)} with other resources; {len(identical)} identical SASS, "
-          f"{len(reordered)} the same instructions in another order")
-    return 1 if differ else 0
+    lines, code = compare(json.loads(args.compare.read_text()), found)
+    print("\n".join(lines))
+    return code
 
 
 if __name__ == "__main__":
