@@ -4,7 +4,7 @@
 # tensor-core and gemm_bf16 GPU tests, t4's fidelity rows for both recorded configs, and t4 against
 # itself before the change (t4's part reversed: scripts/scratch/t4_desc_tree.patch) in alternation
 # with cuBLAS, more rounds than device_desc.sh. Run on 2026-12-01 with the change in the tree; it is
-# not landed, so apply it first: git apply scripts/scratch/desc_low_words.patch
+# t4's and hopper.cuh's own since.
 # Usage: bash scripts/device_trial.sh desc2:420
 set -u
 source scripts/device_step.sh

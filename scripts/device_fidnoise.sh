@@ -2,7 +2,7 @@
 # Is the move of t4's smem_store_ideal_wavefronts at 300x388x200 (8,200 -> 8,482, exact before) the
 # descriptor change's or the count's own noise (it already read 32,996 against 32,800 at 1024^3)?
 # t4's fidelity rows once more with the change, then with the change reversed in place, each file kept.
-# Run on 2026-12-01 with the change in the tree (git apply scripts/scratch/desc_low_words.patch first).
+# Run on 2026-12-01 with the change in the tree, where it now is.
 # Usage: bash scripts/device_trial.sh fidnoise:150
 set -u
 source scripts/device_step.sh

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# t4 with the descriptor change and its header note (scripts/scratch/desc_low_words.patch, applied to
-# the tree when this ran on 2026-12-01): its fidelity rows for both recorded configs, and the README's
-# 4096^3 rows (t4 with SCHEDULE=0, and the best row) against cuBLAS: t4 0.1860 ms, 99.4% of cuBLAS.
-# Its CSVs were not committed: hopper.cuh is also t2's and t3's recorded source, whose fidelity rows
-# would need measuring again, and the session's device time was spent. Logs in $OUT/final21/.
+# t4 with the descriptor change and its header note, as committed: its fidelity rows for both recorded
+# configs, and the README's 4096^3 rows (t4 with SCHEDULE=0, and the best row) against cuBLAS: t4
+# 0.1860 ms, 99.4% of cuBLAS (2026-12-01). hopper.cuh is also t2's and t3's source: their SASS is
+# byte-identical before and after (scripts/sass_digest.py, NVRTC 13.0 and 13.5), so their fidelity
+# rows were re-stamped, not measured again. Logs in $OUT/final21/.
 # Usage: bash scripts/device_trial.sh final21:180
 set -u
 source scripts/device_step.sh

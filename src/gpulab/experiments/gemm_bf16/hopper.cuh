@@ -62,9 +62,19 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const TmaDescriptor* map,
 //   bits 62-63  swizzle mode: 1 = 128-byte
 // Stepping k by 16 within the 64-wide row adds 32 bytes to the start address: the hardware applies
 // the XOR swizzle to the address bits, so the tile must be 1024-byte aligned.
+// The descriptor is built from two 32-bit words: the low one holds the start address >> 4 and the
+// leading offset, the high one the stride offset and the swizzle mode, the same for every such tile.
+// A tile 16 x d bytes further has a low word d larger: shared addresses stay below 256 KiB, so the
+// start field never carries into the next. (t4 builds each k-tile's descriptors by one addition
+// each from the ring's first slot: 20 fewer instructions per k-tile and warp than from addresses.)
+__device__ __forceinline__ unsigned desc_k_major_sw128_low(const void* tile) {
+    return ((smem_u32(tile) & 0x3FFFF) >> 4) | (1u << 16);
+}
+__device__ __forceinline__ unsigned long long desc_k_major_sw128_of(unsigned low) {
+    return ((unsigned long long)((1024u >> 4) | (1u << 30)) << 32) | low;
+}
 __device__ __forceinline__ unsigned long long desc_k_major_sw128(const void* tile) {
-    const unsigned long long addr = smem_u32(tile);
-    return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
+    return desc_k_major_sw128_of(desc_k_major_sw128_low(tile));
 }
 
 // Orders this warpgroup's register accesses before the wgmma that follow (needed before the first

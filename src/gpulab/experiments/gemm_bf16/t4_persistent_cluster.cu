@@ -91,6 +91,11 @@
 //   shared memory: STAGES * (128 + BN) * 128 + 1024 (+ 32768 with STORE = 1) bytes <= 227 KiB:
 //   BN 256 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
 //   Registers: producer 40, consumers 232 (setmaxnreg), as t3.
+// Descriptors: each consumer builds the low words of its wgmma descriptors once, for the ring's first
+//   slot, and adds a slot's and a k16 slice's offsets to them (hopper.cuh): 80 SASS instructions per
+//   k-tile and warp in its loop, where computing each descriptor from its address took 100. Measured
+//   (H200, 2026-12-01, scripts/device_desc2.sh, 5 rounds in alternation with cuBLAS): 183.4 against
+//   184.1 us at 4096^3, 181.4 against 181.6 at 4000^3, 29.6 against 29.5 at 2048^3.
 // Shapes: as t3: any M, N, K >= 1; ragged M, N by TMA zero fill and clipped/masked stores (a block whose
 //   rows lie past M still loads its share of Bt for its peer); for K not a multiple of 8 the host
 //   stages padded copies of A and Bt (staging.py) and the tensor maps describe those, as t3.
@@ -108,6 +113,7 @@
 #define B_TILE_BYTES (BN * BK * 2)
 #define B_SLICE_ROWS (BN / CLUSTER)  // the rows of Bt each block of a cluster loads and multicasts
 #define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
+#define SLOT_DESC_STEP (STAGE_BYTES / 16)  // one ring slot further: the descriptors' low words (hopper.cuh)
 #define ACC (BN / 2)  // one 64-row half's accumulators per thread
 #define PRODUCER_REGS 40
 #define CONSUMER_REGS 232
@@ -450,6 +456,9 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         regs_alloc<CONSUMER_REGS>();
         const int c = wg - 1;
         unsigned it = 0;  // k-tiles consumed so far: the producer's counter, in step
+        // The first slot's descriptors (low words): this warpgroup's 64 rows of the A tile, the Bt tile.
+        const unsigned a_low0 = desc_k_major_sw128_low(ring + c * 64 * BK * 2);
+        const unsigned b_low0 = desc_k_major_sw128_low(ring + A_TILE_BYTES);
         WorkList work(cluster_id, clusters, sk_tiles, k_tiles);
         int t, kb, ke, rot;  // the consumers need only the unit's length: which k-tile is the producer's
         while (work.next(clusters, tiles - sk_tiles, k_tiles, t, kb, ke, rot)) {
@@ -461,13 +470,12 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             for (int i = 0; i < ke - kb; ++i, ++it) {
                 const unsigned slot = it % STAGES;
                 mbar_wait(&full[slot], (it / STAGES) & 1);
-                const unsigned char* a_tile = ring + slot * STAGE_BYTES + c * 64 * BK * 2;
-                const unsigned char* b_tile = ring + slot * STAGE_BYTES + A_TILE_BYTES;
+                const unsigned a_low = a_low0 + slot * SLOT_DESC_STEP, b_low = b_low0 + slot * SLOT_DESC_STEP;
                 fence_registers(acc);
                 wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < 4; ++kk) {
-                    wgmma_m64k16<BN>(acc, desc_k_major_sw128(a_tile + kk * 32), desc_k_major_sw128(b_tile + kk * 32));
+                for (int kk = 0; kk < 4; ++kk) {  // k16 slice kk: 32 bytes along the rows
+                    wgmma_m64k16<BN>(acc, desc_k_major_sw128_of(a_low + 2 * kk), desc_k_major_sw128_of(b_low + 2 * kk));
                 }
                 wgmma_commit();
                 // Keep this k-tile's group in flight; the previous one has retired, free its slot.
@@ -512,6 +520,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         regs_alloc<CONSUMER_REGS>();
         const int c = wg - 1;
         const int k_tiles_u = k_tiles;
+        const unsigned a_low0 = desc_k_major_sw128_low(ring), b_low0 = desc_k_major_sw128_low(ring + A_TILE_BYTES);
         for (int j = c, t = cluster_id + c * clusters; t < tiles; j += 2, t += 2 * clusters) {
             int m0, n0;
             cluster_tile(t, tile_grid, rank, m0, n0);
@@ -523,16 +532,15 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             for (int kt = 0; kt < k_tiles; ++kt, ++it) {
                 const unsigned slot = it % STAGES;
                 mbar_wait(&full[slot], (it / STAGES) & 1);
-                const unsigned char* a_tile = ring + slot * STAGE_BYTES;
-                const unsigned char* b_tile = ring + slot * STAGE_BYTES + A_TILE_BYTES;
+                const unsigned a_low = a_low0 + slot * SLOT_DESC_STEP, b_low = b_low0 + slot * SLOT_DESC_STEP;
                 fence_registers(acc0);
                 fence_registers(acc1);
                 wgmma_fence();
 #pragma unroll
                 for (int kk = 0; kk < 4; ++kk) {
-                    const unsigned long long db = desc_k_major_sw128(b_tile + kk * 32);
-                    wgmma_m64k16<BN>(acc0, desc_k_major_sw128(a_tile + kk * 32), db);
-                    wgmma_m64k16<BN>(acc1, desc_k_major_sw128(a_tile + 64 * BK * 2 + kk * 32), db);
+                    const unsigned long long db = desc_k_major_sw128_of(b_low + 2 * kk);
+                    wgmma_m64k16<BN>(acc0, desc_k_major_sw128_of(a_low + 2 * kk), db);
+                    wgmma_m64k16<BN>(acc1, desc_k_major_sw128_of(a_low + (64 * BK * 2) / 16 + 2 * kk), db);
                 }
                 wgmma_commit();
                 wgmma_wait<1>();
