@@ -27,7 +27,9 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
+from gpulab.files import write_atomic
 from gpulab.gpu.compile import DEFAULT_ARCH, compile_kernel
 
 TUNED = Path(__file__).resolve().parent.parent / "results" / "h200" / "tuned.json"
@@ -98,6 +100,20 @@ def compare(before: dict, found: dict) -> tuple[list[str], int]:
     return lines, 1 if differ or failed else 0
 
 
+def read_fingerprint(path: Path) -> dict:
+    """An earlier --out file, or GpulabError saying why it cannot be compared with."""
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise GpulabError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise GpulabError(f"{path} is not a whole fingerprint ({exc.msg} at line {exc.lineno}): "
+                          "take it again with --out") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise GpulabError(f"{path} is not a fingerprint written by this script (--out)")
+    return data
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
@@ -109,16 +125,27 @@ def main(argv: list[str] | None = None) -> int:
     if not (shutil.which("cuobjdump") and shutil.which("nvdisasm")):
         print("cuobjdump and nvdisasm must be on PATH (see this script's docstring)", file=sys.stderr)
         return 2
-    names = [n for n in args.experiments.split(",") if n] or [e.name for e in all_experiments()]
-    jobs = [(e.name, v.name, p) for e in map(get_experiment, names) for v in e.variants
-            if not args.variants or v.name in args.variants.split(",") for p in configs(e, v)]
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        found = dict(pool.map(fingerprint, jobs))
-    args.out.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
+    try:
+        # Everything that can be refused is refused before the minutes of compiling.
+        before = read_fingerprint(args.compare) if args.compare else None
+        names = [n for n in args.experiments.split(",") if n] or [e.name for e in all_experiments()]
+        experiments = [get_experiment(n) for n in names]
+        jobs = [(e.name, v.name, p) for e in experiments for v in e.variants
+                if not args.variants or v.name in args.variants.split(",") for p in configs(e, v)]
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            found = dict(pool.map(fingerprint, jobs))
+        # Whole or not at all: a temporary file, then a rename (an interrupted run leaves the old file).
+        write_atomic(args.out, json.dumps(found, indent=1, sort_keys=True) + "\n")
+    except GpulabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: {args.out} not written", file=sys.stderr)
+        return 130
     print(f"{len(found)} configs fingerprinted into {args.out}")
-    if not args.compare:
+    if before is None:
         return 0
-    lines, code = compare(json.loads(args.compare.read_text()), found)
+    lines, code = compare(before, found)
     print("\n".join(lines))
     return code
 

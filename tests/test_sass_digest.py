@@ -46,3 +46,27 @@ def test_other_resources_fail_and_other_sass_is_described():
     other = dict(RECORD, sass_sha="b", sass_sorted_sha="t", opcodes={"HGMMA": 2, "NOP": 1, "EXIT": 1})
     lines, code = sass_digest.compare({"k": RECORD}, {"k": other})
     assert code == 0 and "3 -> 4 instructions; opcodes added {'NOP': 1}" in lines[0]
+
+
+@pytest.mark.parametrize("text, why", [('{"k": {"reg_per', "is not a whole fingerprint"),
+                                       ("[1, 2]", "is not a fingerprint written by this script")])
+def test_a_damaged_earlier_fingerprint_is_refused_in_one_line(tmp_path, text, why):
+    path = tmp_path / "before.json"
+    path.write_text(text)
+    with pytest.raises(sass_digest.GpulabError, match=why):
+        sass_digest.read_fingerprint(path)
+    with pytest.raises(sass_digest.GpulabError, match="cannot read"):
+        sass_digest.read_fingerprint(tmp_path / "missing.json")
+
+
+def test_bad_input_exits_2_before_compiling_and_leaves_the_output_alone(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sass_digest.shutil, "which", lambda name: f"/usr/bin/{name}")  # the tools' check passes
+    out = tmp_path / "out.json"
+    out.write_text('{"kept": {}}\n')
+    damaged = tmp_path / "before.json"
+    damaged.write_text('{"k": ')
+    assert sass_digest.main(["--out", str(out), "--compare", str(damaged)]) == 2
+    assert sass_digest.main(["--out", str(out), "--experiments", "nosuch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("error: ") for line in err)
+    assert out.read_text() == '{"kept": {}}\n'
