@@ -140,7 +140,8 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[kBN / 2], 
     }
 }
 // m64n64k16: D (64 x 64 FP32, 32 per thread) += A (64 x 16, shared) * B (64 x 16, shared), both K-major.
-__device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], unsigned long long desc_a, unsigned long long desc_b) {
+__device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], unsigned long long desc_a, unsigned long long desc_b,
+                                                 unsigned scale_d = 1) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
@@ -153,11 +154,12 @@ __device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], unsigned long lo
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
           "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(desc_a), "l"(desc_b), "r"(1));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
 // m64n128k16: D (64 x 128 FP32, 64 per thread) += A (64 x 16, shared) * B (128 x 16, shared), both K-major.
-__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], unsigned long long desc_a, unsigned long long desc_b) {
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], unsigned long long desc_a, unsigned long long desc_b,
+                                                 unsigned scale_d = 1) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
@@ -178,11 +180,12 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], unsigned long l
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b), "r"(1));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
 // m64n256k16: D (64 x 256 FP32, 128 per thread) += A (64 x 16, shared) * B (256 x 16, shared), both K-major.
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], unsigned long long desc_a, unsigned long long desc_b) {
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], unsigned long long desc_a, unsigned long long desc_b,
+                                                 unsigned scale_d = 1) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
@@ -219,7 +222,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], unsigned long 
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(desc_a), "l"(desc_b), "r"(1));
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
 // -- warp specialization (t3) ---------------------------------------------------------------------
@@ -240,12 +243,15 @@ __device__ __forceinline__ void regs_alloc() {
 }
 
 // m64nBNk16 for the tile's BN, chosen at compile time.
+// scale_d = 0: D = A x B, the accumulators' old values ignored (a tile's first k16 slice, instead of
+// zeroing 128 registers first).
 template <int kBN>
-__device__ __forceinline__ void wgmma_m64k16(float (&d)[kBN / 2], unsigned long long desc_a, unsigned long long desc_b) {
+__device__ __forceinline__ void wgmma_m64k16(float (&d)[kBN / 2], unsigned long long desc_a, unsigned long long desc_b,
+                                             unsigned scale_d = 1) {
     static_assert(kBN == 64 || kBN == 128 || kBN == 256, "BN must be 64, 128 or 256");
-    if constexpr (kBN == 64) wgmma_m64n64k16(d, desc_a, desc_b);
-    else if constexpr (kBN == 128) wgmma_m64n128k16(d, desc_a, desc_b);
-    else wgmma_m64n256k16(d, desc_a, desc_b);
+    if constexpr (kBN == 64) wgmma_m64n64k16(d, desc_a, desc_b, scale_d);
+    else if constexpr (kBN == 128) wgmma_m64n128k16(d, desc_a, desc_b, scale_d);
+    else wgmma_m64n256k16(d, desc_a, desc_b, scale_d);
 }
 
 // One 64-deep k-tile of a warpgroup's 64 x BN product, from its 64 rows of the A tile and the BN rows

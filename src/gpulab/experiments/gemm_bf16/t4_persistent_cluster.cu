@@ -96,6 +96,11 @@
 //   k-tile and warp in its loop, where computing each descriptor from its address took 100. Measured
 //   (H200, 2026-12-01, scripts/device_desc2.sh, 5 rounds in alternation with cuBLAS): 183.4 against
 //   184.1 us at 4096^3, 181.4 against 181.6 at 4000^3, 29.6 against 29.5 at 2048^3.
+// A unit's first wgmma runs with scale-d = 0 (D = A x B, the accumulators' old values ignored), so the
+//   consumers no longer zero their 128 accumulators (64 CS2R per thread) between the epilogue and the
+//   next tile. Measured (H200, 2026-12-01, scripts/device_epvar.sh, 5 rounds in alternation with
+//   cuBLAS): 182.9 against 183.2 us at 4096^3, 181.1 against 181.3 at 4000^3, 29.5 against 29.6 at
+//   2048^3, 1,459.2 against 1,462.7 at 8192^3 (3 rounds).
 // Shapes: as t3: any M, N, K >= 1; ragged M, N by TMA zero fill and clipped/masked stores (a block whose
 //   rows lie past M still loads its share of Bt for its peer); for K not a multiple of 8 the host
 //   stages padded copies of A and Bt (staging.py) and the tensor maps describe those, as t3.
@@ -464,9 +469,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         while (work.next(clusters, tiles - sk_tiles, k_tiles, t, kb, ke, rot)) {
             int m0, n0;
             cluster_tile(t, tile_grid, rank, m0, n0);
-            float acc[ACC];
-#pragma unroll
-            for (int i = 0; i < ACC; ++i) acc[i] = 0.0f;
+            float acc[ACC];  // not zeroed: the unit's first wgmma ignores it (scale-d = 0)
             for (int i = 0; i < ke - kb; ++i, ++it) {
                 const unsigned slot = it % STAGES;
                 mbar_wait(&full[slot], (it / STAGES) & 1);
@@ -475,7 +478,8 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                 wgmma_fence();
 #pragma unroll
                 for (int kk = 0; kk < 4; ++kk) {  // k16 slice kk: 32 bytes along the rows
-                    wgmma_m64k16<BN>(acc, desc_k_major_sw128_of(a_low + 2 * kk), desc_k_major_sw128_of(b_low + 2 * kk));
+                    wgmma_m64k16<BN>(acc, desc_k_major_sw128_of(a_low + 2 * kk), desc_k_major_sw128_of(b_low + 2 * kk),
+                                     i > 0 || kk > 0);
                 }
                 wgmma_commit();
                 // Keep this k-tile's group in flight; the previous one has retired, free its slot.
@@ -525,9 +529,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             int m0, n0;
             cluster_tile(t, tile_grid, rank, m0, n0);
             unsigned it = (unsigned)j * (unsigned)k_tiles_u;  // the ring's counter at this tile's first k-tile
-            float acc0[ACC], acc1[ACC];
-#pragma unroll
-            for (int i = 0; i < ACC; ++i) acc0[i] = acc1[i] = 0.0f;
+            float acc0[ACC], acc1[ACC];  // not zeroed: the tile's first wgmma ignore them (scale-d = 0)
             if (j > 0) mbar_wait(&order[c], ((j - 1) / 2) & 1);  // the other consumer issued tile j - 1
             for (int kt = 0; kt < k_tiles; ++kt, ++it) {
                 const unsigned slot = it % STAGES;
@@ -539,8 +541,9 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
 #pragma unroll
                 for (int kk = 0; kk < 4; ++kk) {
                     const unsigned long long db = desc_k_major_sw128_of(b_low + 2 * kk);
-                    wgmma_m64k16<BN>(acc0, desc_k_major_sw128_of(a_low + 2 * kk), db);
-                    wgmma_m64k16<BN>(acc1, desc_k_major_sw128_of(a_low + (64 * BK * 2) / 16 + 2 * kk), db);
+                    const unsigned scale_d = kt > 0 || kk > 0;
+                    wgmma_m64k16<BN>(acc0, desc_k_major_sw128_of(a_low + 2 * kk), db, scale_d);
+                    wgmma_m64k16<BN>(acc1, desc_k_major_sw128_of(a_low + (64 * BK * 2) / 16 + 2 * kk), db, scale_d);
                 }
                 wgmma_commit();
                 wgmma_wait<1>();
