@@ -12,7 +12,7 @@ What it costs: one read of A and Bt and one write of their padded copies,
 134 MB, ~31 us at 4.3 TB/s; measured alone 35.9 us), plus one launch (a few microseconds, which
 is what dominates small shapes: t4 at 1000x3000x777 took 22.5 us where 1000x3000x776 took 17.3).
 TMA cannot read the rows where they are instead: a box must also start on a 16-byte boundary
-(scripts/probe_tma_maps.py; the README's "Ragged shapes").
+(scripts/probe_tma_maps.py; docs/gemm_bf16-notes.md, "Ragged shapes").
 """
 
 from __future__ import annotations
