@@ -122,9 +122,12 @@ def test_t4_states_its_limits_and_splits_bt_between_the_cluster_blocks():
     reasons = [T4.constraints(c, None) for c in space]
     assert all(r is None or "shared memory" in r or "PINGPONG=1 needs BN=128" in r or "SCHEDULE=1 needs PINGPONG=0" in r
                for r in reasons)
-    # BN 256 fits 2-4 stages, BN 128 2-6, with or without the epilogue's 32 KiB; times 4 group sizes,
-    # 2 cluster sizes and 2 epilogues; 2 schedules; pingpong consumers only with BN 128 and schedule 0.
-    assert sum(r is None for r in reasons) == 2 * (3 + 5) * 4 * 2 * 2 + 5 * 4 * 2 * 2
+    # BN 256 fits 2-4 stages, BN 128 2-6, with or without the epilogue's 32 KiB; BN 192 2-5 without
+    # it, 2-4 with it; times 4 group sizes, 2 cluster sizes and 2 schedules; pingpong consumers only
+    # with BN 128 and schedule 0.
+    assert sum(r is None for r in reasons) == (2 * (3 + 5) + 4 + 3) * 4 * 2 * 2 + 5 * 4 * 2 * 2
+    assert "shared memory" in T4.constraints(p | {"BN": 192, "STAGES": 5}, None)
+    assert T4.constraints(p | {"BN": 192, "STAGES": 5, "STORE": 0}, None) is None
     assert "BN=128" in T4.constraints(p | {"PINGPONG": 1}, None)
     assert t4_smem_bytes(p) == ring_smem_bytes(p) + 32768 <= SMEM_BLOCK_OPTIN_MAX
 

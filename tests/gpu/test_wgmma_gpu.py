@@ -89,6 +89,22 @@ def test_t4_persistent_loop_is_exact(lab, cluster, store, shape):
     assert result.ok, result.describe()
 
 
+# t4 with 128 x 192 tiles (m64n192k16, 96 accumulators a thread, Bt boxes of 96 rows per cluster block,
+# six C chunks per consumer): several tiles per cluster, ragged edges, an odd N (the copy-out epilogue)
+# and a staged K, whole tiles and the stream-K tail (24 float4 of partial per thread).
+@pytest.mark.parametrize("cluster", [1, 2])
+@pytest.mark.parametrize("schedule", [0, 1])
+@pytest.mark.parametrize("shape", [(4096, 4096, 256), (1000, 3000, 776), (1000, 3001, 777), (200, 300, 136)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_t4_bn192_is_exact(lab, cluster, schedule, shape):
+    variant = GEMM.variant("t4")
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    params = variant.default_params() | {"BN": 192, "CLUSTER": cluster, "SCHEDULE": schedule}
+    result = lab.verify(RunSpec(GEMM, variant, params, GEMM.shape(*shape)), exact=True)
+    assert result.ok, result.describe()
+
+
 # t4 with pingpong consumers (each owns whole 128 x 128 tiles, mainloops in turn): several tiles per
 # consumer (the order barriers' phases and the ring's counter at tile j * k_tiles), ragged edges, a
 # shape with fewer k-tiles than stages (the ring wraps within one consumer's turn).

@@ -131,8 +131,8 @@
 #define C_CHUNK_BYTES (64 * C_CHUNK_COLS * 4)          // a consumer's 64 rows of them: 8 KiB
 #define C_BUFFERS 2                                   // per consumer: fill one while the other drains
 
-#if BN != 128 && BN != 256
-#error "BN must be 128 or 256"
+#if BN != 128 && BN != 192 && BN != 256
+#error "BN must be 128, 192 or 256"
 #endif
 #if CLUSTER != 1 && CLUSTER != 2
 #error "CLUSTER must be 1 or 2"

@@ -41,6 +41,8 @@ BN_HELP = "block columns: the wgmma's N"
 # The warp-specialized rungs (t3, t4): two consumer warpgroups of 64 rows, the wgmma's N up to 256.
 TWO_CONSUMERS_BM = Param("BM", (128,), 128, "two consumer warpgroups of 64 rows")
 CONSUMER_BN = Param("BN", (128, 256), 256, BN_HELP)
+# t4 adds 192: at 1000x3000x776 its 256 x 256 cluster tiles are 48 for 66 clusters, 256 x 192 are 64.
+T4_BN = Param("BN", (128, 192, 256), 256, BN_HELP)
 
 
 def smem_reason(p: Params, smem_bytes=None) -> str | None:
@@ -226,7 +228,7 @@ def t4_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
 
 def t4_constraints(p: Params, s: Shape | None) -> str | None:
     # Stated up front: the ring (and with STORE = 1 the epilogue's 32 KiB) must fit the 227 KiB a
-    # block may opt into (BN 256: 4 stages, BN 128: 6, either way); registers are t3's (producer 40,
+    # block may opt into (BN 256 and 192: 4 stages, BN 128: 6, either way); registers are t3's (producer 40,
     # consumers 232 through setmaxnreg: the 128 accumulators of BN = 256 fit); TMA boxes: Bt's
     # BN / CLUSTER rows, A's 128, C's 64, all within TMA's 256 per side.
     if p.get("PINGPONG") and p["BN"] != 128:
@@ -249,7 +251,7 @@ T4 = Variant(
     launch=t4_launch,
     params=(
         TWO_CONSUMERS_BM,
-        CONSUMER_BN,
+        T4_BN,
         STAGES,
         Param("GROUP_M", (1, 4, 8, 16), 8, "cluster-rows per rasterization group"),
         Param("CLUSTER", (1, 2), 2, "blocks per cluster along M, sharing Bt by TMA multicast"),
