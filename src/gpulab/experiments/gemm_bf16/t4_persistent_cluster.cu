@@ -83,13 +83,20 @@
 //   times against 0.91 M with whole tiles). Prefetching the partial into L2 as the tail starts and
 //   releasing the head's flag a k-tile into the next unit changed nothing (192.0-192.3 us): the
 //   hand-over is not the cost. The default stays 0; the tune decides per shape (tuned.json).
-// Params: BN (128 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
+// BN = 192 (m64n192k16, 96 accumulators a thread, six C chunks per consumer): for shapes whose
+//   256 x 256 cluster tiles leave clusters idle. At 1000x3000x776 they are 4 x 12 = 48 for 66
+//   clusters; 256 x 192 tiles are 4 x 16 = 64, three quarters of the work each. Measured (H200,
+//   2026-12-02, scripts/device_bn192.sh, medians of 5 rounds in alternation with cuBLAS, us):
+//   1000x3000x776 17.2 (BN 256) / 16.1 (BN 192) / 17.5 (BN 192, CLUSTER 1), cuBLAS 14.1;
+//   1000x3000x777 (staged) 21.8 / 19.6 / 18.5; 2048^3 29.5 / 38.8 / 38.0, where 64 tiles of 256 x 256
+//   fill 64 clusters in one round and 256 x 192 make 88 (two rounds). The tune picks per shape.
+// Params: BN (128, 192 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
 //   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M), STORE (0: registers,
 //   1: shared memory + TMA store), PINGPONG (0: both consumers share each tile, 1: whole tiles in
 //   turn, BN = 128), SCHEDULE (0: whole tiles, 1: the stream-K tail above; default 0).
 //   BM = 128 (two consumer warpgroups of 64 rows), BK = 64. Dynamic
 //   shared memory: STAGES * (128 + BN) * 128 + 1024 (+ 32768 with STORE = 1) bytes <= 227 KiB:
-//   BN 256 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
+//   BN 256 or 192 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
 //   Registers: producer 40, consumers 232 (setmaxnreg), as t3.
 // Descriptors: each consumer builds the low words of its wgmma descriptors once, for the ring's first
 //   slot, and adds a slot's and a k16 slice's offsets to them (hopper.cuh): 80 SASS instructions per
