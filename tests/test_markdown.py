@@ -6,7 +6,7 @@ import pytest
 
 from gpulab.records import read_csv, write_csv
 from gpulab.report.html import FIDELITY_COLUMNS
-from gpulab.report.markdown import experiment_block, fidelity_block, pivot, update_readme
+from gpulab.report.markdown import experiment_block, fidelity_block, latest_runs, pivot, update_readme
 
 ROOT = Path(__file__).resolve().parents[1]
 H200_SGEMM = ROOT / "results" / "h200" / "sgemm.csv"
@@ -138,3 +138,34 @@ def test_sanitize_block_from_the_cards_csv(tmp_path):
     write_csv(damaged, [{k: v for k, v in r.items() if k != "verdict"} for r in rows])
     with pytest.raises(DamagedFile):
         sanitize_block(damaged)
+
+
+def _run(variant, params, shape, date, gflops=1.0):
+    return {"experiment": "gemm_bf16", "variant": variant, "params": params, "shape": shape, "date": date,
+            "correct": True, "gflops": gflops}
+
+
+def test_the_table_keeps_each_variants_latest_run_at_each_shape():
+    """A default a later run replaced at a shape (the rung since tuned) leaves the table there and
+    stays where nothing replaced it; every config of one run (a params sweep) stays."""
+    old, new = "2026-12-01T06:10:44+00:00", "2026-12-02T00:29:37+00:00"
+    records = [_run("t0", "BM=64", "2048x2048x2048", old), _run("t0", "BM=64", "512x512x512", old),
+               _run("t0", "BM=128", "2048x2048x2048", new),
+               _run("v1", "TILE=8", "1024x1024x1024", old), _run("v1", "TILE=16", "1024x1024x1024", old),
+               _run("cublas", "", "2048x2048x2048", old), _run("cublas", "", "2048x2048x2048", new, 2.0)]
+    kept = {(r["variant"], r["params"], r["shape"], r["date"]) for r in latest_runs(records)}
+    assert kept == {("t0", "BM=64", "512x512x512", old), ("t0", "BM=128", "2048x2048x2048", new),
+                    ("v1", "TILE=8", "1024x1024x1024", old), ("v1", "TILE=16", "1024x1024x1024", old),
+                    ("cublas", "", "2048x2048x2048", new)}
+
+
+def test_the_committed_gemm_bf16_table_shows_the_tuned_rungs_not_the_defaults_they_replaced():
+    """gemm_bf16's committed CSV still holds t0's default (64x64 tiles) from before its tune; the
+    README's table shows t0 at its tuned config only, and the shapes in the CSV's order."""
+    path = ROOT / "results" / "h200" / "gemm_bf16.csv"
+    records = read_csv(path)
+    assert any(r["variant"] == "t0" and r["params"].startswith("BM=64 ") for r in records)  # the premise
+    block = experiment_block(path, "t0", "gflops")
+    header, rows = block.splitlines()[0], [line for line in block.splitlines()[2:] if line.startswith("| ")]
+    assert "t0 BM=64 " not in header and "t0 BM=128 " in header
+    assert [row.split(" | ")[0][2:] for row in rows] == list(dict.fromkeys(r["shape"] for r in records))

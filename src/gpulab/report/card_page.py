@@ -18,7 +18,7 @@ from gpulab.experiments import all_experiments
 from gpulab.quantities import FIDELITY_FILE, PROFILE_FILE
 from gpulab.files import write_atomic
 from gpulab.report import html, plots, profile_plots, roofline
-from gpulab.report.markdown import best_lines, provenance, read_fidelity, read_profiles, read_runs
+from gpulab.report.markdown import best_lines, latest_runs, provenance, read_fidelity, read_profiles, read_runs
 
 FIDELITY_NOTE = ("ncu's counts; where the model predicted otherwise, its number below (red: the model is off; "
                  "grey: DRAM bytes within tolerance or not judged; hover for the verdict)")
@@ -83,7 +83,7 @@ def experiment_sections(gpu_dir: Path, ceils) -> tuple[list[dict], list, list[st
         if not exp.flops(roofline.roofline_shape(exp)):
             no_flops.append(exp.name)
         out.append({"title": title, "records": records, "images": images,
-                    "notes": best_lines(records, exp.baseline).splitlines(),
+                    "notes": best_lines(latest_runs(records), exp.baseline).splitlines(),  # as the README's
                     "provenance": provenance(records).strip("_")})
     return out, points, no_flops
 

@@ -154,10 +154,25 @@ def provenance(records: list[dict]) -> str:
             f"{', '.join(dates) or '?'}._")
 
 
+def latest_runs(records: list[dict]) -> list[dict]:
+    """Each variant's rows at each shape from its latest bench run there. A run's rows share its start
+    time (`date`), so every config of one run stays (a params sweep: TILE=8, 16, 32), while a config
+    that a later run replaced at a shape (a rung's default, once the rung is tuned) leaves the table
+    there; the CSV keeps it. ISO dates in one zone order as text."""
+    latest: dict[tuple, str] = {}
+    for r in records:
+        key = (r["variant"], r["shape"])
+        latest[key] = max(latest.get(key, ""), str(r.get("date") or ""))
+    return [r for r in records if str(r.get("date") or "") == latest[(r["variant"], r["shape"])]]
+
+
 def experiment_block(csv_path: Path, baseline: str, rate: str, variants: tuple[str, ...] = ()) -> str:
-    """The pivot of one experiment's CSV (only `variants` when given), its best-per-shape lines and
-    where it was measured."""
-    records = read_runs(csv_path)
+    """The pivot of one experiment's CSV (only `variants` when given) over each variant's latest run
+    at each shape, its best-per-shape lines and where it was measured."""
+    every = read_runs(csv_path)
+    first_seen = {shape: i for i, shape in enumerate(dict.fromkeys(r["shape"] for r in every))}
+    # The shapes keep the order of the whole CSV: a shape's first rows may be ones a later run replaced.
+    records = sorted(latest_runs(every), key=lambda r: first_seen[r["shape"]])
     if variants:
         records = [r for r in records if r["variant"] in variants]
     parts = [pivot(records, rate), "", best_lines(records, baseline), "", provenance(records)]
