@@ -6,7 +6,9 @@ import pytest
 
 from gpulab.records import read_csv, write_csv
 from gpulab.report.html import FIDELITY_COLUMNS
-from gpulab.report.markdown import experiment_block, fidelity_block, latest_runs, pivot, update_readme
+from gpulab.report.markdown import (
+    config_lines, experiment_block, fidelity_block, latest_runs, one_config_per_shape, pivot, update_readme,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 H200_SGEMM = ROOT / "results" / "h200" / "sgemm.csv"
@@ -161,11 +163,29 @@ def test_the_table_keeps_each_variants_latest_run_at_each_shape():
 
 def test_the_committed_gemm_bf16_table_shows_the_tuned_rungs_not_the_defaults_they_replaced():
     """gemm_bf16's committed CSV still holds t0's default (64x64 tiles) from before its tune; the
-    README's table shows t0 at its tuned config only, and the shapes in the CSV's order."""
+    README's table has one column per rung (each ran one config per shape), the lines under it say
+    which, t0's tuned config only, and the shapes keep the CSV's order."""
     path = ROOT / "results" / "h200" / "gemm_bf16.csv"
     records = read_csv(path)
     assert any(r["variant"] == "t0" and r["params"].startswith("BM=64 ") for r in records)  # the premise
     block = experiment_block(path, "t0", "gflops")
-    header, rows = block.splitlines()[0], [line for line in block.splitlines()[2:] if line.startswith("| ")]
-    assert "t0 BM=64 " not in header and "t0 BM=128 " in header
+    lines = block.splitlines()
+    assert lines[0] == "| shape (GFLOP/s) | t0 | t1 | t2 | t3 | t4 | best | cublas |"
+    assert "- t0 ran BM=128 BN=128 BK=64 WM=32 WN=32 at every shape" in lines
+    assert not any("BM=64 BN=64 BK=32" in line for line in lines)
+    rows = [line for line in lines[2:] if line.startswith("| ")]
     assert [row.split(" | ")[0][2:] for row in rows] == list(dict.fromkeys(r["shape"] for r in records))
+
+
+def test_a_sweep_keeps_a_column_per_config_and_a_tuned_pick_shares_one():
+    """v1 ran three tiles at one shape: three columns. t4 ran one config per shape, a different one
+    at each: one column, and a line naming each config with its shapes."""
+    run = "2026-12-02T00:29:37+00:00"
+    records = [_run("v1", f"TILE={t}", "1024x1024x1024", run, t) for t in (8, 16, 32)]
+    records += [_run("t4", "CLUSTER=1", "2048x2048x2048", run, 5.0), _run("t4", "CLUSTER=2", "4096x4096x4096", run, 6.0),
+                _run("t4", "CLUSTER=2", "8192x8192x8192", run, 7.0)]
+    merged = one_config_per_shape(records)
+    assert merged == {"t4"}
+    header = pivot(records, "gflops", merged).splitlines()[0]
+    assert "| v1 TILE=8 | v1 TILE=16 | v1 TILE=32 |" in header and header.count("t4") == 1
+    assert config_lines(records, merged) == "- t4 ran CLUSTER=1 at 2048x2048x2048; CLUSTER=2 at 4096x4096x4096, 8192x8192x8192"

@@ -73,12 +73,41 @@ def card_folders(results_root: Path) -> list[Path]:
     return folders
 
 
-def _column(r: dict) -> str:
-    """A table column: a variant at one config; the best row is one column whatever it ran at each
-    shape (its config is in the best-per-shape lines below the table)."""
-    if r["variant"] == BEST:
-        return BEST
+def _column(r: dict, merged: frozenset = frozenset()) -> str:
+    """A table column: a variant at one config; a variant in `merged` (one config at each shape) and
+    the best row are one column whatever they ran at each shape (config_lines and the best-per-shape
+    lines below the table say what)."""
+    if r["variant"] == BEST or r["variant"] in merged:
+        return str(r["variant"])
     return f"{r['variant']} {r['params']}" if r.get("params") else str(r["variant"])
+
+
+def one_config_per_shape(records: list[dict]) -> frozenset:
+    """The variants that ran a single config at every shape they ran at: no params sweep anywhere, so
+    one column each is enough, even where the config differs from shape to shape (a tuned rung's
+    pick). A variant that ran several configs at one shape (TILE=8, 16, 32) keeps a column per config."""
+    configs: dict[tuple, set] = {}
+    for r in records:
+        configs.setdefault((r["variant"], r["shape"]), set()).add(r.get("params") or "")
+    several = {variant for (variant, _), params in configs.items() if len(params) > 1}
+    return frozenset(variant for variant, _ in configs if variant not in several and variant != BEST)
+
+
+def config_lines(records: list[dict], merged: frozenset) -> str:
+    """Under the table: the config each merged variant ran, and at which shapes (in table order)."""
+    out = []
+    for variant in dict.fromkeys(r["variant"] for r in records if r["variant"] in merged):
+        where: dict[str, list[str]] = {}
+        for r in records:
+            if r["variant"] == variant and r.get("params"):
+                where.setdefault(r["params"], []).append(r["shape"])
+        if not where:
+            continue
+        if len(where) == 1:
+            out.append(f"- {variant} ran {next(iter(where))} at every shape")
+        else:
+            out.append(f"- {variant} ran " + "; ".join(f"{params} at {', '.join(shapes)}" for params, shapes in where.items()))
+    return "\n".join(out)
 
 
 def _fmt(value, rate: str) -> str:
@@ -87,7 +116,7 @@ def _fmt(value, rate: str) -> str:
     return f"{value:,.0f}" if rate == "gflops" else f"{value:,.1f}"
 
 
-def _column_order(records: list[dict]) -> Callable[[str], tuple]:
+def _column_order(records: list[dict], merged: frozenset = frozenset()) -> Callable[[str], tuple]:
     """Sort key of pivot's columns: the experiment's variants in its own order (the ladder, left to
     right), then variants it does not declare, then the best row, then the vendor libraries; a
     variant's configs by their params, numbers as numbers (TILE=8, 16, 32). So the order of the rows
@@ -96,7 +125,7 @@ def _column_order(records: list[dict]) -> Callable[[str], tuple]:
     exp = next((e for e in all_experiments() if e.name in names), None) if len(names) == 1 else None
     declared = {v.name: i for i, v in enumerate(exp.variants)} if exp else {}
     libraries = set(exp.vendor_baselines()) if exp else set()
-    row_of = {_column(r): r for r in records}
+    row_of = {_column(r, merged): r for r in records}
 
     def key(col: str) -> tuple:
         name, params = row_of[col]["variant"], row_of[col].get("params") or ""
@@ -113,16 +142,17 @@ def _natural(text: str) -> tuple:
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
 
 
-def pivot(records: list[dict], rate: str) -> str:
-    """Rows: shapes. Columns: each variant/params (and library rows). Cells: the rate."""
-    columns = sorted(dict.fromkeys(_column(r) for r in records), key=_column_order(records))
+def pivot(records: list[dict], rate: str, merged: frozenset = frozenset()) -> str:
+    """Rows: shapes. Columns: each variant/params (one per variant in `merged`, the best row one too;
+    and library rows). Cells: the rate."""
+    columns = sorted(dict.fromkeys(_column(r, merged) for r in records), key=_column_order(records, merged))
     shapes = list(dict.fromkeys(r["shape"] for r in records))
     unit = "GFLOP/s" if rate == "gflops" else "GB/s, % of copy ceiling"
     lines = [f"| shape ({unit}) | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for shape in shapes:
         cells = []
         for col in columns:
-            row = next((r for r in records if r["shape"] == shape and _column(r) == col), None)
+            row = next((r for r in records if r["shape"] == shape and _column(r, merged) == col), None)
             if row is None:
                 cells.append("")
             elif row.get("expected_wrong"):
@@ -175,7 +205,10 @@ def experiment_block(csv_path: Path, baseline: str, rate: str, variants: tuple[s
     records = sorted(latest_runs(every), key=lambda r: first_seen[r["shape"]])
     if variants:
         records = [r for r in records if r["variant"] in variants]
-    parts = [pivot(records, rate), "", best_lines(records, baseline), "", provenance(records)]
+    merged = one_config_per_shape(records)
+    configs = config_lines(records, merged)
+    parts = [pivot(records, rate, merged), "", *([configs, ""] if configs else []), best_lines(records, baseline), "",
+             provenance(records)]
     return "\n".join(parts) + "\n"
 
 
