@@ -106,6 +106,19 @@ def test_tuned_defaults_go_by_the_shapes_class_not_its_volume(tmp_path):
     assert pick(sx, SGEMM.square(1024))["S"] == 2
 
 
+def test_equally_near_tuned_shapes_go_to_the_faster_config(tmp_path):
+    """2048^3 is as far from 1024^3 as from 4096^3; the config that ran faster where it was tuned (the
+    larger shape's) runs there, as the best row picks, whatever the order of the shapes in tuned.json.
+    (gemm_bf16 t2, H200, 2026-12-02: 1024^3's 64x64 tiles ran 54% of cuBLAS at 2048^3.)"""
+    sx = SGEMM.variant("sx")
+    at = {"1024x1024x1024": (sx.default_params() | {"S": 2}, 30.0), "4096x4096x4096": (sx.default_params() | {"S": 8}, 45.0)}
+    for order in (list(at), list(reversed(at))):
+        by_shape = {label: {"params": at[label][0], "rate": at[label][1]} for label in order}
+        tune.write_best(tmp_path, SGEMM, sx, at["1024x1024x1024"][0], 1.0, [], {}, by_shape)
+        assert tune.tuned_defaults(SGEMM, tmp_path)(sx, SGEMM.square(2048))["S"] == 8
+        assert tune.tuned_defaults(SGEMM, tmp_path)(sx, SGEMM.square(1024))["S"] == 2  # nearer wins first
+
+
 def test_a_config_tuned_far_away_does_not_speak_for_a_shape(tmp_path):
     """A tune recorded only at small squares: beyond NEAR the overall best (the tune's choice over all
     its shapes) runs, not the nearest small square's config."""

@@ -24,7 +24,7 @@ import dataclasses
 from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.tune import NEAR, accepted_params, load_tuned, shape_distance, shape_of
+from gpulab.tune import NEAR, accepted_params, load_tuned, nearness, shape_distance, shape_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +65,7 @@ def pick(experiment: Experiment, table: dict, shape: Shape) -> Pick | None:
     where nothing is tuned near and the experiment declares no default."""
     found = [c for c in candidates(experiment, table, shape) if c[0] <= NEAR]
     if found:
-        dist, _, variant, params, label = min(found, key=lambda c: (round(c[0], 9), -c[1]))
+        dist, _, variant, params, label = min(found, key=lambda c: nearness(shape, c[4], c[1]))
         return Pick(variant, params, f"tuned at {label}")
     return fallback(experiment, shape)
 

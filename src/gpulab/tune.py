@@ -121,6 +121,14 @@ def shape_distance(a: Shape | tuple[int, ...], b: tuple[int, ...]) -> float:
     return sum(abs(math.log2(x / y)) for x, y in zip(values, b))
 
 
+def nearness(shape: Shape | tuple[int, ...], label: str, rate) -> tuple[float, float]:
+    """Sort key of tuned shapes (labels) for `shape`: the nearest first (shape_distance, rounded so
+    that float noise breaks no tie), then the one whose config ran faster where it was tuned (2048^3 is
+    as far from 1024^3 as from 4096^3: the larger shape's config, which ran faster, speaks for it).
+    The best row (gpulab.best) and the tuned defaults both order by it."""
+    return round(shape_distance(shape, shape_of(label)), 9), -float(rate or 0.0)
+
+
 def shape_of(label: str) -> tuple[int, ...]:
     """'4096x64x4096' -> (4096, 64, 4096)."""
     return tuple(int(x) for x in str(label).split("x"))
@@ -158,7 +166,7 @@ def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, S
         entry = table.get(variant.name) or {}
         by_shape = entry.get("by_shape") or {}
         if shape is not None and by_shape:
-            nearest = min(by_shape, key=lambda label: shape_distance(shape, shape_of(label)))
+            nearest = min(by_shape, key=lambda label: nearness(shape, label, (by_shape[label] or {}).get("rate")))
             chosen = accepted_params(variant, by_shape[nearest].get("params"))
             if chosen and shape_distance(shape, shape_of(nearest)) <= NEAR:
                 return chosen
