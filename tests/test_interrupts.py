@@ -1,5 +1,6 @@
-"""Ctrl-C, as a user presses it: exit 130 with one accurate line, every file either as it was or
-whole (no partly written plot, no temporary file left behind)."""
+"""Ctrl-C, as a user presses it (and SIGTERM, as `timeout` sends it): exit 130 (143) with one
+accurate line, every file either as it was or whole (no partly written plot, no temporary file left
+behind)."""
 
 import os
 import shutil
@@ -8,6 +9,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from gpulab.cli import INTERRUPTED
 
@@ -52,8 +55,10 @@ def test_an_interrupted_report_leaves_whole_files_and_exits_130(tmp_path):
     assert len(changed) <= 1 and all(after[n].startswith(b"\x89PNG\r\n") for n in changed)  # the first, whole
 
 
-def test_ctrl_c_during_a_fidelity_run_exits_130_and_keeps_the_file(tmp_path):
-    """A real SIGINT while ncu (a stand-in that waits) profiles the first run."""
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_during_a_fidelity_run_exits_128_plus_it_and_keeps_the_file(tmp_path, sig, code):
+    """A real SIGINT (Ctrl-C) or SIGTERM (`timeout`, a batch scheduler) while ncu (a stand-in that
+    waits) profiles the first run: the same one line and cleanup, exit 130 or 143."""
     started = tmp_path / "started"
     ncu = tmp_path / "ncu"
     ncu.write_text(f"#!/bin/sh\ntouch {started}\nsleep 60\n")
@@ -69,12 +74,12 @@ def test_ctrl_c_during_a_fidelity_run_exits_130_and_keeps_the_file(tmp_path):
         while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert started.exists(), proc.communicate(timeout=10)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     assert err.strip() == INTERRUPTED
     assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == \
         sorted(["fidelity.csv", "ncu", "started"])

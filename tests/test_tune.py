@@ -176,6 +176,32 @@ def test_run_tune_saves_as_it_goes_resumes_and_records_the_best(tmp_path):
     assert tune.run_tune(second).best == {"TILE": 32} and again.calls == []  # nothing timed twice
 
 
+def test_a_tune_stopped_by_the_user_leaves_no_pending_row_and_resumes_the_config(tmp_path):
+    """Ctrl-C (or SIGTERM, which the CLI turns into the same KeyboardInterrupt) in the middle of a
+    config: the CSV holds the results before it and no row calling it unfinished, so the resumed tune
+    times it instead of skipping it as one that stopped the process (as a fault would)."""
+    v = SGEMM.variant("v1")
+    shapes = [SGEMM.shape(64, 64, 64)]
+    configs = [{"TILE": t} for t in (8, 32)]
+
+    class StoppedAtTile32(_StandInLab):
+        def execute(self, spec):
+            if spec.params["TILE"] == 32:
+                raise KeyboardInterrupt
+            return super().execute(spec)
+
+    first = tune.TunePlan(SGEMM, v, shapes, StoppedAtTile32(), tmp_path, {"TILE": 8}, 2, configs, [])
+    first.resume()
+    with pytest.raises(KeyboardInterrupt):
+        tune.run_tune(first)
+    saved = tune.resume_rows(first.path)
+    assert [(r["params"], r.get("skip_reason")) for r in saved] == [("TILE=8", None)]
+    lab = _StandInLab()
+    second = tune.TunePlan(SGEMM, v, shapes, lab, tmp_path, {"TILE": 8}, 2, configs, [])
+    second.resume()
+    assert tune.run_tune(second).best == {"TILE": 32} and lab.calls == [f"sgemm v1 TILE=32 {shapes[0].label}"]
+
+
 def test_run_tune_with_no_correct_config_says_where_to_look(tmp_path):
     v = SGEMM.variant("v1")
 

@@ -4,6 +4,7 @@ line on stderr and exit code 2, with no traceback."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Optional
@@ -532,6 +533,20 @@ def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reas
 
 INTERRUPTED = ("interrupted: every file written so far is complete, and the one being written, if any, "
                "was left as it was before this run")
+# The exit codes of a run stopped by Ctrl-C (SIGINT) and by SIGTERM (`timeout`, a batch scheduler): 128 + the signal.
+INTERRUPT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+_stopped_by = [signal.SIGINT]  # the signal that stopped this run, for its exit code
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM takes Ctrl-C's way out (KeyboardInterrupt): the same cleanup, every file whole or as
+    it was, a tune's unfinished config not marked as one that stopped the process; exit 143."""
+    _stopped_by[0] = signal.SIGTERM
+    raise KeyboardInterrupt
+
+
+def _interrupted() -> None:
+    _fail(INTERRUPTED, INTERRUPT_CODES[_stopped_by[0]])
 
 
 def main() -> None:
@@ -540,12 +555,13 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         code = app(standalone_mode=False)
     except GpulabError as exc:
         _fail(str(exc), exc.exit_code)
     except KeyboardInterrupt:  # raised outside typer's own handling (while it starts, say)
-        _fail(INTERRUPTED, 130)
+        _interrupted()
     except SystemExit:
         raise
     except Exception as exc:
@@ -556,22 +572,22 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         if type(exc).__name__ == "Abort":
-            _fail(INTERRUPTED, 130)
+            _interrupted()
         if isinstance(exc, OSError) and exc.filename:  # the file system refused: say which file and why
             _fail(f"cannot use {exc.filename}: {exc.strerror or exc}; check the path and its permissions", 2)
         raise
     # In non-standalone mode typer turns Ctrl-C into a returned 130 (and typer.Exit into its code);
     # commands themselves return nothing.
     if code == 130:
-        _fail(INTERRUPTED, 130)
+        _interrupted()
     if isinstance(code, int) and code:
         sys.exit(code)
 
 
 def _fail(message: str, code: int) -> None:
 
-    err_console.print(f"[red]error:[/] {escape(message)}" if code != 130 else escape(message), soft_wrap=True,
-                      highlight=False)
+    err_console.print(f"[red]error:[/] {escape(message)}" if code not in INTERRUPT_CODES.values() else escape(message),
+                      soft_wrap=True, highlight=False)
     sys.exit(code)
 
 

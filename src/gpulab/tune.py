@@ -344,18 +344,24 @@ def finish_tune(plan: TunePlan) -> TuneResult:
 
 def _tune_one(lab, spec, rows: list[dict], path: Path) -> dict:
     """One config x shape. A row marking it unfinished is saved first, so a run that dies inside it
-    (a fault poisons the CUDA context) is skipped, with that reason, when the tune resumes."""
+    (a fault poisons the CUDA context) is skipped, with that reason, when the tune resumes. A tune
+    stopped by Ctrl-C or SIGTERM (gpulab's CLI turns both into KeyboardInterrupt) takes the row back:
+    the config did not stop it, and the resumed tune times it."""
     pending = spec.base_record() | {"skip_reason": "did not finish: the process stopped during this run"}
     save_rows(path, rows + [pending])
-    resources = compile_spec(spec, lab.arch).resources
-    if resources.spill_stores_bytes:
-        record = pending | resources.as_record() | {"skip_reason": "spills registers to local memory"}
-    else:
-        try:
-            record = lab.execute(spec)  # a fault in the worker comes back as a marked row
-        except DeviceFault:
-            raise  # in-process (GPULAB_IN_PROCESS): the context is gone, the pending row stays
-        except GpulabError as exc:
-            record = spec.base_record() | {"skip_reason": str(exc)}
+    try:
+        resources = compile_spec(spec, lab.arch).resources
+        if resources.spill_stores_bytes:
+            record = pending | resources.as_record() | {"skip_reason": "spills registers to local memory"}
+        else:
+            try:
+                record = lab.execute(spec)  # a fault in the worker comes back as a marked row
+            except DeviceFault:
+                raise  # in-process (GPULAB_IN_PROCESS): the context is gone, the pending row stays
+            except GpulabError as exc:
+                record = spec.base_record() | {"skip_reason": str(exc)}
+    except KeyboardInterrupt:
+        save_rows(path, rows)
+        raise
     save_rows(path, rows + [record])
     return record
