@@ -74,6 +74,16 @@ def test_tensor_maps_are_the_arguments_after_the_experiments():
     assert len(extra) == 2 and all(e.itemsize == TENSOR_MAP_BYTES for e in extra)
 
 
+def _t4_exact(lab, shape, changes: dict) -> None:
+    """t4 at its declared params with `changes`, checked exactly (small-integer inputs) at `shape`;
+    skipped with the reason on a card without sm_90a."""
+    variant = GEMM.variant("t4")
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    result = lab.verify(RunSpec(GEMM, variant, variant.default_params() | changes, GEMM.shape(*shape)), exact=True)
+    assert result.ok, result.describe()
+
+
 # t4 on shapes with more cluster tiles than clusters (each block loops over several tiles: the ring's
 # parity and the epilogue's bulk groups carry across tiles), ragged edges, each cluster size and epilogue.
 @pytest.mark.parametrize("cluster", [1, 2])
@@ -81,12 +91,7 @@ def test_tensor_maps_are_the_arguments_after_the_experiments():
 @pytest.mark.parametrize("shape", [(4096, 4096, 256), (3000, 5000, 264), (200, 300, 136)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_t4_persistent_loop_is_exact(lab, cluster, store, shape):
-    variant = GEMM.variant("t4")
-    if reason := variant.arch_reason(lab.arch):
-        pytest.skip(reason)
-    spec = RunSpec(GEMM, variant, variant.default_params() | {"CLUSTER": cluster, "STORE": store}, GEMM.shape(*shape))
-    result = lab.verify(spec, exact=True)
-    assert result.ok, result.describe()
+    _t4_exact(lab, shape, {"CLUSTER": cluster, "STORE": store})
 
 
 # t4 with 128 x 192 tiles (m64n192k16, 96 accumulators a thread, Bt boxes of 96 rows per cluster block,
@@ -97,12 +102,7 @@ def test_t4_persistent_loop_is_exact(lab, cluster, store, shape):
 @pytest.mark.parametrize("shape", [(4096, 4096, 256), (1000, 3000, 776), (1000, 3001, 777), (200, 300, 136)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_t4_bn192_is_exact(lab, cluster, schedule, shape):
-    variant = GEMM.variant("t4")
-    if reason := variant.arch_reason(lab.arch):
-        pytest.skip(reason)
-    params = variant.default_params() | {"BN": 192, "CLUSTER": cluster, "SCHEDULE": schedule}
-    result = lab.verify(RunSpec(GEMM, variant, params, GEMM.shape(*shape)), exact=True)
-    assert result.ok, result.describe()
+    _t4_exact(lab, shape, {"BN": 192, "CLUSTER": cluster, "SCHEDULE": schedule})
 
 
 # t4 with pingpong consumers (each owns whole 128 x 128 tiles, mainloops in turn): several tiles per
@@ -113,13 +113,7 @@ def test_t4_bn192_is_exact(lab, cluster, schedule, shape):
 @pytest.mark.parametrize("shape", [(4096, 4096, 256), (3000, 5000, 264), (200, 300, 136), (1000, 3001, 64)],
                          ids=lambda s: "x".join(map(str, s)))
 def test_t4_pingpong_is_exact(lab, cluster, store, shape):
-    variant = GEMM.variant("t4")
-    if reason := variant.arch_reason(lab.arch):
-        pytest.skip(reason)
-    params = variant.default_params() | {"BN": 128, "STAGES": 6, "PINGPONG": 1, "CLUSTER": cluster, "STORE": store}
-    spec = RunSpec(GEMM, variant, params, GEMM.shape(*shape))
-    result = lab.verify(spec, exact=True)
-    assert result.ok, result.describe()
+    _t4_exact(lab, shape, {"BN": 128, "STAGES": 6, "PINGPONG": 1, "CLUSTER": cluster, "STORE": store})
 
 
 # Every K % 8 (each start of a row within a 16-byte word), rows shorter than a word, one row.
@@ -162,12 +156,11 @@ def test_t4_stream_k_is_exact(lab, cluster, store, shape):
     variant = GEMM.variant("t4")
     if reason := variant.arch_reason(lab.arch):
         pytest.skip(reason)
-    params = variant.default_params() | {"SCHEDULE": 1, "CLUSTER": cluster, "STORE": store}
-    s = GEMM.shape(*shape)
+    changes = {"SCHEDULE": 1, "CLUSTER": cluster, "STORE": store}
+    params, s = variant.default_params() | changes, GEMM.shape(*shape)
     if shape in SK_SHAPES:  # the shape exercises the split on this card, or the test proves nothing
         assert t4_stream_k_tiles(params, s, variant.launch(params, s).grid[0] // cluster) > 0
-    result = lab.verify(RunSpec(GEMM, variant, params, s), exact=True)
-    assert result.ok, result.describe()
+    _t4_exact(lab, shape, changes)
 
 
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (4097, 4097, 4097), (8192, 8192, 1024)],
