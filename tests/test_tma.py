@@ -8,7 +8,7 @@ import pytest
 
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Launch, Variant
-from gpulab.gpu.launch import by_value
+from gpulab.gpu.launch import argument_bytes, by_value
 from gpulab.gpu.tma import TENSOR_MAP_BYTES, bf16_matrix_map, tensor_map_bytes
 
 
@@ -80,3 +80,19 @@ def test_an_arch_specific_variant_runs_on_its_own_arch_only_and_compiles_for_its
     assert plain.arch_reason("sm_90") is None and plain.compile_arch("sm_90") == "sm_90"
     assert plain.arch_label == "sm_80+" and _variant().arch_label == ""
     assert plain.extra_args({}, None, None, {}) == ()
+
+
+def test_a_programmatic_launch_passes_each_argument_as_the_kernel_holds_it():
+    # cuLaunchKernelEx takes a pointer per parameter: a device array's address (8 bytes), a numpy
+    # scalar's own bytes, a by_value struct's whole blob.
+    class DeviceArray:  # what argument_bytes reads of a CuPy array
+        class data:
+            ptr = 0x7F00_0000_1234
+
+    assert argument_bytes(DeviceArray()) == struct.pack("<Q", 0x7F00_0000_1234)
+    assert argument_bytes(np.int32(-3)) == struct.pack("<i", -3)
+    assert argument_bytes(np.float32(1.5)) == struct.pack("<f", 1.5)
+    blob = bytes(range(128))
+    assert argument_bytes(by_value(blob)) == blob
+    with pytest.raises(GpulabError, match="numpy scalar"):
+        argument_bytes(3)  # a bare int: its width is unknown

@@ -288,10 +288,12 @@ class Lab:
         args = (*exp.kernel_args(reads, out, spec.shape, spec.params),
                 *spec.variant.extra_args(reads, out, spec.shape, spec.params))
 
+        programmatic = staged is not None and staged.dependent_launch
+
         def once() -> None:
             if staged is not None:
                 staged.copy()
-            kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes)
+            kernel(launch.grid, launch.block, args, launch.smem_dynamic_bytes, programmatic=programmatic)
         return once
 
     def device_inputs(self, spec: RunSpec, exact: bool, seed: int) -> dict:

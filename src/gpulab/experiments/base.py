@@ -85,11 +85,14 @@ class Staged:
     for the run), and `copy()` refills them from the originals. The harness calls `copy()` right
     before every launch of the kernel (the check, each timed repetition, the launches ncu and the
     sanitizer see), so the copy is part of the run's time, as it is of a user's. `moved_bytes`: what
-    one copy reads plus writes, for its cost against the copy ceiling."""
+    one copy reads plus writes, for its cost against the copy ceiling. With `dependent_launch` the
+    kernel is launched as a programmatic dependent of the copy (gpulab.gpu.launch): it may start
+    while the copy finishes, so it must wait for the copy's writes itself (griddepcontrol.wait)."""
 
     inputs: dict[str, Any]
     copy: Callable[[], None]
     moved_bytes: int = 0
+    dependent_launch: bool = False
 
 
 def no_staging(inputs: dict, shape: Shape, params: Params, arch: str) -> Staged | None:

@@ -41,6 +41,15 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned pari
     } while (!done);
 }
 
+// -- programmatic dependent launch -------------------------------------------------------------
+// Waits until the grid launched before this one in the stream has finished and its writes are
+// visible. Launched as a programmatic dependent (gpulab.gpu.launch, behind the staging copy of
+// pad_k.cu) a kernel may start while that grid is still running: its launch and its setup (barriers,
+// the cluster's sync) overlap the copy's tail, and it reads A and Bt only after this. After an
+// ordinary launch it returns at once. Every rung that staging.py stages for calls it before any
+// global access (tests/test_gemm_bf16.py checks that).
+__device__ __forceinline__ void wait_for_prior_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
 // -- TMA: one box of a 2D tensor map into shared memory, completing on `bar` ------------------
 // c0 is the inner (contiguous) coordinate, c1 the row; a box past the tensor's edge is zero filled.
 __device__ __forceinline__ void tma_load_2d(void* dst, const TmaDescriptor* map, unsigned long long* bar, int c0,

@@ -50,6 +50,11 @@ __device__ __forceinline__ uint4 load_word(const unsigned short* src, long long 
 extern "C" __global__ void pad_k_bf16(const unsigned short* __restrict__ A, const unsigned short* __restrict__ Bt,
                                       unsigned short* __restrict__ A_pad, unsigned short* __restrict__ Bt_pad,
                                       int M, int N, int K, int KP) {
+#if __CUDA_ARCH__ >= 900
+    // The GEMM launched behind this copy (programmatically: gpulab.gpu.launch) may start once every
+    // block of this grid has reached here; it waits for this grid's writes itself (wait_for_prior_grid).
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
     const int chunks = KP / 8;  // 16-byte chunks per padded row
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (long long)(M + N) * chunks) return;

@@ -10,9 +10,21 @@ its K/64 k-tiles unchanged: TMA zero-fills past KP, the pad adds zeros to every 
 What it costs: one read of A and Bt and one write of their padded copies,
 `moved_bytes` = 2 (M + N) (K + KP) bytes, at best that over the copy ceiling (4097^3 on an H200:
 134 MB, ~31 us at 4.3 TB/s; measured alone 35.9 us), plus one launch (a few microseconds, which
-is what dominates small shapes: t4 at 1000x3000x777 took 22.5 us where 1000x3000x776 took 17.3).
+is what dominated small shapes: t4 at 1000x3000x777 took 22.5 us where 1000x3000x776 took 17.3,
+on 2026-12-01, before the launch behind the copy below).
 TMA cannot read the rows where they are instead: a box must also start on a 16-byte boundary
 (scripts/probe_tma_maps.py; docs/gemm_bf16-notes.md, "Ragged shapes").
+
+Where all of the GEMM's work starts at once (one wave of blocks, or for t4 one round of tiles), it
+is launched as a programmatic dependent of the copy (Staged.dependent_launch): its launch and setup
+overlap the copy's last blocks, and it waits for the copy's writes (hopper.cuh's
+wait_for_prior_grid, which every rung staged here calls before touching global memory). Timed in
+alternation both ways (scripts/ab_pdl.py, H200, 2026-12-02), that saved 1.7-1.9 us of 19-24 us at
+1000x3000x777 for t2, t3 and t4 (one wave or round each). But t4 at 4097^3 (5.5 rounds) ran slower
+launched that way: 301.3 against 296.5 us with clusters of 2, 398.2 against 378.7 with clusters of
+1. Why is not found (the blocks then start on the SMs in the order the copy frees them, which may
+matter to a multi-round kernel's L2 traffic: a guess, not measured), so longer GEMMs keep the
+ordinary launch; the saving there would be under 1% anyway.
 """
 
 from __future__ import annotations
@@ -54,9 +66,11 @@ def staging_grid(shape: Shape) -> tuple[int, int, int]:
     return (cdiv((shape["M"] + shape["N"]) * (padded_k(shape["K"]) // K_MULTIPLE), THREADS), 1, 1)
 
 
-def pad_k(inputs: dict, shape: Shape, params: Params, arch: str) -> Staged | None:
+def pad_k(inputs: dict, shape: Shape, params: Params, arch: str, *, dependent_launch: bool) -> Staged | None:
     """The TMA rungs' `stage` step: None where K is a multiple of 8 (the inputs are read as they are),
-    else padded copies of A and Bt and the launch that refills them."""
+    else padded copies of A and Bt and the launch that refills them; with `dependent_launch` (the
+    rung's work starts in one round, as the rung tells) the GEMM is launched as the copy's
+    programmatic dependent."""
     m, n, k = shape["M"], shape["N"], shape["K"]
     if not needs_staging(k):
         return None
@@ -69,4 +83,4 @@ def pad_k(inputs: dict, shape: Shape, params: Params, arch: str) -> Staged | Non
     args = (inputs["A"], inputs["Bt"], a_pad, bt_pad, np.int32(m), np.int32(n), np.int32(k), np.int32(kp))
     return Staged(inputs={"A": a_pad, "Bt": bt_pad},
                   copy=lambda: kernel(grid, (THREADS, 1, 1), args),
-                  moved_bytes=staged_bytes(shape))
+                  moved_bytes=staged_bytes(shape), dependent_launch=dependent_launch)

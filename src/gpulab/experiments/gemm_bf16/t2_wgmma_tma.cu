@@ -62,6 +62,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         fence_barrier_init();
     }
     __syncthreads();
+    wait_for_prior_grid();  // a staged A and Bt are written (hopper.cuh)
 
     // Thread 0 fills a slot: one arrival expecting the stage's bytes, two TMA copies (hopper.cuh).
     auto fill = [&](int slot, int kt) {

@@ -63,6 +63,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         fence_barrier_init();
     }
     __syncthreads();
+    wait_for_prior_grid();  // a staged A and Bt are written (hopper.cuh)
 
     if (wg == 0) {
         // Producer warpgroup: one thread issues every copy; the rest have nothing to do.

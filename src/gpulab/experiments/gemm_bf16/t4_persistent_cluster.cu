@@ -434,6 +434,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
 #if CLUSTER > 1
     cluster_sync();  // the peer's barriers exist before any multicast or remote arrival reaches them
 #endif
+    wait_for_prior_grid();  // a staged A and Bt are written (hopper.cuh)
 
     if (wg == 0) {
         // Producer warpgroup: one thread issues every copy (K % 8 != 0 reaches here staged: staging.py).

@@ -13,10 +13,12 @@ before every launch inside the timed work) and the tensor maps describe those.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from gpulab.arith import cdiv
-from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
+from gpulab.experiments.base import Launch, Param, Params, Shape, Staged, Variant
 from gpulab.experiments.sgemm import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
 from gpulab.experiments.gemm_bf16.staging import pad_k
@@ -61,6 +63,20 @@ def ring_smem_bytes(p: Params) -> int:
 
 def t2_threads(p: Params) -> int:
     return WARPGROUP * (p["BM"] // 64)
+
+
+def staged_in(one_round: Callable[[Params, Shape], bool]) -> Callable[..., Staged | None]:
+    """A rung's `stage` step: staging.pad_k, with the GEMM launched as the copy's programmatic
+    dependent where `one_round(params, shape)` says all of its work starts at once (staging.py: why
+    only there)."""
+    def stage(inputs: dict, shape: Shape, params: Params, arch: str) -> Staged | None:
+        return pad_k(inputs, shape, params, arch, dependent_launch=one_round(params, shape))
+    return stage
+
+
+def one_wave(launch: Callable[[Params, Shape], Launch]) -> Callable[[Params, Shape], bool]:
+    """One block per tile: all of them start at once when there are no more blocks than SMs."""
+    return lambda p, s: launch(p, s).grid[0] <= sm_count()
 
 
 def t2_launch(p: Params, s: Shape) -> Launch:
@@ -111,7 +127,7 @@ T2 = Variant(
     min_sm_for="wgmma",
     arch_specific=True,
     extra_args=tensor_maps,
-    stage=pad_k,
+    stage=staged_in(one_wave(t2_launch)),
     access=t2_access,
 )
 
@@ -144,7 +160,7 @@ T3 = Variant(
     min_sm_for="wgmma, setmaxnreg",
     arch_specific=True,
     extra_args=tensor_maps,
-    stage=pad_k,
+    stage=staged_in(one_wave(t3_launch)),
     access=t3_access,
 )
 
@@ -184,6 +200,11 @@ def t4_launch(p: Params, s: Shape) -> Launch:
     cluster = p["CLUSTER"]
     blocks = min(sm_count() // cluster, t4_cluster_tiles(p, s)) * cluster
     return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=t4_smem_bytes(p))
+
+
+def t4_one_round(p: Params, s: Shape) -> bool:
+    """Every cluster of the launch has at most one tile: all of the work starts at once."""
+    return t4_cluster_tiles(p, s) <= sm_count() // p["CLUSTER"]
 
 
 def t4_stream_k_tiles(p: Params, s: Shape, clusters: int) -> int:
@@ -264,6 +285,6 @@ T4 = Variant(
     min_sm_for="wgmma, setmaxnreg, clusters",
     arch_specific=True,
     extra_args=t4_extra_args,
-    stage=pad_k,
+    stage=staged_in(t4_one_round),
     access=t4_model,
 )
