@@ -47,7 +47,7 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned pari
 // pad_k.cu) a kernel may start while that grid is still running: its launch and its setup (barriers,
 // the cluster's sync) overlap the copy's tail, and it reads A and Bt only after this. After an
 // ordinary launch it returns at once. Every rung that staging.py stages for calls it before any
-// global access (tests/test_gemm_bf16.py checks that).
+// global access (tests/test_staging.py checks that).
 __device__ __forceinline__ void wait_for_prior_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
 // -- TMA: one box of a 2D tensor map into shared memory, completing on `bar` ------------------
