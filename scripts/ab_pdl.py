@@ -1,13 +1,14 @@
 """Device probe: a staged TMA rung launched behind its staging copy as a programmatic dependent (what
 gpulab does) against the same pair as two ordinary launches, in alternation with cuBLAS, each run
 checked. What the overlap of the GEMM's launch and setup with the copy's tail is worth.
-Usage: python3 scripts/ab_pdl.py SHAPE [SHAPE ...] --run VARIANT[:NAME=V,...] ... [--rounds N]"""
+Usage: python3 scripts/ab_pdl.py SHAPE [SHAPE ...] --run VARIANT[@FILE][:NAME=V,...] ... [--rounds N]
+(--run as in ab_rungs.py)"""
 
 import argparse
 import dataclasses
 import statistics
 
-from ab_rungs import alternate  # scripts/ is on the path of a script run from it
+from ab_rungs import alternate, parse_run  # scripts/ is on the path of a script run from it
 
 from gpulab.experiments import get_experiment
 from gpulab.lab import Lab, LabOptions, RunSpec
@@ -24,7 +25,7 @@ def ordinary(variant):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("shapes", nargs="+")
-    ap.add_argument("--run", action="append", required=True, help="VARIANT[:NAME=V,NAME=V]")
+    ap.add_argument("--run", action="append", required=True, help="VARIANT[@FILE][:NAME=V,NAME=V]")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     exp = get_experiment("gemm_bf16")
@@ -33,9 +34,7 @@ def main() -> None:
         shape = exp.shape(*map(int, shape_text.split("x")))
         specs = {}
         for text in args.run:
-            name, _, given = text.partition(":")
-            variant = exp.variant(name)
-            params = variant.default_params() | {k: int(v) for k, v in (kv.split("=") for kv in given.split(",") if kv)}
+            variant, params = parse_run(exp, text)
             specs[f"{text} ordinary"] = RunSpec(exp, ordinary(variant), params, shape)
             specs[f"{text} programmatic"] = RunSpec(exp, variant, params, shape)
         specs["cublas"] = RunSpec(exp, None, {}, shape, library="cublas")

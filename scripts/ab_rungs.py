@@ -28,6 +28,19 @@ def alternate(lab: Lab, specs: dict[str, RunSpec], rounds: int, shape_text: str)
     return times
 
 
+def parse_run(exp, text: str):
+    """A --run's VARIANT[@FILE][:NAME=V,NAME=V]: the variant (another source with @FILE: a path such
+    as scripts/scratch/x.cu, or the name of a .cu file beside its own) and its params over the defaults."""
+    name, _, given = text.partition(":")
+    name, _, source = name.partition("@")
+    variant = exp.variant(name)
+    if source:
+        path = Path(source).resolve() if "/" in source else exp.source(variant).with_name(source)
+        variant = dataclasses.replace(variant, file=str(path))
+    params = variant.default_params() | {k: int(v) for k, v in (kv.split("=") for kv in given.split(",") if kv)}
+    return variant, params
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("experiment")
@@ -36,16 +49,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     exp = get_experiment(args.experiment)
-    runs = {}
-    for text in args.run:
-        name, _, given = text.partition(":")
-        name, _, source = name.partition("@")
-        variant = exp.variant(name)
-        if source:  # a path (scripts/scratch/x.cu), or a name beside the variant's own source
-            path = Path(source).resolve() if "/" in source else exp.source(variant).with_name(source)
-            variant = dataclasses.replace(variant, file=str(path))
-        params = variant.default_params() | {k: int(v) for k, v in (kv.split("=") for kv in given.split(",") if kv)}
-        runs[text] = (variant, params)
+    runs = {text: parse_run(exp, text) for text in args.run}
     libraries = list(exp.vendor_baselines())
     lab = Lab(LabOptions(seed=0))
     for shape_text in args.shapes:
