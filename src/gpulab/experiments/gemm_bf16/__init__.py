@@ -32,10 +32,8 @@ from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
 from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4
 from gpulab.experiments.gemm_bf16.staging import needs_staging, padded_k
-# The card limits, the register check and the reference's CPU/GPU split are sgemm's: one place.
-from gpulab.experiments.sgemm import (
-    CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX,
-    _check_regs, _to_host,
+from gpulab.experiments.gemm_common import (
+    CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX, check_regs, to_host,
 )
 from gpulab.gpu import seam
 
@@ -104,7 +102,7 @@ def _t0_constraints(p: Params, s: Shape | None) -> str | None:
     # 8 FP32 accumulators per 16x16 fragment, 8 registers of A and B fragments, ~40 for the rest.
     frags = (p["WM"] // 16) * (p["WN"] // 16)
     estimate = 8 * frags + 4 * (p["WM"] // 16 + p["WN"] // 16) + 40
-    return _check_regs(estimate, 32 * _warps(p))
+    return check_regs(estimate, 32 * _warps(p))
 
 
 def _t1_constraints(p: Params, s: Shape | None) -> str | None:
@@ -121,7 +119,7 @@ def _t1_constraints(p: Params, s: Shape | None) -> str | None:
     # for one k16 step, double-buffered; ~40 for addresses, loop and copies.
     mi, ni = p["WM"] // 16, p["WN"] // 8
     estimate = 4 * mi * ni + 2 * (4 * mi + 2 * ni) + 40
-    return _check_regs(estimate, 32 * _warps(p), p["MINB"])
+    return check_regs(estimate, 32 * _warps(p), p["MINB"])
 
 
 class GemmBf16(Experiment):
@@ -226,8 +224,8 @@ class GemmBf16(Experiment):
         (cuBLAS DGEMM); returned in `xp`."""
         m, n, k = shape.values
         if m * n * k <= CPU_REFERENCE_MAX_MACS:
-            a = from_bf16_bits(_to_host(inputs["A"])).astype(np.float64)
-            bt = from_bf16_bits(_to_host(inputs["Bt"])).astype(np.float64)
+            a = from_bf16_bits(to_host(inputs["A"])).astype(np.float64)
+            bt = from_bf16_bits(to_host(inputs["Bt"])).astype(np.float64)
             return xp.asarray(a @ bt.T)
         a = from_bf16_bits(inputs["A"], xp).astype(xp.float64)
         bt = from_bf16_bits(inputs["Bt"], xp).astype(xp.float64)

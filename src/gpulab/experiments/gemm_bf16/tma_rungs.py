@@ -19,7 +19,7 @@ import numpy as np
 
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Staged, Variant
-from gpulab.experiments.sgemm import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
+from gpulab.experiments.gemm_common import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
 from gpulab.experiments.gemm_bf16.staging import pad_k
 from gpulab.gpu.device import sm_count

@@ -16,17 +16,16 @@ from gpulab.arith import cdiv
 from gpulab.check import compare_exact, compare_float
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.gemm_common import (
+    CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX, SMEM_STATIC_MAX, SM90,
+    check_regs, to_host,
+)
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
     v9_access, v10_access, v11_access, v13_access, gt_access, gv_access, sk_access, sx_access,
 )
 from gpulab.gpu.device import sm_count
-from gpulab.gpu.occupancy import SM_LIMITS
 from gpulab.gpu.seam import cupy
-
-# Above this many multiply-adds the float64 reference is computed on the GPU (cuBLAS DGEMM):
-# a 2-core CPU would take seconds per check at 4096^3.
-CPU_REFERENCE_MAX_MACS = 1 << 28
 
 
 def _v0_launch(p: Params, s: Shape) -> Launch:
@@ -40,19 +39,7 @@ def _v1_launch(p: Params, s: Shape) -> Launch:
 
 
 # -- the ladder above v1: launch geometry and the constraints each rung states ------------------
-# The sm_90 (H200) limits the constraints check against, from the one table of card limits: an SM
-# holds 228 KiB of shared memory (a block may opt in to all of it but the 1 KiB the driver reserves
-# per block) and 64K registers. Static shared arrays stop at 48 KiB and a thread at 255 registers on
-# every architecture CUDA supports.
-_SM90 = SM_LIMITS["sm_90"]
-SMEM_STATIC_MAX = 48 * 1024
-SMEM_SM_MAX = _SM90.smem_bytes
-SMEM_PER_BLOCK_RESERVED = _SM90.smem_reserved_per_block
-SMEM_BLOCK_OPTIN_MAX = SMEM_SM_MAX - SMEM_PER_BLOCK_RESERVED
-REGS_PER_SM = _SM90.regs
-REGS_PER_THREAD_MAX = 255
-
-
+# (The card limits they check against: gpulab.experiments.gemm_common.)
 def _threads_2d(p: Params) -> int:
     """v3-v5: one thread per TM x TN piece of the BM x BN block tile."""
     return (p["BM"] // p["TM"]) * (p["BN"] // p["TN"])
@@ -88,25 +75,9 @@ def _v9_launch(p: Params, s: Shape) -> Launch:
     return Launch(grid=(blocks, 1, 1), block=(32 * _warps(p), 1, 1), smem_dynamic_bytes=_v9_smem_bytes(p))
 
 
-def _reg_cap(threads: int, min_blocks: int = 1) -> int:
-    """Registers per thread the compiler may use when __launch_bounds__(threads, min_blocks)."""
-    per_thread = REGS_PER_SM // (threads * min_blocks)
-    return min(REGS_PER_THREAD_MAX, per_thread // 8 * 8)
-
-
 def _check_threads(threads: int) -> str | None:
     if threads % 32 or not 64 <= threads <= 1024:
         return f"{threads} threads per block: need a multiple of 32 between 64 and 1024"
-    return None
-
-
-def _check_regs(estimate: int, threads: int, min_blocks: int = 1) -> str | None:
-    cap = _reg_cap(threads, min_blocks)
-    if estimate > cap:
-        return (
-            f"about {estimate} registers per thread needed, but {threads} threads x {min_blocks} "
-            f"block(s) per SM leave {cap}: the compiler would spill"
-        )
     return None
 
 
@@ -118,7 +89,7 @@ def _v2_constraints(p: Params, s: Shape | None) -> str | None:
         return reason
     if 4 * p["BK"] * (p["BM"] + p["BN"]) > SMEM_STATIC_MAX:
         return "the A and B tiles exceed 48 KiB of static shared memory"
-    return _check_regs(p["TM"] + 40, threads)
+    return check_regs(p["TM"] + 40, threads)
 
 
 def _v3_constraints(p: Params, s: Shape | None, vector: bool = False) -> str | None:
@@ -137,7 +108,7 @@ def _v3_constraints(p: Params, s: Shape | None, vector: bool = False) -> str | N
     pad = 4 if vector else 0
     if 4 * p["BK"] * (p["BM"] + pad + p["BN"]) > SMEM_STATIC_MAX:
         return "the A and B tiles exceed 48 KiB of static shared memory"
-    return _check_regs(tm * tn + tm + tn + 40, threads)
+    return check_regs(tm * tn + tm + tn + 40, threads)
 
 
 def _v45_constraints(p: Params, s: Shape | None) -> str | None:
@@ -176,7 +147,7 @@ def _v67_constraints(p: Params, s: Shape | None) -> str | None:
     tiles = 4 * p["BK"] * (p["BM"] + 4 + p["BN"])
     if max(tiles, 4 * _warps(p) * 16 * 36) > SMEM_STATIC_MAX:
         return "the tiles (or the write-back slices) exceed 48 KiB of static shared memory"
-    return _check_regs(_staged_regs(p, threads), threads)
+    return check_regs(_staged_regs(p, threads), threads)
 
 
 def _v8_constraints(p: Params, s: Shape | None) -> str | None:
@@ -191,7 +162,7 @@ def _v8_constraints(p: Params, s: Shape | None) -> str | None:
         return f"two tile stages need {smem} B, over 48 KiB of static shared memory"
     if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
         return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
-    return _check_regs(_staged_regs(p, threads), threads, p["MINB"])
+    return check_regs(_staged_regs(p, threads), threads, p["MINB"])
 
 
 def _v9_constraints(p: Params, s: Shape | None, fragment_regs: int = 0) -> str | None:
@@ -217,7 +188,7 @@ def _v9_constraints(p: Params, s: Shape | None, fragment_regs: int = 0) -> str |
     # +4 of margin: NVRTC 13.0 (on the H200 machine) spilled 8 bytes at 8 x 8, 256 threads, MINB=2,
     # where 13.5 fitted 128 registers exactly.
     estimate = 16 * wmiter * wniter + 6 * (wmiter + wniter) + copies + 34 + fragment_regs
-    return _check_regs(estimate, threads, p["MINB"])
+    return check_regs(estimate, threads, p["MINB"])
 
 
 def _v10_constraints(p: Params, s: Shape | None) -> str | None:
@@ -261,7 +232,7 @@ def _sk_constraints(p: Params, s: Shape | None) -> str | None:
     staged = -(-p["BM"] * p["BK"] // threads) + -(-p["BK"] * p["BN"] // threads)
     if staged > 32:
         return f"{staged} floats of each tile per thread ({threads} threads): over 32, they would not fit in registers"
-    if reason := _check_regs(3 * p["TM"] * p["TN"] + p["TM"] + p["TN"] + 5 * staged + 38, threads, p["MINB"]):
+    if reason := check_regs(3 * p["TM"] * p["TN"] + p["TM"] + p["TN"] + 5 * staged + 38, threads, p["MINB"]):
         return reason
     if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
         return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
@@ -328,7 +299,7 @@ def _gv_constraints(p: Params, s: Shape | None) -> str | None:
     # row, U float4s in flight, a value of A per row and step, a 64-bit row pointer per row, the
     # block's sums a thread holds for the store, ~36 for the rest (no spill in 80 random samples).
     sums = cdiv(p["BM"] * 4 * p["CT"], threads)
-    if reason := _check_regs(4 * p["BM"] + 4 * p["U"] + p["BM"] * (p["U"] + 2) + sums + 36, threads, p["MINB"]):
+    if reason := check_regs(4 * p["BM"] + 4 * p["U"] + p["BM"] * (p["U"] + 2) + sums + 36, threads, p["MINB"]):
         return reason
     if s is not None and cdiv(s["M"], p["BM"]) > 65535:
         return f"{cdiv(s['M'], p['BM'])} block-rows of BM={p['BM']} exceed a grid's z (65535): gv is for a few rows"
@@ -346,7 +317,7 @@ def _gt_constraints(p: Params, s: Shape | None) -> str | None:
         return reason
     # Checked against ptxas (NVRTC 13.5, sm_90) on random samples (no spill in 80): U float4s of A
     # and (N == 1) of B in flight, BN accumulators and 4 k of B values per step, ~30 for the rest.
-    if reason := _check_regs(8 * p["U"] + 10 * p["BN"] + 30, threads, p["MINB"]):
+    if reason := check_regs(8 * p["U"] + 10 * p["BN"] + 30, threads, p["MINB"]):
         return reason
     if s is not None and cdiv(s["N"], p["BN"]) > 65535:
         return f"{cdiv(s['N'], p['BN'])} column blocks of BN={p['BN']} exceed a grid's y (65535): gt is for a few columns"
@@ -403,10 +374,10 @@ def v12_constraints(p: Params, s: Shape | None) -> str | None:
     if reason := _v9_constraints(p, s, fragment_regs=24):
         return reason
     threads = 32 * _warps(p)
-    if p["MINB"] * threads > 32 * _SM90.max_warps:
-        return f"MINB={p['MINB']} blocks of {threads} threads exceed an SM's {32 * _SM90.max_warps}: not all resident"
-    if p["MINB"] > _SM90.max_blocks:
-        return f"MINB={p['MINB']} blocks exceed an SM's {_SM90.max_blocks} block slots: not all resident"
+    if p["MINB"] * threads > 32 * SM90.max_warps:
+        return f"MINB={p['MINB']} blocks of {threads} threads exceed an SM's {32 * SM90.max_warps}: not all resident"
+    if p["MINB"] > SM90.max_blocks:
+        return f"MINB={p['MINB']} blocks exceed an SM's {SM90.max_blocks} block slots: not all resident"
     return None
 
 
@@ -480,8 +451,8 @@ def _v13_constraints(p: Params, s: Shape | None) -> str | None:
     threads = 32 * _warps(p)
     if p["RESIDENT"] * (_v9_smem_bytes(p) + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
         return f"RESIDENT={p['RESIDENT']} blocks of {_v9_smem_bytes(p)} B shared memory do not fit in one SM"
-    if p["RESIDENT"] * threads > 32 * _SM90.max_warps:
-        return f"RESIDENT={p['RESIDENT']} blocks of {threads} threads exceed an SM's {32 * _SM90.max_warps}"
+    if p["RESIDENT"] * threads > 32 * SM90.max_warps:
+        return f"RESIDENT={p['RESIDENT']} blocks of {threads} threads exceed an SM's {32 * SM90.max_warps}"
     return None
 
 
@@ -898,8 +869,8 @@ class Sgemm(Experiment):
         """float64 A*B, on the CPU for small shapes, else on the GPU; returned in `xp`."""
         m, n, k = shape.values
         if m * n * k <= CPU_REFERENCE_MAX_MACS:
-            a = _to_host(inputs["A"]).astype(np.float64)
-            b = _to_host(inputs["B"]).astype(np.float64)
+            a = to_host(inputs["A"]).astype(np.float64)
+            b = to_host(inputs["B"]).astype(np.float64)
             ref = a @ b
             return xp.asarray(ref)
         return inputs["A"].astype(xp.float64) @ inputs["B"].astype(xp.float64)
@@ -910,10 +881,6 @@ class Sgemm(Experiment):
 
     def vendor_baselines(self) -> dict:
         return {"cublas": _cublas_sgemm}
-
-
-def _to_host(array) -> np.ndarray:
-    return array.get() if hasattr(array, "get") else np.asarray(array)
 
 
 def _cublas_sgemm(inputs: dict, out, shape: Shape) -> None:
