@@ -183,10 +183,16 @@ def included_headers(source: Path) -> list[Path]:
 
 def _headers(source: Path | None = None) -> dict[str, str]:
     """Every header a kernel may include, by name (their text is part of the cache key): the shared
-    ones under experiments/, and, for a source outside it (a user's kernel folder), the headers
-    beside it, which NVRTC finds for `#include "x.cuh"` too."""
+    ones under experiments/, any other file under it that `source` includes by name, and, for a
+    source outside it (a user's kernel folder), the headers beside it, which NVRTC finds for
+    `#include "x.cuh"` too."""
     found = {p.relative_to(INCLUDE_DIR).as_posix(): p.read_text() for p in sorted(INCLUDE_DIR.rglob("*.cuh"))}
     if source is not None:
+        # A file included by name that is not a header (sgemm's v14 includes gemm_bf16's t4 .cu).
+        for path in included_headers(source):
+            name = path.relative_to(INCLUDE_DIR).as_posix()
+            if name not in found and path.is_file():
+                found[name] = path.read_text()
         folder = Path(source).resolve().parent
         if not folder.is_relative_to(INCLUDE_DIR):
             found |= {f"{folder}/{p.name}": p.read_text() for p in sorted([*folder.glob("*.cuh"), *folder.glob("*.h")])}
