@@ -61,6 +61,17 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const TmaDescriptor* map,
 }
 
 // -- wgmma --------------------------------------------------------------------------------------
+// The operands' type, chosen at compile time for every wgmma below: BF16 by default; a kernel that
+// defines WGMMA_TF32 before including this header gets TF32 (sgemm's v14 runs t4 that way). Either
+// way one instruction reads 32 bytes of each 128-byte row (16 BF16 or 8 TF32), so the descriptors,
+// the k loop and the ring are the same; TF32 takes no transpose immediates (K-major only).
+#ifdef WGMMA_TF32
+#define WGMMA_K_TYPES "k8.f32.tf32.tf32"
+#define WGMMA_IMMEDIATES "1, 1"
+#else
+#define WGMMA_K_TYPES "k16.f32.bf16.bf16"
+#define WGMMA_IMMEDIATES "1, 1, 0, 0"
+#endif
 // Shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format") for a K-major tile written by
 // TMA with the 128-byte swizzle: rows of 64 BF16 (128 bytes), 8-row groups of 1024 bytes.
 //   bits  0-13  start address >> 4
@@ -153,12 +164,12 @@ __device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], unsigned long lo
                                                  unsigned scale_d = 1) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+        "wgmma.mma_async.sync.aligned.m64n64" WGMMA_K_TYPES " {"
         "%0, %1, %2, %3, %4, %5, %6, %7, "
         "%8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, "
         "%24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+        "}, %32, %33, p, " WGMMA_IMMEDIATES ";\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -171,7 +182,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], unsigned long l
                                                  unsigned scale_d = 1) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "wgmma.mma_async.sync.aligned.m64n128" WGMMA_K_TYPES " {"
         "%0, %1, %2, %3, %4, %5, %6, %7, "
         "%8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, "
@@ -180,7 +191,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], unsigned long l
         "%40, %41, %42, %43, %44, %45, %46, %47, "
         "%48, %49, %50, %51, %52, %53, %54, %55, "
         "%56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        "}, %64, %65, p, " WGMMA_IMMEDIATES ";\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -197,7 +208,7 @@ __device__ __forceinline__ void wgmma_m64n192k16(float (&d)[96], unsigned long l
                                                  unsigned scale_d = 1) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {"
+        "wgmma.mma_async.sync.aligned.m64n192" WGMMA_K_TYPES " {"
         "%0, %1, %2, %3, %4, %5, %6, %7, "
         "%8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, "
@@ -210,7 +221,7 @@ __device__ __forceinline__ void wgmma_m64n192k16(float (&d)[96], unsigned long l
         "%72, %73, %74, %75, %76, %77, %78, %79, "
         "%80, %81, %82, %83, %84, %85, %86, %87, "
         "%88, %89, %90, %91, %92, %93, %94, %95"
-        "}, %96, %97, p, 1, 1, 0, 0;\n}\n"
+        "}, %96, %97, p, " WGMMA_IMMEDIATES ";\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -231,7 +242,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], unsigned long 
                                                  unsigned scale_d = 1) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+        "wgmma.mma_async.sync.aligned.m64n256" WGMMA_K_TYPES " {"
         "%0, %1, %2, %3, %4, %5, %6, %7, "
         "%8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, "
@@ -248,7 +259,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], unsigned long 
         "%104, %105, %106, %107, %108, %109, %110, %111, "
         "%112, %113, %114, %115, %116, %117, %118, %119, "
         "%120, %121, %122, %123, %124, %125, %126, %127"
-        "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        "}, %128, %129, p, " WGMMA_IMMEDIATES ";\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),

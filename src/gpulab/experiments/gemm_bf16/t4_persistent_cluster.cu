@@ -137,6 +137,31 @@
 #define C_CHUNK_COLS 32                               // FP32 columns of one TMA store box: 128 bytes
 #define C_CHUNK_BYTES (64 * C_CHUNK_COLS * 4)          // a consumer's 64 rows of them: 8 KiB
 #define C_BUFFERS 2                                   // per consumer: fill one while the other drains
+// Two hooks for a kernel that includes this file to run t4 on other operands (sgemm's v14: 3xTF32,
+// WGMMA_TF32 in hopper.cuh): its entry's name, and the k extent the ring walks, in the tensor maps'
+// 16-bit elements (64 to a 128-byte k-tile), as a function of the entry's K. Here: gemm_bf16 and K.
+#ifndef T4_ENTRY
+#define T4_ENTRY gemm_bf16
+#endif
+#ifndef RING_K
+#define RING_K(K) (K)
+#endif
+// FLUSH (v14 sets it; 0 here): the consumers (PINGPONG = 0) start a fresh wgmma accumulation every
+// FLUSH k-tiles and add each block's result into a second set of FP32 registers with ordinary,
+// round-to-nearest adds. The tensor cores' own FP32 accumulation then runs over FLUSH k-tiles at a
+// time, not the whole of K (v14's header: why it matters there). IN_BLOCK(i): k-tile i's place in
+// its block (with FLUSH = 0 one block, the unit).
+#ifndef FLUSH
+#define FLUSH 0
+#endif
+#if FLUSH
+#define IN_BLOCK(i) ((i) % FLUSH)
+#else
+#define IN_BLOCK(i) (i)
+#endif
+#if FLUSH && PINGPONG
+#error "FLUSH needs PINGPONG = 0: a pingpong consumer's two accumulator sets leave no registers for the sums"
+#endif
 
 #if BN != 128 && BN != 192 && BN != 256
 #error "BN must be 128, 192 or 256"
@@ -395,7 +420,7 @@ __device__ __forceinline__ void store_tile_smem(const float (&acc)[ACC], unsigne
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
-gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
+T4_ENTRY(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
           float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
           const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c,
           float* __restrict__ workspace, unsigned* __restrict__ flags, int sk_tiles) {
@@ -413,7 +438,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const int tiles = tiles_m * tiles_n;
     const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
     const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0;
-    const int k_tiles = (K + BK - 1) / BK;
+    const int k_tiles = (RING_K(K) + BK - 1) / BK;
     const int wg = threadIdx.x / 128;
     // SCHEDULE = 0, or a host value that breaks the at-most-two-clusters-per-tile rule: whole tiles.
     if (!SCHEDULE || sk_tiles < clusters || sk_tiles > tiles || k_tiles < 2) sk_tiles = 0;
@@ -478,6 +503,11 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             int m0, n0;
             cluster_tile(t, tile_grid, rank, m0, n0);
             float acc[ACC];  // not zeroed: the unit's first wgmma ignores it (scale-d = 0)
+#if FLUSH
+            float sum[ACC];  // the unit's blocks of FLUSH k-tiles, added in FP32 (round to nearest)
+#pragma unroll
+            for (int j = 0; j < ACC; ++j) sum[j] = 0.0f;
+#endif
             for (int i = 0; i < ke - kb; ++i, ++it) {
                 const unsigned slot = it % STAGES;
                 mbar_wait(&full[slot], (it / STAGES) & 1);
@@ -487,17 +517,34 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
 #pragma unroll
                 for (int kk = 0; kk < 4; ++kk) {  // k16 slice kk: 32 bytes along the rows
                     wgmma_m64k16<BN>(acc, desc_k_major_sw128_of(a_low + 2 * kk), desc_k_major_sw128_of(b_low + 2 * kk),
-                                     i > 0 || kk > 0);
+                                     IN_BLOCK(i) > 0 || kk > 0);
                 }
                 wgmma_commit();
+#if FLUSH
+                if ((i + 1) % FLUSH == 0 || i + 1 == ke - kb) {
+                    // The block's last k-tile: wait for all of it, free the slots it still holds, add it.
+                    wgmma_wait<0>();
+                    fence_registers(acc);
+                    if (IN_BLOCK(i) > 0) release_slot(&empty[(it - 1) % STAGES]);
+                    release_slot(&empty[slot]);
+#pragma unroll
+                    for (int j = 0; j < ACC; ++j) sum[j] += acc[j];
+                    continue;
+                }
+#endif
                 // Keep this k-tile's group in flight; the previous one has retired, free its slot.
                 wgmma_wait<1>();
                 fence_registers(acc);
-                if (i > 0) release_slot(&empty[(it - 1) % STAGES]);
+                if (IN_BLOCK(i) > 0) release_slot(&empty[(it - 1) % STAGES]);
             }
+#if FLUSH
+#pragma unroll
+            for (int j = 0; j < ACC; ++j) acc[j] = sum[j];
+#else
             wgmma_wait<0>();
             fence_registers(acc);
             release_slot(&empty[(it - 1) % STAGES]);
+#endif
             if (SCHEDULE && ke < k_tiles) {
                 // The head of a split tile, this cluster's first stream-K unit: the next cluster
                 // finishes the tile last in its share, so hand it the partial (ready long before)
