@@ -51,7 +51,7 @@ def smem_reason(p: Params, smem_bytes=None) -> str | None:
     """Why the ring (plus what else `smem_bytes(p)` counts) cannot fit a block's shared memory."""
     if (smem := (smem_bytes or ring_smem_bytes)(p)) > SMEM_BLOCK_OPTIN_MAX:
         extra = " and the epilogue's buffers" if smem_bytes else ""
-        return (f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 64 BF16{extra} need {smem} B of shared memory, "
+        return (f"{p['STAGES']} stages of {p['BM']}+{p['BN']} rows x 128 bytes{extra} need {smem} B of shared memory, "
                 f"over {SMEM_BLOCK_OPTIN_MAX}")
     return None
 

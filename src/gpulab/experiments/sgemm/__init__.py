@@ -16,10 +16,12 @@ from gpulab.arith import cdiv
 from gpulab.check import compare_exact, compare_float
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.gemm_bf16.tma_rungs import T4, t4_constraints, t4_extra_args, t4_launch, t4_one_round
 from gpulab.experiments.gemm_common import (
     CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX, SMEM_STATIC_MAX, SM90,
     check_regs, to_host,
 )
+from gpulab.experiments.sgemm.tf32_split import PARTS, padded_k, split_tf32
 from gpulab.experiments.sgemm.access import (
     v0_access, v1_access, v2_access, v3_access, v4_access, v5_access, v6_access, v7_access, v8_access,
     v9_access, v10_access, v11_access, v13_access, gt_access, gv_access, sk_access, sx_access,
@@ -540,6 +542,26 @@ def _v11_tuned_params(minb: Param, *extra: Param) -> tuple[Param, ...]:
     )
 
 
+# -- v14: 3xTF32 on gemm_bf16's t4 --------------------------------------------------------------
+# t4's params less PINGPONG (its two accumulator sets leave no registers for FLUSH's sums) and BN = 256
+# (128 accumulators and 128 sums would not fit the consumers' 232 registers), plus FLUSH.
+_V14_PARAMS = tuple(Param("BN", (128, 192), 192, p.help) if p.name == "BN" else p
+                    for p in T4.params if p.name != "PINGPONG") + (
+    Param("FLUSH", (1, 2, 4, 8), 2, "k-tiles (32 TF32 deep) per block the tensor cores sum before an FP32 add"),
+)
+
+
+def _v14_stage(inputs: dict, shape: Shape, params: Params, arch: str):
+    """The split into TF32 parts (tf32_split.py), with the GEMM launched behind it where all of t4's
+    work starts at once (as gemm_bf16's staged t4)."""
+    return split_tf32(inputs, shape, params, arch, dependent_launch=t4_one_round(params, shape))
+
+
+def _v14_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
+    """t4's: tensor maps of the staged A3 and Bt3 (t4 names B's "Bt"), C's, the stream-K workspace."""
+    return t4_extra_args({"A": inputs["A"], "Bt": inputs["B"]}, out, shape, params)
+
+
 class Sgemm(Experiment):
     name = "sgemm"
     title = "FP32 matrix multiply C = A*B (row-major)"
@@ -733,6 +755,19 @@ class Sgemm(Experiment):
             access=_v13_model,
         ),
         Variant(
+            name="v14",
+            file="v14_tf32x3.cu",
+            summary="3xTF32: A and B split into TF32 high and low parts, gemm_bf16's t4 (wgmma, TMA) summing three products",
+            launch=t4_launch,
+            params=_V14_PARAMS,
+            constraints=t4_constraints,
+            min_sm=90,
+            min_sm_for="wgmma, setmaxnreg, clusters",
+            arch_specific=True,
+            extra_args=_v14_extra_args,
+            stage=_v14_stage,
+        ),
+        Variant(
             name="sk",
             file="sk_sliced_k.cu",
             summary="sliced K, small tiles: KS thread groups split each k tile, partial sums added in order",
@@ -839,6 +874,7 @@ class Sgemm(Experiment):
     def device_bytes(self, shape: Shape) -> int:
         m, n, k = shape.values
         total = 4 * (m * k + k * n + m * n)
+        total += 4 * PARTS * (m + n) * padded_k(k)  # v14's split copies of A and B (tf32_split.py)
         if m * n * k > CPU_REFERENCE_MAX_MACS:
             total += 8 * (m * k + k * n + m * n)  # the float64 copies for the GPU reference
         return total
