@@ -108,6 +108,10 @@ def command(sanitizer: Path, tool: str, entry: str, spec_file: Path, log_file: P
         "--launch-count", "2",  # the check's launches: one, or two for integer outputs
     ]
     return [str(sanitizer), "--tool", tool, *only_ours,
+            # Host API errors are the harness's own and it checks them itself; left on, every TMA rung
+            # counted 34 from cuda-bindings' start-up, which asks cuGetProcAddress for entry points this
+            # driver lacks (H200, 2026-12-02), and buried what the tools exist for: the kernel's.
+            "--report-api-errors", "no",
             "--print-limit", "20", "--show-backtrace", "no",
             "--log-file", str(log_file),  # the reports apart from the child's own JSON line
             sys.executable, "-m", "gpulab.sanitize_child", str(spec_file)]
