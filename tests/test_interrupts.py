@@ -66,9 +66,12 @@ def test_a_signal_during_a_fidelity_run_exits_128_plus_it_and_keeps_the_file(tmp
     out = tmp_path / "fidelity.csv"
     shutil.copy(REPO / "results" / "h200" / "fidelity.csv", out)
     before = out.read_bytes()
+    # SIGINT as a terminal's Ctrl-C delivers it: a suite started as a background job (`cmd &` in a
+    # script) hands its children SIGINT ignored, as POSIX has it, and this child would never see it.
     proc = subprocess.Popen([sys.executable, "-m", "gpulab.cli", "fidelity", "stencil", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                            env={**ENV, "GPULAB_NCU": str(ncu)})
+                            env={**ENV, "GPULAB_NCU": str(ncu)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
