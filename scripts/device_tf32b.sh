@@ -10,7 +10,7 @@ set -u
 source scripts/device_step.sh
 trials_begin tf32b 565
 TUNE="-p BN=128,192 -p CLUSTER=1,2 -p SCHEDULE=0,1 -p FLUSH=2,4"
-TAIL=6 trial precompile 90 python3 scripts/precompile.py sgemm v14 $TUNE -p FLUSH=1,2,4,8 --arch sm_90
+TAIL=6 trial precompile 90 python3 scripts/precompile.py sgemm v14 $TUNE -p FLUSH=1,2,4,8
 TAIL=30 trial tests 100 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 \
     tests/gpu/test_tf32_split_gpu.py tests/gpu/test_sgemm_gpu.py -k "split or v14"
 TAIL=30 trial flush 80 gpulab bench sgemm --variant v14 -p FLUSH=1,2,4,8 --size 4096,8192 --out "$dir/flush.csv"

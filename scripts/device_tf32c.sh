@@ -7,7 +7,7 @@ set -u
 source scripts/device_step.sh
 trials_begin tf32c 535
 TUNE="-p BN=128,192 -p STAGES=4,5,6 -p GROUP_M=8 -p CLUSTER=1,2 -p STORE=0,1 -p SCHEDULE=0 -p FLUSH=2,4,8"
-TAIL=4 trial precompile 60 python3 scripts/precompile.py sgemm v14 $TUNE --arch sm_90
+TAIL=4 trial precompile 60 python3 scripts/precompile.py sgemm v14 $TUNE
 TAIL=20 trial tune 270 gpulab tune sgemm v14 $TUNE
 TAIL=40 trial bench 190 gpulab bench sgemm --variant v14,best
 trials_end

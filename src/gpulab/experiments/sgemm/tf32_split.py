@@ -19,12 +19,13 @@ from gpulab.experiments.base import Params, Shape, Staged
 from gpulab.gpu import seam
 from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.launch import load
+from gpulab.gpu.tma import F32_BYTES, STRIDE_ALIGN_BYTES
 
 SOURCE = Path(__file__).resolve().parent / "tf32_split.cu"
 ENTRY = "split_tf32"
 THREADS = 256
 TILE = 32  # the B transpose's tile, k rows by n columns
-K_MULTIPLE = 4  # FP32 elements in 16 bytes: the row pitch TMA takes
+K_MULTIPLE = STRIDE_ALIGN_BYTES // F32_BYTES  # 4 FP32: the row pitch TMA takes
 PARTS = 3  # lo*hi, hi*lo, hi*hi
 
 
