@@ -24,7 +24,7 @@ src = Path("src/gpulab/experiments")
 for f, entry, p, arch in (("gemm_bf16/pad_k.cu", "pad_k_bf16", {}, "sm_90"),
                           ("gemm_bf16/t2_wgmma_tma.cu", "gemm_bf16", {"BM": 128, "BN": 256, "STAGES": 4, "GROUP_M": 8}, "sm_90a"),
                           ("gemm_bf16/t3_warp_specialized.cu", "gemm_bf16", {"BM": 128, "BN": 256, "STAGES": 4, "GROUP_M": 8}, "sm_90a"),
-                          ("ceilings/wgmma_bf16.cu", "wgmma_bf16_peak", {}, "sm_90a")):
+                          ("ceilings/wgmma_peak.cu", "wgmma_peak", {}, "sm_90a")):
     c = compile_kernel(src / f, entry, p, arch=arch)
     print(f, p, c.resources)
     print("\n".join(l for l in c.log.splitlines() if l.strip()))

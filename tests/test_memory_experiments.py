@@ -427,10 +427,10 @@ def test_ensure_reuses_the_file_until_refresh(tmp_path, monkeypatch):
 
     def fake_measure(device, policy=None, progress=None):
         calls.append(device.name)
-        # As measure_bf16 writes them: the tensor row names its instruction (wgmma on this H200).
+        # As measure_tensor writes them: the tensor row names its instruction (wgmma on this H200).
         return _ceiling_rows(device.name) + [{"ceiling": n, "gflops": 6e5, "time_ms": 1.0, "gpu": device.name,
                                               "instruction": ceil.tensor_instruction(device)}
-                                             for n in ceil.bf16_names()]
+                                             for n in ceil.tensor_names(device)]
 
     monkeypatch.setattr(ceil, "measure", fake_measure)
     first = ceil.ensure(_FakeDevice(), tmp_path)

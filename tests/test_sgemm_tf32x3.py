@@ -7,7 +7,10 @@ import re
 import numpy as np
 import pytest
 
+from gpulab.errors import NotModelled
 from gpulab.experiments.base import Shape
+from gpulab.experiments.gemm_bf16 import tma_rungs
+from gpulab.experiments.gemm_bf16.tma_rungs import t4_launch
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import tf32_split
 from gpulab.experiments.sgemm.tf32_split import split_parts as split, tf32_rna
@@ -90,3 +93,28 @@ def test_the_t4_file_v14_includes_is_part_of_its_compile_cache_key():
     # An edit of t4 must recompile v14, though t4 is a .cu and not a shared header.
     assert "gemm_bf16/t4_persistent_cluster.cu" in _headers(SGEMM.source(V14))
     assert "gemm_bf16/t4_persistent_cluster.cu" not in _headers(SGEMM.source(SGEMM.variant("v13")))
+
+
+def test_v14_model_is_t4s_over_the_staged_rows_with_the_problems_flops(monkeypatch):
+    # v14's t4 reads A3 and Bt3, whose rows its tensor maps count as 2 x 3 x KP 16-bit elements: the
+    # model is t4's over that K; only the work is the problem's, 2 M N K.
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    p = V14.default_params()
+    for m, n, k in ((4096, 4096, 4096), (1000, 3000, 777), (17, 33, 65)):
+        s = shape(m, n, k)
+        got = V14.access(p, s)
+        t4 = tma_rungs.t4_access(p, shape(m, n, 6 * tf32_split.padded_k(k)), t4_launch(p, s).grid[0])
+        assert got.bulk == t4.bulk and got.grid == t4.grid == t4_launch(p, s).grid
+        assert [i.name for i in got.instructions] == [i.name for i in t4.instructions]
+        assert got.flops == 2.0 * m * n * k and got.dram_compulsory_bytes == t4.dram_compulsory_bytes
+    # At 4096^3 a 128-byte k-tile holds 32 TF32 where it held 64 BF16, over three parts: six times the
+    # TMA boxes, bytes and wgmma of the same tiles in BF16.
+    bf16 = tma_rungs.t4_access(p, shape(4096, 4096, 4096), 132).bulk
+    tf32 = V14.access(p, shape(4096, 4096, 4096)).bulk
+    assert tf32["gmma_requests"] == 6 * bf16["gmma_requests"]
+    assert tf32["tma_load_bytes"] == 6 * bf16["tma_load_bytes"]
+
+
+def test_v14_declines_the_stream_k_schedule_as_t4_does():
+    with pytest.raises(NotModelled, match="SCHEDULE=1 is not modelled"):
+        V14.access(V14.default_params() | {"SCHEDULE": 1}, shape(4096, 4096, 4096))

@@ -356,7 +356,7 @@ class Prediction:
     summary: dict
     instructions: Records
     ceilings_source: str
-    fma_gflops: float
+    fma_gflops: float  # the compute ceiling's rate in the problem's FLOPs: the FMA rate, or the variant's own
     copy_gbps: float
     seconds: float
     exhaustive: bool
@@ -394,7 +394,8 @@ def predict(experiment_name: str, variant: str, params=None, size=None, shape=No
         rows = instruction_table(model, exhaustive=exhaustive)
     except ValueError as exc:  # a model the evaluator refuses (too slow without classes, bad classes)
         raise GpulabError(f"{spec.label}: the access model cannot be evaluated: {exc}") from None
-    fma, copy, source = ceilings_for_roofline(gpu, compute=exp.compute_ceiling)
+    ceiling, ops = exp.ceiling_for(v.name)
+    fma, copy, source = ceilings_for_roofline(gpu, compute=ceiling, ops=ops)
     summary = summarize(rows, model, fma, copy)
     return Prediction(spec, model, summary, Records(rows), source, fma, copy, time.perf_counter() - start, exhaustive)
 

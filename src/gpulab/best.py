@@ -38,7 +38,8 @@ class Pick:
 
     @property
     def label(self) -> str:
-        """'sk (tuned at 1x8192x8192)': the `picked` column of the row."""
+        """'sk (tuned at 1x8192x8192)': the `picked` column of the row (gpulab.records.variant_ran reads
+        the variant back from it)."""
         return f"{self.variant.name} ({self.why})"
 
 

@@ -12,23 +12,27 @@ Every rate gpulab reports is shown against a limit measured on the same card, ne
                     "FP32" baseline that lets TF32 in would claim
   tensor_bf16       the dense BF16 tensor-core rate, FP32 accumulate, by the card's fastest
                     instruction, named in the row's `instruction` column: on sm_90 (Hopper) gpulab's
-                    wgmma kernel (experiments/ceilings/wgmma_bf16.cu: back-to-back m64n256k16 on
+                    wgmma kernel (experiments/ceilings/wgmma_peak.cu: back-to-back m64n256k16 on
                     operands in shared memory, what the Hopper GEMMs issue); on sm_80-89 its mma.sync
                     kernel (experiments/ceilings/mma_bf16.cu: m16n8k16 on registers); beside the
                     card's datasheet dense BF16 rate where gpulab knows it (datasheet_gflops)
   tensor_bf16_mma_sync  on sm_90 only: the mma.sync kernel as well, the rate of the instruction class
                     WMMA and mma.sync GEMMs issue there (optional: older files lack it)
+  tensor_tf32       on sm_90 only: the same wgmma kernel on TF32 (m64n256k8), the rate sgemm's v14
+                    (3xTF32) runs on, beside the datasheet's dense TF32 rate
   cublas_bf16_N     cuBLAS BF16 GEMM (cublasGemmEx, BF16 in, FP32 out, CUBLAS_COMPUTE_32F, the "TN"
                     layout of gemm_bf16), N = 4096 and 8192
 The L2 row is the roof of the roofline's L2 line (report/roofline.py); files measured before it
 existed lack it and stay complete: the roofline then leaves that line out. The BF16 rows are the
 ceiling of gemm_bf16 (its compute_ceiling); a file without them stays complete too, and `ensure`
-measures just those rows and adds them on a card that has BF16 tensor cores (sm_80 and newer), as it
-does where the stored tensor_bf16 row was measured with another instruction than this card's fastest
-(a file from before the wgmma kernel: mma.sync on Hopper, below what wgmma GEMMs reach).
+measures just the tensor rows (tensor_names) and adds them on a card that has BF16 tensor cores (sm_80
+and newer), as it does where the stored tensor_bf16 row was measured with another instruction than
+this card's fastest (a file from before the wgmma kernel: mma.sync on Hopper, below what wgmma GEMMs
+reach), or where a Hopper file lacks tensor_tf32 (one from before it).
 The copy ceiling is the better of the two copies; memory-bound records get `pct_of_ceiling` against
-it, compute-bound ones (sgemm) against fma_fp32 (and already carry pct_of_cublas from their own
-cuBLAS row). They are stored in results/<gpu>/ceilings.csv with the date, driver and clocks, and
+it, compute-bound ones against their variant's compute ceiling (Experiment.ceiling_for: fma_fp32 for
+sgemm's FFMA rungs, a third of tensor_tf32 for its 3xTF32 v14; they already carry pct_of_cublas from
+their own cuBLAS row). They are stored in results/<gpu>/ceilings.csv with the date, driver and clocks, and
 reused until `gpulab ceilings --refresh`.
 
 This module sits at the package root, beside lab.py, not in gpu/: it knows about experiments (their
@@ -58,7 +62,7 @@ from gpulab.gpu.device import probe, require_gpu
 from gpulab.gpu.launch import load as load_kernel
 from gpulab.gpu.launch import synchronize
 from gpulab.gpu.timing import L2Flusher, TimingPolicy, time_it
-from gpulab.records import Records, environment, read_csv, write_csv
+from gpulab.records import Records, environment, read_csv, variant_ran, write_csv
 
 FILE_NAME = "ceilings.csv"
 KERNEL_DIR = Path(__file__).resolve().parent / "experiments" / "ceilings"
@@ -74,15 +78,18 @@ L2_BLOCKS_PER_SM = 8  # of 256 threads, as the FMA kernel: every SM full of load
 L2_PASSES = 256  # ~0.8 ms over 30 MB at 10 TB/s: long enough for events to time
 L2_RTOL = 1e-3  # float32 sums of ~7,000 values per thread against a float64 sum of the buffer
 TENSOR_BF16 = "tensor_bf16"
+TENSOR_TF32 = "tensor_tf32"
 # How pictures name each compute ceiling an experiment can be measured against (its compute_ceiling).
-COMPUTE_LABELS = {"fma_fp32": "FMA ceiling", TENSOR_BF16: "tensor ceiling"}
+COMPUTE_LABELS = {"fma_fp32": "FMA ceiling", TENSOR_BF16: "tensor ceiling", TENSOR_TF32: "TF32 tensor ceiling"}
 BF16_MIN_SM = 80  # BF16 mma.sync: Ampere and newer
 MMA_CHAINS = 8  # independent accumulators per warp
 MMA_ITERS = 1 << 14  # x 8 chains x 4096 flops x 132 x 32 warps: 2.3 TFLOP, ~4 ms at 600 TFLOP/s
 MMA_BLOCKS_PER_SM = 4  # of 256 threads: 8 warps per scheduler
 MMA_OPERAND = 0x3A803A80  # two BF16 2^-10: every step adds exactly 2^-16 to each accumulator
+TF32_OPERAND = 0x3A800000  # one FP32 2^-10, exact in TF32: every k8 wgmma adds exactly 2^-17
 MMA_SYNC = "mma.sync m16n8k16"
 WGMMA = "wgmma m64n256k16"
+WGMMA_TF32 = "wgmma m64n256k8 tf32"
 WGMMA_SM = (9, 0)  # wgmma is sm_90a: its code runs on sm_90 alone
 TENSOR_BF16_MMA_SYNC = "tensor_bf16_mma_sync"
 WGMMA_ITERS = 1 << 12  # steps of 4 wgmma: x 524,288 FLOP x 396 warpgroups = 3.4 TFLOP, ~3.5 ms near 990 TFLOP/s
@@ -94,6 +101,8 @@ WGMMA_SMEM_BYTES = (64 + 256) * 128 + 1024  # the A and B tiles of four k16 step
 # and clocks: NVIDIA H100/H200 Tensor Core GPU datasheets, 989.4 TFLOP/s; H100 PCIe 756; A100 312.
 DATASHEET_BF16_GFLOPS = (("H200", 989_400.0), ("H100 PCIe", 756_000.0), ("H100", 989_400.0),
                          ("A100", 312_000.0))
+# The same datasheets give dense TF32 at half the BF16 rate on each of these cards (494.7, 378, 156).
+DATASHEET_TF32_PER_BF16 = 0.5
 
 
 def names() -> tuple[str, ...]:
@@ -106,6 +115,14 @@ def names() -> tuple[str, ...]:
 def bf16_names() -> tuple[str, ...]:
     """The BF16 tensor-core ceilings, measured on cards of sm_80 and newer."""
     return (TENSOR_BF16,) + tuple(f"cublas_bf16_{n}" for n in GEMM_SIZES)
+
+
+def tensor_names(device) -> tuple[str, ...]:
+    """The tensor-core ceilings a complete file holds for `device` (besides the optional mma.sync
+    row): the BF16 ones on sm_80 and newer, and on sm_90 the TF32 wgmma rate too."""
+    if not has_bf16_tensor_cores(device):
+        return ()
+    return bf16_names() + ((TENSOR_TF32,) if tensor_instruction(device) == WGMMA else ())
 
 
 def has_bf16_tensor_cores(device) -> bool:
@@ -180,13 +197,14 @@ def ensure(device, folder: Path, refresh: bool = False, progress=None) -> Ceilin
         stored = load(path)
         if stored is not None and all(r.get("gpu") == device.name for r in stored.rows):
             have = {str(r.get("ceiling")) for r in stored.rows}
-            if not has_bf16_tensor_cores(device) or (set(bf16_names()) <= have and
-                                                     tensor_instruction_current(stored, device)):
+            if set(tensor_names(device)) <= have and (not has_bf16_tensor_cores(device)
+                                                      or tensor_instruction_current(stored, device)):
                 return stored
-            # A file from before the BF16 ceilings (or before this card's fastest tensor instruction
-            # was measured): measure only those and put them in place of any stored.
-            rows = [r for r in stored.rows if str(r.get("ceiling")) not in (*bf16_names(), TENSOR_BF16_MMA_SYNC)]
-            rows += measure_bf16(device, progress=progress)
+            # A file from before the tensor ceilings (or before this card's fastest tensor instruction,
+            # or its TF32 rate, was measured): measure only those and put them in place of any stored.
+            replaced = (*bf16_names(), TENSOR_BF16_MMA_SYNC, TENSOR_TF32)
+            rows = [r for r in stored.rows if str(r.get("ceiling")) not in replaced]
+            rows += measure_tensor(device, progress=progress)
             save(path, rows)
             return Ceilings(rows, path, measured=True)
     rows = measure(device, progress=progress)
@@ -211,25 +229,28 @@ def attach(records: Iterable[dict], experiment, ceilings: Ceilings | None) -> li
     """Add `ceiling` (its name), its value, and `pct_of_ceiling` to every timed record.
 
     Memory-bound experiments (Experiment.bound == 'memory') are measured against the best copy
-    (GB/s of the bytes the problem must move); compute-bound ones against their compute_ceiling
-    (the FP32 FMA rate unless they name another, as gemm_bf16 names tensor_bf16).
+    (GB/s of the bytes the problem must move); compute-bound ones against their variant's compute
+    ceiling (Experiment.ceiling_for: the FP32 FMA rate unless the experiment or the variant names
+    another, as gemm_bf16 names tensor_bf16), in the problem's FLOPs: a variant whose every FLOP costs
+    `ops` of the ceiling's operations (sgemm v14: three TF32 products) is held to the rate / ops,
+    named 'tensor_tf32/3'. A best row is held to the ceiling of the variant it picked.
     """
     records = list(records)
     if ceilings is None:
         return records
-    if experiment.bound == "compute":
-        # The experiment's own ceiling; a file measured before that ceiling existed gives none (never
-        # the FMA rate in its place: a tensor-core GEMM at 900% of the FP32 pipe says nothing).
-        name, rate, column = experiment.compute_ceiling, "gflops", "ceiling_gflops"
-        value = (ceilings.row(name) or {}).get("gflops")
-    else:
-        best = ceilings.best_copy
-        name = best["ceiling"] if best else ""
-        value, rate, column = ceilings.copy_gbps, "gbps", "ceiling_gbps"
-    if not value:
-        return records
     for r in records:
-        if r.get(rate) and r.get("time_ms"):
+        if experiment.bound == "compute":
+            # The variant's own ceiling; a file measured before that ceiling existed gives none (never
+            # the FMA rate in its place: a tensor-core GEMM at 900% of the FP32 pipe says nothing).
+            name, ops = experiment.ceiling_for(variant_ran(r))
+            rate, column = "gflops", "ceiling_gflops"
+            value = (ceilings.gflops(name) or 0.0) / ops
+            name = name if ops == 1 else f"{name}/{ops}"
+        else:
+            best = ceilings.best_copy
+            name = best["ceiling"] if best else ""
+            value, rate, column = ceilings.copy_gbps, "gbps", "ceiling_gbps"
+        if value and r.get(rate) and r.get("time_ms"):
             r["ceiling"] = name
             r[column] = value
             r["pct_of_ceiling"] = 100.0 * r[rate] / value
@@ -240,14 +261,18 @@ def attach(records: Iterable[dict], experiment, ceilings: Ceilings | None) -> li
 # An H200's figures measured before gpulab measured its own (CuPy copy, PyTorch FMA-bound and cuBLAS
 # BF16 runs, November 2026): used for the roofline floor only when no card's measured ceilings are at
 # hand, and labelled so. The BF16 tensor row is cuBLAS BF16 at 8192^3, a lower bound of the rate.
-H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0, TENSOR_BF16: 721_000.0}
+# The TF32 tensor row is cuBLAS TF32 at 8192^3 (PyTorch with TF32 on), likewise a lower bound.
+H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0, TENSOR_BF16: 721_000.0,
+                           TENSOR_TF32: 393_000.0}
 _REFERENCE = "H200 REFERENCE values, not measured by gpulab on this card: run gpulab ceilings on the card"
 
 
 def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results"),
-                          compute: str = "fma_fp32") -> tuple[float, float, str]:
+                          compute: str = "fma_fp32", ops: int = 1) -> tuple[float, float, str]:
     """(compute GFLOP/s, copy GB/s, where they come from) for the roofline floor; `compute` names the
-    compute ceiling (an experiment's compute_ceiling: the FMA rate, or tensor_bf16). From results/
+    compute ceiling and `ops` how many of its operations each FLOP of the problem costs (a variant's
+    Experiment.ceiling_for: the FMA rate, tensor_bf16, or tensor_tf32 three times for 3xTF32), so
+    the rate returned is in the problem's FLOPs: the ceiling's / ops. From results/
     <gpu>/ceilings.csv of `gpu` (a card's slug), else of the GPU in this machine, else of the one card
     with results, else the H200 reference values (labelled as such; also for a compute ceiling the
     stored file lacks). A `gpu` named without complete ceilings is an error, not a fallback."""
@@ -260,7 +285,7 @@ def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results"),
         else:
             found = sorted(p.parent.name for p in results_root.glob(f"*/{FILE_NAME}"))
             slug = found[0] if len(found) == 1 else None
-    reference = H200_REFERENCE_CEILINGS["fma_gflops" if compute == "fma_fp32" else compute]
+    reference = H200_REFERENCE_CEILINGS["fma_gflops" if compute == "fma_fp32" else compute] / ops
     if slug is not None:
         stored = load(ceilings_path(results_root / slug))
         if stored is not None and stored.fma_gflops and stored.copy_gbps:
@@ -269,7 +294,7 @@ def ceilings_for_roofline(gpu: str | None, results_root: Path = Path("results"),
             where = f"measured on {first.get('gpu') or slug}{' ' + when if when else ''} ({stored.path})"
             rate = (stored.row(compute) or {}).get("gflops")
             if rate:
-                return rate, stored.copy_gbps, where
+                return rate / ops, stored.copy_gbps, where + (f"; {compute} / {ops}" if ops != 1 else "")
             return reference, stored.copy_gbps, f"copy {where}; {compute}: {_REFERENCE}"
         if gpu is not None:
             raise GpulabError(f"no complete ceilings in {ceilings_path(results_root / slug)}; measure them on that card "
@@ -381,7 +406,7 @@ def measure(device, policy=None, progress=None) -> list[dict]:
         del a, b, c, ref
     cupy.get_default_memory_pool().free_all_blocks()
     if has_bf16_tensor_cores(device):
-        rows += measure_bf16(device, policy, progress)
+        rows += measure_tensor(device, policy, progress)
     return rows
 
 
@@ -406,17 +431,21 @@ def _row_writer(device, rows: list[dict]):
     return row
 
 
-def measure_bf16(device, policy=None, progress=None) -> list[dict]:
-    """The BF16 tensor-core ceilings on `device` (sm_80 or newer): the mma.sync rate, then cuBLAS BF16
-    (FP32 compute and output) at GEMM_SIZES, each checked."""
+def measure_tensor(device, policy=None, progress=None) -> list[dict]:
+    """The tensor-core ceilings on `device` (sm_80 or newer; tensor_names): the BF16 rate of its
+    fastest instruction (on sm_90 wgmma, then the TF32 wgmma rate and the mma.sync one), then cuBLAS
+    BF16 (FP32 compute and output) at GEMM_SIZES, each checked."""
     cupy = seam.cupy()
     policy, flush, rows, say, row = _session(device, policy, progress)
 
     instruction = tensor_instruction(device)
     say(f"BF16 tensor-core rate ({instruction})")
     if instruction == WGMMA:
-        what, t, values = measure_wgmma_bf16(device, policy)
+        what, t, values = measure_wgmma(device, policy)
         row(TENSOR_BF16, what, t, instruction=WGMMA, **values)
+        say(f"TF32 tensor-core rate ({WGMMA_TF32}), for sgemm's 3xTF32 rung")
+        what, t, values = measure_wgmma(device, policy, tf32=True)
+        row(TENSOR_TF32, what, t, instruction=WGMMA_TF32, **values)
         say(f"BF16 tensor-core rate of {MMA_SYNC}, for the rungs that issue it")
     what, t, values = measure_mma_bf16(device, policy)
     row(TENSOR_BF16 if instruction == MMA_SYNC else TENSOR_BF16_MMA_SYNC, what, t, instruction=MMA_SYNC, **values)
@@ -460,32 +489,38 @@ def measure_mma_bf16(device, policy):
                         2.0 * 16 * 8 * 16 * MMA_CHAINS * MMA_ITERS * warps, what)
 
 
-def measure_wgmma_bf16(device, policy):
-    """The wgmma BF16 rate on `device` (sm_90): (what was timed, its Timing, the row's values)."""
+def measure_wgmma(device, policy, tf32: bool = False):
+    """The wgmma rate on `device` (sm_90), BF16 (m64n256k16) or with `tf32` TF32 (m64n256k8): (what
+    was timed, its Timing, the row's values)."""
     cupy = seam.cupy()
-    kernel = load_kernel(compile_kernel(KERNEL_DIR / "wgmma_bf16.cu", "wgmma_bf16_peak", {}, "sm_90a"))
+    kernel = load_kernel(compile_kernel(KERNEL_DIR / "wgmma_peak.cu", "wgmma_peak",
+                                        {"WGMMA_TF32": 1} if tf32 else {}, "sm_90a"))
     blocks = device.sm_count * WGMMA_BLOCKS_PER_SM
     out = cupy.empty(blocks * WGMMA_THREADS, dtype=cupy.float32)
-    args = (out, np.uint32(MMA_OPERAND), np.int32(WGMMA_ITERS))
+    args = (out, np.uint32(TF32_OPERAND if tf32 else MMA_OPERAND), np.int32(WGMMA_ITERS))
     launch = lambda: kernel((blocks, 1, 1), (WGMMA_THREADS, 1, 1), args, WGMMA_SMEM_BYTES)  # noqa: E731
-    what = (f"gpulab wgmma_bf16_peak: {WGMMA} BF16->FP32 on shared-memory operands, 4 x {WGMMA_ITERS} per "
-            f"warpgroup, one group in flight behind the one issuing, {blocks} blocks of {WGMMA_THREADS}")
-    # Each wgmma adds 2^-16 to every accumulator element.
-    return _tensor_rate(device, policy, launch, out, 4 * WGMMA_ITERS * 2.0**-16,
-                        2.0 * 64 * 256 * 16 * 4 * WGMMA_ITERS * blocks, what)
+    instruction, k = (WGMMA_TF32, 8) if tf32 else (WGMMA, 16)
+    what = (f"gpulab wgmma_peak: {instruction} {'TF32' if tf32 else 'BF16'}->FP32 on shared-memory operands, "
+            f"4 x {WGMMA_ITERS} per warpgroup, one group in flight behind the one issuing, {blocks} blocks of "
+            f"{WGMMA_THREADS}")
+    # Each wgmma adds k products of 2^-10 x 2^-10 to every accumulator element.
+    return _tensor_rate(device, policy, launch, out, 4 * WGMMA_ITERS * k * 2.0**-20,
+                        2.0 * 64 * 256 * k * 4 * WGMMA_ITERS * blocks, what, "TF32" if tf32 else "BF16")
 
 
-def _tensor_rate(device, policy, launch, out, want: float, flops: float, what: str):
+def _tensor_rate(device, policy, launch, out, want: float, flops: float, what: str, kind: str = "BF16"):
     """Times a tensor ceiling kernel's `launch` (no flush: it touches no global memory but its one
     store per thread), checks every thread's sum in `out` is exactly `want`: (what, Timing, values)
-    with the datasheet's dense BF16 rate beside where gpulab knows it."""
+    with the datasheet's dense rate of `kind` (BF16 or TF32) beside where gpulab knows it."""
     t = time_it(launch, policy, None)
-    synchronize(f"BF16 tensor-core ceiling ({what.split(':')[0]})")
+    synchronize(f"{kind} tensor-core ceiling ({what.split(':')[0]})")
     check_sums(out, want, what.split(":")[0])
     datasheet = datasheet_bf16_gflops(device.name)
+    if datasheet and kind == "TF32":
+        datasheet *= DATASHEET_TF32_PER_BF16
     values = {"gflops": flops / (t.median_ms / 1e3) / 1e9}
     if datasheet:
-        what += f"; datasheet dense BF16 {datasheet / 1e3:,.0f} TFLOP/s"
+        what += f"; datasheet dense {kind} {datasheet / 1e3:,.0f} TFLOP/s"
         values["datasheet_gflops"] = datasheet
     return what, t, values
 
@@ -496,7 +531,7 @@ def check_sums(out, want: float, kernel: str) -> None:
     bad = cupy.flatnonzero(out != np.float32(want))
     if bad.size:
         first = int(bad[0])
-        raise GpulabError(f"the BF16 tensor-core ceiling kernel ({kernel}) summed {float(out[first]):.9g} in thread "
+        raise GpulabError(f"the tensor-core ceiling kernel ({kernel}) summed {float(out[first]):.9g} in thread "
                           f"{first} ({bad.size} threads wrong), expected exactly {want:.9g}")
 
 

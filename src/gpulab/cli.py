@@ -180,7 +180,8 @@ def ceilings(
     refresh: bool = typer.Option(False, "--refresh", help="measure again even if results/<gpu>/ceilings.csv exists"),
 ) -> None:
     """This card's own limits: copy bandwidth, L2 read bandwidth, FP32 FMA rate, cuBLAS FP32 and TF32 at 4096^3 and 8192^3;
-    on sm_80 and newer also the BF16 tensor-core rate (wgmma on sm_90, mma.sync before) and cuBLAS BF16 at both sizes.
+    on sm_80 and newer also the BF16 tensor-core rate (wgmma on sm_90, mma.sync before) and cuBLAS BF16 at both sizes,
+    on sm_90 the TF32 wgmma rate too (what sgemm's 3xTF32 v14 is held to, a third of it).
     Measured once, stored in results/<gpu>/ceilings.csv, reused until --refresh."""
     with console.status("measuring ceilings") as status:
         found = api.ceilings(refresh=refresh, on_status=status.update)

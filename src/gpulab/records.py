@@ -40,6 +40,13 @@ CORE_COLUMNS = (
 ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab", "date", "host", "gpu_index")
 
 
+def variant_ran(record: dict) -> str | None:
+    """The variant whose kernel a record timed: its own, or a best row's pick, the first word of its
+    `picked` column ('v14 (tuned at 4096x4096x4096)', gpulab.best.Pick.label)."""
+    picked = record.get("picked")
+    return str(picked).split(" ", 1)[0] if picked else record.get("variant")
+
+
 def environment(device=None, arch: str = "") -> dict:
     """Who ran where: the card and the software versions, and the date (UTC, ISO 8601)."""
     env = {

@@ -80,10 +80,13 @@ def test_bench_records_have_rates_and_cublas_ratio(lab):
 def test_bf16_ceilings_measured_and_plausible(lab):
     if not ceil.has_bf16_tensor_cores(lab.device):
         pytest.skip(f"{lab.device.name} has no BF16 mma.sync (sm_80+)")
-    rows = {r["ceiling"]: r for r in ceil.measure_bf16(lab.device)}
-    # on a wgmma card the mma.sync rate is measured as well, under its own name
+    rows = {r["ceiling"]: r for r in ceil.measure_tensor(lab.device)}
+    # on a wgmma card the mma.sync rate is measured as well, under its own name, and the TF32 rate
     hopper = ceil.tensor_instruction(lab.device) == ceil.WGMMA
-    assert set(rows) == set(ceil.bf16_names()) | ({ceil.TENSOR_BF16_MMA_SYNC} if hopper else set())
+    assert set(rows) == set(ceil.tensor_names(lab.device)) | ({ceil.TENSOR_BF16_MMA_SYNC} if hopper else set())
+    if hopper:  # TF32 runs at half BF16's rate on Hopper's tensor cores: within clock noise of that
+        assert 0.4 < rows[ceil.TENSOR_TF32]["gflops"] / rows["tensor_bf16"]["gflops"] < 0.6
+        assert rows[ceil.TENSOR_TF32]["instruction"] == ceil.WGMMA_TF32
     for r in rows.values():
         print(f"{r['ceiling']:18s} {r['gflops']:12,.0f} GFLOP/s  {r['what']}")
     tensor = rows["tensor_bf16"]

@@ -148,7 +148,7 @@ def test_ceilings_measured_and_plausible(lab, ceilings):
     from cupy._core import _routines_linalg as linalg
 
     assert ceilings.measured and ceilings.path.exists()
-    bf16 = set(ceil.bf16_names()) if ceil.has_bf16_tensor_cores(lab.device) else set()
+    bf16 = set(ceil.tensor_names(lab.device))
     if ceil.tensor_instruction(lab.device) == ceil.WGMMA:  # the mma.sync rate too, under its own name
         bf16.add(ceil.TENSOR_BF16_MMA_SYNC)
     assert {r["ceiling"] for r in ceilings.rows} == set(ceil.names()) | {ceil.L2_NAME} | bf16

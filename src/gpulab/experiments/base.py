@@ -145,6 +145,11 @@ class Variant:
     # differ the run is still right but planned for waves the card does not run, and its record says
     # so (gpulab.lab.resident_note).
     resident_param: str = ""
+    # The measured ceiling (gpulab.ceilings) this variant is held to where it is not its experiment's
+    # compute_ceiling ("": the experiment's), and how many of that ceiling's operations each FLOP of
+    # the problem costs: sgemm's v14 runs FP32 GEMM as three TF32 products ("tensor_tf32", 3).
+    compute_ceiling: str = ""
+    ceiling_ops: int = 1
 
     @classmethod
     def from_file(cls, path, access: Callable[..., Any] | None = None) -> "Variant":
@@ -256,6 +261,15 @@ class Experiment:
             f"experiment '{self.name}' has no variant '{name}'; choose from "
             + ", ".join(v.name for v in self.variants)
         )
+
+    def ceiling_for(self, variant: str | None) -> tuple[str, int]:
+        """(compute ceiling, its operations per FLOP of the problem) that records of `variant` are held
+        to: the variant's own where it names one, else the experiment's (a vendor library, a name not
+        among the variants)."""
+        v = next((v for v in self.variants if v.name == variant), None)
+        if v is not None and v.compute_ceiling:
+            return v.compute_ceiling, v.ceiling_ops
+        return self.compute_ceiling, 1
 
     # -- shapes -----------------------------------------------------------------------------
     def shape(self, *values: int) -> Shape:

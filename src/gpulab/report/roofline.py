@@ -2,7 +2,8 @@
 
 The roofs (results/<gpu>/ceilings.csv, nothing from a datasheet):
   FP32 FMA     fma_fp32, gpulab's FFMA kernel
-  tensor TF32  the faster cublas_tf32_N: the tensor-core rate cuBLAS reached on this card, where measured
+  tensor TF32  tensor_tf32, gpulab's TF32 wgmma kernel (sm_90), else the faster cublas_tf32_N: the
+               tensor-core rate cuBLAS reached on this card, where measured
   tensor BF16  tensor_bf16, gpulab's tensor-core kernel (wgmma on sm_90, mma.sync on sm_80-89; where measured)
   DRAM         the best copy (bytes read + written per second)
   L2           l2_read, gpulab's read kernel over a buffer that fits in L2, where measured (older
@@ -17,7 +18,9 @@ Its arithmetic intensity comes from gpulab.model.predict, twice:
   hollow marker  flops / the compulsory DRAM bytes (each input read once, the output written once):
                  read it against the DRAM roof. Every rung of one experiment at one shape shares it.
 A thin line joins a rung's two markers. The further right the filled marker, the more reuse the
-kernel found on chip (shared memory, registers) before asking L1TEX.
+kernel found on chip (shared memory, registers) before asking L1TEX. A rung whose global traffic is
+all TMA (gemm_bf16's t2-t4 with TMA stores, sgemm's v14) asks L1TEX for nothing and has no point: its
+boxes go from L2 to shared memory past L1TEX.
 """
 
 from __future__ import annotations
@@ -58,8 +61,12 @@ def roofs(ceilings) -> list[Roof]:
         return out
     if ceilings.fma_gflops:
         out.append(Roof(f"FP32 FMA {ceilings.fma_gflops / 1e3:,.1f} TFLOP/s", "compute", ceilings.fma_gflops))
+    tf32 = ceilings.row("tensor_tf32") if hasattr(ceilings, "row") else None
     tensor = [r for r in ceilings.rows if str(r.get("ceiling", "")).startswith("cublas_tf32") and r.get("gflops")]
-    if tensor:
+    if tf32 and tf32.get("gflops"):  # gpulab's own TF32 kernel, where measured (sm_90), over cuBLAS's rate
+        how = str(tf32.get("instruction") or "wgmma").split()[0]
+        out.append(Roof(f"TF32 tensor ({how}) {tf32['gflops'] / 1e3:,.0f} TFLOP/s", "compute", tf32["gflops"]))
+    elif tensor:
         best = max(tensor, key=lambda r: r["gflops"])
         out.append(Roof(f"TF32 tensor (cuBLAS, {best['ceiling'].rsplit('_', 1)[-1]}^3) "
                         f"{best['gflops'] / 1e3:,.0f} TFLOP/s", "compute", best["gflops"]))

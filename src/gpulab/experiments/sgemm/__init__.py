@@ -16,7 +16,7 @@ from gpulab.arith import cdiv
 from gpulab.check import compare_exact, compare_float
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
-from gpulab.experiments.gemm_bf16.tma_rungs import T4, t4_constraints, t4_extra_args, t4_launch, t4_one_round
+from gpulab.experiments.gemm_bf16.tma_rungs import T4, t4_constraints, t4_extra_args, t4_launch, t4_model, t4_one_round
 from gpulab.experiments.gemm_common import (
     CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX, SMEM_STATIC_MAX, SM90,
     check_regs, to_host,
@@ -557,6 +557,17 @@ def _v14_stage(inputs: dict, shape: Shape, params: Params, arch: str):
     return split_tf32(inputs, shape, params, arch, dependent_launch=t4_one_round(params, shape))
 
 
+def _v14_model(params: Params, shape: Shape):
+    """t4's access model on what v14's t4 reads: the staged A3 and Bt3, whose rows its tensor maps see
+    as 2 x PARTS x KP 16-bit elements (RING_K in v14_tf32x3.cu), so t4's TMA boxes, wgmma and
+    epilogue are counted over that K. The split launch before it is another kernel, not counted, as
+    gemm_bf16's staging. The work is the problem's 2 M N K FLOPs (v14's ceiling, a third of the TF32
+    rate, holds each to its three products); the DRAM floor stays t4's: the staged copies and C."""
+    m, n, k = shape["M"], shape["N"], shape["K"]
+    staged = Shape(shape.names, (m, n, 2 * PARTS * padded_k(k)))
+    return dataclasses.replace(t4_model(params, staged), flops=2.0 * m * n * k)
+
+
 def _v14_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     """t4's: tensor maps of the staged A3 and Bt3 (t4 names B's "Bt"), C's, the stream-K workspace."""
     return t4_extra_args({"A": inputs["A"], "Bt": inputs["B"]}, out, shape, params)
@@ -766,6 +777,10 @@ class Sgemm(Experiment):
             arch_specific=True,
             extra_args=_v14_extra_args,
             stage=_v14_stage,
+            access=_v14_model,
+            # Three TF32 products per FLOP of the problem: held to a third of the TF32 tensor rate.
+            compute_ceiling="tensor_tf32",
+            ceiling_ops=PARTS,
         ),
         Variant(
             name="sk",
