@@ -13,6 +13,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.gemm_bf16 import SMEM_BLOCK_OPTIN_MAX, t0_smem_bytes
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
+from gpulab.experiments.gemm_bf16 import tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import t4_launch
 from gpulab.gpu.compile import compile_kernel
 from gpulab.model.predict import check_launch, predict
@@ -351,3 +352,19 @@ def test_t1_fragments_multiply_the_tiles_it_copies():
                         r, c = wm + 16 * i + lane // 4 + 8 * h, wn + 8 * j + 2 * (lane % 4)
                         C[r, c: c + 2] = acc[i, j, lane, 2 * h: 2 * h + 2]
     assert np.array_equal(C, A @ Bt.T)
+
+
+@pytest.mark.parametrize("over", [{}, {"BN": 128, "PINGPONG": 1, "STORE": 0}, {"BN": 128, "PINGPONG": 1},
+                                  {"CLUSTER": 1, "BN": 128}], ids=lambda o: " ".join(f"{k}={v}" for k, v in o.items()))
+def test_t4_model_classes_are_exact_over_several_rounds(monkeypatch, over):
+    """On 8 SMs every block takes several tiles, the last round partly: the round classes of the
+    tile-free instructions (periodic by 2 for PINGPONG's turns, the last round alone) against
+    every round evaluated."""
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 8)
+    v = EXP.variant("t4")
+    p = v.default_params() | over
+    s = EXP.shape(600, 700, 64)  # N % 4 == 0 and not: TMA stores and the copy-out
+    for shape in (s, EXP.shape(600, 702, 64)):
+        model = v.access(p, shape)
+        assert model.grid[0] == 8 and -(-(-(-600 // (128 * p["CLUSTER"])) * -(-shape["N"] // p["BN"])) // (8 // p["CLUSTER"])) > 2
+        assert predict(model) == predict(model, exhaustive=True)

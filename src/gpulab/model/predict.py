@@ -161,8 +161,9 @@ class KernelAccess:
 
 # The keys of KernelAccess.bulk (gpulab.quantities says which ncu metric measures each):
 #   tma_load_requests  TMA tensor loads issued (SASS UTMALDG), one per box
-#   tma_load_bytes     bytes the TMA loads read from L2: the in-bounds part of every box row, in the
-#                      32-byte sectors it touches (a box's out-of-bounds part is zero-filled, not read)
+#   tma_load_bytes     bytes the TMA loads read from L2, as Nsight Compute counts them: the 32-byte
+#                      sectors every box row touches inside the row's pitch (the part of a box past a
+#                      row's end is zero-filled, not read), box rows past the last row included
 #   gmma_requests      wgmma instructions executed (SASS HGMMA), counted per warp: 4 per warpgroup
 BULK_KEYS = ("tma_load_requests", "tma_load_bytes", "gmma_requests")
 

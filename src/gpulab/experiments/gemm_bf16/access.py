@@ -331,13 +331,25 @@ def t1_access(params: Params, shape: Shape) -> KernelAccess:
 
 
 def _tma_sectors(rows: int, pitch: int, k_tiles: int) -> int:
-    """32-byte sectors the TMA boxes (64 BF16 wide, one per k-tile) read from the in-bounds rows of a
-    `rows` x `pitch` BF16 matrix, once over all k-tiles: row r's box row starts at 2 (r pitch + 64 kt)
-    bytes (16-byte aligned: the pitch is a multiple of 8) and holds min(64, pitch - 64 kt) elements
-    inside the matrix; the part past `pitch` is zero-filled, not read."""
-    offset = (BF16 * pitch * np.arange(rows, dtype=np.int64)) % 32  # 0 or 16 (base 256-byte aligned)
+    """32-byte sectors the TMA boxes (64 BF16 wide, one per k-tile) read from `rows` box rows of a
+    BF16 matrix of row pitch `pitch`, once over all k-tiles: row r's box row starts at 2 (r pitch +
+    64 kt) bytes (16-byte aligned: the pitch is a multiple of 8) and holds min(64, pitch - 64 kt)
+    elements inside the row; the part past `pitch` is zero-filled, not read.
+
+    `rows` counts every box row the tiles cover, the matrix's and those past its last row (a last
+    tile row or column that holds fewer rows than its box): Nsight Compute counts those as if they
+    were read, as the H200 showed where K is a whole number of k-tiles (gemm_bf16 t4 with BN = 192 at
+    1024^3, sgemm v14 at 512^3 and 4096^3: exactly whole boxes, with clusters of one and of two, even
+    for a block whose half of the box lies wholly past the edge). Where K is ragged the counter reads
+    more still, by rules these captures do not pin down (README, "TMA load bytes")."""
+    # Row r starts (2 pitch r) % 32 bytes into a sector (the base is 256-byte aligned): 0 at every row
+    # where 2 pitch is a multiple of 32, else 16 at the odd rows. Counted by class, not row by row:
+    # memory and time stay bounded at the largest shapes (tests/test_predict_memory.py).
+    assert pitch % 8 == 0, "TMA rows are a multiple of 16 bytes"
+    at_16 = rows // 2 if (BF16 * pitch) % 32 else 0
     widths = BF16 * np.minimum(64, pitch - 64 * np.arange(k_tiles, dtype=np.int64))
-    return int(((offset[:, None] + widths[None, :] + 31) // 32).sum())
+    per_row = {offset: int(((offset + widths + 31) // 32).sum()) for offset in (0, 16)}
+    return (rows - at_16) * per_row[0] + at_16 * per_row[16]
 
 
 def tma_access(params: Params, shape: Shape, consumer_first: int, threads: int) -> KernelAccess:
@@ -388,8 +400,8 @@ def tma_access(params: Params, shape: Shape, consumer_first: int, threads: int) 
     bulk = {
         "tma_load_requests": grid.blocks * k_tiles * 2,
         # Each block-row's A rows are read by every block-column, each Bt row by every block-row.
-        "tma_load_bytes": 32 * (grid.grid_n * _tma_sectors(M, pitch, k_tiles)
-                                + grid.grid_m * _tma_sectors(N, pitch, k_tiles)),
+        "tma_load_bytes": 32 * (grid.grid_n * _tma_sectors(grid.grid_m * BM, pitch, k_tiles)
+                                + grid.grid_m * _tma_sectors(grid.grid_n * BN, pitch, k_tiles)),
         "gmma_requests": grid.blocks * consumers * 4 * k_tiles * 4,
     }
     return KernelAccess(grid=(grid.blocks, 1, 1), block=(threads, 1, 1), instructions=tuple(out), bulk=bulk,
@@ -477,6 +489,10 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     tma_store = STORE and N % 4 == 0
     base = buffers(C=F32 * M * N)
     rounds = Loop("u", grid.rounds, every(grid.rounds))
+    # For instructions whose address does not depend on the tile, only whether a block has one in
+    # round u (every block but in the last round) and, with PINGPONG = 1, whose turn it is (u % 2):
+    # the rounds fall into a few classes, and the model stays quick at the largest shapes.
+    tile_free_rounds = Loop("u", grid.rounds, periodic(grid.rounds, 2, edge=(grid.rounds - 1,)))
     by_rounds = {"x": grid.block_classes()}  # for addresses that do not depend on the tile
 
     def consumer(i):
@@ -497,7 +513,7 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
             f"lds tile_grid[{word}] (cluster_tile, per tile)", "shared", "load", F32,
             address=lambda i, word=word: F32 * word + 0 * i.tid,
             active=lambda i: computes(i) | ((i.tid == 0) & grid.tile(i.bx, i.u)[1]),
-            loops=(rounds,), blocks=by_rounds))
+            loops=(tile_free_rounds,), blocks=by_rounds))
 
     # The 64-row halves of a tile a consumer stores: its own (cooperative), or acc0 and acc1 (pingpong).
     halves = Loop("a", 2 if pingpong else 1, every(2 if pingpong else 1))
@@ -520,7 +536,7 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
             return buffer + r * 128 + (q ^ (r % 8)) * 16 + (i.lane % 2) * 8
 
         out.append(Instruction("sts.64 C chunk (swizzled buffer)", "shared", "store", 8, address=chunk_address,
-                               active=computes, loops=(rounds, halves, chunks, *groups), blocks=by_rounds))
+                               active=computes, loops=(tile_free_rounds, halves, chunks, *groups), blocks=by_rounds))
         if not tma_store:
             rows = Loop("r", 16, every(16))
 
@@ -572,8 +588,8 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     block_tiles = grid.tiles * CLUSTER
     bulk = {
         "tma_load_requests": block_tiles * k_tiles * 2 + (block_tiles * 2 * (BN // 32) * 2 if tma_store else 0),
-        "tma_load_bytes": 32 * (grid.tiles_n * _tma_sectors(M, pitch, k_tiles)
-                                + grid.tiles_m * CLUSTER * _tma_sectors(N, pitch, k_tiles)),
+        "tma_load_bytes": 32 * (grid.tiles_n * _tma_sectors(grid.tiles_m * CLUSTER * BM, pitch, k_tiles)
+                                + grid.tiles_m * CLUSTER * _tma_sectors(grid.tiles_n * BN, pitch, k_tiles)),
         "gmma_requests": block_tiles * 2 * 4 * 4 * k_tiles,
     }
     return KernelAccess(grid=(blocks, 1, 1), block=(384, 1, 1), instructions=tuple(out), bulk=bulk,
