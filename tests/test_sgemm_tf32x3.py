@@ -3,6 +3,7 @@ layout's sizes and grid, the k extent the .cu gives t4's ring, and the compiles 
 tests/gpu/test_sgemm_gpu.py and test_tf32_split_gpu.py, check the results on the card)."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -118,3 +119,20 @@ def test_v14_model_is_t4s_over_the_staged_rows_with_the_problems_flops(monkeypat
 def test_v14_declines_the_stream_k_schedule_as_t4_does():
     with pytest.raises(NotModelled, match="SCHEDULE=1 is not modelled"):
         V14.access(V14.default_params() | {"SCHEDULE": 1}, shape(4096, 4096, 4096))
+
+
+def test_v14_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(monkeypatch):
+    """results/h200/profile.csv: v14 at 4096^3 beside v13 (gpulab compare, H200, 2026-12-02), before
+    the model counted the box rows past N (the last column of 192-row tiles holds 64): every counted
+    quantity, the TMA bytes included, as the current model predicts them."""
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    from gpulab.model.predict import predict
+    from gpulab.params import parse_params_label
+    from gpulab.records import read_csv
+
+    row = next(r for r in read_csv(Path(__file__).parents[1] / "results" / "h200" / "profile.csv")
+               if r["variant"] == "v14" and r["shape"] == "4096x4096x4096")
+    got = predict(V14.access(parse_params_label(row["params"]), shape(4096, 4096, 4096)))
+    keys = ("tma_load_requests", "tma_load_bytes", "gmma_requests", "smem_load_requests", "smem_store_requests",
+            "smem_store_wavefronts", "gmem_load_requests", "gmem_store_requests")
+    assert {k: got[k] for k in keys} == {k: int(row[f"ncu_{k}"]) for k in keys}

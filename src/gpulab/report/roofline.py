@@ -19,8 +19,9 @@ Its arithmetic intensity comes from gpulab.model.predict, twice:
                  read it against the DRAM roof. Every rung of one experiment at one shape shares it.
 A thin line joins a rung's two markers. The further right the filled marker, the more reuse the
 kernel found on chip (shared memory, registers) before asking L1TEX. A rung whose global traffic is
-all TMA (gemm_bf16's t2-t4 with TMA stores, sgemm's v14) asks L1TEX for nothing and has no point: its
-boxes go from L2 to shared memory past L1TEX.
+all TMA (gemm_bf16's t4 and sgemm's v14, whose C leaves by TMA stores) asks L1TEX for nothing and
+has no point: its boxes go from L2 to shared memory past L1TEX. t2 and t3 store C from registers, so
+their filled marker counts those stores alone.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from gpulab.params import parse_params_label
 from gpulab.report.plots import CEILING_COLOUR, best_per_rung, plt, series_style
 
 SECTOR_BYTES = 32
+TENSOR_ROOF_COLOURS = ("#7030a0", "#2e8b57")  # TF32, BF16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,9 +132,9 @@ def roofline_figure(all_points: list[Point], roof_list: list[Roof], title: str):
     x = np.geomspace(lo, hi, 200)
     compute = [r for r in roof_list if r.kind == "compute"]
     top = max((r.value for r in compute), default=None)
-    for i, r in enumerate(compute):
-        ax.axhline(r.value, color=CEILING_COLOUR if i == 0 else "#7030a0", linestyle="-" if i == 0 else "-.",
-                   linewidth=1.8, label=r.name)
+    for i, r in enumerate(compute):  # the FMA roof solid red; each tensor roof dash-dot, a colour each
+        colour = CEILING_COLOUR if i == 0 else TENSOR_ROOF_COLOURS[(i - 1) % len(TENSOR_ROOF_COLOURS)]
+        ax.axhline(r.value, color=colour, linestyle="-" if i == 0 else "-.", linewidth=1.8, label=r.name)
     for r, style in zip((r for r in roof_list if r.kind == "bandwidth"), ("--", (0, (6, 2, 1, 2)))):
         y = r.value * x  # GB/s x flop/B = GFLOP/s
         if top:
