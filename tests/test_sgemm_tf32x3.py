@@ -136,3 +136,15 @@ def test_v14_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(monkey
     keys = ("tma_load_requests", "tma_load_bytes", "gmma_requests", "smem_load_requests", "smem_store_requests",
             "smem_store_wavefronts", "gmem_load_requests", "gmem_store_requests")
     assert {k: got[k] for k in keys} == {k: int(row[f"ncu_{k}"]) for k in keys}
+
+
+def test_the_split_leaves_fp32s_edges_out_of_its_domain():
+    # What the README says v14 does not take: an infinity splits into inf and NaN, and a finite value
+    # within 2^-11 of FLT_MAX rounds up to an infinite hi; below that, and at the smallest normal,
+    # hi + lo is x again.
+    hi, lo = split(np.array([np.inf, np.finfo(np.float32).max, 2.0**127 * (2 - 2.0**-10)], dtype=np.float32))
+    assert np.isinf(hi[0]) and np.isnan(lo[0])
+    assert np.isinf(hi[1])
+    assert np.isfinite(hi[2]) and hi[2] + lo[2] == np.float32(2.0**127 * (2 - 2.0**-10))
+    tiny = np.array([np.finfo(np.float32).tiny], dtype=np.float32)
+    assert (split(tiny)[0] + split(tiny)[1])[0] == tiny[0]

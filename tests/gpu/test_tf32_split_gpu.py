@@ -36,3 +36,31 @@ def test_split_writes_every_part_in_place_and_zeroes_the_pad(lab, m, n, k):
         bad = np.argwhere(got.view(np.uint32) != want.view(np.uint32))
         assert got.shape == want.shape and bad.size == 0, f"{name}3: first wrong [row, col] {bad[:1].tolist()}"
     assert staged.moved_bytes == tf32_split.split_bytes(SGEMM.shape(m, n, k))
+
+
+def test_split_of_the_values_at_fp32s_edges_follows_the_model(lab):
+    """What v14 makes of inputs FP32 GEMM takes but 3xTF32 does not (the README's v14 section):
+    infinities (hi = inf, lo = inf - inf = NaN), finite values within 2^-11 of FLT_MAX (hi rounds up
+    to inf), subnormals, signed zeros, rounding ties; bit for bit where the model is a number, NaN
+    where it is NaN (the card may return another NaN's bits)."""
+    cp = cupy()
+    big = np.float32(np.finfo(np.float32).max)
+    edge = np.array([np.inf, -np.inf, big, -big, np.float32(3.4e38), np.float32(2.0**127 * (2 - 2.0**-10)),
+                     np.finfo(np.float32).tiny, np.float32(1e-40), np.float32(1.4e-45), -0.0, 0.0,
+                     np.float32(1 + 2.0**-11), np.float32(-(1 + 3 * 2.0**-11)), np.nan, 1.0, -1.0],
+                    dtype=np.float32)
+    m, n, k = 2, 3, edge.size
+    a = np.stack([edge, edge[::-1]]).astype(np.float32)
+    b = np.stack([edge] * n, axis=1).astype(np.float32)  # k x n: every column the edge values
+    staged = tf32_split.split_tf32({"A": cp.asarray(a), "B": cp.asarray(b)}, SGEMM.shape(m, n, k), {}, lab.arch,
+                                   dependent_launch=False)
+    staged.copy()
+    synchronize("split_tf32")
+    kp = tf32_split.padded_k(k)
+    hi, lo = split(a)
+    got = staged.inputs["A"].get().view(np.float32)
+    for i, part in enumerate((lo, hi, hi)):
+        seen, want = got[:, i * kp:i * kp + k], part
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(seen), nan), f"part {i}: NaN where the model has none, or none where it has"
+        assert np.array_equal(seen[~nan].view(np.uint32), want[~nan].view(np.uint32)), f"part {i}: bits differ"

@@ -40,7 +40,8 @@ def tf32_rna(x: np.ndarray) -> np.ndarray:
 def split_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(hi, lo) of FP32 `x` as tf32_split.cu computes them: hi = rna(x), lo = rna(x - hi)."""
     hi = tf32_rna(x)
-    return hi, tf32_rna((np.asarray(x, dtype=np.float32) - hi).astype(np.float32))
+    with np.errstate(invalid="ignore"):  # an infinite x: lo = inf - inf = NaN, as on the card
+        return hi, tf32_rna((np.asarray(x, dtype=np.float32) - hi).astype(np.float32))
 
 
 def padded_k(k: int) -> int:
