@@ -193,3 +193,22 @@ def test_the_roofline_floor_of_3xtf32_is_a_third_of_the_tf32_rate(tmp_path):
     ceil.save(ceil.ceilings_path(tmp_path / "h200"), _rows(tf32=False))
     rate, _, source = ceil.ceilings_for_roofline("h200", tmp_path, compute="tensor_tf32", ops=3)
     assert rate == pytest.approx(ceil.H200_REFERENCE_CEILINGS["tensor_tf32"] / 3) and "REFERENCE" in source
+
+
+def test_a_table_of_rows_held_to_different_ceilings_says_which_is_which():
+    from rich.console import Console
+
+    from gpulab.report.html import records_table
+    from gpulab.report.tables import bench_table
+
+    sgemm = get_experiment("sgemm")
+    rows = [{"experiment": "sgemm", "variant": v, "params": "", "shape": "4096x4096x4096", "correct": True,
+             "gflops": rate, "time_ms": 1.0} for v, rate in (("v13", 50_000.0), ("v14", 110_000.0), ("cublas", 51_000.0))]
+    ceil.attach(rows, sgemm, ceil.Ceilings(_rows()))
+    console = Console(record=True, width=300)
+    console.print(bench_table(rows, "t"))
+    lines = {line.split()[1]: line for line in console.export_text().splitlines() if line.split()[1:2] in (["v13"], ["v14"])}
+    assert "110.0 of tensor_tf32/3" in lines["v14"] and " of " not in lines["v13"]
+    assert "110.0 of tensor_tf32/3</td>" in records_table(rows)
+    same = [r for r in rows if r["variant"] != "v14"]  # one ceiling: no names added
+    assert " of " not in records_table(same)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+from collections import Counter
 import io
 import math
 import socket
@@ -45,6 +46,18 @@ def variant_ran(record: dict) -> str | None:
     `picked` column ('v14 (tuned at 4096x4096x4096)', gpulab.best.Pick.label)."""
     picked = record.get("picked")
     return str(picked).split(" ", 1)[0] if picked else record.get("variant")
+
+
+def ceiling_notes(records: list[dict]) -> list[str]:
+    """What a table's '% ceiling' column adds beside each record: ' of NAME' where the records are
+    held to more than one ceiling and this one's is not the one most of them share (sgemm's v14,
+    held to tensor_tf32/3 among FFMA rungs held to fma_fp32), '' elsewhere."""
+    names = [r.get("ceiling") for r in records if r.get("pct_of_ceiling") is not None]
+    if len(set(names)) < 2:
+        return [""] * len(records)
+    common = Counter(names).most_common(1)[0][0]
+    return [f" of {r.get('ceiling')}" if r.get("pct_of_ceiling") is not None and r.get("ceiling") != common else ""
+            for r in records]
 
 
 def environment(device=None, arch: str = "") -> dict:

@@ -8,7 +8,7 @@ import html
 import math
 from pathlib import Path
 
-from gpulab.records import status
+from gpulab.records import ceiling_notes, status
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1180px; padding: 0 1em; color: #222;
@@ -58,8 +58,9 @@ def records_table(records: list[dict]) -> str:
     cols = [c for c in COLUMNS if any(r.get(c[0]) not in (None, "") for r in records)]
     head = "".join(f'<th class="{"l" if f is None else ""}">{h}</th>' for _, h, f in cols) + '<th class="l">check</th>'
     body = []
-    for r in records:
-        cells = "".join(f'<td class="{"l" if f is None else ""}">{_cell(r.get(c), f)}</td>' for c, _, f in cols)
+    for r, note in zip(records, ceiling_notes(records)):
+        cells = "".join(f'<td class="{"l" if f is None else ""}">{_cell(r.get(c), f)}'
+                        f'{html.escape(note) if c == "pct_of_ceiling" else ""}</td>' for c, _, f in cols)
         body.append(f"<tr>{cells}<td class='l'>{_status(r)}</td></tr>")
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 

@@ -7,7 +7,7 @@ import math
 from rich.markup import escape
 from rich.table import Table
 
-from gpulab.records import status
+from gpulab.records import ceiling_notes, status
 
 
 def _num(value, fmt: str) -> str:
@@ -60,7 +60,8 @@ def bench_table(records: list[dict], title: str) -> Table:
     table.add_column("regs", justify="right")
     table.add_column("check")
     has_ceiling = any(r.get("pct_of_ceiling") is not None for r in records)
-    for r in records:
+    notes = ceiling_notes(records)
+    for r, note in zip(records, notes):
         # gpulab's best row names what it runs: 'best: sk (tuned at 1x8192x8192)'
         name = f"{r['variant']}: {r['picked']}" if r.get("picked") else r["variant"]
         row = [name, r.get("params") or "", r["shape"], _num(r.get("time_ms"), ".4f")]
@@ -68,7 +69,7 @@ def bench_table(records: list[dict], title: str) -> Table:
             row += [_num(r.get("gflops"), ",.0f"), _num(r.get("pct_of_cublas"), ".1f")]
         row.append(_num(r.get("gbps"), ",.1f"))
         if has_ceiling:
-            row.append(_num(r.get("pct_of_ceiling"), ".1f"))
+            row.append(_num(r.get("pct_of_ceiling"), ".1f") + note)
         if has_copy:
             row.append(_num(r.get("pct_of_copy"), ".1f"))
         spills = f"[yellow]{spill_note(r)}[/]" if spill_note(r) else ""
