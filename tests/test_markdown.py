@@ -121,6 +121,12 @@ def test_ladder_block_shows_the_recorded_blocks_per_sm():
     text = ladder_block(H200_SGEMM, get_experiment("sgemm"), "4096x4096x4096")
     v3 = next(line for line in text.splitlines() if line.startswith("| v3 |"))
     assert "| 148 | 1 |" in v3  # 148 registers x 256 threads: one block per SM on sm_90
+    # v14 is held to a third of the TF32 tensor rate, the FFMA rungs and cuBLAS to the FMA rate: only
+    # the odd cell names its ceiling.
+    v14 = next(line for line in text.splitlines() if line.startswith("| v14 |"))
+    assert v14.endswith("of tensor_tf32/3 |")
+    rows = [line for line in text.splitlines() if line.startswith(("| v", "| cublas"))]
+    assert len(rows) == 16 and sum(" of " in line.rsplit("|", 2)[-2] for line in rows) == 1
 
 
 def test_sanitize_block_from_the_cards_csv(tmp_path):

@@ -17,7 +17,7 @@ from gpulab.experiments import all_experiments
 from gpulab.quantities import (
     FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS, held_exactly,
 )
-from gpulab.records import BEST, read_csv, update_text
+from gpulab.records import BEST, ceiling_notes, read_csv, update_text
 from gpulab.report.tables import best_per_shape
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
@@ -220,20 +220,21 @@ def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
     records = [r for r in read_runs(csv_path) if r["shape"] == shape_label]
     lines = ["| rung | what changed | params | regs | blocks/SM (calculated) | GFLOP/s | % of cuBLAS | % of ceiling |",
              "|---|---|---|---|---|---|---|---|"]
+    rungs = []
     for v in (v for v in experiment.variants if v.rung):
         rows = [r for r in records if r["variant"] == v.name and r.get("correct") and r.get("time_ms")]
-        if not rows:
-            continue
-        best = max(rows, key=lambda r: r.get("gflops") or 0)
+        if rows:
+            rungs.append((v, max(rows, key=lambda r: r.get("gflops") or 0)))
+    lib = next((r for r in records if r["variant"] in experiment.vendor_baselines() and r.get("gflops")), None)
+    # A rung held to another ceiling than the column's says which (records.ceiling_notes).
+    notes = ceiling_notes([best for _, best in rungs] + ([lib] if lib else []))
+    for (v, best), of in zip(rungs, notes):
         pct, ceil = best.get("pct_of_cublas"), best.get("pct_of_ceiling")
-        own = best.get("ceiling")  # a rung held to another ceiling than the column's says which
-        of = f" of {own}" if ceil is not None and own and own != experiment.compute_ceiling else ""
         lines.append(f"| {v.name} | {v.summary} | {best.get('params') or ''} | {best.get('reg_per_thread', '')} "
                      f"| {blocks_per_sm(best)} | {best['gflops']:,.0f} | {_pct(pct)} | {_pct(ceil)}{of} |")
-    lib = next((r for r in records if r["variant"] in experiment.vendor_baselines() and r.get("gflops")), None)
     if lib:
         lines.append(f"| {lib['variant']} | vendor library | | | | {lib['gflops']:,.0f} | 100.0% "
-                     f"| {_pct(lib.get('pct_of_ceiling'))} |")
+                     f"| {_pct(lib.get('pct_of_ceiling'))}{notes[-1]} |")
     return "\n".join(lines) + f"\n\nAt {shape_label}. " + provenance(records) + "\n"
 
 
