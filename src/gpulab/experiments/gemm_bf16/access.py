@@ -330,26 +330,30 @@ def t1_access(params: Params, shape: Shape) -> KernelAccess:
     return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
 
 
-def _tma_sectors(rows: int, pitch: int, k_tiles: int) -> int:
-    """32-byte sectors the TMA boxes (64 BF16 wide, one per k-tile) read from `rows` box rows of a
-    BF16 matrix of row pitch `pitch`, once over all k-tiles: row r's box row starts at 2 (r pitch +
-    64 kt) bytes (16-byte aligned: the pitch is a multiple of 8) and holds min(64, pitch - 64 kt)
-    elements inside the row; the part past `pitch` is zero-filled, not read.
+def _tma_sectors(rows: int, matrix_rows: int, pitch: int, k_tiles: int) -> int:
+    """32-byte sectors Nsight Compute counts the TMA boxes (64 BF16 wide, one per k-tile) reading from
+    `rows` box rows of a BF16 matrix of `matrix_rows` rows and row pitch `pitch` (the tensor map's K
+    extent), once over all k-tiles. `rows` counts every box row the tiles cover, the matrix's and
+    those past its last row (a last tile row or column holding fewer rows than its box).
 
-    `rows` counts every box row the tiles cover, the matrix's and those past its last row (a last
-    tile row or column that holds fewer rows than its box): Nsight Compute counts those as if they
-    were read, as the H200 showed where K is a whole number of k-tiles (gemm_bf16 t4 with BN = 192 at
-    1024^3, sgemm v14 at 512^3 and 4096^3: exactly whole boxes, with clusters of one and of two, even
-    for a block whose half of the box lies wholly past the edge). Where K is ragged the counter reads
-    more still, by rules these captures do not pin down (README, "TMA load bytes")."""
+    What the counter shows on the H200 (l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld; t2-t4 and
+    sgemm's v14 at whole and ragged K, every recorded capture exact under this rule):
+    - a box row inside the matrix, in a k-tile wholly inside K, reads the sectors its 128 bytes touch:
+      row r starts at 2 (r pitch + 64 kt) bytes, 0 or 16 bytes into a sector (16-byte aligned: the
+      pitch is a multiple of 8), so 4 sectors, or 5 at the rows that start 16 bytes in;
+    - in the k-tile that K ends inside, a row inside the matrix counts 5 sectors, however few of its
+      elements lie inside K and wherever it starts (with 16 bytes inside K, or 80);
+    - a box row past the matrix's last row counts 4 sectors in every k-tile, as if read whole."""
     # Row r starts (2 pitch r) % 32 bytes into a sector (the base is 256-byte aligned): 0 at every row
     # where 2 pitch is a multiple of 32, else 16 at the odd rows. Counted by class, not row by row:
     # memory and time stay bounded at the largest shapes (tests/test_predict_memory.py).
     assert pitch % 8 == 0, "TMA rows are a multiple of 16 bytes"
-    at_16 = rows // 2 if (BF16 * pitch) % 32 else 0
-    widths = BF16 * np.minimum(64, pitch - 64 * np.arange(k_tiles, dtype=np.int64))
-    per_row = {offset: int(((offset + widths + 31) // 32).sum()) for offset in (0, 16)}
-    return (rows - at_16) * per_row[0] + at_16 * per_row[16]
+    inside = min(rows, matrix_rows)
+    at_16 = inside // 2 if (BF16 * pitch) % 32 else 0
+    whole = pitch // 64  # k-tiles wholly inside K
+    clipped = k_tiles - whole  # 0 or 1: the k-tile K ends inside
+    per_row = {0: 4 * whole + 5 * clipped, 16: 5 * whole + 5 * clipped}
+    return (inside - at_16) * per_row[0] + at_16 * per_row[16] + (rows - inside) * 4 * k_tiles
 
 
 def tma_access(params: Params, shape: Shape, consumer_first: int, threads: int) -> KernelAccess:
@@ -400,8 +404,8 @@ def tma_access(params: Params, shape: Shape, consumer_first: int, threads: int) 
     bulk = {
         "tma_load_requests": grid.blocks * k_tiles * 2,
         # Each block-row's A rows are read by every block-column, each Bt row by every block-row.
-        "tma_load_bytes": 32 * (grid.grid_n * _tma_sectors(grid.grid_m * BM, pitch, k_tiles)
-                                + grid.grid_m * _tma_sectors(grid.grid_n * BN, pitch, k_tiles)),
+        "tma_load_bytes": 32 * (grid.grid_n * _tma_sectors(grid.grid_m * BM, M, pitch, k_tiles)
+                                + grid.grid_m * _tma_sectors(grid.grid_n * BN, N, pitch, k_tiles)),
         "gmma_requests": grid.blocks * consumers * 4 * k_tiles * 4,
     }
     return KernelAccess(grid=(grid.blocks, 1, 1), block=(threads, 1, 1), instructions=tuple(out), bulk=bulk,
@@ -588,8 +592,8 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     block_tiles = grid.tiles * CLUSTER
     bulk = {
         "tma_load_requests": block_tiles * k_tiles * 2 + (block_tiles * 2 * (BN // 32) * 2 if tma_store else 0),
-        "tma_load_bytes": 32 * (grid.tiles_n * _tma_sectors(grid.tiles_m * CLUSTER * BM, pitch, k_tiles)
-                                + grid.tiles_m * CLUSTER * _tma_sectors(grid.tiles_n * BN, pitch, k_tiles)),
+        "tma_load_bytes": 32 * (grid.tiles_n * _tma_sectors(grid.tiles_m * CLUSTER * BM, M, pitch, k_tiles)
+                                + grid.tiles_m * CLUSTER * _tma_sectors(grid.tiles_n * BN, N, pitch, k_tiles)),
         "gmma_requests": block_tiles * 2 * 4 * 4 * k_tiles,
     }
     return KernelAccess(grid=(blocks, 1, 1), block=(384, 1, 1), instructions=tuple(out), bulk=bulk,
