@@ -4,6 +4,7 @@ the inputs and the reference's layout, and every rung compiling for sm_80 and sm
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from gpulab.experiments.gemm_bf16 import tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import t4_launch
 from gpulab.gpu.compile import compile_kernel
 from gpulab.model.predict import check_launch, predict
+from gpulab.params import parse_params_label
+from gpulab.records import read_csv
 
 EXP = get_experiment("gemm_bf16")
 RUNGS = [v for v in EXP.variants if re.fullmatch(r"t\d+", v.name)]
@@ -290,6 +293,31 @@ def test_tma_bytes_are_what_nsight_compute_counted_on_the_h200(name, dims, measu
     v = EXP.variant(name)
     got = predict(v.access(v.default_params(), EXP.shape(*dims)))
     assert got["tma_load_bytes"] == measured
+
+
+PROBE_TMA = Path(__file__).parents[1] / "results" / "h200" / "probe-tma-bytes.csv"
+
+
+def test_the_tma_byte_rule_holds_at_every_probed_pitch_without_multicast(monkeypatch):
+    """scripts/probe_tma_bytes.py on the H200 (2026-12-02): t4 at 256 x 256 with K from 8 to 200, so
+    every offset of the pitch within a 128-byte line and every width of the k-tile K ends inside.
+    Clusters of one: exact at all of them. Clusters of two (Bt by multicast): exact where K is whole,
+    and above the rule wherever K ends inside a k-tile (README, "TMA load bytes")."""
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    rows = read_csv(PROBE_TMA)
+    t4 = EXP.variant("t4")
+    seen = set()
+    for r in rows:
+        params = parse_params_label(r["params"])
+        m, n, k = map(int, r["shape"].split("x"))
+        got = predict(t4.access(params, EXP.shape(m, n, k)))["tma_load_bytes"]
+        measured = int(r["tma_load_bytes"])
+        if params["CLUSTER"] == 1 or k % 64 == 0:
+            assert got == measured, r
+        else:
+            assert measured > got, r
+        seen.add((params["CLUSTER"], k % 64 == 0))
+    assert seen == {(1, True), (1, False), (2, True), (2, False)}
 
 
 def test_t0_pays_for_its_c_staging_in_bank_conflicts():

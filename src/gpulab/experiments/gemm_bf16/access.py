@@ -341,9 +341,13 @@ def _tma_sectors(rows: int, matrix_rows: int, pitch: int, k_tiles: int) -> int:
     - a box row inside the matrix, in a k-tile wholly inside K, reads the sectors its 128 bytes touch:
       row r starts at 2 (r pitch + 64 kt) bytes, 0 or 16 bytes into a sector (16-byte aligned: the
       pitch is a multiple of 8), so 4 sectors, or 5 at the rows that start 16 bytes in;
-    - in the k-tile that K ends inside, a row inside the matrix counts 5 sectors, however few of its
-      elements lie inside K and wherever it starts (with 16 bytes inside K, or 80);
-    - a box row past the matrix's last row counts 4 sectors in every k-tile, as if read whole."""
+    - in the k-tile that K ends inside, every row inside the matrix counts what a whole 128-byte row
+      at the pitch's offset would: 5 sectors where 2 pitch is not a multiple of 32 (the rows that
+      start 0 bytes into a sector too), else 4; however few of its bytes lie inside K (16 to 112);
+    - a box row past the matrix's last row counts 4 sectors in every k-tile, as if read whole.
+    scripts/probe_tma_bytes.py took the rule apart at small shapes (results/h200/probe-tma-bytes.csv,
+    2026-12-02). Where Bt arrives by multicast (t4 with CLUSTER = 2) and K ends inside a k-tile, the
+    counter reads more than this, by amounts these captures do not reduce to a rule (README)."""
     # Row r starts (2 pitch r) % 32 bytes into a sector (the base is 256-byte aligned): 0 at every row
     # where 2 pitch is a multiple of 32, else 16 at the odd rows. Counted by class, not row by row:
     # memory and time stay bounded at the largest shapes (tests/test_predict_memory.py).
@@ -352,7 +356,8 @@ def _tma_sectors(rows: int, matrix_rows: int, pitch: int, k_tiles: int) -> int:
     at_16 = inside // 2 if (BF16 * pitch) % 32 else 0
     whole = pitch // 64  # k-tiles wholly inside K
     clipped = k_tiles - whole  # 0 or 1: the k-tile K ends inside
-    per_row = {0: 4 * whole + 5 * clipped, 16: 5 * whole + 5 * clipped}
+    clipped_row = 5 if (BF16 * pitch) % 32 else 4
+    per_row = {0: 4 * whole + clipped_row * clipped, 16: 5 * whole + clipped_row * clipped}
     return (inside - at_16) * per_row[0] + at_16 * per_row[16] + (rows - inside) * 4 * k_tiles
 
 
