@@ -6,6 +6,7 @@ CLUSTER=2 receives Bt by multicast, CLUSTER=1 loads it per block.
     python3 scripts/probe_tma_bytes.py                 # the default runs, one JSON line each
     python3 scripts/probe_tma_bytes.py --run CLUSTER=2 --shape 256x256x72
     python3 scripts/probe_tma_bytes.py --csv results/h200/probe-tma-bytes.csv   # the lines kept too
+    python3 scripts/probe_tma_bytes.py --set rows       # one Bt row more at a time, clusters of two
 
 Each run is one launch of the kernel under ncu with the one metric
 (l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum), no value check. The model's rule and
@@ -27,6 +28,11 @@ METRIC = "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"
 # past N. K: the pitch's offset within a 128-byte line and the width of the k-tile K ends inside.
 DEFAULT = [(c, (256, 256, k)) for c in (2, 1) for k in (64, 8, 40, 72, 80, 96, 112, 120, 136, 200)]
 DEFAULT += [(2, (256, 200, 72)), (2, (256, 200, 64)), (2, (200, 256, 72))]
+# One Bt row more at a time (N = 1 .. 8), in clusters of two: what each row's offset within a 128-byte
+# line adds under multicast, at the pitch residues 16 (K = 8, and 72 with a whole k-tile before the
+# clipped one), 48 (K = 24) and 80 (K = 40).
+ROWS = [(2, (256, n, k)) for k in (8, 24, 40, 72) for n in range(1, 9)]
+SETS = {"pitch": DEFAULT, "rows": ROWS}
 
 
 def child(cluster: int, dims: tuple[int, int, int]) -> None:
@@ -67,8 +73,9 @@ def main() -> int:
     ap.add_argument("--run", help="CLUSTER=1 or CLUSTER=2 (with --shape)")
     ap.add_argument("--shape", help="MxNxK")
     ap.add_argument("--csv", type=Path, help="upsert one row per run into this CSV, with the card and versions")
+    ap.add_argument("--set", choices=sorted(SETS), default="pitch", help="which runs (default: pitch)")
     args = ap.parse_args()
-    runs = DEFAULT
+    runs = SETS[args.set]
     if args.run and args.shape:
         runs = [(int(args.run.split("=")[1]), tuple(map(int, args.shape.split("x"))))]
     lines = []
@@ -96,10 +103,10 @@ def save(path: Path, lines: list[dict], env: dict) -> None:
 
 
 def _environment() -> dict:
-    ncu = subprocess.run(["ncu", "--version"], capture_output=True, text=True).stdout.split()
+    from gpulab.gpu.ncu import ncu_version
     from gpulab.lab import Lab
     env = Lab().env
-    return {"ncu_version": ncu[-1] if ncu else "", **{k: env[k] for k in ("gpu", "driver", "date")}}
+    return {"ncu_version": ncu_version("ncu"), **{k: env[k] for k in ("gpu", "driver", "date")}}
 
 
 if __name__ == "__main__":

@@ -302,11 +302,12 @@ def test_the_tma_byte_rule_holds_at_every_probed_pitch_without_multicast(monkeyp
     """scripts/probe_tma_bytes.py on the H200 (2026-12-02): t4 at 256 x 256 with K from 8 to 200, so
     every offset of the pitch within a 128-byte line and every width of the k-tile K ends inside.
     Clusters of one: exact at all of them. Clusters of two (Bt by multicast): exact where K is whole,
-    and above the rule wherever K ends inside a k-tile (README, "TMA load bytes")."""
+    and where K ends inside a k-tile never below the rule and mostly above it, by amounts that depend
+    on where each Bt row starts (the runs with N = 1 .. 8; README, "TMA load bytes")."""
     monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
     rows = read_csv(PROBE_TMA)
     t4 = EXP.variant("t4")
-    seen = set()
+    seen, above = set(), 0
     for r in rows:
         params = parse_params_label(r["params"])
         m, n, k = map(int, r["shape"].split("x"))
@@ -315,9 +316,11 @@ def test_the_tma_byte_rule_holds_at_every_probed_pitch_without_multicast(monkeyp
         if params["CLUSTER"] == 1 or k % 64 == 0:
             assert got == measured, r
         else:
-            assert measured > got, r
+            assert measured >= got, r
+            above += measured > got
         seen.add((params["CLUSTER"], k % 64 == 0))
     assert seen == {(1, True), (1, False), (2, True), (2, False)}
+    assert above == 41  # of the 43 multicast runs where K ends inside a k-tile (256x1x24, 256x2x24 equal)
 
 
 def test_t0_pays_for_its_c_staging_in_bank_conflicts():
