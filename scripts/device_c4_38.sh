@@ -3,8 +3,11 @@
 # block, where clusters of two halve it): how many such clusters the H200 holds at once
 # (scripts/probe_cluster_occupancy.py), correctness at ragged shapes, and the time in alternation
 # with clusters of two and cuBLAS. Logs in $OUT/c4_38/. Usage: bash scripts/device_trial.sh c4_38:400
+# It ran on a tree with scripts/scratch/t4_cluster4.patch applied (the two lines that let t4 take
+# CLUSTER=4); on the device's copy of the tree, apply it first:
 set -u
 source scripts/device_step.sh
+patch -p1 -s -N < scripts/scratch/t4_cluster4.patch
 trials_begin c4_38 390
 TAIL=6 trial occupancy 40 python3 scripts/probe_cluster_occupancy.py 256
 TAIL=12 trial check 60 gpulab bench gemm_bf16 --variant t4 -p CLUSTER=4 -p BN=128,192,256 \
