@@ -336,8 +336,9 @@ def _tma_sectors(rows: int, matrix_rows: int, pitch: int, k_tiles: int) -> int:
     extent), once over all k-tiles. `rows` counts every box row the tiles cover, the matrix's and
     those past its last row (a last tile row or column holding fewer rows than its box).
 
-    What the counter shows on the H200 (l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld; t2-t4 and
-    sgemm's v14 at whole and ragged K, every recorded capture exact under this rule):
+    What the counter shows on the H200 (l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld): for
+    blocks that load their own boxes (t2, t3, t4 in clusters of one), every capture at whole and
+    ragged K is exact under this rule, and so is every multicast capture at whole K:
     - a box row inside the matrix, in a k-tile wholly inside K, reads the sectors its 128 bytes touch:
       row r starts at 2 (r pitch + 64 kt) bytes, 0 or 16 bytes into a sector (16-byte aligned: the
       pitch is a multiple of 8), so 4 sectors, or 5 at the rows that start 16 bytes in;
