@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gpulab.errors import GpulabError
+
 METRIC = "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"
 # M = 256 and N = 256: every box row inside the matrix, one cluster tile (or two blocks); then rows
 # past N. K: the pitch's offset within a 128-byte line and the width of the k-tile K ends inside.
@@ -85,7 +87,11 @@ def main() -> int:
                       "predicted": predicted(cluster, dims)})
         print(json.dumps(lines[-1]), flush=True)
     if args.csv:
-        save(args.csv, lines, _environment())
+        try:
+            save(args.csv, lines, _environment())
+        except GpulabError as exc:  # a damaged CSV is refused, never overwritten; the lines are printed above
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     return 0
 
 
