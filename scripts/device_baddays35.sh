@@ -7,19 +7,5 @@
 set -u
 source scripts/device_step.sh
 trials_begin baddays35 80
-F=results/h200/ceilings.csv
-cp "$F" /tmp/ceilings.good
-bad_day() {  # NAME: the file as prepared, gpulab ceilings under `timeout -s INT $2`, then the verdict
-    cp "$F" /tmp/ceilings.before
-    timeout -s INT "$2" gpulab ceilings; rc=$?
-    cmp -s "$F" /tmp/ceilings.before && same=byte-identical || same=CHANGED
-    echo "$1: exit $rc, $F $same"
-    cp /tmp/ceilings.good "$F"
-    [ "$rc" -ne 0 ] && [ "$same" = byte-identical ]
-}
-export -f bad_day; export F  # trial runs its command under timeout: a child bash must see them
-head -c 700 /tmp/ceilings.good > "$F"
-TAIL=4 trial truncated 30 bash -c "bad_day truncated 25"
-grep -v "^[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,tensor_tf32," /tmp/ceilings.good > "$F"
-TAIL=4 trial interrupted 30 bash -c "bad_day 'interrupted while measuring tensor_tf32 again' 2.5"
+INTERRUPT_AFTER=2.5 source scripts/device_ceilings_bad_days.sh
 trials_end

@@ -6,21 +6,7 @@
 set -u
 source scripts/device_step.sh
 trials_begin final34 535
-F=results/h200/ceilings.csv
-cp "$F" /tmp/ceilings.good
-bad_day() {  # NAME: the file as prepared, gpulab ceilings under `timeout -s INT $2`, then the verdict
-    cp "$F" /tmp/ceilings.before
-    timeout -s INT "$2" gpulab ceilings; rc=$?
-    cmp -s "$F" /tmp/ceilings.before && same=byte-identical || same=CHANGED
-    echo "$1: exit $rc, $F $same"
-    cp /tmp/ceilings.good "$F"
-    [ "$rc" -ne 0 ] && [ "$same" = byte-identical ]
-}
-export -f bad_day; export F  # trial runs its command under timeout: a child bash must see them
-head -c 700 /tmp/ceilings.good > "$F"
-TAIL=4 trial truncated 30 bash -c "bad_day truncated 25"
-grep -v "^[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,tensor_tf32," /tmp/ceilings.good > "$F"
-TAIL=4 trial interrupted 30 bash -c "bad_day 'interrupted while measuring tensor_tf32 again' 6"
+INTERRUPT_AFTER=6 source scripts/device_ceilings_bad_days.sh
 TAIL=15 trial gpu_suite 340 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 -m "gpu and not exclusive" tests/gpu
 TAIL=8 trial exclusive 60 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -m "gpu and exclusive" tests/gpu
 trials_end
