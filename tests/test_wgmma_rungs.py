@@ -9,8 +9,8 @@ from gpulab.errors import GpulabError, NotModelled
 from gpulab.experiments.base import Shape, no_staging
 from gpulab.experiments.gemm_bf16 import tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import (
-    SMEM_BLOCK_OPTIN_MAX, T2, T3, T4, bt_box_rows, ring_smem_bytes, t2_launch, t3_launch, t4_launch,
-    t4_smem_bytes, t4_tensor_maps, tensor_maps,
+    SMEM_BLOCK_OPTIN_MAX, T2, T3, T4, bt_box_rows, ring_smem_bytes, t2_launch, t3_launch, t4_cluster_tiles,
+    t4_launch, t4_main_dims, t4_smem_bytes, t4_tensor_maps, tensor_maps,
 )
 from gpulab.gpu.compile import compile_kernel
 from gpulab.profiling import access_model, predicted_counters
@@ -90,6 +90,9 @@ def test_t3_is_a_producer_and_two_consumers():
     (T4, T4.default_params() | {"SCHEDULE": 1}),
     (T4, T4.default_params() | {"SCHEDULE": 1, "CLUSTER": 1, "STORE": 0}),
     (T4, T4.default_params() | {"SCHEDULE": 1, "BN": 128, "STAGES": 6}),
+    (T4, T4.default_params() | {"EDGE": 2}),
+    (T4, T4.default_params() | {"EDGE": 2, "BN": 128, "PINGPONG": 1}),
+    (T4, T4.default_params() | {"EDGE": 2, "SCHEDULE": 1, "BN": 192, "CLUSTER": 1}),
 ], ids=lambda x: getattr(x, "name", None))
 def test_warp_specialized_rungs_compile_for_sm90a_with_no_spills_and_ptxas_honours_setmaxnreg(variant, params):
     assert variant.constraints(params, None) is None
@@ -124,12 +127,28 @@ def test_t4_states_its_limits_and_splits_bt_between_the_cluster_blocks():
                for r in reasons)
     # BN 256 fits 2-4 stages, BN 128 2-6, with or without the epilogue's 32 KiB; BN 192 2-5 without
     # it, 2-4 with it; times 4 group sizes, 2 cluster sizes and 2 schedules; pingpong consumers only
-    # with BN 128 and schedule 0.
-    assert sum(r is None for r in reasons) == (2 * (3 + 5) + 4 + 3) * 4 * 2 * 2 + 5 * 4 * 2 * 2
+    # with BN 128 and schedule 0; each with or without the edge on the producer's warps.
+    assert sum(r is None for r in reasons) == ((2 * (3 + 5) + 4 + 3) * 4 * 2 * 2 + 5 * 4 * 2 * 2) * 2
     assert "shared memory" in T4.constraints(p | {"BN": 192, "STAGES": 5}, None)
     assert T4.constraints(p | {"BN": 192, "STAGES": 5, "STORE": 0}, None) is None
     assert "BN=128" in T4.constraints(p | {"PINGPONG": 1}, None)
     assert t4_smem_bytes(p) == ring_smem_bytes(p) + 32768 <= SMEM_BLOCK_OPTIN_MAX
+
+
+def test_t4_tiles_leave_an_edge_of_up_to_2_rows_and_columns_to_the_producer_warps(monkeypatch):
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    p = T4.default_params() | {"EDGE": 2}
+    # 4097 = 16 cluster tiles of 256 rows (16 tiles of 256 columns) + 1: the tiles are 4096^3's.
+    assert t4_main_dims(p, shape(4097, 4097, 4097)) == (4096, 4096)
+    assert t4_cluster_tiles(p, shape(4097, 4097, 4097)) == 256 == t4_cluster_tiles(p, shape(4096, 4096, 4096))
+    assert t4_cluster_tiles(p | {"EDGE": 0}, shape(4097, 4097, 4097)) == 17 * 17
+    assert t4_main_dims(p, shape(4098, 4099, 64)) == (4096, 4099)  # 2 rows past: the edge; 3 columns: a tile
+    assert t4_main_dims(p | {"CLUSTER": 1}, shape(4226, 4097, 64)) == (4224, 4096)  # clusters of one: 128 rows
+    assert t4_main_dims(p | {"BN": 192}, shape(4097, 3842, 64)) == (4096, 3840)  # 20 x 192 + 2
+    assert t4_main_dims(p, shape(4096, 4096, 64)) == (4096, 4096)  # nothing past whole tiles
+    assert t4_main_dims(p, shape(257, 130, 64)) == (256, 130)  # no whole tile of columns: ragged tiles
+    assert t4_main_dims(p, shape(1, 2, 64)) == (1, 2)
+    assert t4_main_dims(T4.default_params(), shape(4097, 4097, 64)) == (4097, 4097)  # EDGE = 0 by default
 
 
 def test_t4_passes_no_c_map_where_tma_cannot_store_c(monkeypatch):
@@ -237,6 +256,43 @@ def test_t4_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(monkeyp
 def test_t4_model_declines_the_stream_k_schedule_in_one_line():
     with pytest.raises(NotModelled, match="SCHEDULE=1 is not modelled"):
         T4.access(T4.default_params() | {"SCHEDULE": 1}, shape(4096, 4096, 4096))
+
+
+def test_t4_model_counts_the_edge_loads_and_stores_and_nothing_where_there_is_none(monkeypatch):
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
+    from gpulab.model.predict import instruction_table, predict
+    p = T4.default_params() | {"EDGE": 2}
+    for dims in ((300, 388, 200), (4096, 4096, 4096)):  # no edge: EDGE=0's predictions
+        assert predict(T4.access(p, shape(*dims))) == predict(T4.access(T4.default_params(), shape(*dims)))
+    # 258 x 514 x 72: 2 rows and 2 columns past 256 x 512; 514 + 256 items, each one warp load of its
+    # row (9 chunks of 16 bytes: one iteration), two of the edge rows, and one store (lanes 0, 1).
+    def edge(dims):
+        rows = instruction_table(T4.access(p, shape(*dims)))
+        return {r["name"].split(" (")[0]: (r["requests"], r["sectors"]) for r in rows if "edge" in r["name"]}
+
+    # 144-byte rows at 16-byte offsets: 5 sectors each; the sums of lanes 0 and 1 in one sector where
+    # they share a row of C (the right edge's), two where they are rows apart (the bottom's: 514 of 770)
+    assert edge((258, 514, 72)) == {"ldg.128 edge item row": (770, 770 * 5), "ldg.128 edge rows": (1540, 1540 * 5),
+                                    "stg edge sums": (770, 514 * 2 + 256)}
+    assert predict(T4.access(p, shape(258, 514, 72)))["gmma_requests"] == \
+        predict(T4.access(T4.default_params(), shape(256, 512, 72)))["gmma_requests"]  # the same tiles
+    # 4097^3 (one row and column, two chunks in flight a lane): 8,193 items of 513 chunks, 17 warp
+    # loads of each row (9 iterations of two, the last load with no lane left makes no request)
+    counts = edge((4097, 4097, 4097))
+    assert counts["ldg.128 edge item row"][0] == counts["ldg.128 edge rows"][0] == 8193 * 17
+    assert counts["stg edge sums"] == (8193, 8193)
+
+
+@pytest.mark.parametrize("dims, changes", [((258, 514, 72), {}), ((129, 257, 65), {"CLUSTER": 1}),
+                                           ((4098, 2049, 1000), {"BN": 128, "PINGPONG": 1}),
+                                           ((2050, 1921, 776), {"BN": 192, "STORE": 0})], ids=str)
+def test_t4_edge_model_classes_are_exact(monkeypatch, dims, changes):
+    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 8)
+    from gpulab.model.predict import predict
+    p = T4.default_params() | {"EDGE": 2} | changes
+    assert t4_main_dims(p, shape(*dims)) != dims[:2]
+    model = T4.access(p, shape(*dims))
+    assert predict(model) == predict(model, exhaustive=True)
 
 
 def test_a_config_the_model_declines_is_still_profiled_with_its_reason():

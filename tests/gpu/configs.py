@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulab.tune import load_tuned
+from gpulab.tune import accepted_params, load_tuned
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,8 @@ def declared_and_tuned(experiment):
         for folder in sorted((ROOT / "results").glob("*")):
             entry = load_tuned(folder).get(experiment.name, {}).get(v.name, {})
             tuned = [entry.get("params")] + [e["params"] for e in entry.get("by_shape", {}).values()]
-            grid += [{p.name: int(t[p.name]) for p in v.params} for t in tuned if t]
+            # as the lab reads them (tune.accepted_params): a param added since the tune takes its default
+            grid += [chosen for t in tuned if t and (chosen := accepted_params(v, t))]
         for params in grid:
             label = v.params_label(params)
             if (v.name, label) not in seen:

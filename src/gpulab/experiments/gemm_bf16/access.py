@@ -19,6 +19,7 @@ import numpy as np
 from gpulab.arith import cdiv
 from gpulab.errors import NotModelled
 from gpulab.experiments.base import Params, Shape
+from gpulab.experiments.gemm_bf16.edge import t4_main_dims
 from gpulab.experiments.gemm_bf16.staging import padded_k
 from gpulab.model.predict import (
     LDSM, Instruction, KernelAccess, Loop, buffers, every, periodic, ragged, same, shifted,
@@ -466,7 +467,8 @@ class _PersistentClusters:
 
 def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     """t4_persistent_cluster.cu with SCHEDULE = 0 on its persistent grid of `blocks` blocks
-    (tma_rungs.t4_launch). Threads 0-127 are the producer warpgroup (thread 0 issues every TMA load),
+    (tma_rungs.t4_launch), its tiles over the rows and columns gemm_bf16.edge gives them, the edge
+    past them (EDGE) as _edge_instructions. Threads 0-127 are the producer warpgroup (thread 0 issues every TMA load),
     128-255 and 256-383 consumers 0 and 1.
 
     Warp memory instructions: thread 0 stores the tile grid once (one STS.64); for every tile it
@@ -493,11 +495,12 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     BM, BN, CLUSTER, STORE = params["BM"], params["BN"], params["CLUSTER"], params["STORE"]
     pingpong = bool(params.get("PINGPONG"))
     M, N, K = shape["M"], shape["N"], shape["K"]
-    grid = _PersistentClusters(M, N, BM, BN, CLUSTER, params["GROUP_M"], blocks)
+    m_main, n_main = t4_main_dims(params, shape)
+    grid = _PersistentClusters(m_main, n_main, BM, BN, CLUSTER, params["GROUP_M"], blocks)
     k_tiles = cdiv(K, 64)
-    pitch = padded_k(K)
     tma_store = STORE and N % 4 == 0
-    base = buffers(C=F32 * M * N)
+    pitch = padded_k(K)
+    base = buffers(C=F32 * M * N, A=BF16 * M * pitch, Bt=BF16 * N * pitch)
     rounds = Loop("u", grid.rounds, every(grid.rounds))
     # For instructions whose address does not depend on the tile, only whether a block has one in
     # round u (every block but in the last round) and, with PINGPONG = 1, whose turn it is (u % 2):
@@ -595,6 +598,8 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
                                 active=lambda i, plus=plus: stores(i, plus), loops=tiles, blocks={"x": every(blocks)})
                     for plus in (0, 1)]
 
+    out += _edge_instructions(M, N, K, m_main, n_main, blocks, base)
+
     block_tiles = grid.tiles * CLUSTER
     bulk = {
         "tma_load_requests": block_tiles * k_tiles * 2 + (block_tiles * 2 * (BN // 32) * 2 if tma_store else 0),
@@ -604,3 +609,73 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     }
     return KernelAccess(grid=(blocks, 1, 1), block=(384, 1, 1), instructions=tuple(out), bulk=bulk,
                         **_work(M, N, K))
+
+
+EDGE_WARPS = 3  # warps 1-3 of t4's producer warpgroup (EDGE_WARPS in its source)
+EDGE_UNROLL = {1: 2, 2: 1}  # edge rows R -> chunks U a lane loads before using them (edge_item_of)
+
+
+def _edge_instructions(M: int, N: int, K: int, m_main: int, n_main: int, blocks: int, base: dict) -> list:
+    """t4's edge (gemm_bf16.edge; edge_dots in its source), none where the tiles cover all of C.
+
+    Warp w = 3 bx + warp - 1 (warps 1-3 of each block) takes items w, w + 3 blocks, ... (round v):
+    item b < N (with rows past m_main) is C's column b of those rows, Bt row b against A's edge rows;
+    then item N + a is C's row a of the columns past n_main, A row a against Bt's edge rows. Each item
+    runs edge_item<R, U> for its R edge rows: per iteration i of 32 U chunks, U LDG.128 of the item's
+    row (lane l: chunk 32 (U i + u) + l, under c < chunks) and U x R of the edge rows' same chunks;
+    then lanes e < R store edge row e's sum (STG.32). The rows' pitch is K rounded up to 8. The L2
+    prefetches of the next item's row (CCTL) are not loads and are not counted."""
+    rows_m, cols_n = M - m_main, N - n_main
+    if rows_m == 0 and cols_n == 0:
+        return []
+    chunks = cdiv(K, 8)
+    pitch = 16 * chunks
+    bottom = N if rows_m else 0
+    items = bottom + (m_main if cols_n else 0)
+    step = blocks * EDGE_WARPS
+    rounds = Loop("v", cdiv(items, step), every(cdiv(items, step)))
+    x_blocks = {"x": every(blocks)}
+
+    def item(i):
+        return i.bx * EDGE_WARPS + i.warp - 1 + i.v * step
+
+    def edge_rows(i):  # R of this warp's item: the bottom's rows or the right edge's columns
+        return np.where(item(i) < bottom, rows_m, cols_n)
+
+    out = []
+    for R, U in EDGE_UNROLL.items():
+        if R not in (rows_m, cols_n):
+            continue
+        trips = cdiv(chunks, 32 * U)
+        chunk_loops = (rounds, Loop("i", trips, shifted(trips, 16 * 32 * U, edge=(trips - 1,))), Loop("u", U, every(U)))
+
+        def takes(i, R=R):
+            return (i.warp >= 1) & (i.warp <= EDGE_WARPS) & (item(i) < items) & (edge_rows(i) == R)
+
+        def chunk(i, U=U):
+            return 32 * (U * i.i + i.u) + i.lane
+
+        def row_address(i):
+            it = item(i)
+            return np.where(it < bottom, base["Bt"] + it * pitch, base["A"] + (it - bottom) * pitch) + 16 * chunk(i)
+
+        def edge_address(i):
+            first = np.where(item(i) < bottom, base["A"] + m_main * pitch, base["Bt"] + n_main * pitch)
+            return first + i.e * pitch + 16 * chunk(i)
+
+        def in_row(i, takes=takes):
+            return takes(i) & (chunk(i) < chunks)
+
+        def store_address(i):
+            it = item(i)
+            return base["C"] + F32 * np.where(it < bottom, (m_main + i.lane) * N + it, (it - bottom) * N + n_main + i.lane)
+
+        out += [
+            Instruction(f"ldg.128 edge item row (R={R}, evict first)", "global", "load", 16, address=row_address,
+                        active=in_row, loops=chunk_loops, blocks=x_blocks),
+            Instruction(f"ldg.128 edge rows (R={R})", "global", "load", 16, address=edge_address, active=in_row,
+                        loops=(*chunk_loops, Loop("e", R, every(R))), blocks=x_blocks),
+            Instruction(f"stg edge sums (R={R}, lanes < R)", "global", "store", F32, address=store_address,
+                        active=lambda i, takes=takes, R=R: takes(i) & (i.lane < R), loops=(rounds,), blocks=x_blocks),
+        ]
+    return out

@@ -90,14 +90,31 @@
 //   1000x3000x776 17.2 (BN 256) / 16.1 (BN 192) / 17.5 (BN 192, CLUSTER 1), cuBLAS 14.1;
 //   1000x3000x777 (staged) 21.8 / 19.6 / 18.5; 2048^3 29.5 / 38.8 / 38.0, where 64 tiles of 256 x 256
 //   fill 64 clusters in one round and 256 x 192 make 88 (two rounds). The tune picks per shape.
+// EDGE = 2 (the producer warpgroup's three idle warps take the ragged edge): where M is one or two rows
+//   past whole cluster tiles or N one or two columns past whole BN tiles, the tiles cover only the
+//   whole part (m_main x n_main, chosen on the host: gemm_bf16/edge.py) and warps 1-3 of the
+//   producer warpgroup, idle while thread 0 issues the TMA copies, compute the rest on CUDA cores:
+//   C's rows m_main .. M - 1 and columns n_main .. N - 1, each element a dot product of an A row and
+//   a Bt row read from global memory (edge_dots below). At 4097^3 the tiles were 17 x 17 cluster
+//   tiles of 256 x 256 for 16.004 x 16.004 tiles' worth of work: the 33 in the last row and column
+//   hold one row or column each, and they make 4.4 rounds of 66 clusters where 4096^3 has 3.9. With
+//   the edge aside, the 16 x 16 tiles of 4096^3 remain, and the edge is 8,193 dot products of 4,097
+//   (33.6 M FMA and 67 MB read, over 396 warps that otherwise idle). Expected: 4097^3 near 4096^3's
+//   time plus the staging and the odd N's copy-out, ~230 us against ~296.
+//   A first version took up to 8 rows and columns, one 16-byte chunk per lane in flight (H200,
+//   2026-12-02, scripts/device_edge41.sh, 4 rounds in alternation with cuBLAS): 341.0 us at 4097^3
+//   against 296.0 for ragged tiles (BN 192), 590.8 against 287.6 at 4100^3, 885.2 against 251.1 at
+//   4104^3. The edge's loads, one L2/DRAM latency after another in 3 warps per SM, outlasted the
+//   tiles. So: at most 2 rows, loads in flight by unrolling, the next item's row prefetched to L2.
 // Params: BN (128, 192 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
 //   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M), STORE (0: registers,
 //   1: shared memory + TMA store), PINGPONG (0: both consumers share each tile, 1: whole tiles in
-//   turn, BN = 128), SCHEDULE (0: whole tiles, 1: the stream-K tail above; default 0).
+//   turn, BN = 128), SCHEDULE (0: whole tiles, 1: the stream-K tail above; default 0), EDGE (0: ragged
+//   tiles, 2: up to 2 rows and columns past the whole tiles on the producer's idle warps, above).
 //   BM = 128 (two consumer warpgroups of 64 rows), BK = 64. Dynamic
 //   shared memory: STAGES * (128 + BN) * 128 + 1024 (+ 32768 with STORE = 1) bytes <= 227 KiB:
 //   BN 256 or 192 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
-//   Registers: producer 40, consumers 232 (setmaxnreg), as t3.
+//   Registers: producer 40, consumers 232 (setmaxnreg), as t3; with EDGE 64 and 216.
 // Descriptors: each consumer builds the low words of its wgmma descriptors once, for the ring's first
 //   slot, and adds a slot's and a k16 slice's offsets to them (hopper.cuh): 80 SASS instructions per
 //   k-tile and warp in its loop, where computing each descriptor from its address took 100. Measured
@@ -127,8 +144,11 @@
 #define STAGE_BYTES (A_TILE_BYTES + B_TILE_BYTES)
 #define SLOT_DESC_STEP (STAGE_BYTES / 16)  // one ring slot further: the descriptors' low words (hopper.cuh)
 #define ACC (BN / 2)  // one 64-row half's accumulators per thread
-#define PRODUCER_REGS 40
-#define CONSUMER_REGS 232
+// EDGE: edge_dots' loads in flight need more than 40 (48 spilled there; 56 with 224 for the consumers
+// spilled with SCHEDULE = 1); the consumers' 216 still hold 128 accumulators without spilling, and
+// 128 x 64 + 256 x 216 fit the SM's 65,536 registers.
+#define PRODUCER_REGS (EDGE ? 64 : 40)
+#define CONSUMER_REGS (EDGE ? 216 : 232)
 #ifndef PINGPONG
 #define PINGPONG 0
 #endif
@@ -162,6 +182,17 @@
 #if FLUSH && PINGPONG
 #error "FLUSH needs PINGPONG = 0: a pingpong consumer's two accumulator sets leave no registers for the sums"
 #endif
+
+// EDGE: the most rows (columns) past the whole tiles that the producer's idle warps compute (0: none,
+// the tiles cover all of C, ragged ones masked). A kernel that includes this file on other operands
+// (v14) leaves it 0: edge_dots reads BF16.
+#ifndef EDGE
+#define EDGE 0
+#endif
+#if EDGE != 0 && EDGE != 2
+#error "EDGE must be 0 (ragged tiles) or 2 (up to 2 rows and columns past the whole tiles, on CUDA cores)"
+#endif
+#define EDGE_WARPS 3  // warps 1-3 of the producer warpgroup
 
 #if BN != 128 && BN != 192 && BN != 256
 #error "BN must be 128, 192 or 256"
@@ -337,6 +368,108 @@ __device__ __forceinline__ void release_slot(unsigned long long* empty_slot) {
     }
 }
 
+#if EDGE
+// x . y over eight BF16 pairs, added to acc in order: a BF16 is the high half of an FP32.
+__device__ __forceinline__ float dot8(const uint4 x, const uint4 y, float acc) {
+    const unsigned xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        acc = fmaf(__uint_as_float(xs[i] << 16), __uint_as_float(ys[i] << 16), acc);
+        acc = fmaf(__uint_as_float(xs[i] & 0xffff0000u), __uint_as_float(ys[i] & 0xffff0000u), acc);
+    }
+    return acc;
+}
+
+// One item of the edge: the dots of `row` with the R edge rows (`chunks` 16-byte chunks apart), lane e
+// storing row e's at out + e * out_step. Lane l reads chunks l, l + 32, ... of each row (512 contiguous
+// bytes per warp load), the item's row streaming (evict first), the edge rows from L1 (the same for
+// every item). The loads are all that takes time, one latency after another, so U chunks of each row
+// are loaded before any is used: U x (4 + 4 R) registers, within the producer warpgroup's
+// PRODUCER_REGS (R = 1 with U = 2 and R = 2 with U = 1; 8 rows with U = 1 spilled at 56).
+// The chunk loop is warp-uniform (a lane past the row idles): one warp load per 32 chunks and row,
+// however it unrolls. Each lane sums its products in FP32; the warp adds the lanes' sums by shuffles.
+template <int R, int U>
+__device__ __forceinline__ void edge_item(const uint4* __restrict__ row, const uint4* __restrict__ edge, int chunks,
+                                          float* out, long long out_step) {
+    const int lane = threadIdx.x % 32;
+    float acc[R];
+#pragma unroll
+    for (int e = 0; e < R; ++e) acc[e] = 0.0f;
+#pragma unroll 1
+    for (int c0 = 0; c0 < chunks; c0 += 32 * U) {
+        uint4 x[U], y[U][R];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int c = c0 + 32 * u + lane;
+            if (c < chunks) {
+                x[u] = __ldcs(row + c);
+#pragma unroll
+                for (int e = 0; e < R; ++e) y[u][e] = __ldg(edge + e * chunks + c);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (c0 + 32 * u + lane < chunks) {
+#pragma unroll
+                for (int e = 0; e < R; ++e) acc[e] = dot8(x[u], y[u][e], acc[e]);
+            }
+        }
+    }
+    float mine = 0.0f;  // lane e keeps edge row e's sum
+#pragma unroll
+    for (int e = 0; e < R; ++e) {
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2) acc[e] += __shfl_xor_sync(0xffffffffu, acc[e], d);
+        if (lane == e) mine = acc[e];
+    }
+    if (lane < R) out[lane * out_step] = mine;
+}
+
+// Ask L2 for the next item's row (its 128-byte lines, a lane per line in turn) while this one's loads
+// wait: those then come from L2, not DRAM. A prefetch holds no register.
+__device__ __forceinline__ void prefetch_row(const uint4* row, int chunks) {
+    const char* bytes = reinterpret_cast<const char*>(row);
+#pragma unroll 1
+    for (int line = threadIdx.x % 32; line * 8 < chunks; line += 32) {
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(bytes + line * 128));
+    }
+}
+
+// edge_item for the launch's R (1 or 2 edge rows).
+__device__ __forceinline__ void edge_item_of(int rows, const uint4* row, const uint4* edge, int chunks, float* out,
+                                             long long out_step) {
+    if (rows == 1) edge_item<1, 2>(row, edge, chunks, out, out_step);
+    else edge_item<2, 1>(row, edge, chunks, out, out_step);
+}
+
+// The edge the tiles leave out (EDGE above): C's rows m_main .. M - 1 across all N columns (item
+// b < N: column b, Bt row b against A's edge rows) and its columns n_main .. N - 1 for the rows above
+// (item N + a: row a, A row a against Bt's edge rows). EDGE_WARPS warps of every block take the items
+// in turn. The rows' pitch is K rounded up to 8: the staged copies' (zero pad) where K % 8 != 0, else
+// K itself.
+__device__ __forceinline__ void edge_dots(const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt, float* C,
+                                          int M, int N, int K, int m_main, int n_main) {
+    const int chunks = (K + 7) / 8;
+    const int bottom = m_main < M ? N : 0, items = bottom + (n_main < N ? m_main : 0);
+    const int step = gridDim.x * EDGE_WARPS;
+    int item = blockIdx.x * EDGE_WARPS + threadIdx.x / 32 - 1;
+    const uint4* a = reinterpret_cast<const uint4*>(A);
+    const uint4* bt = reinterpret_cast<const uint4*>(Bt);
+    for (; item < bottom; item += step) {
+        if (item + step < bottom) prefetch_row(bt + (long long)(item + step) * chunks, chunks);
+        else if (item + step < items) prefetch_row(a + (long long)(item + step - bottom) * chunks, chunks);
+        edge_item_of(M - m_main, bt + (long long)item * chunks, a + (long long)m_main * chunks, chunks,
+                     C + (long long)m_main * N + item, N);
+    }
+    for (; item < items; item += step) {
+        const int r = item - bottom;
+        if (item + step < items) prefetch_row(a + (long long)(r + step) * chunks, chunks);
+        edge_item_of(N - n_main, a + (long long)r * chunks, bt + (long long)n_main * chunks, chunks,
+                     C + (long long)r * N + n_main, 1);
+    }
+}
+#endif
+
 // Where `on`, w[i] and w[i ^ d] trade places for every i (d = 1 or 2): w[g] then holds what w[g ^ d]
 // held. Selects on registers, no indexing by a run-time value (which would go through local memory).
 __device__ __forceinline__ void xor_order(float2 (&w)[4], int d, bool on) {
@@ -423,7 +556,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 T4_ENTRY(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
           float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
           const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c,
-          float* __restrict__ workspace, unsigned* __restrict__ flags, int sk_tiles) {
+          float* __restrict__ workspace, unsigned* __restrict__ flags, int sk_tiles, int m_main, int n_main) {
     extern __shared__ unsigned char smem_raw[];
     __shared__ unsigned long long full[STAGES], empty[STAGES];
     // PINGPONG: order[c] completes a phase when the other consumer has issued a tile's last wgmma.
@@ -434,7 +567,8 @@ T4_ENTRY(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __rest
     // Same offset in every block of a cluster (same kernel, same static layout): multicast relies on it.
     unsigned char* ring = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
 
-    const int tiles_m = (M + BM * CLUSTER - 1) / (BM * CLUSTER), tiles_n = (N + BN - 1) / BN;
+    // The tiles cover m_main x n_main: all of C, or with EDGE its whole tiles (the rest: edge_dots).
+    const int tiles_m = (m_main + BM * CLUSTER - 1) / (BM * CLUSTER), tiles_n = (n_main + BN - 1) / BN;
     const int tiles = tiles_m * tiles_n;
     const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
     const unsigned rank = CLUSTER > 1 ? cluster_ctarank() : 0;
@@ -464,6 +598,13 @@ T4_ENTRY(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __rest
     if (wg == 0) {
         // Producer warpgroup: one thread issues every copy (K % 8 != 0 reaches here staged: staging.py).
         regs_dealloc<PRODUCER_REGS>();
+#if EDGE
+        // Warps 1-3 the edge, if any (a branch apart from thread 0's: the producer's state is not live
+        // through edge_dots, which has the producer warpgroup's registers to itself).
+        if (threadIdx.x >= 32) {
+            if (m_main < M || n_main < N) edge_dots(A, Bt, C, M, N, K, m_main, n_main);
+        } else
+#endif
         if (threadIdx.x == 0) {
             unsigned it = 0;  // k-tiles issued by this block so far, over all its units: slot and parity
             WorkList work(cluster_id, clusters, sk_tiles, k_tiles);

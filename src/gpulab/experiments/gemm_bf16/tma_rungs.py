@@ -21,6 +21,7 @@ from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Staged, Variant
 from gpulab.experiments.gemm_common import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
+from gpulab.experiments.gemm_bf16.edge import t4_main_dims
 from gpulab.experiments.gemm_bf16.staging import pad_k
 from gpulab.gpu.device import sm_count
 from gpulab.gpu.launch import by_value
@@ -190,8 +191,10 @@ def t4_tensor_maps(inputs: dict, out, shape: Shape, params: Params) -> tuple:
 
 
 def t4_cluster_tiles(p: Params, s: Shape) -> int:
-    """Output tiles of CLUSTER x 128 rows by BN columns: one cluster's unit of work."""
-    return cdiv(s["M"], p["BM"] * p["CLUSTER"]) * cdiv(s["N"], p["BN"])
+    """Output tiles of CLUSTER x 128 rows by BN columns over what the tiles cover: one cluster's unit
+    of work."""
+    m_main, n_main = t4_main_dims(p, s)
+    return cdiv(m_main, p["BM"] * p["CLUSTER"]) * cdiv(n_main, p["BN"])
 
 
 def t4_launch(p: Params, s: Shape) -> Launch:
@@ -239,18 +242,21 @@ def t4_workspace_sizes(p: Params, s: Shape) -> tuple[int, int]:
 def t4_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     """The tensor maps (t4_tensor_maps), then the stream-K workspace, its flags (zeroed here once:
     the kernel clears each flag it consumed, so a launcher may run any number of times, as sgemm's
-    split-K counters) and the number of tiles the schedule splits."""
+    split-K counters), the number of tiles the schedule splits and what the tiles cover
+    (t4_main_dims)."""
     cp = cupy()
     work, flags = t4_workspace_sizes(params, shape)
     clusters = t4_launch(params, shape).grid[0] // params["CLUSTER"]
+    m_main, n_main = t4_main_dims(params, shape)
     return (*t4_tensor_maps(inputs, out, shape, params), cp.empty(work, dtype=cp.float32),
-            cp.zeros(flags, dtype=cp.uint32), np.int32(t4_stream_k_tiles(params, shape, clusters)))
+            cp.zeros(flags, dtype=cp.uint32), np.int32(t4_stream_k_tiles(params, shape, clusters)),
+            np.int32(m_main), np.int32(n_main))
 
 
 def t4_constraints(p: Params, s: Shape | None) -> str | None:
     # Stated up front: the ring (and with STORE = 1 the epilogue's 32 KiB) must fit the 227 KiB a
     # block may opt into (BN 256 and 192: 4 stages, BN 128: 6, either way); registers are t3's (producer 40,
-    # consumers 232 through setmaxnreg: the 128 accumulators of BN = 256 fit); TMA boxes: Bt's
+    # consumers 232 through setmaxnreg, with EDGE 64 and 216: the 128 accumulators of BN = 256 fit); TMA boxes: Bt's
     # BN / CLUSTER rows, A's 128, C's 64, all within TMA's 256 per side.
     if p.get("PINGPONG") and p["BN"] != 128:
         return "PINGPONG=1 needs BN=128: one consumer warpgroup holds a whole 128 x BN tile's accumulators"
@@ -279,6 +285,8 @@ T4 = Variant(
         Param("STORE", (0, 1), 1, "epilogue: 0 from registers, 1 through shared memory and TMA stores"),
         Param("PINGPONG", (0, 1), 0, "consumers: 0 share each tile, 1 alternate whole tiles (BN=128)"),
         Param("SCHEDULE", (0, 1), 0, "tiles: 0 whole, round by round; 1 the last rounds split by k (stream-K)"),
+        Param("EDGE", (0, 2), 0, "up to this many rows/columns past whole tiles on the producer's idle warps "
+                                 "(0: ragged tiles)"),
     ),
     constraints=t4_constraints,
     min_sm=90,

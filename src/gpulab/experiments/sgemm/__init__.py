@@ -543,10 +543,11 @@ def _v11_tuned_params(minb: Param, *extra: Param) -> tuple[Param, ...]:
 
 
 # -- v14: 3xTF32 on gemm_bf16's t4 --------------------------------------------------------------
-# t4's params less PINGPONG (its two accumulator sets leave no registers for FLUSH's sums) and BN = 256
-# (128 accumulators and 128 sums would not fit the consumers' 232 registers), plus FLUSH.
+# t4's params less PINGPONG (its two accumulator sets leave no registers for FLUSH's sums), EDGE (its
+# dots read BF16, v14's operands are TF32 parts) and BN = 256 (128 accumulators and 128 sums would not
+# fit the consumers' 232 registers), plus FLUSH.
 _V14_PARAMS = tuple(Param("BN", (128, 192), 192, p.help) if p.name == "BN" else p
-                    for p in T4.params if p.name != "PINGPONG") + (
+                    for p in T4.params if p.name not in ("PINGPONG", "EDGE")) + (
     Param("FLUSH", (1, 2, 4, 8), 2, "k-tiles (32 TF32 deep) per block the tensor cores sum before an FP32 add"),
 )
 
