@@ -37,3 +37,11 @@ trials_end() {
     echo "failed steps:${FAILED:- none}" >>"$dir/summary.txt"
     cat "$dir/summary.txt"
 }
+
+# hopper_tests SECONDS: the trial step that checks a change to t4 (or what includes it): the
+# tensor-core and gemm_bf16 GPU tests, the TF32 split and sgemm's v14 (t4 under TF32).
+hopper_tests() {
+    TAIL=8 trial tests "$1" python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 -m gpu \
+        tests/gpu/test_wgmma_gpu.py tests/gpu/test_gemm_bf16_gpu.py tests/gpu/test_tf32_split_gpu.py \
+        tests/gpu/test_sgemm_gpu.py -k "not test_sgemm_gpu or v14"
+}
