@@ -17,7 +17,7 @@ from gpulab.experiments import all_experiments, get_experiment
 from gpulab.gpu import ncu as ncu_mod
 from gpulab.lab import RunSpec
 from gpulab.params import parse_params_label
-from gpulab.records import read_csv
+from gpulab.records import read_csv, write_csv
 
 L2 = 62_914_560
 INFO = {"device": {"name": "NVIDIA H200", "slug": "h200", "l2_bytes": L2},
@@ -210,6 +210,22 @@ def test_save_replaces_the_rows_of_the_same_run_and_replay_checks_them(tmp_path)
     gone = [dict(r, variant="v99") for r in rows if r["variant"] == "rows"]
     failures, checked, skipped = fidelity.replay(gone)
     assert not failures and checked == 0 and "no variant 'v99'" in skipped[0]
+
+
+def test_save_replaces_rows_recorded_before_the_variant_gained_a_param(tmp_path):
+    """A row labelled before a param existed is the same run as one labelled with that param at its
+    default (lab.config_run_key): measured again, it is replaced, not kept beside the new rows."""
+    path = tmp_path / "fidelity.csv"
+    res = fidelity.measure_one(spec("coalesce", "rows", (999, 1001)), profile=fake_profile())
+    assert res.rows[0]["params"] == "VEC=1"  # the default
+    write_csv(path, [dict(r, params="") for r in res.rows])  # the label before VEC existed
+    fidelity.save(path, [res])
+    rows = read_csv(path)
+    assert len(rows) == len(fidelity.QUANTITIES) and {r["params"] for r in rows} == {"VEC=1"}
+    # another value of the param is another run: kept
+    write_csv(path, [dict(r, params="VEC=4") for r in res.rows])
+    fidelity.save(path, [res])
+    assert len(read_csv(path)) == 2 * len(fidelity.QUANTITIES)
 
 
 def test_output_bytes_allocate_nothing():

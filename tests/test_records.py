@@ -4,6 +4,7 @@ import pytest
 
 from gpulab import files, records
 from gpulab.errors import GpulabError
+from gpulab.lab import config_run_key
 
 
 def test_csv_round_trip(tmp_path):
@@ -86,3 +87,15 @@ def test_a_run_file_without_its_key_columns_is_refused_not_rewritten(tmp_path):
         records.upsert_runs(path, [{"experiment": "sgemm", "variant": "cublas", "params": "", "shape": "512x512x512"}])
     assert path.read_bytes() == before
     records.upsert_runs(tmp_path / "new.csv", [{"experiment": "e", "variant": "v", "params": "", "shape": "1"}])
+
+
+def test_config_run_key_names_every_param_of_the_variant_as_it_is_today():
+    t4 = "BM=128 BN=256 STAGES=4 GROUP_M=8 CLUSTER=2 STORE=1 PINGPONG=0 SCHEDULE=0"
+    row = {"experiment": "gemm_bf16", "variant": "t4", "params": t4, "shape": "4097x4097x4097"}
+    # recorded before EDGE existed: the same run as EDGE at its default, not as another value
+    assert config_run_key(row) == config_run_key(dict(row, params=t4 + " EDGE=0"))
+    assert config_run_key(row) != config_run_key(dict(row, params=t4 + " EDGE=2"))
+    # what it cannot place keeps the recorded key: a vendor library, a gone variant or param, the best row
+    for other in (dict(row, variant="cublas", params=""), dict(row, variant="t99"), dict(row, params=t4 + " NEW=1"),
+                  dict(row, variant="best")):
+        assert config_run_key(other) == records.run_key(other)

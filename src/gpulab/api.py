@@ -38,7 +38,9 @@ from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
 from gpulab.gpu.timing import TimingPolicy
-from gpulab.lab import Lab, LabOptions, RunSpec, compile_record, constraint_reason, derive, parse_param_overrides, plan
+from gpulab.lab import (
+    Lab, LabOptions, RunSpec, compile_record, config_run_key, constraint_reason, derive, parse_param_overrides, plan,
+)
 from gpulab.memory_bound import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.profiling import profile as run_profile
@@ -264,11 +266,11 @@ def _sweep(exp, lab, specs, folder: Path, path: Path | None, on_plan, on_start, 
 
     def save(done: list[dict]) -> None:
         if path is not None:
-            upsert_runs(path, finished([dict(r) for r in done]))
+            upsert_runs(path, finished([dict(r) for r in done]), key=config_run_key)
 
     records = Records(finished((execute or _execute)(lab, specs, on_plan, on_start, on_record, save)), path)
     if path is not None:
-        upsert_runs(path, list(records))
+        upsert_runs(path, list(records), key=config_run_key)
     records.lab = lab
     return records
 

@@ -43,7 +43,7 @@ from gpulab.files import locked
 from gpulab.gpu import ncu as ncu_mod
 from gpulab.gpu.compile import INCLUDE_DIR, included_headers
 from gpulab.gpu.device import gpu_slug
-from gpulab.lab import RunSpec
+from gpulab.lab import RunSpec, config_run_key
 from gpulab.model.predict import check_launch, predict
 from gpulab.params import parse_params_label
 from gpulab.records import read_csv, run_key, to_csv_text, write_csv
@@ -335,15 +335,16 @@ def fidelity_path(gpu_slug: str, results_root: Path = Path("results")) -> Path:
 
 def save(path: Path, results: list[RunResult]) -> None:
     """Upsert, under the file's lock: rows of the runs just measured replace any earlier rows of the
-    same runs. A run that failed replaces nothing: the rows recorded for it stay (its error row is
-    written only where it has none), so a broken ncu never costs a measurement."""
+    same runs (lab.config_run_key: those recorded before the variant gained a param too). A run that
+    failed replaces nothing: the rows recorded for it stay (its error row is written only where it
+    has none), so a broken ncu never costs a measurement."""
     with locked(path):
         old = read_csv(path) if Path(path).exists() else []
-        measured = {run_key(r) for r in old if r.get("verdict") != "error"}
-        new = [r for res in results for r in res.rows if not (res.error and run_key(r) in measured)]
-        keys = {run_key(r) for r in new}
+        measured = {config_run_key(r) for r in old if r.get("verdict") != "error"}
+        new = [r for res in results for r in res.rows if not (res.error and config_run_key(r) in measured)]
+        keys = {config_run_key(r) for r in new}
         if new:
-            write_csv(path, [r for r in old if run_key(r) not in keys] + new)
+            write_csv(path, [r for r in old if config_run_key(r) not in keys] + new)
 
 
 def gpu_slug_of(results: list[RunResult]) -> str | None:

@@ -23,7 +23,7 @@ from gpulab.gpu.launch import cuda_errors, load, synchronize
 from gpulab.gpu.occupancy import SM_LIMITS, card_limits, occupancy
 from gpulab.gpu.timing import L2Flusher, Timing, TimingPolicy, time_it
 from gpulab.params import parse_params_label
-from gpulab.records import BEST, environment
+from gpulab.records import BEST, environment, run_key
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +90,26 @@ def _spec_from_refs(experiment, variant, params: Params, shape: Shape, library: 
     else:
         exp = get_experiment(experiment) if isinstance(experiment, str) else experiment
     return RunSpec(exp, exp.variant(variant) if isinstance(variant, str) else variant, params, shape, library, picked)
+
+
+def config_run_key(row: dict) -> tuple[str, ...]:
+    """records.run_key with the params as the variant takes them today: every param named, one the
+    row predates at its default (the rule of tune.accepted_params: a param added to a variant
+    defaults to the kernel it had before). So a row recorded before a variant gained a param and one
+    recorded after, of the same kernel, are one run, and the newer replaces the older in the result
+    files. A row of a vendor library, a best row, or one whose experiment, variant or params no
+    longer exist keeps its recorded key."""
+    key = run_key(row)
+    if row.get("variant") == BEST:
+        return key
+    try:
+        variant = get_experiment(str(row["experiment"])).variant(str(row["variant"]))
+        given = parse_params_label(row.get("params"))
+    except (GpulabError, KeyError, ValueError):
+        return key
+    if not set(given) <= {p.name for p in variant.params}:
+        return key
+    return key[:2] + (variant.params_label({p.name: given.get(p.name, p.default) for p in variant.params}),) + key[3:]
 
 
 def parse_param_overrides(texts: Iterable[str]) -> dict[str, tuple[int, ...]]:

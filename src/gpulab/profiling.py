@@ -27,6 +27,7 @@ from gpulab.errors import GpulabError
 from gpulab.gpu import ncu as ncu_mod
 from gpulab.gpu import ncu_source
 from gpulab.gpu.device import probe
+from gpulab.lab import config_run_key
 from gpulab.model.predict import predict
 from gpulab.ncu_child import LAUNCH_SKIP, target_argv
 from gpulab.records import check_run_file, upsert_runs
@@ -268,5 +269,5 @@ def check_profile_csv(csv_path: Path | None = None, results_root: Path = Path("r
 def save_profiles(profiles: list[Profile], csv_path: Path | None = None) -> Path:
     """Join the profiles' records to the CSV (default: the first profile's card's profile.csv); the path."""
     path = csv_path or profile_csv_path(profiles[0])
-    upsert_runs(path, [p.record() for p in profiles])
+    upsert_runs(path, [p.record() for p in profiles], key=config_run_key)
     return path

@@ -268,10 +268,11 @@ RUN_KEY = ("experiment", "variant", "params", "shape")
 BEST = "best"  # the variant column of gpulab's best row at a shape (gpulab.best)
 
 
-def upsert_runs(path: Path, rows: list[dict]) -> list[dict]:
-    """upsert for the result files keyed by run (bench's CSVs, profile.csv): run_key, and a file
-    without the RUN_KEY columns refused."""
-    return upsert(path, rows, run_key, required=RUN_KEY)
+def upsert_runs(path: Path, rows: list[dict], key: Callable[[dict], object] | None = None) -> list[dict]:
+    """upsert for the result files keyed by run (bench's CSVs, profile.csv): `key` (run_key unless
+    given: the lab passes its config_run_key, which knows the variants' params), and a file without
+    the RUN_KEY columns refused."""
+    return upsert(path, rows, key or run_key, required=RUN_KEY)
 
 
 def check_run_file(path: Path) -> None:
