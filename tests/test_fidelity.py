@@ -226,6 +226,12 @@ def test_save_replaces_rows_recorded_before_the_variant_gained_a_param(tmp_path)
     write_csv(path, [dict(r, params="VEC=4") for r in res.rows])
     fidelity.save(path, [res])
     assert len(read_csv(path)) == 2 * len(fidelity.QUANTITIES)
+    # a file that lost its params column is refused, left as it was: its rows are not read as defaults
+    write_csv(path, [{k: v for k, v in r.items() if k != "params"} for r in res.rows])
+    before = path.read_bytes()
+    with pytest.raises(GpulabError, match="params"):
+        fidelity.save(path, [res])
+    assert path.read_bytes() == before
 
 
 def test_output_bytes_allocate_nothing():

@@ -96,6 +96,7 @@ def test_config_run_key_names_every_param_of_the_variant_as_it_is_today():
     assert config_run_key(row) == config_run_key(dict(row, params=t4 + " EDGE=0"))
     assert config_run_key(row) != config_run_key(dict(row, params=t4 + " EDGE=2"))
     # what it cannot place keeps the recorded key: a vendor library, a gone variant or param, the best row
+    no_params = {k: v for k, v in row.items() if k != "params"}
     for other in (dict(row, variant="cublas", params=""), dict(row, variant="t99"), dict(row, params=t4 + " NEW=1"),
-                  dict(row, variant="best")):
+                  dict(row, params=t4.replace("STAGES=4", "STAGES=7")), dict(row, variant="best"), no_params):
         assert config_run_key(other) == records.run_key(other)

@@ -45,7 +45,7 @@ from gpulab.memory_bound import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.profiling import profile as run_profile
 from gpulab.profiling import check_profile_csv, save_profiles
-from gpulab.records import BEST, Records, read_csv, upsert_runs
+from gpulab.records import BEST, Records, check_run_file, read_csv, upsert_runs
 from gpulab.run_args import spec_for
 from gpulab.tune import tuned_defaults
 from gpulab.worker import open_lab
@@ -456,7 +456,7 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
                      shapes, shape_list, parse_param_overrides(_param_texts(params)))
     find_ncu()  # fail before the first run when ncu is missing
     if out is not None:
-        check_writable(Path(out))  # ... or when the results could not be saved
+        check_run_file(Path(out))  # ... or when the results could not be saved (a damaged file among them)
     _call(on_plan, len(specs))
     results: list = []
     path = Path(out) if out else None

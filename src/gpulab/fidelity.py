@@ -46,7 +46,7 @@ from gpulab.gpu.device import gpu_slug
 from gpulab.lab import RunSpec, config_run_key
 from gpulab.model.predict import check_launch, predict
 from gpulab.params import parse_params_label
-from gpulab.records import read_csv, run_key, to_csv_text, write_csv
+from gpulab.records import RUN_KEY, read_csv, run_key, to_csv_text, write_csv
 
 FILE_NAME = Q.FIDELITY_FILE
 # One ragged shape per experiment, small enough that ncu is quick, with every edge exercised: tiles
@@ -339,7 +339,8 @@ def save(path: Path, results: list[RunResult]) -> None:
     failed replaces nothing: the rows recorded for it stay (its error row is written only where it
     has none), so a broken ncu never costs a measurement."""
     with locked(path):
-        old = read_csv(path) if Path(path).exists() else []
+        # a file without the run columns is refused (DamagedFile), not read as rows of default configs
+        old = read_csv(path, required=RUN_KEY) if Path(path).exists() else []
         measured = {config_run_key(r) for r in old if r.get("verdict") != "error"}
         new = [r for res in results for r in res.rows if not (res.error and config_run_key(r) in measured)]
         keys = {config_run_key(r) for r in new}

@@ -93,23 +93,21 @@ def _spec_from_refs(experiment, variant, params: Params, shape: Shape, library: 
 
 
 def config_run_key(row: dict) -> tuple[str, ...]:
-    """records.run_key with the params as the variant takes them today: every param named, one the
-    row predates at its default (the rule of tune.accepted_params: a param added to a variant
-    defaults to the kernel it had before). So a row recorded before a variant gained a param and one
-    recorded after, of the same kernel, are one run, and the newer replaces the older in the result
-    files. A row of a vendor library, a best row, or one whose experiment, variant or params no
-    longer exist keeps its recorded key."""
+    """records.run_key with the params as the variant takes them today (Variant.completed_params:
+    every param named, one the row predates at its default). So a row recorded before a variant
+    gained a param and one recorded after, of the same kernel, are one run, and the newer replaces
+    the older in the result files. A row of a vendor library, a best row, a row without a params
+    column, or one whose experiment, variant or params no longer exist keeps its recorded key."""
     key = run_key(row)
-    if row.get("variant") == BEST:
+    if row.get("variant") == BEST or "params" not in row:
         return key
     try:
         variant = get_experiment(str(row["experiment"])).variant(str(row["variant"]))
-        given = parse_params_label(row.get("params"))
+        given = parse_params_label(row["params"])
     except (GpulabError, KeyError, ValueError):
         return key
-    if not set(given) <= {p.name for p in variant.params}:
-        return key
-    return key[:2] + (variant.params_label({p.name: given.get(p.name, p.default) for p in variant.params}),) + key[3:]
+    completed = variant.completed_params(given)
+    return key if completed is None else key[:2] + (variant.params_label(completed),) + key[3:]
 
 
 def parse_param_overrides(texts: Iterable[str]) -> dict[str, tuple[int, ...]]:

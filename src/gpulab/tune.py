@@ -135,22 +135,12 @@ def shape_of(label: str) -> tuple[int, ...]:
 
 
 def accepted_params(variant: Variant, params) -> Params | None:
-    """Tuned params as the variant takes them today, or None where it no longer does (a name it
-    lost, a value it no longer offers). A param added to the variant after the tune takes its
-    declared default: new params default to the kernel the tune timed (t4's SCHEDULE=0 is the
-    schedule it had before SCHEDULE existed)."""
+    """Tuned params as the variant takes them today (Variant.completed_params: a param added after
+    the tune at its default, None for a name it lost or a value it no longer offers), or None where
+    the tune recorded none."""
     if not isinstance(params, dict) or not params:
         return None
-    known = {p.name: p for p in variant.params}
-    if not set(params) <= set(known):
-        return None
-    try:
-        params = {k: int(v) for k, v in params.items()}
-    except (TypeError, ValueError):
-        return None
-    if not all(params[k] in known[k].choices for k in params):
-        return None
-    return {p.name: params.get(p.name, p.default) for p in variant.params}
+    return variant.completed_params(params)
 
 
 def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, Shape], Params]:

@@ -183,6 +183,22 @@ class Variant:
     def default_params(self) -> Params:
         return {p.name: p.default for p in self.params}
 
+    def completed_params(self, given: dict) -> Params | None:
+        """Params recorded earlier (a tune's pick, a result row's label) as this variant takes them
+        today: every param named, one added since at its declared default (a new param defaults to
+        the kernel the variant had before it: t4's SCHEDULE=0, EDGE=0). None where the variant no
+        longer takes them: a name it lost, a value it no longer offers, a value that is no integer."""
+        known = {p.name: p for p in self.params}
+        if not set(given) <= set(known):
+            return None
+        try:
+            given = {k: int(v) for k, v in given.items()}
+        except (TypeError, ValueError):
+            return None
+        if not all(given[k] in known[k].choices for k in given):
+            return None
+        return {p.name: given.get(p.name, p.default) for p in self.params}
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
