@@ -111,7 +111,10 @@ def test_t4_launches_whole_clusters_on_a_persistent_grid_never_more_than_its_til
     assert t4_launch(p, shape(2048, 2048, 2048)).grid == (128, 1, 1)  # 64 cluster tiles
     assert t4_launch(p, shape(1, 1, 1)).grid == (2, 1, 1)  # one cluster: the peer's rows lie past M
     assert t4_launch(p | {"CLUSTER": 1}, shape(4096, 4096, 4096)).grid == (132, 1, 1)
-    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 133)  # an odd SM count: whole clusters only
+    # Clusters of four: the 30 the H200 holds at once (120 SMs), not 132 / 4.
+    assert t4_launch(p | {"CLUSTER": 4}, shape(4096, 4096, 4096)).grid == (120, 1, 1)
+    assert t4_launch(p | {"CLUSTER": 4, "BN": 200}, shape(1000, 3000, 776)).grid == (120, 1, 1)  # 2 x 15 tiles
+    monkeypatch.setattr(tma_rungs, "resident_clusters", lambda size: 133 // size)  # an odd SM count
     assert t4_launch(p, shape(8192, 8192, 8192)).grid == (132, 1, 1)
 
 
@@ -125,10 +128,10 @@ def test_t4_states_its_limits_and_splits_bt_between_the_cluster_blocks():
     reasons = [T4.constraints(c, None) for c in space]
     assert all(r is None or "shared memory" in r or "PINGPONG=1 needs BN=128" in r or "SCHEDULE=1 needs PINGPONG=0" in r
                for r in reasons)
-    # BN 256 fits 2-4 stages, BN 128 2-6, with or without the epilogue's 32 KiB; BN 192 2-5 without
-    # it, 2-4 with it; times 4 group sizes, 2 cluster sizes and 2 schedules; pingpong consumers only
-    # with BN 128 and schedule 0; each with or without the edge on the producer's warps.
-    assert sum(r is None for r in reasons) == ((2 * (3 + 5) + 4 + 3) * 4 * 2 * 2 + 5 * 4 * 2 * 2) * 2
+    # BN 256 fits 2-4 stages, BN 128 2-6, with or without the epilogue's 32 KiB; BN 192 and 200 2-5
+    # without it, 2-4 with it; times 4 group sizes, 3 cluster sizes and 2 schedules; pingpong
+    # consumers only with BN 128 and schedule 0; each with or without the edge on the producer's warps.
+    assert sum(r is None for r in reasons) == ((2 * (3 + 5) + 2 * (4 + 3)) * 4 * 3 * 2 + 5 * 4 * 3 * 2) * 2
     assert "shared memory" in T4.constraints(p | {"BN": 192, "STAGES": 5}, None)
     assert T4.constraints(p | {"BN": 192, "STAGES": 5, "STORE": 0}, None) is None
     assert "BN=128" in T4.constraints(p | {"PINGPONG": 1}, None)

@@ -34,7 +34,8 @@ def test_variant_correct(lab, variant, params, shape, exact):
 # t4 with EDGE=2 where one or two rows and columns lie past whole tiles (K staged or not): the producer
 # warpgroup's idle warps compute those on CUDA cores, beside every consumer schedule.
 EDGE_SHAPES = [(258, 514, 72), (129, 257, 65), (4098, 2049, 1000), (2050, 1921, 776)]
-EDGE_CONFIGS = [{}, {"CLUSTER": 1}, {"BN": 192}, {"SCHEDULE": 1}, {"BN": 128, "PINGPONG": 1}, {"STORE": 0}]
+EDGE_CONFIGS = [{}, {"CLUSTER": 1}, {"BN": 192}, {"SCHEDULE": 1}, {"BN": 128, "PINGPONG": 1}, {"STORE": 0},
+                {"BN": 200, "CLUSTER": 4}]
 
 
 @pytest.mark.gpu
@@ -54,6 +55,26 @@ def test_t4_edge_correct(lab, changes, exact):
         assert result.ok, f"{shape.label}: {result.describe()}"
         checked += 1
     assert checked, "no shape leaves an edge for this config"
+
+
+# t4 in clusters of four (a persistent grid of the 30 the H200 holds) and with BN = 200 (cuBLAS's tile at
+# 1000x3000x776; its last 8 columns stored from registers), beside each consumer schedule.
+T4_CLUSTER4_CONFIGS = [{"BN": 200, "CLUSTER": 4}, {"BN": 200, "CLUSTER": 4, "STORE": 0},
+                       {"BN": 200, "CLUSTER": 2, "SCHEDULE": 1}, {"BN": 256, "CLUSTER": 4, "SCHEDULE": 1},
+                       {"BN": 128, "CLUSTER": 4, "PINGPONG": 1, "STAGES": 6}]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
+@pytest.mark.parametrize("changes", T4_CLUSTER4_CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
+def test_t4_clusters_of_four_and_bn_200_correct(lab, changes, exact):
+    t4 = EXP.variant("t4")
+    if reason := t4.arch_reason(lab.arch):
+        pytest.skip(reason)
+    params = t4.default_params() | changes
+    for dims in EXP.test_shapes + ((1000, 3000, 776), (1000, 3000, 777), (300, 388, 200), (131, 67, 37)):
+        result = lab.verify(RunSpec(EXP, t4, params, EXP.shape(*dims)), exact=exact)
+        assert result.ok, f"{dims}: {result.describe()}"
 
 
 @pytest.mark.gpu

@@ -34,10 +34,20 @@ class LoadedKernel:
         self._function = self._module.get_function(compiled.entry)
         self._optin_smem = 0
 
-    def __call__(self, grid, block, args, smem_dynamic_bytes: int = 0, programmatic: bool = False) -> None:
+    def set_max_dynamic_smem(self, smem_dynamic_bytes: int) -> None:
+        """Opt the kernel in to `smem_dynamic_bytes` of dynamic shared memory, where over the default."""
         if smem_dynamic_bytes > DEFAULT_DYNAMIC_SMEM_LIMIT and smem_dynamic_bytes > self._optin_smem:
             self._function.max_dynamic_shared_size_bytes = smem_dynamic_bytes
             self._optin_smem = smem_dynamic_bytes
+
+    def function_handle(self):
+        """The driver's CUfunction of the kernel (cuda-bindings), for the driver calls CuPy does not wrap."""
+        from cuda.bindings import driver  # as in _launch_programmatic
+
+        return driver.CUfunction(self._function.kernel.ptr)
+
+    def __call__(self, grid, block, args, smem_dynamic_bytes: int = 0, programmatic: bool = False) -> None:
+        self.set_max_dynamic_smem(smem_dynamic_bytes)
         try:
             if programmatic:
                 self._launch_programmatic(tuple(grid), tuple(block), args, smem_dynamic_bytes)
@@ -66,7 +76,7 @@ class LoadedKernel:
         config.numAttrs = 1
         values = [ctypes.create_string_buffer(argument_bytes(a)) for a in args]  # alive until the call returns
         pointers = (ctypes.c_void_p * max(len(values), 1))(*(ctypes.addressof(v) for v in values))
-        (err,) = driver.cuLaunchKernelEx(config, driver.CUfunction(self._function.kernel.ptr), ctypes.addressof(pointers), 0)
+        (err,) = driver.cuLaunchKernelEx(config, self.function_handle(), ctypes.addressof(pointers), 0)
         if err != driver.CUresult.CUDA_SUCCESS:
             raise GpulabError(f"cuLaunchKernelEx returned {err.name}")
 

@@ -481,7 +481,8 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     (l % 4) / 2, stored at q ^ (r % 8)); the chunk then goes
     out by TMA where N % 4 == 0, else by 16 LDS.32 + STG.32 per thread (row w + 4 i, column l; both
     under the store's guard row < M and column < N, as the compiler places it). With STORE = 0 the
-    register stores of hopper.cuh store_accumulators (as t3).
+    register stores of hopper.cuh store_accumulators (as t3); with STORE = 1 and BN = 200 those of
+    its last 8 columns (BN % 32: no 32-column TMA box fits them inside the tile).
 
     Bulk counts: every block loads its A box and its share of the Bt box per k-tile of each tile
     (2 UTMALDG); Nsight Compute's TMA instruction count also holds each chunk's TMA store and its
@@ -535,6 +536,33 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
         m0, _ = grid.origin(i.bx, i.u)
         return m0 + 64 * (i.a if pingpong else consumer(i))
 
+    def register_stores(first_group: int, what: str) -> list[Instruction]:
+        """hopper.cuh store_accumulators from 8-column group `first_group` on: per group j and half h,
+        one STG.64 of the thread's column pair (row 16 w + l / 4 + 8 h, column 8 j + 2 (l % 4)), or
+        two scalar STGs where N is odd; each under its guard row < M and column < N."""
+        def c_rc(i):
+            _, n0 = grid.origin(i.bx, i.u)
+            return (half_row0(i) + 16 * (i.warp % 4) + i.lane // 4 + 8 * i.h,
+                    n0 + 8 * (first_group + i.j) + 2 * (i.lane % 4))
+
+        def c_addr(i, plus=0):
+            row, col = c_rc(i)
+            return base["C"] + F32 * (np.minimum(row, M - 1) * N + np.minimum(col + plus, N - 1))
+
+        def stores(i, plus):
+            row, col = c_rc(i)
+            return computes(i) & (row < M) & (col + plus < N)
+
+        groups = BN // 8 - first_group
+        tiles = (rounds, halves, Loop("j", groups, every(groups)), Loop("h", 2, every(2)))
+        if N % 2 == 0:
+            return [Instruction(f"stg.64 C[row][col..col+1]{what}", "global", "store", 8, address=c_addr,
+                                active=lambda i: stores(i, 0), loops=tiles, blocks={"x": every(blocks)})]
+        return [Instruction(f"stg C[row][col+{plus}] (N odd){what}", "global", "store", F32,
+                            address=lambda i, plus=plus: c_addr(i, plus),
+                            active=lambda i, plus=plus: stores(i, plus), loops=tiles, blocks={"x": every(blocks)})
+                for plus in (0, 1)]
+
     if STORE:
         chunks = Loop("j", BN // 32, periodic(BN // 32, 2))
         groups = (Loop("g", 4, every(4)), Loop("h", 2, every(2)))
@@ -575,28 +603,10 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
                 address=lambda i: base["C"] + F32 * (np.minimum(copy_rc(i)[0], M - 1) * N
                                                      + np.minimum(copy_rc(i)[1], N - 1)),
                 active=copies, loops=(rounds, halves, every_chunk, rows), blocks={"x": every(blocks)}))
+        if BN % 32:  # BN = 200: its last 8 columns from registers, no TMA box being that narrow
+            out += register_stores(BN // 32 * 4, " (the last BN % 32 columns)")
     else:
-        def c_rc(i):
-            _, n0 = grid.origin(i.bx, i.u)
-            return half_row0(i) + 16 * (i.warp % 4) + i.lane // 4 + 8 * i.h, n0 + 8 * i.j + 2 * (i.lane % 4)
-
-        def c_addr(i, plus=0):
-            row, col = c_rc(i)
-            return base["C"] + F32 * (np.minimum(row, M - 1) * N + np.minimum(col + plus, N - 1))
-
-        def stores(i, plus):
-            row, col = c_rc(i)
-            return computes(i) & (row < M) & (col + plus < N)
-
-        tiles = (rounds, halves, Loop("j", BN // 8, every(BN // 8)), Loop("h", 2, every(2)))
-        if N % 2 == 0:
-            out.append(Instruction("stg.64 C[row][col..col+1]", "global", "store", 8, address=c_addr,
-                                   active=lambda i: stores(i, 0), loops=tiles, blocks={"x": every(blocks)}))
-        else:
-            out += [Instruction(f"stg C[row][col+{plus}] (N odd)", "global", "store", F32,
-                                address=lambda i, plus=plus: c_addr(i, plus),
-                                active=lambda i, plus=plus: stores(i, plus), loops=tiles, blocks={"x": every(blocks)})
-                    for plus in (0, 1)]
+        out += register_stores(0, "")
 
     out += _edge_instructions(M, N, K, m_main, n_main, blocks, base)
 

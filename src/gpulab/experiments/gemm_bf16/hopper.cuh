@@ -134,15 +134,16 @@ __device__ __forceinline__ void grouped_tile(int M, int N, int& m0, int& n0) {
 // or column pattern in its terms).
 // Stores a warpgroup's 64 x BN accumulator tile, rows m0.. and columns n0.. of C, through that
 // mapping, masked at the edges; two adjacent columns as one 8-byte store where N is even (then
-// col, col + 1 < N together and the address is 8-byte aligned).
-template <int kBN>
+// col, col + 1 < N together and the address is 8-byte aligned). kFirst: the first 8-column group
+// stored (t4's BN = 200 stores only its last 8 columns this way, the rest through TMA).
+template <int kBN, int kFirst = 0>
 __device__ __forceinline__ void store_accumulators(const float (&acc)[kBN / 2], float* C, int M, int N, int m0,
                                                    int n0) {
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
     const int row0 = m0 + warp * 16 + lane / 4;
     const bool pairs = (N % 2) == 0;
 #pragma unroll
-    for (int j = 0; j < kBN / 8; ++j) {
+    for (int j = kFirst; j < kBN / 8; ++j) {
         const int col = n0 + j * 8 + (lane % 4) * 2;
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
@@ -237,6 +238,43 @@ __device__ __forceinline__ void wgmma_m64n192k16(float (&d)[96], unsigned long l
         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
+// m64n200k16: D (64 x 200 FP32, 100 per thread) += A (64 x 16, shared) * B (200 x 16, shared), both K-major.
+// t4's BN = 200: the N of cuBLAS's own tile at 1000x3000x776, where 3000 is 15 tiles of it exactly.
+__device__ __forceinline__ void wgmma_m64n200k16(float (&d)[100], unsigned long long desc_a, unsigned long long desc_b,
+                                                 unsigned scale_d = 1) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %102, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n200" WGMMA_K_TYPES " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, "
+        "%8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, "
+        "%24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, "
+        "%40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, "
+        "%56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, "
+        "%72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, "
+        "%88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99"
+        "}, %100, %101, p, " WGMMA_IMMEDIATES ";\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99])
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
 // m64n256k16: D (64 x 256 FP32, 128 per thread) += A (64 x 16, shared) * B (256 x 16, shared), both K-major.
 __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], unsigned long long desc_a, unsigned long long desc_b,
                                                  unsigned scale_d = 1) {
@@ -302,10 +340,12 @@ __device__ __forceinline__ void regs_alloc() {
 template <int kBN>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[kBN / 2], unsigned long long desc_a, unsigned long long desc_b,
                                              unsigned scale_d = 1) {
-    static_assert(kBN == 64 || kBN == 128 || kBN == 192 || kBN == 256, "BN must be 64, 128, 192 or 256");
+    static_assert(kBN == 64 || kBN == 128 || kBN == 192 || kBN == 200 || kBN == 256,
+                  "BN must be 64, 128, 192, 200 or 256");
     if constexpr (kBN == 64) wgmma_m64n64k16(d, desc_a, desc_b, scale_d);
     else if constexpr (kBN == 128) wgmma_m64n128k16(d, desc_a, desc_b, scale_d);
     else if constexpr (kBN == 192) wgmma_m64n192k16(d, desc_a, desc_b, scale_d);
+    else if constexpr (kBN == 200) wgmma_m64n200k16(d, desc_a, desc_b, scale_d);
     else wgmma_m64n256k16(d, desc_a, desc_b, scale_d);
 }
 

@@ -90,6 +90,21 @@
 //   1000x3000x776 17.2 (BN 256) / 16.1 (BN 192) / 17.5 (BN 192, CLUSTER 1), cuBLAS 14.1;
 //   1000x3000x777 (staged) 21.8 / 19.6 / 18.5; 2048^3 29.5 / 38.8 / 38.0, where 64 tiles of 256 x 256
 //   fill 64 clusters in one round and 256 x 192 make 88 (two rounds). The tune picks per shape.
+// BN = 200 and CLUSTER = 4 (cuBLAS's own tile at 1000x3000x776: nvjet 200x128 in clusters of four,
+//   M = 1000 and N = 3000 being 8 x 128 and 15 x 200): 30 cluster tiles of 512 x 200 for the 30
+//   clusters of four the H200 holds at once (a GPC's SMs need not come in fours: 120 of its 132
+//   SMs; the grid is sized by gpulab.gpu.clusters, where 132 / 4 = 33 clusters ran their last 3
+//   after the others). Each block loads 50 of the 200 Bt rows and multicasts them (the slices start
+//   128 bytes apart, not on the swizzle's 1024-byte period: TMA swizzles by address, and wgmma reads
+//   the tile from its 1024-byte-aligned start). L2 -> SM traffic per block and k-tile: 16 KiB of A +
+//   6.25 KiB of Bt, against 28 KiB at BN = 192 in clusters of two. wgmma m64n200k16 (100 accumulators);
+//   the epilogue's 32-column TMA boxes cover 192 columns, the last 8 go out from registers
+//   (store_accumulators' STG.64, before the chunks). Measured (H200, 2026-12-02,
+//   scripts/device_bn200_48.sh and device_c4_49.sh, medians of 7 rounds in alternation with cuBLAS):
+//   1000x3000x776 15.6 / 15.5 us against 16.2 / 16.1 at BN = 192 in clusters of two (cuBLAS 14.0:
+//   89.8% / 90.1%); but 1000x3000x777, staged, 18.6 / 18.8 against 17.6 / 17.7 at BN = 192 in
+//   clusters of one: the clusters of four lose 3.2 us to the staging copy before them, the plain
+//   grid 0.3 (docs/gemm_bf16-notes.md, "cuBLAS's tile").
 // EDGE = 2 (the producer warpgroup's three idle warps take the ragged edge): where M is one or two rows
 //   past whole cluster tiles or N one or two columns past whole BN tiles, the tiles cover only the
 //   whole part (m_main x n_main, chosen on the host: gemm_bf16/edge.py) and warps 1-3 of the
@@ -106,14 +121,14 @@
 //   against 296.0 for ragged tiles (BN 192), 590.8 against 287.6 at 4100^3, 885.2 against 251.1 at
 //   4104^3. The edge's loads, one L2/DRAM latency after another in 3 warps per SM, outlasted the
 //   tiles. So: at most 2 rows, loads in flight by unrolling, the next item's row prefetched to L2.
-// Params: BN (128, 192 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
-//   multicast, t3's loads on the persistent grid; 2: pairs of blocks along M), STORE (0: registers,
+// Params: BN (128, 192, 200 or 256), STAGES (ring slots), GROUP_M (cluster-rows per group), CLUSTER (1: no
+//   multicast, t3's loads on the persistent grid; 2 or 4 blocks along M), STORE (0: registers,
 //   1: shared memory + TMA store), PINGPONG (0: both consumers share each tile, 1: whole tiles in
 //   turn, BN = 128), SCHEDULE (0: whole tiles, 1: the stream-K tail above; default 0), EDGE (0: ragged
 //   tiles, 2: up to 2 rows and columns past the whole tiles on the producer's idle warps, above).
 //   BM = 128 (two consumer warpgroups of 64 rows), BK = 64. Dynamic
 //   shared memory: STAGES * (128 + BN) * 128 + 1024 (+ 32768 with STORE = 1) bytes <= 227 KiB:
-//   BN 256 or 192 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
+//   BN 256, 200 or 192 -> 4 stages, BN 128 -> 6. Tensor map boxes: A 64 x 128, Bt 64 x BN / CLUSTER, C 32 x 64.
 //   Registers: producer 40, consumers 232 (setmaxnreg), as t3; with EDGE 64 and 216.
 // Descriptors: each consumer builds the low words of its wgmma descriptors once, for the ring's first
 //   slot, and adds a slot's and a k16 slice's offsets to them (hopper.cuh): 80 SASS instructions per
@@ -194,11 +209,14 @@
 #endif
 #define EDGE_WARPS 3  // warps 1-3 of the producer warpgroup
 
-#if BN != 128 && BN != 192 && BN != 256
-#error "BN must be 128, 192 or 256"
+#if BN != 128 && BN != 192 && BN != 200 && BN != 256
+#error "BN must be 128, 192, 200 or 256"
 #endif
-#if CLUSTER != 1 && CLUSTER != 2
-#error "CLUSTER must be 1 or 2"
+#if CLUSTER != 1 && CLUSTER != 2 && CLUSTER != 4
+#error "CLUSTER must be 1, 2 or 4"
+#endif
+#if (BN / CLUSTER) * CLUSTER != BN
+#error "BN must split into CLUSTER equal slices of Bt rows"
 #endif
 #if PINGPONG != 0 && PINGPONG != 1
 #error "PINGPONG must be 0 (both consumers share each tile) or 1 (they alternate whole tiles)"
@@ -498,6 +516,11 @@ __device__ __forceinline__ void store_tile_smem(const float (&acc)[ACC], unsigne
                                                 const TmaDescriptor* map_c, bool tma, float* C, int M, int N, int m0,
                                                 int n0, int barrier_id) {
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+#if BN % C_CHUNK_COLS
+    // BN = 200: the last 8 columns from registers (no 32-column box fits them without writing the
+    // next tile's columns), before the chunks, so their stores are in flight while the chunks go out.
+    store_accumulators<BN, BN / C_CHUNK_COLS * C_CHUNK_COLS / 8>(acc, C, M, N, m0, n0);
+#endif
 #pragma unroll
     for (int j = 0; j < BN / C_CHUNK_COLS; ++j) {
         unsigned char* buf = buffers + (j % C_BUFFERS) * C_CHUNK_BYTES;

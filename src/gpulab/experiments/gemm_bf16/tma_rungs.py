@@ -23,6 +23,7 @@ from gpulab.experiments.gemm_common import REGS_PER_SM, REGS_PER_THREAD_MAX, SME
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
 from gpulab.experiments.gemm_bf16.edge import t4_main_dims
 from gpulab.experiments.gemm_bf16.staging import pad_k
+from gpulab.gpu.clusters import resident_clusters
 from gpulab.gpu.device import sm_count
 from gpulab.gpu.launch import by_value
 from gpulab.gpu.seam import cupy
@@ -45,7 +46,7 @@ BN_HELP = "block columns: the wgmma's N"
 TWO_CONSUMERS_BM = Param("BM", (128,), 128, "two consumer warpgroups of 64 rows")
 CONSUMER_BN = Param("BN", (128, 256), 256, BN_HELP)
 # t4 adds 192: at 1000x3000x776 its 256 x 256 cluster tiles are 48 for 66 clusters, 256 x 192 are 64.
-T4_BN = Param("BN", (128, 192, 256), 256, BN_HELP)
+T4_BN = Param("BN", (128, 192, 200, 256), 256, BN_HELP)
 
 
 def smem_reason(p: Params, smem_bytes=None) -> str | None:
@@ -198,16 +199,17 @@ def t4_cluster_tiles(p: Params, s: Shape) -> int:
 
 
 def t4_launch(p: Params, s: Shape) -> Launch:
-    """A persistent grid of whole clusters, one block per SM, never more clusters than cluster tiles
-    (CLUSTER x 128 rows by BN columns): each loops over its share of the tiles."""
+    """A persistent grid of whole clusters, one block per SM, as many clusters as the card runs at
+    once (gpulab.gpu.clusters: 66 of two on the H200, but 30 of four) and never more than cluster
+    tiles (CLUSTER x 128 rows by BN columns): each loops over its share of the tiles."""
     cluster = p["CLUSTER"]
-    blocks = min(sm_count() // cluster, t4_cluster_tiles(p, s)) * cluster
+    blocks = min(resident_clusters(cluster), t4_cluster_tiles(p, s)) * cluster
     return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=t4_smem_bytes(p))
 
 
 def t4_one_round(p: Params, s: Shape) -> bool:
     """Every cluster of the launch has at most one tile: all of the work starts at once."""
-    return t4_cluster_tiles(p, s) <= sm_count() // p["CLUSTER"]
+    return t4_cluster_tiles(p, s) <= resident_clusters(p["CLUSTER"])
 
 
 def t4_stream_k_tiles(p: Params, s: Shape, clusters: int) -> int:
@@ -281,7 +283,7 @@ T4 = Variant(
         T4_BN,
         STAGES,
         Param("GROUP_M", (1, 4, 8, 16), 8, "cluster-rows per rasterization group"),
-        Param("CLUSTER", (1, 2), 2, "blocks per cluster along M, sharing Bt by TMA multicast"),
+        Param("CLUSTER", (1, 2, 4), 2, "blocks per cluster along M, sharing Bt by TMA multicast"),
         Param("STORE", (0, 1), 1, "epilogue: 0 from registers, 1 through shared memory and TMA stores"),
         Param("PINGPONG", (0, 1), 0, "consumers: 0 share each tile, 1 alternate whole tiles (BN=128)"),
         Param("SCHEDULE", (0, 1), 0, "tiles: 0 whole, round by round; 1 the last rounds split by k (stream-K)"),

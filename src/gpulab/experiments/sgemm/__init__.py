@@ -546,7 +546,9 @@ def _v11_tuned_params(minb: Param, *extra: Param) -> tuple[Param, ...]:
 # t4's params less PINGPONG (its two accumulator sets leave no registers for FLUSH's sums), EDGE (its
 # dots read BF16, v14's operands are TF32 parts) and BN = 256 (128 accumulators and 128 sums would not
 # fit the consumers' 232 registers), plus FLUSH.
-_V14_PARAMS = tuple(Param("BN", (128, 192), 192, p.help) if p.name == "BN" else p
+# t4's params but PINGPONG and EDGE; BN 128 and 192 and clusters of one and two, those tuned and tested here.
+_V14_CHOICES = {"BN": ((128, 192), 192), "CLUSTER": ((1, 2), 2)}
+_V14_PARAMS = tuple(Param(p.name, *_V14_CHOICES[p.name], p.help) if p.name in _V14_CHOICES else p
                     for p in T4.params if p.name not in ("PINGPONG", "EDGE")) + (
     Param("FLUSH", (1, 2, 4, 8), 2, "k-tiles (32 TF32 deep) per block the tensor cores sum before an FP32 add"),
 )
