@@ -4,6 +4,5 @@
 set -u
 source scripts/device_step.sh
 trials_begin final40 410
-TAIL=15 trial gpu_suite 350 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 -m "gpu and not exclusive" tests/gpu
-TAIL=8 trial exclusive 55 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -m "gpu and exclusive" tests/gpu
+gpu_suite 350 55
 trials_end

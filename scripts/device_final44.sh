@@ -9,6 +9,5 @@ source scripts/device_step.sh
 trials_begin final44 510
 TAIL=3 trial fid_v14 45 gpulab fidelity sgemm --variant v14 --shapes both
 TAIL=3 trial fid_t4_out 40 gpulab fidelity gemm_bf16 --variant t4 --shapes both --out "$dir/fidelity-t4-again.csv"
-TAIL=15 trial gpu_suite 350 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 -m "gpu and not exclusive" tests/gpu
-TAIL=8 trial exclusive 55 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -m "gpu and exclusive" tests/gpu
+gpu_suite 350 55
 trials_end

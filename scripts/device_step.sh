@@ -45,3 +45,13 @@ hopper_tests() {
         tests/gpu/test_wgmma_gpu.py tests/gpu/test_gemm_bf16_gpu.py tests/gpu/test_tf32_split_gpu.py \
         tests/gpu/test_sgemm_gpu.py -k "not test_sgemm_gpu or v14"
 }
+
+# gpu_suite SECONDS [EXCLUSIVE_SECONDS]: the whole GPU suite as two trial steps: the tests that may
+# share the card, 16 at a time, then those marked exclusive (they compare rates measured at
+# different moments), alone.
+gpu_suite() {
+    TAIL=10 trial gpu_suite "$1" python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 \
+        -m "gpu and not exclusive" tests/gpu
+    TAIL=6 trial exclusive "${2:-60}" python3 -m pytest -q -rfE --tb=short -p no:cacheprovider \
+        -m "gpu and exclusive" tests/gpu
+}
