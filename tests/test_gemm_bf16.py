@@ -267,29 +267,33 @@ def test_tma_rungs_counts_at_4096_follow_the_code(name):
 
 
 def test_tma_rungs_read_the_staged_pitch_where_k_is_ragged():
-    """K = 771: the boxes read the staged rows of 776 elements (1552 bytes, a multiple of 16 but not of
-    32): odd rows start 16 bytes into a sector, so their 128-byte box rows touch 5 sectors in each of
-    the 12 whole k-tiles; in the 13th, which K ends inside (8 elements, 16 bytes), every row counts 5,
-    as Nsight Compute does (access._tma_sectors)."""
+    """K = 771: the boxes read the staged rows of 832 elements (1664 bytes, 13 lines of 128), so each
+    128-byte box row is one whole line, 4 sectors, in all 13 k-tiles (the pad's zeros fill the last).
+    K = 776, read as given: rows of 1552 bytes, a multiple of 16 but not of 32, so odd rows start 16
+    bytes into a sector and touch 5 sectors in each of the 12 whole k-tiles; in the 13th, which K ends
+    inside (8 elements, 16 bytes), every row counts 5, as Nsight Compute does (access._tma_sectors)."""
     v = EXP.variant("t3")
-    s = EXP.shape(128, 256, 771)
-    got = predict(v.access(v.default_params(), s))
-    per_row = 12 * 4 + 5, 12 * 5 + 5  # 12 whole k-tiles and the last, at an even and an odd row
     rows = 128 + 256
-    assert got["tma_load_bytes"] == 32 * (rows // 2) * sum(per_row)
-    assert got["tma_load_requests"] == 13 * 2
+    staged = predict(v.access(v.default_params(), EXP.shape(128, 256, 771)))
+    assert staged["tma_load_bytes"] == 32 * rows * 13 * 4
+    assert staged["tma_load_requests"] == 13 * 2
+    given = predict(v.access(v.default_params(), EXP.shape(128, 256, 776)))
+    per_row = 12 * 4 + 5, 12 * 5 + 5  # 12 whole k-tiles and the last, at an even and an odd row
+    assert given["tma_load_bytes"] == 32 * (rows // 2) * sum(per_row)
+    assert given["tma_load_requests"] == 13 * 2
 
 
 @pytest.mark.parametrize("name, dims, measured", [
     ("t2", (300, 388, 200), 1_320_768),  # 3 x 2 blocks, 4 k-tiles: the last holds 8 of 64 elements
-    ("t3", (131, 67, 37), 106_784),  # staged to a pitch of 40: one k-tile, 37 of its 64 elements
+    ("t3", (131, 67, 37), 98_304),  # staged to a pitch of 64: one whole k-tile, 37 of its 64 elements K
     ("t3", (1024, 1024, 1024), 25_165_824),  # whole k-tiles, whole tiles: whole boxes
 ])
 def test_tma_bytes_are_what_nsight_compute_counted_on_the_h200(name, dims, measured):
-    """results/h200/fidelity.csv (H200, 2026-12-01): box rows past M or N count 4 sectors a k-tile, a
-    row inside the matrix 5 in the k-tile K ends inside, and the sectors it touches elsewhere. Before
-    this rule the model counted in-bounds sectors only and gave 1,069,056 and 73,728 at the ragged
-    shapes."""
+    """results/h200/fidelity.csv (H200, 2026-12-01; 131x67x37 2026-12-02, staged at the 128-byte
+    pitch): box rows past M or N count 4 sectors a k-tile, a row inside the matrix 5 in the k-tile K
+    ends inside, and the sectors it touches elsewhere. Before this rule the model counted in-bounds
+    sectors only and gave 1,069,056 at 300x388x200 (and 73,728 at 131x67x37, staged then at a pitch
+    of 40 elements, where ncu counted 106,784)."""
     v = EXP.variant(name)
     got = predict(v.access(v.default_params(), EXP.shape(*dims)))
     assert got["tma_load_bytes"] == measured

@@ -18,20 +18,22 @@ def shape(m, n, k):
     return Shape(("M", "N", "K"), (m, n, k))
 
 
-def test_padded_pitch_is_k_rounded_up_to_16_bytes():
-    assert [staging.padded_k(k) for k in (1, 7, 8, 9, 777, 4097)] == [8, 8, 8, 16, 784, 4104]
+def test_padded_pitch_is_k_rounded_up_to_128_bytes_and_only_ragged_rows_are_staged():
+    assert [staging.padded_k(k) for k in (1, 7, 9, 65, 777, 4097)] == [64, 64, 64, 128, 832, 4160]
     assert [staging.needs_staging(k) for k in (776, 777, 4096, 4097)] == [False, True, False, True]
+    # What the TMA rungs read: the rows as given where TMA takes their pitch (16-byte multiples).
+    assert [staging.row_pitch(k) for k in (8, 776, 777, 4097)] == [8, 776, 832, 4160]
 
 
 def test_staged_bytes_are_one_read_at_pitch_k_and_one_write_at_the_padded_pitch():
-    # 4097^3: A and Bt read (2 x 4097 x 4097 x 2 B), written padded (2 x 4097 x 4104 x 2 B): ~134 MB.
-    assert staging.staged_bytes(shape(4097, 4097, 4097)) == 2 * 4097 * (4097 + 4104) * 2
-    assert staging.staged_bytes(shape(1000, 3000, 777)) == 4000 * (777 + 784) * 2
+    # 4097^3: A and Bt read (2 x 4097 x 4097 x 2 B), written padded (2 x 4097 x 4160 x 2 B): ~135 MB.
+    assert staging.staged_bytes(shape(4097, 4097, 4097)) == 2 * 4097 * (4097 + 4160) * 2
+    assert staging.staged_bytes(shape(1000, 3000, 777)) == 4000 * (777 + 832) * 2
 
 
 def test_staging_grid_has_one_thread_per_16_byte_chunk_of_both_padded_operands():
     (blocks, _, _) = staging.staging_grid(shape(1000, 3000, 777))
-    chunks = 4000 * 784 // 8
+    chunks = 4000 * 832 // 8
     assert (blocks - 1) * staging.THREADS < chunks <= blocks * staging.THREADS
 
 

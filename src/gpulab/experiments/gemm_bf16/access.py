@@ -20,7 +20,7 @@ from gpulab.arith import cdiv
 from gpulab.errors import NotModelled
 from gpulab.experiments.base import Params, Shape
 from gpulab.experiments.gemm_bf16.edge import t4_main_dims
-from gpulab.experiments.gemm_bf16.staging import padded_k
+from gpulab.experiments.gemm_bf16.staging import row_pitch
 from gpulab.model.predict import (
     LDSM, Instruction, KernelAccess, Loop, buffers, every, periodic, ragged, same, shifted,
 )
@@ -373,14 +373,14 @@ def tma_access(params: Params, shape: Shape, consumer_first: int, threads: int) 
     w = t / 32 % 4, lane l) rows 16 w + l / 4 + 8 h at columns 8 j + 2 (l % 4), j < BN / 8: one STG.64
     (guard row < M and col < N) when N is even, else STG.32 of col (guard col < N) and of col + 1
     (guard col + 1 < N).
-    K not a multiple of 8: the tensor maps describe staged copies whose rows are K rounded up to 8
-    (gemm_bf16.staging), so the TMA reads that pitch; the staging kernel is another launch, not
+    K not a multiple of 8: the tensor maps describe staged copies whose rows are K rounded up to 64
+    (gemm_bf16.staging.row_pitch), so the TMA reads that pitch; the staging kernel is another launch, not
     counted here."""
     BM, BN, GROUP_M = params["BM"], params["BN"], params["GROUP_M"]
     M, N, K = shape["M"], shape["N"], shape["K"]
     grid = _Grouped(M, N, BM, BN, GROUP_M)
     k_tiles = cdiv(K, 64)
-    pitch = padded_k(K)
+    pitch = row_pitch(K)
     consumers = BM // 64
     base = buffers(C=F32 * M * N)
 
@@ -500,7 +500,7 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     grid = _PersistentClusters(m_main, n_main, BM, BN, CLUSTER, params["GROUP_M"], blocks)
     k_tiles = cdiv(K, 64)
     tma_store = STORE and N % 4 == 0
-    pitch = padded_k(K)
+    pitch = row_pitch(K)
     base = buffers(C=F32 * M * N, A=BF16 * M * pitch, Bt=BF16 * N * pitch)
     rounds = Loop("u", grid.rounds, every(grid.rounds))
     # For instructions whose address does not depend on the tile, only whether a block has one in
@@ -633,13 +633,14 @@ def _edge_instructions(M: int, N: int, K: int, m_main: int, n_main: int, blocks:
     then item N + a is C's row a of the columns past n_main, A row a against Bt's edge rows. Each item
     runs edge_item<R, U> for its R edge rows: per iteration i of 32 U chunks, U LDG.128 of the item's
     row (lane l: chunk 32 (U i + u) + l, under c < chunks) and U x R of the edge rows' same chunks;
-    then lanes e < R store edge row e's sum (STG.32). The rows' pitch is K rounded up to 8. The L2
-    prefetches of the next item's row (CCTL) are not loads and are not counted."""
+    then lanes e < R store edge row e's sum (STG.32). Rows lie gemm_bf16.staging.row_pitch(K) apart;
+    an item reads the cdiv(K, 8) chunks that hold K. The L2 prefetches of the next item's row (CCTL)
+    are not loads and are not counted."""
     rows_m, cols_n = M - m_main, N - n_main
     if rows_m == 0 and cols_n == 0:
         return []
     chunks = cdiv(K, 8)
-    pitch = 16 * chunks
+    pitch = BF16 * row_pitch(K)
     bottom = N if rows_m else 0
     items = bottom + (m_main if cols_n else 0)
     step = blocks * EDGE_WARPS

@@ -1,6 +1,6 @@
 // Padded staging for the TMA rungs (t2 and up) when K is not a multiple of 8: copies A (M x K) and
-// Bt (N x K) into buffers whose rows are KP = K rounded up to 8 elements (16 bytes, the row pitch TMA
-// takes), the pad columns zero. One launch stages both operands, before the GEMM's own launch and
+// Bt (N x K) into buffers whose rows are KP = K rounded up to 64 elements (128 bytes: TMA takes any
+// multiple of 16, but reads rows on a 32-byte boundary faster; staging.py), the pad columns zero. One launch stages both operands, before the GEMM's own launch and
 // inside the timed work (what a user of such a shape pays).
 // Why this shape: each thread writes one 16-byte chunk of a padded row (8 BF16, a single STG.128 to
 // an aligned address). Its 8 source elements start anywhere (a row of odd K starts 2-byte aligned),
@@ -10,10 +10,11 @@
 // first ones) become the zero pad. A warp's 32 chunks are 512 contiguous bytes on both sides, so
 // every sector is used once. (The first version loaded the 8 elements as 8 two-byte LDGs: 16 load
 // instructions' worth of L1 requests per 16 bytes.)
-// Napkin math at 4097^3: reads 2 x 4097 x 4097 x 2 = 67.1 MB, writes 2 x 4097 x 4104 x 2 = 67.3 MB,
-// 134 MB at the H200's ~4.3 TB/s copy ceiling = ~31 us, against ~190 us of GEMM at 720 TFLOP/s.
-// Measured alone (H200, 2026-12-01, scripts/time_pad_k.py): 35.9 us at 4097^3 (3.74 TB/s), where
-// the two-byte loads took 39.3 us (3.42 TB/s).
+// Napkin math at 4097^3: reads 2 x 4097 x 4097 x 2 = 67.1 MB, writes 2 x 4097 x 4160 x 2 = 68.2 MB,
+// 135 MB at the H200's ~4.3 TB/s copy ceiling = ~31 us, against ~190 us of GEMM at 720 TFLOP/s.
+// Measured alone (H200, 2026-12-01, scripts/time_pad_k.py, the pitch then 4104): 35.9 us at 4097^3
+// (3.74 TB/s), where the two-byte loads took 39.3 us (3.42 TB/s). The pad's whole chunks (KP - K
+// up to 63 elements) are written as zeros without loading anything.
 // Arguments: A, Bt (row pitch K), their padded copies (row pitch KP), M and N rows, K, KP.
 
 // Word i (0 .. 7) of the 32 bytes lo:hi, for a compile-time i.
@@ -60,6 +61,7 @@ extern "C" __global__ void pad_k_bf16(const unsigned short* __restrict__ A, cons
     if (i >= (long long)(M + N) * chunks) return;
     long long row = i / chunks;
     const int k0 = (int)(i - row * chunks) * 8;
+    const int valid = K - k0;  // elements of the row in this chunk: 8 or fewer, none in the pad's whole chunks
     const unsigned short* src = A;
     unsigned short* dst = A_pad;
     long long rows = M;
@@ -68,6 +70,10 @@ extern "C" __global__ void pad_k_bf16(const unsigned short* __restrict__ A, cons
         src = Bt;
         dst = Bt_pad;
         rows = N;
+    }
+    if (valid <= 0) {  // all pad
+        *reinterpret_cast<uint4*>(dst + row * KP + k0) = make_uint4(0u, 0u, 0u, 0u);
+        return;
     }
     // Element e = row K + k0 of the source lies in aligned 16-byte word e / 8, at element e % 8.
     const long long e = row * K + k0, total = rows * K;
@@ -83,7 +89,6 @@ extern "C" __global__ void pad_k_bf16(const unsigned short* __restrict__ A, cons
         default: v = window<3>(lo, hi, odd); break;
     }
     // Zero what lies past the row's end: the next row's first elements, or nothing at all.
-    const int valid = K - k0;  // >= 1: every chunk holds at least one element of the row (KP - K < 8)
     if (valid < 8) {
         unsigned* w = reinterpret_cast<unsigned*>(&v);
 #pragma unroll

@@ -2,16 +2,27 @@
 
 TMA describes a matrix only when its row pitch is a multiple of 16 bytes (gpulab.gpu.tma), and A
 (M x K) and Bt (N x K) have a pitch of 2K bytes. For any other K the rung's `stage` step
-(gpulab.experiments.base.Staged) copies both into buffers of row pitch KP = K rounded up to 8, the
-pad columns zero, allocated once per run; pad_k.cu refills them in one launch before every launch of
-the GEMM, inside the timed work, and the tensor maps describe the padded buffers. The kernel runs
-its K/64 k-tiles unchanged: TMA zero-fills past KP, the pad adds zeros to every dot product.
+(gpulab.experiments.base.Staged) copies both into buffers of row pitch KP = K rounded up to 64
+elements (128 bytes), the pad columns zero, allocated once per run; pad_k.cu refills them in one
+launch before every launch of the GEMM, inside the timed work, and the tensor maps describe the
+padded buffers. The kernel runs its K/64 k-tiles unchanged: TMA zero-fills past KP, the pad adds
+zeros to every dot product.
+
+Why 128 bytes and not the 16 TMA needs: a TMA box row is 128 bytes of a k-tile, and from a row that
+starts 16 bytes into a 32-byte sector (a pitch that is an odd multiple of 16 bytes, every other row)
+it reads 5 sectors instead of 4, from two L2 lines. t4 reads such operands slower (H200,
+2026-12-02, scripts/device_pitch52.sh, 3-5 rounds in alternation with cuBLAS): 4096x4096 by K =
+4104 (pitch 8208 bytes, a 16-byte multiple) 206.5 us, K = 4112 (32-byte) 193.7, K = 4160 (128-byte)
+190.8; at 1000x3000, K = 776 17.2 us, 784 14.0, 832 13.8 (BN 192, clusters of one; cuBLAS 13.9
+at each). K rounded up to 8 gave 4097 a pitch of 4104, the slow kind; at 4160 t4 ran 4097^3 in
+230.5 us against 250.7 (scripts/device_pitch53.sh). The padded pitch reaches the kernels through
+the arrays' shape (tensor maps, t4's edge): `padded_k` is the one place that decides it.
 
 What it costs: one read of A and Bt and one write of their padded copies,
 `moved_bytes` = 2 (M + N) (K + KP) bytes, at best that over the copy ceiling (4097^3 on an H200:
-134 MB, ~31 us at 4.3 TB/s; measured alone 35.9 us), plus one launch (a few microseconds, which
-is what dominated small shapes: t4 at 1000x3000x777 took 22.5 us where 1000x3000x776 took 17.3,
-on 2026-12-01, before the launch behind the copy below).
+135 MB, ~31 us at 4.3 TB/s; measured alone 35.9 us with the pitch of 4104), plus one launch (a
+few microseconds, which is what dominated small shapes: t4 at 1000x3000x777 took 22.5 us where
+1000x3000x776 took 17.3, on 2026-12-01, before the launch behind the copy below).
 TMA cannot read the rows where they are instead: a box must also start on a 16-byte boundary
 (scripts/probe_tma_maps.py; docs/gemm_bf16-notes.md, "Ragged shapes").
 
@@ -41,18 +52,26 @@ from gpulab.gpu.launch import load
 from gpulab.gpu.tma import ELEMENT_BYTES, STRIDE_ALIGN_BYTES
 
 K_MULTIPLE = STRIDE_ALIGN_BYTES // ELEMENT_BYTES  # 8 BF16: the row pitch TMA takes
+PITCH_MULTIPLE = 64  # BF16, 128 bytes: the staged rows' pitch, a TMA box row (one L2 line) each
 SOURCE = Path(__file__).resolve().parent / "pad_k.cu"
 ENTRY = "pad_k_bf16"
 THREADS = 256
 
 
 def padded_k(k: int) -> int:
-    """K rounded up to the row pitch TMA takes."""
-    return cdiv(k, K_MULTIPLE) * K_MULTIPLE
+    """The staged copies' row pitch: K rounded up to 128 bytes (the module's docstring: why not 16)."""
+    return cdiv(k, PITCH_MULTIPLE) * PITCH_MULTIPLE
 
 
 def needs_staging(k: int) -> bool:
+    """Whether rows of K BF16 have a pitch TMA cannot take (not a multiple of 16 bytes)."""
     return k % K_MULTIPLE != 0
+
+
+def row_pitch(k: int) -> int:
+    """The row pitch, in elements, of the A and Bt that the TMA rungs read: K itself where TMA takes
+    it, else the staged copies'."""
+    return padded_k(k) if needs_staging(k) else k
 
 
 def staged_bytes(shape: Shape) -> int:

@@ -407,8 +407,8 @@ __device__ __forceinline__ float dot8(const uint4 x, const uint4 y, float acc) {
 // The chunk loop is warp-uniform (a lane past the row idles): one warp load per 32 chunks and row,
 // however it unrolls. Each lane sums its products in FP32; the warp adds the lanes' sums by shuffles.
 template <int R, int U>
-__device__ __forceinline__ void edge_item(const uint4* __restrict__ row, const uint4* __restrict__ edge, int chunks,
-                                          float* out, long long out_step) {
+__device__ __forceinline__ void edge_item(const uint4* __restrict__ row, const uint4* __restrict__ edge,
+                                          long long stride, int chunks, float* out, long long out_step) {
     const int lane = threadIdx.x % 32;
     float acc[R];
 #pragma unroll
@@ -422,7 +422,7 @@ __device__ __forceinline__ void edge_item(const uint4* __restrict__ row, const u
             if (c < chunks) {
                 x[u] = __ldcs(row + c);
 #pragma unroll
-                for (int e = 0; e < R; ++e) y[u][e] = __ldg(edge + e * chunks + c);
+                for (int e = 0; e < R; ++e) y[u][e] = __ldg(edge + e * stride + c);
             }
         }
 #pragma unroll
@@ -454,35 +454,36 @@ __device__ __forceinline__ void prefetch_row(const uint4* row, int chunks) {
 }
 
 // edge_item for the launch's R (1 or 2 edge rows).
-__device__ __forceinline__ void edge_item_of(int rows, const uint4* row, const uint4* edge, int chunks, float* out,
-                                             long long out_step) {
-    if (rows == 1) edge_item<1, 2>(row, edge, chunks, out, out_step);
-    else edge_item<2, 1>(row, edge, chunks, out, out_step);
+__device__ __forceinline__ void edge_item_of(int rows, const uint4* row, const uint4* edge, long long stride,
+                                             int chunks, float* out, long long out_step) {
+    if (rows == 1) edge_item<1, 2>(row, edge, stride, chunks, out, out_step);
+    else edge_item<2, 1>(row, edge, stride, chunks, out, out_step);
 }
 
 // The edge the tiles leave out (EDGE above): C's rows m_main .. M - 1 across all N columns (item
 // b < N: column b, Bt row b against A's edge rows) and its columns n_main .. N - 1 for the rows above
 // (item N + a: row a, A row a against Bt's edge rows). EDGE_WARPS warps of every block take the items
-// in turn. The rows' pitch is K rounded up to 8: the staged copies' (zero pad) where K % 8 != 0, else
-// K itself.
+// in turn. Rows are `pitch` elements apart (the host's gemm_bf16.staging.row_pitch: K, or the staged
+// copies' padded pitch, zeros past K); each item reads the chunks that hold K.
 __device__ __forceinline__ void edge_dots(const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt, float* C,
-                                          int M, int N, int K, int m_main, int n_main) {
+                                          int M, int N, int K, int pitch, int m_main, int n_main) {
     const int chunks = (K + 7) / 8;
+    const long long stride = pitch / 8;  // uint4 chunks from one row to the next
     const int bottom = m_main < M ? N : 0, items = bottom + (n_main < N ? m_main : 0);
     const int step = gridDim.x * EDGE_WARPS;
     int item = blockIdx.x * EDGE_WARPS + threadIdx.x / 32 - 1;
     const uint4* a = reinterpret_cast<const uint4*>(A);
     const uint4* bt = reinterpret_cast<const uint4*>(Bt);
     for (; item < bottom; item += step) {
-        if (item + step < bottom) prefetch_row(bt + (long long)(item + step) * chunks, chunks);
-        else if (item + step < items) prefetch_row(a + (long long)(item + step - bottom) * chunks, chunks);
-        edge_item_of(M - m_main, bt + (long long)item * chunks, a + (long long)m_main * chunks, chunks,
+        if (item + step < bottom) prefetch_row(bt + (item + step) * stride, chunks);
+        else if (item + step < items) prefetch_row(a + (item + step - bottom) * stride, chunks);
+        edge_item_of(M - m_main, bt + item * stride, a + m_main * stride, stride, chunks,
                      C + (long long)m_main * N + item, N);
     }
     for (; item < items; item += step) {
         const int r = item - bottom;
-        if (item + step < items) prefetch_row(a + (long long)(r + step) * chunks, chunks);
-        edge_item_of(N - n_main, a + (long long)r * chunks, bt + (long long)n_main * chunks, chunks,
+        if (item + step < items) prefetch_row(a + (r + step) * stride, chunks);
+        edge_item_of(N - n_main, a + r * stride, bt + n_main * stride, stride, chunks,
                      C + (long long)r * N + n_main, 1);
     }
 }
@@ -579,7 +580,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_DIMS
 T4_ENTRY(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __restrict__ Bt,
           float* __restrict__ C, const __grid_constant__ TmaDescriptor tma_a,
           const __grid_constant__ TmaDescriptor tma_bt, const __grid_constant__ TmaDescriptor tma_c,
-          float* __restrict__ workspace, unsigned* __restrict__ flags, int sk_tiles, int m_main, int n_main) {
+          float* __restrict__ workspace, unsigned* __restrict__ flags, int sk_tiles, int m_main, int n_main,
+          int pitch) {
     extern __shared__ unsigned char smem_raw[];
     __shared__ unsigned long long full[STAGES], empty[STAGES];
     // PINGPONG: order[c] completes a phase when the other consumer has issued a tile's last wgmma.
@@ -625,7 +627,7 @@ T4_ENTRY(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __rest
         // Warps 1-3 the edge, if any (a branch apart from thread 0's: the producer's state is not live
         // through edge_dots, which has the producer warpgroup's registers to itself).
         if (threadIdx.x >= 32) {
-            if (m_main < M || n_main < N) edge_dots(A, Bt, C, M, N, K, m_main, n_main);
+            if (m_main < M || n_main < N) edge_dots(A, Bt, C, M, N, K, pitch, m_main, n_main);
         } else
 #endif
         if (threadIdx.x == 0) {

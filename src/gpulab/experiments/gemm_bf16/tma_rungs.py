@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gpulab.arith import cdiv
+from gpulab.errors import GpulabError
 from gpulab.experiments.base import Launch, Param, Params, Shape, Staged, Variant
 from gpulab.experiments.gemm_common import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
@@ -244,15 +245,19 @@ def t4_workspace_sizes(p: Params, s: Shape) -> tuple[int, int]:
 def t4_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     """The tensor maps (t4_tensor_maps), then the stream-K workspace, its flags (zeroed here once:
     the kernel clears each flag it consumed, so a launcher may run any number of times, as sgemm's
-    split-K counters), the number of tiles the schedule splits and what the tiles cover
-    (t4_main_dims)."""
+    split-K counters), the number of tiles the schedule splits, what the tiles cover (t4_main_dims)
+    and the row pitch of A and Bt in 16-bit elements (the arrays' own: K, or the staged copies'),
+    which the edge's loads step by."""
     cp = cupy()
     work, flags = t4_workspace_sizes(params, shape)
     clusters = t4_launch(params, shape).grid[0] // params["CLUSTER"]
     m_main, n_main = t4_main_dims(params, shape)
+    pitch = inputs["A"].shape[1]
+    if inputs["Bt"].shape[1] != pitch:
+        raise GpulabError(f"t4 reads A and Bt at one row pitch; got {pitch} and {inputs['Bt'].shape[1]} elements")
     return (*t4_tensor_maps(inputs, out, shape, params), cp.empty(work, dtype=cp.float32),
             cp.zeros(flags, dtype=cp.uint32), np.int32(t4_stream_k_tiles(params, shape, clusters)),
-            np.int32(m_main), np.int32(n_main))
+            np.int32(m_main), np.int32(n_main), np.int32(pitch))
 
 
 def t4_constraints(p: Params, s: Shape | None) -> str | None:
