@@ -39,3 +39,23 @@ def sms(monkeypatch):
         monkeypatch.setattr(sgemm, "sm_count", lambda: n)
     set_count(132)
     return set_count
+
+
+@pytest.fixture
+def tma_sms(monkeypatch):
+    """Sets the card gemm_bf16's TMA rungs size their grids for (t2/t3's one wave, t4's persistent
+    grid of clusters, and sgemm's v14, which runs t4): by default the H200, 132 SMs holding 66
+    clusters of two and 30 of four (gpulab.gpu.clusters), whatever card runs the tests; or `n` SMs
+    holding n // size clusters of each size, where the test calls it with n."""
+    from gpulab.experiments.gemm_bf16 import tma_rungs
+    from gpulab.gpu.clusters import RESIDENT_CLUSTERS_WITHOUT_GPU
+    from gpulab.gpu.device import SM_COUNT_WITHOUT_GPU
+
+    def set_count(n):
+        monkeypatch.setattr(tma_rungs, "sm_count", lambda: n)
+        if n == SM_COUNT_WITHOUT_GPU:
+            monkeypatch.setattr(tma_rungs, "resident_clusters", RESIDENT_CLUSTERS_WITHOUT_GPU.__getitem__)
+        else:
+            monkeypatch.setattr(tma_rungs, "resident_clusters", lambda size: n // size)
+    set_count(SM_COUNT_WITHOUT_GPU)
+    return set_count

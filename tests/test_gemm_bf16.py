@@ -14,7 +14,6 @@ from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.gemm_bf16 import SMEM_BLOCK_OPTIN_MAX, t0_smem_bytes
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
-from gpulab.experiments.gemm_bf16 import tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import t4_launch
 from gpulab.gpu.compile import compile_kernel
 from gpulab.model.predict import check_launch, predict
@@ -302,13 +301,12 @@ def test_tma_bytes_are_what_nsight_compute_counted_on_the_h200(name, dims, measu
 PROBE_TMA = Path(__file__).parents[1] / "results" / "h200" / "probe-tma-bytes.csv"
 
 
-def test_the_tma_byte_rule_holds_at_every_probed_pitch_without_multicast(monkeypatch):
+def test_the_tma_byte_rule_holds_at_every_probed_pitch_without_multicast(tma_sms):
     """scripts/probe_tma_bytes.py on the H200 (2026-12-02): t4 at 256 x 256 with K from 8 to 200, so
     every offset of the pitch within a 128-byte line and every width of the k-tile K ends inside.
     Clusters of one: exact at all of them. Clusters of two (Bt by multicast): exact where K is whole,
     and where K ends inside a k-tile never below the rule and mostly above it, by amounts that depend
     on where each Bt row starts (the runs with N = 1 .. 8; README, "TMA load bytes")."""
-    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
     rows = read_csv(PROBE_TMA)
     t4 = EXP.variant("t4")
     seen, above = set(), 0
@@ -408,11 +406,11 @@ def test_t1_fragments_multiply_the_tiles_it_copies():
 @pytest.mark.parametrize("over", [{}, {"BN": 128, "PINGPONG": 1, "STORE": 0}, {"BN": 128, "PINGPONG": 1},
                                   {"CLUSTER": 1, "BN": 128}, {"BN": 200, "CLUSTER": 4}],
                          ids=lambda o: " ".join(f"{k}={v}" for k, v in o.items()))
-def test_t4_model_classes_are_exact_over_several_rounds(monkeypatch, over):
+def test_t4_model_classes_are_exact_over_several_rounds(tma_sms, over):
     """On 8 SMs every block takes several tiles, the last round partly: the round classes of the
     tile-free instructions (periodic by 2 for PINGPONG's turns, the last round alone) against
     every round evaluated. BN = 200 also stores its last 8 columns from registers (odd N: scalars)."""
-    monkeypatch.setattr(tma_rungs, "resident_clusters", lambda size: 8 // size)
+    tma_sms(8)
     v = EXP.variant("t4")
     p = v.default_params() | over
     s = EXP.shape(600, 700, 64)  # N % 4 == 0 and not: TMA stores and the copy-out

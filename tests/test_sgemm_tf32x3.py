@@ -96,10 +96,9 @@ def test_the_t4_file_v14_includes_is_part_of_its_compile_cache_key():
     assert "gemm_bf16/t4_persistent_cluster.cu" not in _headers(SGEMM.source(SGEMM.variant("v13")))
 
 
-def test_v14_model_is_t4s_over_the_staged_rows_with_the_problems_flops(monkeypatch):
+def test_v14_model_is_t4s_over_the_staged_rows_with_the_problems_flops(tma_sms):
     # v14's t4 reads A3 and Bt3, whose rows its tensor maps count as 2 x 3 x KP 16-bit elements: the
     # model is t4's over that K; only the work is the problem's, 2 M N K.
-    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
     p = V14.default_params()
     for m, n, k in ((4096, 4096, 4096), (1000, 3000, 777), (17, 33, 65)):
         s = shape(m, n, k)
@@ -121,11 +120,10 @@ def test_v14_declines_the_stream_k_schedule_as_t4_does():
         V14.access(V14.default_params() | {"SCHEDULE": 1}, shape(4096, 4096, 4096))
 
 
-def test_v14_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(monkeypatch):
+def test_v14_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(tma_sms):
     """results/h200/profile.csv: v14 at 4096^3 beside v13 (gpulab compare, H200, 2026-12-02), before
     the model counted the box rows past N (the last column of 192-row tiles holds 64): every counted
     quantity, the TMA bytes included, as the current model predicts them."""
-    monkeypatch.setattr(tma_rungs, "sm_count", lambda: 132)
     from gpulab.model.predict import predict
     from gpulab.params import parse_params_label
     from gpulab.records import read_csv
