@@ -96,6 +96,7 @@ def test_a_worker_killed_mid_run_costs_only_that_run_and_the_tune_resumes(cluste
     result = sweep.run_tune(cluster, plan())
     rows = tune.resume_rows(plan().path)
     assert len(rows) == 6  # every run has its row
+    assert {r["source_sha"] for r in rows} == {plan().source_sha}  # which kernel each timed
     by_label = {f"{r['params']} {r['shape']}": r for r in rows}
     assert by_label[DIE_ONCE]["time_ms"] == 1.0 / 8  # retried on a worker that lived, and timed
     assert by_label[DIE_ALWAYS]["skip_reason"].startswith(sweep.LOST) and not by_label[DIE_ALWAYS].get("time_ms")

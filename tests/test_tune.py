@@ -1,6 +1,7 @@
 """Tuning logic that needs no GPU: the search space, constraint rejection with reasons, sampling,
 scoring, resuming from the saved CSV, and tuned defaults that fall back when stale."""
 
+import dataclasses
 import json
 
 import pytest
@@ -174,6 +175,42 @@ def test_run_tune_saves_as_it_goes_resumes_and_records_the_best(tmp_path):
     second = plan(again)
     assert len(second.resume()) == 6
     assert tune.run_tune(second).best == {"TILE": 32} and again.calls == []  # nothing timed twice
+
+
+def test_a_resumed_tune_times_again_what_an_earlier_source_timed(tmp_path):
+    """Every row records the kernel's source fingerprint; once the .cu changes, a resumed tune sets
+    the old rows aside and times those configs again, while a row saved before the column existed
+    (no source_sha) is resumed as it is."""
+    kernel = tmp_path / "v1.cu"
+    kernel.write_text(SGEMM.source(SGEMM.variant("v1")).read_text())
+    v = dataclasses.replace(SGEMM.variant("v1"), file=str(kernel))
+    shapes = [SGEMM.shape(64, 64, 64)]
+    configs = [{"TILE": t} for t in (8, 32)]
+
+    def plan(lab):
+        return tune.TunePlan(SGEMM, v, shapes, lab, tmp_path, {"TILE": 8}, 2, configs, [])
+
+    first = plan(_StandInLab())
+    first.resume()
+    tune.run_tune(first)
+    old_sha = first.source_sha
+    assert {r["source_sha"] for r in tune.resume_rows(first.path)} == {old_sha}
+
+    kernel.write_text(kernel.read_text() + "// edited\n")
+    lab = _StandInLab()
+    second = plan(lab)
+    assert second.source_sha != old_sha
+    assert second.resume() == set() and [r["params"] for r in second.stale] == ["TILE=8", "TILE=32"]
+    tune.run_tune(second)
+    assert len(lab.calls) == 2
+    assert [(r["params"], r["source_sha"]) for r in tune.resume_rows(second.path)] == [
+        ("TILE=8", second.source_sha), ("TILE=32", second.source_sha)]
+
+    rows = tune.resume_rows(second.path)
+    rows[0]["source_sha"] = ""  # as saved before tunes recorded the source
+    tune.save_rows(second.path, rows)
+    third = plan(_StandInLab())
+    assert len(third.resume()) == 2 and third.stale == []
 
 
 def test_a_tune_stopped_by_the_user_leaves_no_pending_row_and_resumes_the_config(tmp_path):

@@ -517,6 +517,9 @@ def _tune_plan(plan, run_tune: Callable, on_message, on_plan, on_start, on_recor
         _call(on_message, f"  skipped {v.params_label(p)}: {reason}")
     if done := plan.resume():
         _call(on_message, f"resuming: {len(done)} config x shape results already in {plan.path}")
+    if plan.stale:
+        _call(on_message, f"timing {len(plan.stale)} results again: {v.name}'s source changed since they were timed "
+                          f"(now {plan.source_sha}, they record {', '.join(sorted({r['source_sha'] for r in plan.stale}))})")
     plan.preflight()
     _call(on_plan, plan.runs)
     result = run_tune(plan, on_start=lambda label: _call(on_start, label), on_end=lambda: _call(on_record, None))

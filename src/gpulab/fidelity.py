@@ -27,7 +27,6 @@ the card must still equal the recorded ncu number under the current kernels and 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import time
 from pathlib import Path
@@ -41,7 +40,6 @@ from gpulab.errors import GpulabError, NotModelled
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.files import locked
 from gpulab.gpu import ncu as ncu_mod
-from gpulab.gpu.compile import INCLUDE_DIR, included_headers
 from gpulab.gpu.device import gpu_slug
 from gpulab.lab import RunSpec, config_run_key
 from gpulab.model.predict import check_launch, predict
@@ -141,19 +139,6 @@ def measured_quantities(measured: dict) -> dict[str, float]:
     values = {k: v for k, v in measured.items() if not (Q.BY_KEY.get(k) and Q.BY_KEY[k].derived)}
     values |= Q.derive(values)
     return {q: values.get(q, math.nan) for q in QUANTITIES}
-
-
-def source_sha(spec) -> str:
-    """A short hash of the variant's .cu file, the shared header and the headers below it that the
-    file includes (an experiment's own, e.g. sgemm/ladder.cuh): which kernel was measured."""
-    source = spec.experiment.source(spec.variant)
-    h = hashlib.sha256(source.read_bytes())
-    common = INCLUDE_DIR / "common.cuh"  # the shared header, wherever the experiment lives
-    if common.exists():
-        h.update(common.read_bytes())
-    for header in included_headers(source):
-        h.update(header.read_bytes())
-    return h.hexdigest()[:12]
 
 
 # -- comparing -----------------------------------------------------------------------------------
@@ -301,7 +286,7 @@ def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResu
     ncu missing or counters not permitted stop the whole fidelity run (every run would fail)."""
     profile = profile or profiling.profile
     start = time.perf_counter()
-    base = {**spec.base_record(), "source_sha": source_sha(spec)}
+    base = {**spec.base_record(), "source_sha": spec.source_sha()}
     base.pop("expected_wrong", None)
     for k in spec.shape.names:
         base.pop(k.lower(), None)
@@ -371,7 +356,7 @@ def spec_from_row(row: dict):
 
 
 def changed_kernels(rows: list[dict]) -> list[str]:
-    """The runs whose kernel source (the .cu file and the headers of source_sha) changed since measured:
+    """The runs whose kernel source (RunSpec.source_sha: the .cu file and its headers) changed since measured:
     their recorded counts describe another kernel, so they must be measured again."""
     out, seen = [], set()
     for r in rows:
@@ -380,8 +365,8 @@ def changed_kernels(rows: list[dict]) -> list[str]:
             continue
         seen.add(key)
         spec, _ = spec_from_row(r)
-        if spec is not None and source_sha(spec) != r["source_sha"]:
-            out.append(f"{spec.label} (measured {r['source_sha']}, now {source_sha(spec)})")
+        if spec is not None and spec.source_sha() != r["source_sha"]:
+            out.append(f"{spec.label} (measured {r['source_sha']}, now {spec.source_sha()})")
     return out
 
 
@@ -402,7 +387,7 @@ def replay(rows: list[dict]) -> tuple[list[str], int, list[str]]:
         if predicted is None:
             failures.append(f"{spec.label}: the access model that matched the card is gone")
             continue
-        changed = recorded[0].get("source_sha") not in (None, source_sha(spec))
+        changed = recorded[0].get("source_sha") not in (None, spec.source_sha())
         for r in recorded:
             checked += 1
             now, then = predicted.get(r["quantity"]), r["measured"]
@@ -437,7 +422,7 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
     out, kept = [], []
     for key, recorded in groups.items():
         spec, why = spec_from_row(recorded[0])
-        if spec is None or recorded[0].get("source_sha") != source_sha(spec) or any(r.get("verdict") == "error" for r in recorded):
+        if spec is None or recorded[0].get("source_sha") != spec.source_sha() or any(r.get("verdict") == "error" for r in recorded):
             out += recorded
             kept.append(f"{' '.join(key)}: " + (why or "the kernel changed since, or the run failed: measure it again"))
             continue

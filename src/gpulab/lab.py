@@ -17,7 +17,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.gpu import seam
-from gpulab.gpu.compile import DEFAULT_ARCH, Compiled, compile_kernel
+from gpulab.gpu.compile import DEFAULT_ARCH, Compiled, compile_kernel, source_fingerprint
 from gpulab.gpu.device import free_memory_bytes, require_gpu
 from gpulab.gpu.launch import cuda_errors, load, synchronize
 from gpulab.gpu.occupancy import SM_LIMITS, card_limits, occupancy
@@ -61,6 +61,10 @@ class RunSpec:
             variant = variant.name
         return _spec_from_refs, (_experiment_ref(self.experiment), variant, self.params, self.shape, self.library,
                                  self.picked)
+
+    def source_sha(self) -> str:
+        """Which kernel this run times (gpulab.gpu.compile.source_fingerprint); '' for a library's."""
+        return source_fingerprint(self.experiment.source(self.variant)) if self.variant else ""
 
     def base_record(self) -> dict:
         return {

@@ -408,9 +408,10 @@ def run_tune(cluster: Cluster, plan, on_start: Callable[[str], None] = lambda la
                 on_end()
             else:
                 todo.append(RunSpec(exp, v, params, shape))
+    sha = plan.source_sha
     for spec, record in cluster.time(todo, plan.lab, skip_spills=True):
         on_start(spec.label)
-        plan.rows.append(record)
+        plan.rows.append(record | {"source_sha": sha})
         tuning.save_rows(plan.path, plan.rows)
         on_end()
     return tuning.finish_tune(plan)

@@ -5,6 +5,11 @@ the best config per card, which `bench` and `run` then use as the variant's defa
 `gpulab tune` is plan_tune (the configs; opens the lab), TunePlan.resume and .preflight, then run_tune
 (times, scores, writes tuned.json); the command prints between the steps.
 
+A result is resumed only while its kernel is the one that was timed: each row records the source's
+fingerprint (source_sha: the .cu file and its headers, gpulab.gpu.compile.source_fingerprint), and a
+tune that finds the source changed since times those configs again (rows from before the column was
+kept are resumed as they are).
+
 Files, per card (results/<gpu>/):
   tune-<experiment>-<variant>.csv   every config x shape tried, with its skip reason if it could not run
   tuned.json                        {experiment: {variant: {"params": {...}, "score_gflops": ..., ...}}}
@@ -240,6 +245,7 @@ class TunePlan:
     configs: list[Params]
     rejected: list[tuple[Params, str]]
     rows: list[dict] = dataclasses.field(default_factory=list)
+    stale: list[dict] = dataclasses.field(default_factory=list)  # rows resume() set aside: another source timed them
 
     @property
     def path(self) -> Path:
@@ -249,9 +255,18 @@ class TunePlan:
     def runs(self) -> int:
         return len(self.configs) * len(self.shapes)
 
+    @property
+    def source_sha(self) -> str:
+        """The variant's source as it is now (RunSpec.source_sha): what this tune's rows record."""
+        return RunSpec(self.experiment, self.variant, self.current, self.shapes[0]).source_sha()
+
     def resume(self) -> set[tuple[str, str]]:
-        """Read what an earlier tune of this variant saved; the (params, shape) pairs it need not run again."""
-        self.rows = resume_rows(self.path)
+        """Read what an earlier tune of this variant saved; the (params, shape) pairs it need not run
+        again. Rows timed on another source (their source_sha differs) go to `stale` and are timed
+        again; rows without a source_sha (saved before tunes recorded it) are kept."""
+        rows, sha = resume_rows(self.path), self.source_sha
+        self.stale = [r for r in rows if r.get("source_sha") and r["source_sha"] != sha]
+        self.rows = [r for r in rows if not (r.get("source_sha") and r["source_sha"] != sha)]
         return done_keys(self.rows)
 
     def preflight(self) -> None:
@@ -307,7 +322,7 @@ def run_tune(plan: TunePlan, on_start: Callable[[str], None] = lambda label: Non
             spec = RunSpec(exp, v, params, s)
             on_start(spec.label)
             if (v.params_label(params), s.label) not in done:
-                plan.rows.append(_tune_one(plan.lab, spec, plan.rows, plan.path))
+                plan.rows.append(_tune_one(plan.lab, spec, plan.rows, plan.path, plan.source_sha))
             on_end()
     return finish_tune(plan)
 
@@ -332,12 +347,14 @@ def finish_tune(plan: TunePlan) -> TuneResult:
     return TuneResult(scored, by_shape)
 
 
-def _tune_one(lab, spec, rows: list[dict], path: Path) -> dict:
-    """One config x shape. A row marking it unfinished is saved first, so a run that dies inside it
-    (a fault poisons the CUDA context) is skipped, with that reason, when the tune resumes. A tune
-    stopped by Ctrl-C or SIGTERM (gpulab's CLI turns both into KeyboardInterrupt) takes the row back:
-    the config did not stop it, and the resumed tune times it."""
-    pending = spec.base_record() | {"skip_reason": "did not finish: the process stopped during this run"}
+def _tune_one(lab, spec, rows: list[dict], path: Path, source_sha: str) -> dict:
+    """One config x shape, its row marked with the kernel's `source_sha`. A row marking it unfinished
+    is saved first, so a run that dies inside it (a fault poisons the CUDA context) is skipped, with
+    that reason, when the tune resumes. A tune stopped by Ctrl-C or SIGTERM (gpulab's CLI turns both
+    into KeyboardInterrupt) takes the row back: the config did not stop it, and the resumed tune
+    times it."""
+    pending = spec.base_record() | {"skip_reason": "did not finish: the process stopped during this run",
+                                    "source_sha": source_sha}
     save_rows(path, rows + [pending])
     try:
         resources = compile_spec(spec, lab.arch).resources
@@ -353,5 +370,6 @@ def _tune_one(lab, spec, rows: list[dict], path: Path) -> dict:
     except KeyboardInterrupt:
         save_rows(path, rows)
         raise
+    record = record | {"source_sha": source_sha}  # the pending row's, and a run's in the worker
     save_rows(path, rows + [record])
     return record

@@ -181,6 +181,24 @@ def included_headers(source: Path) -> list[Path]:
     return [INCLUDE_DIR / name for name in re.findall(r'^#include "(\w+/[\w.]+)"', Path(source).read_text(), re.M)]
 
 
+def source_fingerprint(source: Path) -> str:
+    """A short hash of a kernel's source: the .cu file, the shared header, the headers below
+    experiments/ that the file includes by path (an experiment's own, e.g. sgemm/ladder.cuh) and,
+    for a file outside experiments/ (a user's folder), the headers beside it. Recorded beside what
+    was measured of a kernel (fidelity rows, tune rows) to tell which kernel it was."""
+    h = hashlib.sha256(Path(source).read_bytes())
+    common = INCLUDE_DIR / "common.cuh"  # the shared header, wherever the experiment lives
+    if common.exists():
+        h.update(common.read_bytes())
+    for header in included_headers(source):
+        h.update(header.read_bytes())
+    folder = Path(source).resolve().parent
+    if not folder.is_relative_to(INCLUDE_DIR):
+        for header in sorted([*folder.glob("*.cuh"), *folder.glob("*.h")]):
+            h.update(header.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def _headers(source: Path | None = None) -> dict[str, str]:
     """Every header a kernel may include, by name (their text is part of the cache key): the shared
     ones under experiments/, any other file under it that `source` includes by name, and, for a
