@@ -1,7 +1,7 @@
 """The Hopper rungs of gemm_bf16 on a GPU: the 128-byte struct parameter reaches the kernel intact,
 the driver encodes the tensor maps, and t2/t3/t4 are exact on ragged shapes, including M and N smaller
 than one tile (boxes mostly outside the matrix), K smaller than one k-tile, and K not a multiple of 8
-(padded staging: gemm_bf16/staging.py copies A and Bt into rows of K rounded up to 8 first)."""
+(padded staging: gemm_bf16/staging.py copies A and Bt into rows of K rounded up to 64 first)."""
 
 from pathlib import Path
 

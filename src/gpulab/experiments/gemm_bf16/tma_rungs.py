@@ -7,8 +7,8 @@ transpose) and the block tile: A's box is 64 x BM, Bt's 64 x BN (64 BF16 = one 1
 
 Ragged rows: ragged M and N need nothing (TMA zero fill on loads, masked stores). TMA describes a
 matrix only when its row pitch is a multiple of 16 bytes, so for K not a multiple of 8 the rungs
-stage padded copies of A and Bt (gemm_bf16.staging: row pitch K rounded up to 8, zero pad, refilled
-before every launch inside the timed work) and the tensor maps describe those.
+stage padded copies of A and Bt (gemm_bf16.staging: row pitch K rounded up to 64, i.e. 128 bytes,
+zero pad, refilled before every launch inside the timed work) and the tensor maps describe those.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def bt_box_rows(p: Params) -> int:
 
 def tensor_maps(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     """The entry's arguments after the experiment's: A's and Bt's tensor maps, by value. The row pitch
-    is the arrays' own: K, or K rounded up to 8 where the rung staged padded copies (Variant.stage);
+    is the arrays' own: K, or staging.padded_k(K) where the rung staged padded copies (Variant.stage);
     the kernel's k loop still runs over the logical K."""
     a, bt = inputs["A"], inputs["Bt"]
     a_map = bf16_matrix_map(a.data.ptr, shape["M"], a.shape[1], box_rows=params["BM"], box_cols=BK)
