@@ -177,6 +177,21 @@ def test_run_tune_saves_as_it_goes_resumes_and_records_the_best(tmp_path):
     assert tune.run_tune(second).best == {"TILE": 32} and again.calls == []  # nothing timed twice
 
 
+def test_a_tune_at_fewer_shapes_keeps_the_picks_recorded_at_the_others(tmp_path):
+    v = SGEMM.variant("v1")
+    a, b = SGEMM.shape(64, 64, 64), SGEMM.shape(17, 33, 65)
+    tune.write_best(tmp_path, SGEMM, v, {"TILE": 8}, 1.0, [a, b], {},
+                    {a.label: {"params": {"TILE": 8}, "rate": 1.0}, b.label: {"params": {"TILE": 16}, "rate": 2.0}})
+    tune.write_best(tmp_path, SGEMM, v, {"TILE": 32}, 3.0, [a], {}, {a.label: {"params": {"TILE": 32}, "rate": 3.0}})
+    saved = json.loads(tune.tuned_path(tmp_path).read_text())["sgemm"]["v1"]
+    assert saved["by_shape"] == {a.label: {"params": {"TILE": 32}, "rate": 3.0},
+                                 b.label: {"params": {"TILE": 16}, "rate": 2.0}}
+    assert saved["params"] == {"TILE": 32} and saved["shapes"] == [a.label]
+    # A shape this tune timed without a correct config loses its old pick: it was asked again.
+    tune.write_best(tmp_path, SGEMM, v, {"TILE": 32}, 3.0, [a, b], {}, {a.label: {"params": {"TILE": 32}, "rate": 3.0}})
+    assert set(json.loads(tune.tuned_path(tmp_path).read_text())["sgemm"]["v1"]["by_shape"]) == {a.label}
+
+
 def test_a_resumed_tune_times_again_what_an_earlier_source_timed(tmp_path):
     """Every row records the kernel's source fingerprint; once the .cu changes, a resumed tune sets
     the old rows aside and times those configs again, while a row saved before the column existed

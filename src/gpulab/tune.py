@@ -195,14 +195,20 @@ def best_by_shape(rows: list[dict], shapes: list[Shape]) -> dict[str, dict]:
 
 def write_best(folder: Path, experiment: Experiment, variant: Variant, params: Params, value: float,
                shapes: list[Shape], env: dict, by_shape: dict[str, dict] | None = None) -> None:
+    """Record a tune's best config over `shapes` and its fastest per shape in tuned.json. The picks an
+    earlier tune of the variant recorded at shapes this one did not time stay: a tune at one new
+    shape does not forget the others."""
     with locked(tuned_path(folder)):  # two tunes of different variants both land
         table = load_tuned(folder)
+        earlier = (table.get(experiment.name, {}).get(variant.name) or {}).get("by_shape") or {}
+        asked = {s.label for s in shapes}
+        by_shape = {label: best for label, best in earlier.items() if label not in asked} | (by_shape or {})
         table.setdefault(experiment.name, {})[variant.name] = {
             "params": params,
             "score": value,
             "score_unit": "GFLOP/s geomean" if experiment.bound == "compute" else "GB/s geomean",
             "shapes": [s.label for s in shapes],
-            "by_shape": by_shape or {},
+            "by_shape": by_shape,
             "gpu": env.get("gpu"), "driver": env.get("driver"), "date": env.get("date"),
         }
         write_atomic(tuned_path(folder), json.dumps(table, indent=2, sort_keys=True) + "\n")
