@@ -139,6 +139,26 @@ def test_the_api_tunes_and_benches_on_a_cluster(cluster, monkeypatch, tmp_path):
     assert benched.path.resolve() == tmp_path / "results" / "stand-in" / "sgemm.csv" and benched.path.exists()
 
 
+def test_the_tune_command_says_which_picks_it_kept_from_an_earlier_tune(cluster, monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from gpulab import cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sweep, "open_cluster", lambda workers, scheduler, options: contextlib.nullcontext(cluster))
+    folder = tmp_path / "results" / "stand-in"
+    earlier = SGEMM.shape(32, 32, 32)
+    tune.write_best(folder, SGEMM, V1, {"TILE": 8}, 1.0, [earlier], {},
+                    {earlier.label: {"params": {"TILE": 8}, "rate": 800.0}})
+    done = CliRunner().invoke(cli.app, ["tune", "sgemm", "v1", "-p", "TILE=8,32", "--shape", "64x64x64",
+                                        "--workers", "2"])
+    assert done.exit_code == 0, done.output
+    assert "fastest at 64x64x64: TILE=32" in done.output
+    assert "kept from an earlier tune: the picks at 32x32x32" in done.output
+    saved = tune.load_tuned(folder)["sgemm"]["v1"]["by_shape"]
+    assert saved[earlier.label]["params"] == {"TILE": 8} and saved["64x64x64"]["params"] == {"TILE": 32}
+
+
 @pytest.mark.parametrize("args, message", [
     (["--workers", "0"], "--workers must be at least 1"),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "not both"),

@@ -241,6 +241,9 @@ def tune(
         console.print(tune_table(exp, v, result.scored, len(shapes)))
         for label, entry in result.by_shape.items():
             console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
+        recorded = load_tuned(plan.folder).get(exp.name, {}).get(v.name, {}).get("by_shape", {})
+        if kept := [label for label in recorded if label not in result.by_shape]:
+            console.print(f"  kept from an earlier tune: the picks at {', '.join(kept)}")
         console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
                       f"{tuning.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
     for card in rows.per_card:
