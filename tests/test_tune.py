@@ -227,6 +227,21 @@ def test_a_resumed_tune_times_again_what_an_earlier_source_timed(tmp_path):
     third = plan(_StandInLab())
     assert len(third.resume()) == 2 and third.stale == []
 
+    # Edited again and tuned at another shape: the first shape's rows, not timed by this tune, stay
+    # in the CSV with the source they timed; a tune that asks for them again times them again.
+    second_sha = second.source_sha
+    kernel.write_text(kernel.read_text() + "// edited again\n")
+    other = SGEMM.shape(17, 33, 65)
+    fourth = tune.TunePlan(SGEMM, v, [other], _StandInLab(), tmp_path, {"TILE": 8}, 2, configs, [])
+    assert fourth.resume() == {("TILE=8", shapes[0].label), ("TILE=32", shapes[0].label)} and fourth.stale == []
+    tune.run_tune(fourth)
+    saved = {(r["params"], r["shape"]): r.get("source_sha") for r in tune.resume_rows(fourth.path)}
+    assert saved == {("TILE=8", shapes[0].label): None, ("TILE=32", shapes[0].label): second_sha,
+                     ("TILE=8", other.label): fourth.source_sha, ("TILE=32", other.label): fourth.source_sha}
+    fifth = plan(_StandInLab())
+    assert fifth.resume() == {("TILE=8", shapes[0].label), ("TILE=8", other.label), ("TILE=32", other.label)}
+    assert [r["params"] for r in fifth.stale] == ["TILE=32"]
+
 
 def test_a_tune_stopped_by_the_user_leaves_no_pending_row_and_resumes_the_config(tmp_path):
     """Ctrl-C (or SIGTERM, which the CLI turns into the same KeyboardInterrupt) in the middle of a

@@ -268,11 +268,16 @@ class TunePlan:
 
     def resume(self) -> set[tuple[str, str]]:
         """Read what an earlier tune of this variant saved; the (params, shape) pairs it need not run
-        again. Rows timed on another source (their source_sha differs) go to `stale` and are timed
-        again; rows without a source_sha (saved before tunes recorded it) are kept."""
-        rows, sha = resume_rows(self.path), self.source_sha
-        self.stale = [r for r in rows if r.get("source_sha") and r["source_sha"] != sha]
-        self.rows = [r for r in rows if not (r.get("source_sha") and r["source_sha"] != sha)]
+        again. Rows of this plan timed on another source (their source_sha differs) go to `stale`,
+        out of the CSV, and are timed again; rows without a source_sha (saved before tunes recorded
+        it) are resumed as they are. Rows of other configs or shapes stay in the CSV whatever their
+        source: each says which kernel it timed, and a later tune that asks for them sets them aside."""
+        sha = self.source_sha
+        planned = {(self.variant.params_label(p), s.label) for p in self.configs for s in self.shapes}
+        rows = resume_rows(self.path)
+        self.stale = [r for r in rows if r.get("source_sha") not in (None, "", sha)
+                      and ((r.get("params") or ""), r["shape"]) in planned]
+        self.rows = [r for r in rows if not any(r is old for old in self.stale)]
         return done_keys(self.rows)
 
     def preflight(self) -> None:
