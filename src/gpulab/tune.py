@@ -267,18 +267,19 @@ class TunePlan:
         return RunSpec(self.experiment, self.variant, self.current, self.shapes[0]).source_sha()
 
     def resume(self) -> set[tuple[str, str]]:
-        """Read what an earlier tune of this variant saved; the (params, shape) pairs it need not run
-        again. Rows of this plan timed on another source (their source_sha differs) go to `stale`,
-        out of the CSV, and are timed again; rows without a source_sha (saved before tunes recorded
-        it) are resumed as they are. Rows of other configs or shapes stay in the CSV whatever their
-        source: each says which kernel it timed, and a later tune that asks for them sets them aside."""
+        """Read what an earlier tune of this variant saved; the (params, shape) pairs of this plan it
+        need not run again. Rows of this plan timed on another source (their source_sha differs) go
+        to `stale`, out of the CSV, and are timed again; rows without a source_sha (saved before
+        tunes recorded it) are resumed as they are. Rows of other configs or shapes stay in the CSV
+        whatever their source: each says which kernel it timed, and a tune that asks for them again
+        sets them aside then."""
         sha = self.source_sha
         planned = {(self.variant.params_label(p), s.label) for p in self.configs for s in self.shapes}
         rows = resume_rows(self.path)
         self.stale = [r for r in rows if r.get("source_sha") not in (None, "", sha)
                       and ((r.get("params") or ""), r["shape"]) in planned]
         self.rows = [r for r in rows if not any(r is old for old in self.stale)]
-        return done_keys(self.rows)
+        return done_keys(self.rows) & planned
 
     def preflight(self) -> None:
         """Stop before the first run if a shape does not fit in the card's free memory."""
