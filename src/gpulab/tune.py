@@ -18,6 +18,7 @@ Files, per card (results/<gpu>/):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import math
@@ -261,9 +262,9 @@ class TunePlan:
     def runs(self) -> int:
         return len(self.configs) * len(self.shapes)
 
-    @property
+    @functools.cached_property
     def source_sha(self) -> str:
-        """The variant's source as it is now (RunSpec.source_sha): what this tune's rows record."""
+        """The variant's source as this tune found it (RunSpec.source_sha): what its rows record."""
         return RunSpec(self.experiment, self.variant, self.current, self.shapes[0]).source_sha()
 
     def resume(self) -> set[tuple[str, str]]:
@@ -276,9 +277,11 @@ class TunePlan:
         sha = self.source_sha
         planned = {(self.variant.params_label(p), s.label) for p in self.configs for s in self.shapes}
         rows = resume_rows(self.path)
-        self.stale = [r for r in rows if r.get("source_sha") not in (None, "", sha)
-                      and ((r.get("params") or ""), r["shape"]) in planned]
-        self.rows = [r for r in rows if not any(r is old for old in self.stale)]
+        def stale(r: dict) -> bool:
+            return r.get("source_sha") not in (None, "", sha) and ((r.get("params") or ""), r["shape"]) in planned
+
+        self.stale = [r for r in rows if stale(r)]
+        self.rows = [r for r in rows if not stale(r)]
         return done_keys(self.rows) & planned
 
     def preflight(self) -> None:
@@ -382,6 +385,6 @@ def _tune_one(lab, spec, rows: list[dict], path: Path, source_sha: str) -> dict:
     except KeyboardInterrupt:
         save_rows(path, rows)
         raise
-    record = record | {"source_sha": source_sha}  # the pending row's, and a run's in the worker
+    record = record | {"source_sha": source_sha}  # every row says which source it timed, a worker's too
     save_rows(path, rows + [record])
     return record
