@@ -10,6 +10,7 @@ from gpulab import tune
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Param, Variant
+from gpulab.records import DamagedFile
 
 SGEMM = get_experiment("sgemm")
 
@@ -59,6 +60,20 @@ def test_resume_reads_what_was_saved(tmp_path):
     path = tmp_path / "tune.csv"
     tune.save_rows(path, [{"experiment": "sgemm", "variant": "v1", "params": "TILE=8", "shape": "2x2x2"}])
     assert tune.done_keys(tune.resume_rows(path)) == {("TILE=8", "2x2x2")}
+
+
+@pytest.mark.parametrize("text, says", [
+    ("experiment,variant,params,shape,time_ms\nsgemm,v1,TILE=8,64x64x64,0.1\nsgemm,v1,TI", "cut off"),
+    ("experiment,variant,params,time_ms\nsgemm,v1,TILE=8,0.1\n", "shape"),
+    ("experiment,variant,shape,time_ms\nsgemm,v1,64x64x64,0.1\n", "params"),
+], ids=["truncated", "no shape column", "no params column"])
+def test_a_damaged_tune_csv_stops_the_resume_with_one_line_and_stays_as_it_was(tmp_path, text, says):
+    v = SGEMM.variant("v1")
+    plan = tune.TunePlan(SGEMM, v, [SGEMM.shape(64, 64, 64)], _StandInLab(), tmp_path, {"TILE": 8}, 1, [{"TILE": 8}], [])
+    plan.path.write_text(text)
+    with pytest.raises(DamagedFile, match=says):
+        plan.resume()
+    assert plan.path.read_text() == text
 
 
 def test_tuned_defaults_used_when_valid_and_ignored_when_stale(tmp_path):

@@ -216,7 +216,9 @@ def write_best(folder: Path, experiment: Experiment, variant: Variant, params: P
 
 
 def resume_rows(path: Path) -> list[dict]:
-    return read_csv(path) if path.exists() else []
+    """A tune's saved rows; a damaged file, or one without the columns a row is keyed by, stops the
+    tune with one line (DamagedFile) before anything is timed or written."""
+    return read_csv(path, required=("params", "shape")) if path.exists() else []
 
 
 def done_keys(rows: list[dict]) -> set[tuple[str, str]]:
