@@ -105,3 +105,33 @@ def test_two_report_runs_at_once_both_finish(tmp_path):
     folder = tmp_path / "results" / "h200"
     assert (folder / "report.html").exists() and (folder / "sgemm.png").read_bytes().startswith(b"\x89PNG")
     assert no_temporary_files(tmp_path)
+
+
+def test_two_tunes_of_one_variant_at_once_lose_no_rows(tmp_path):
+    """Two `gpulab tune`s of one variant, each timing its own config, saving into one tune CSV."""
+    body = """
+        from gpulab import tune
+        from gpulab.experiments import get_experiment
+
+        class StandIn:
+            arch = "sm_90"
+            env = {"gpu": "Stand-in", "driver": "0", "date": "2026-12-02"}
+
+            def execute(self, spec):
+                return spec.base_record() | {"correct": True, "time_ms": 1.0, "gflops": 1.0}
+
+        exp = get_experiment("sgemm")
+        tile = int(sys.argv[3])
+        plan = tune.TunePlan(exp, exp.variant("v1"), [exp.shape(64, 64, 64)], StandIn(), Path("."),
+                             {"TILE": tile}, 1, [{"TILE": tile}], [])
+        plan.resume()
+        tune.run_tune(plan)
+    """
+    for r in together(tmp_path, body, [["8"], ["32"]]):
+        assert r.returncode == 0, r.stderr
+    from gpulab.records import read_csv
+
+    rows = read_csv(tmp_path / "tune-sgemm-v1.csv")
+    assert sorted(r["params"] for r in rows) == ["TILE=32", "TILE=8"]
+    assert all(not r.get("skip_reason") for r in rows)  # no pending row left behind
+    assert no_temporary_files(tmp_path)

@@ -10,7 +10,7 @@ from gpulab import tune
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Param, Variant
-from gpulab.records import DamagedFile
+from gpulab.records import DamagedFile, write_csv
 
 SGEMM = get_experiment("sgemm")
 
@@ -58,7 +58,7 @@ def test_score_needs_every_shape_correct():
 
 def test_resume_reads_what_was_saved(tmp_path):
     path = tmp_path / "tune.csv"
-    tune.save_rows(path, [{"experiment": "sgemm", "variant": "v1", "params": "TILE=8", "shape": "2x2x2"}])
+    write_csv(path, [{"experiment": "sgemm", "variant": "v1", "params": "TILE=8", "shape": "2x2x2"}])
     assert tune.done_keys(tune.resume_rows(path)) == {("TILE=8", "2x2x2")}
 
 
@@ -238,7 +238,7 @@ def test_a_resumed_tune_times_again_what_an_earlier_source_timed(tmp_path):
 
     rows = tune.resume_rows(second.path)
     rows[0]["source_sha"] = ""  # as saved before tunes recorded the source
-    tune.save_rows(second.path, rows)
+    write_csv(second.path, rows)
     third = plan(_StandInLab())
     assert len(third.resume()) == 2 and third.stale == []
 
@@ -282,6 +282,25 @@ def test_a_tune_stopped_by_the_user_leaves_no_pending_row_and_resumes_the_config
     second = tune.TunePlan(SGEMM, v, shapes, lab, tmp_path, {"TILE": 8}, 2, configs, [])
     second.resume()
     assert tune.run_tune(second).best == {"TILE": 32} and lab.calls == [f"sgemm v1 TILE=32 {shapes[0].label}"]
+
+
+def test_a_tune_stopped_by_the_user_puts_back_the_row_it_was_timing_again(tmp_path):
+    """The config Ctrl-C stopped had a row from an earlier source: that row is back, as it was."""
+    v = SGEMM.variant("v1")
+    shape = SGEMM.shape(64, 64, 64)
+    old = {"experiment": "sgemm", "variant": "v1", "params": "TILE=32", "shape": shape.label, "time_ms": 0.5,
+           "source_sha": "0123456789ab"}
+
+    class Stopped(_StandInLab):
+        def execute(self, spec):
+            raise KeyboardInterrupt
+
+    plan = tune.TunePlan(SGEMM, v, [shape], Stopped(), tmp_path, {"TILE": 32}, 1, [{"TILE": 32}], [])
+    write_csv(plan.path, [old])
+    assert plan.resume() == set() and plan.stale == [old]
+    with pytest.raises(KeyboardInterrupt):
+        tune.run_tune(plan)
+    assert tune.resume_rows(plan.path) == [old]
 
 
 def test_run_tune_with_no_correct_config_says_where_to_look(tmp_path):

@@ -411,7 +411,8 @@ def run_tune(cluster: Cluster, plan, on_start: Callable[[str], None] = lambda la
     sha = plan.source_sha
     for spec, record in cluster.time(todo, plan.lab, skip_spills=True):
         on_start(spec.label)
-        plan.rows.append(record | {"source_sha": sha})
-        tuning.save_rows(plan.path, plan.rows)
+        row = record | {"source_sha": sha}
+        plan.rows.append(row)
+        tuning.put_row(plan.path, tuning.row_key(row), row)
         on_end()
     return tuning.finish_tune(plan)

@@ -215,18 +215,33 @@ def write_best(folder: Path, experiment: Experiment, variant: Variant, params: P
         write_atomic(tuned_path(folder), json.dumps(table, indent=2, sort_keys=True) + "\n")
 
 
+KEY_COLUMNS = ("params", "shape")  # a tune row's key: one row per config and shape
+
+
+def row_key(row: dict) -> tuple[str, str]:
+    return (row.get("params") or "", row["shape"])
+
+
 def resume_rows(path: Path) -> list[dict]:
     """A tune's saved rows; a damaged file, or one without the columns a row is keyed by, stops the
     tune with one line (DamagedFile) before anything is timed or written."""
-    return read_csv(path, required=("params", "shape")) if path.exists() else []
+    return read_csv(path, required=KEY_COLUMNS) if path.exists() else []
 
 
 def done_keys(rows: list[dict]) -> set[tuple[str, str]]:
-    return {(r.get("params") or "", r["shape"]) for r in rows}
+    return {row_key(r) for r in rows}
 
 
-def save_rows(path: Path, rows: list[dict]) -> None:
-    write_csv(path, rows)
+def put_row(path: Path, key: tuple[str, str], row: dict | None) -> dict | None:
+    """Under the CSV's lock, read afresh: `row` in place of the row saved under `key` (None: that row
+    taken out), every other row kept, another tune's of the same variant too. Returns the row it
+    replaced, if any."""
+    with locked(path):
+        rows = resume_rows(path)
+        old = next((r for r in rows if row_key(r) == key), None)
+        rows = [r for r in rows if row_key(r) != key] + ([row] if row is not None else [])
+        write_csv(path, rows)
+    return old
 
 
 # -- one tune, start to end (gpulab tune) -----------------------------------------------------------
@@ -272,15 +287,15 @@ class TunePlan:
     def resume(self) -> set[tuple[str, str]]:
         """Read what an earlier tune of this variant saved; the (params, shape) pairs of this plan it
         need not run again. Rows of this plan timed on another source (their source_sha differs) go
-        to `stale`, out of the CSV, and are timed again; rows without a source_sha (saved before
-        tunes recorded it) are resumed as they are. Rows of other configs or shapes stay in the CSV
+        to `stale` and are timed again, each replaced in the CSV as its new row comes; rows without a
+        source_sha (saved before tunes recorded it) are resumed as they are. Rows of other configs or shapes stay in the CSV
         whatever their source: each says which kernel it timed, and a tune that asks for them again
         sets them aside then."""
         sha = self.source_sha
         planned = {(self.variant.params_label(p), s.label) for p in self.configs for s in self.shapes}
         rows = resume_rows(self.path)
         def stale(r: dict) -> bool:
-            return r.get("source_sha") not in (None, "", sha) and ((r.get("params") or ""), r["shape"]) in planned
+            return r.get("source_sha") not in (None, "", sha) and row_key(r) in planned
 
         self.stale = [r for r in rows if stale(r)]
         self.rows = [r for r in rows if not stale(r)]
@@ -339,7 +354,7 @@ def run_tune(plan: TunePlan, on_start: Callable[[str], None] = lambda label: Non
             spec = RunSpec(exp, v, params, s)
             on_start(spec.label)
             if (v.params_label(params), s.label) not in done:
-                plan.rows.append(_tune_one(plan.lab, spec, plan.rows, plan.path, plan.source_sha))
+                plan.rows.append(_tune_one(plan.lab, spec, plan.path, plan.source_sha))
             on_end()
     return finish_tune(plan)
 
@@ -364,15 +379,16 @@ def finish_tune(plan: TunePlan) -> TuneResult:
     return TuneResult(scored, by_shape)
 
 
-def _tune_one(lab, spec, rows: list[dict], path: Path, source_sha: str) -> dict:
+def _tune_one(lab, spec, path: Path, source_sha: str) -> dict:
     """One config x shape, its row marked with the kernel's `source_sha`. A row marking it unfinished
     is saved first, so a run that dies inside it (a fault poisons the CUDA context) is skipped, with
     that reason, when the tune resumes. A tune stopped by Ctrl-C or SIGTERM (gpulab's CLI turns both
-    into KeyboardInterrupt) takes the row back: the config did not stop it, and the resumed tune
-    times it."""
+    into KeyboardInterrupt) puts back the row that was there before (a stale one, or none): the config
+    did not stop it, and the resumed tune times it."""
     pending = spec.base_record() | {"skip_reason": "did not finish: the process stopped during this run",
                                     "source_sha": source_sha}
-    save_rows(path, rows + [pending])
+    key = row_key(pending)
+    before = put_row(path, key, pending)
     try:
         resources = compile_spec(spec, lab.arch).resources
         if resources.spill_stores_bytes:
@@ -385,8 +401,8 @@ def _tune_one(lab, spec, rows: list[dict], path: Path, source_sha: str) -> dict:
             except GpulabError as exc:
                 record = spec.base_record() | {"skip_reason": str(exc)}
     except KeyboardInterrupt:
-        save_rows(path, rows)
+        put_row(path, key, before)
         raise
     record = record | {"source_sha": source_sha}  # every row says which source it timed, a worker's too
-    save_rows(path, rows + [record])
+    put_row(path, key, record)
     return record
