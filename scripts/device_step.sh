@@ -49,6 +49,7 @@ hopper_tests() {
 # gpu_suite SECONDS [EXCLUSIVE_SECONDS]: the whole GPU suite as two trial steps: the tests that may
 # share the card, 16 at a time, then those marked exclusive (they compare rates measured at
 # different moments), alone.
+# On the H200 (2026-12-02) the first part took 320 s (final64) and ran out at 320 (final63): give it 400.
 gpu_suite() {
     TAIL=10 trial gpu_suite "$1" python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 \
         -m "gpu and not exclusive" tests/gpu
