@@ -29,6 +29,9 @@ TENSOR_MAP_BYTES = 128
 STRIDE_ALIGN_BYTES = 16
 BOX_SIDE_MAX = 256
 SWIZZLE_128B_BYTES = 128
+# How many bytes L2 fetches for a TMA request that misses: a line of 64, 128 or 256 bytes (0: no
+# promotion). 256 brings in the next k-tile's 128 bytes of the same row with this one's.
+L2_PROMOTION_BYTES = 256
 ELEMENT_BYTES = 2  # BF16
 F32_BYTES = 4
 ELEMENT_NAMES = {ELEMENT_BYTES: "BF16", F32_BYTES: "FP32"}
@@ -92,7 +95,7 @@ def matrix_map(address: int, rows: int, cols: int, box_rows: int, box_cols: int,
 
 def encode(spec: TiledMap2D) -> bytes:
     """The 128 bytes of the CUtensorMap the driver encodes for `spec`: BF16 or FP32 elements, no interleave,
-    128-byte swizzle, L2 promotion of 256-byte lines, out-of-bounds elements filled with zeros (which
+    128-byte swizzle, L2 promotion of L2_PROMOTION_BYTES, out-of-bounds elements filled with zeros (which
     is how a tile past a ragged M, N or K edge contributes nothing to the product). Needs the CUDA
     driver (a GPU machine); cuda-bindings is one of gpulab's dependencies."""
     # Imported here, on the first encode: ~50 ms that every command importing the registry would pay.
@@ -115,12 +118,19 @@ def encode(spec: TiledMap2D) -> bytes:
         [u32(1), u32(1)],
         driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         driver.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
-        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        l2_promotion(driver, L2_PROMOTION_BYTES),
         driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,  # NONE fills with zeros
     )
     if err != driver.CUresult.CUDA_SUCCESS:
         raise GpulabError(f"cuTensorMapEncodeTiled refused {spec}: {err.name}")
     return tensor_map_bytes(tensor_map)
+
+
+def l2_promotion(driver, nbytes: int):
+    """The driver's CUtensorMapL2promotion for a promotion of `nbytes` (0, 64, 128 or 256)."""
+    kinds = driver.CUtensorMapL2promotion
+    return {0: kinds.CU_TENSOR_MAP_L2_PROMOTION_NONE, 64: kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+            128: kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_128B, 256: kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_256B}[nbytes]
 
 
 def tensor_map_bytes(tensor_map) -> bytes:
