@@ -56,7 +56,10 @@ def main() -> None:
     from ab_rungs import parse_run  # scripts/ is this script's own folder, first on sys.path
 
     from gpulab.experiments import get_experiment
+    from gpulab.gpu.device import require_gpu
+    from gpulab.gpu.ncu import find_ncu, ncu_version
     from gpulab.lab import RunSpec
+    from gpulab.records import environment
     ap = argparse.ArgumentParser()
     ap.add_argument("shape")
     ap.add_argument("--run", action="append", required=True, help="VARIANT[:NAME=V,NAME=V]")
@@ -72,8 +75,10 @@ def main() -> None:
             rows.append({"run": text, "promotion": p, **capture(spec, p)})
     for library in exp.vendor_baselines():
         rows.append({"run": library, "promotion": "", **capture(RunSpec(exp, None, {}, shape, library=library), None)})
+    env = environment(require_gpu()) | {"ncu_version": ncu_version(find_ncu())}  # who measured, where, when
+    rows = [{"shape": args.shape, **row, **env} for row in rows]
     for row in rows:
-        print(f"{args.shape} {row['run']} promotion {row['promotion']}: "
+        print(f"{row['shape']} {row['run']} promotion {row['promotion']}: "
               + ", ".join(f"{m.removesuffix('.sum')}={row[m]:,.0f}" for m in METRICS), flush=True)
     if args.csv:
         with args.csv.open("w", newline="") as f:
