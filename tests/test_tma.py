@@ -9,7 +9,7 @@ import pytest
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Launch, Variant
 from gpulab.gpu.launch import argument_bytes, by_value
-from gpulab.gpu.tma import TENSOR_MAP_BYTES, bf16_matrix_map, tensor_map_bytes
+from gpulab.gpu.tma import L2_PROMOTION_BYTES, TENSOR_MAP_BYTES, bf16_matrix_map, l2_promotion, tensor_map_bytes
 
 
 def test_map_of_a_row_major_matrix_puts_columns_first_and_the_pitch_in_bytes():
@@ -96,3 +96,15 @@ def test_a_programmatic_launch_passes_each_argument_as_the_kernel_holds_it():
     assert argument_bytes(by_value(blob)) == blob
     with pytest.raises(GpulabError, match="numpy scalar"):
         argument_bytes(3)  # a bare int: its width is unknown
+
+
+def test_each_l2_promotion_names_its_own_driver_setting():
+    driver = pytest.importorskip("cuda.bindings.driver")  # the enums need no GPU
+    kinds = driver.CUtensorMapL2promotion
+    assert [l2_promotion(driver, n) for n in (0, 64, 128, 256)] == [
+        kinds.CU_TENSOR_MAP_L2_PROMOTION_NONE, kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+        kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_128B, kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_256B]
+    # What every bench row was measured with (docs/gemm_bf16-notes.md, "The L2 promotion").
+    assert l2_promotion(driver, L2_PROMOTION_BYTES) == kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+    with pytest.raises(KeyError):
+        l2_promotion(driver, 32)
