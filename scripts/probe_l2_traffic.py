@@ -1,7 +1,8 @@
 """Device probe: where a GEMM's L2 traffic comes from, in Nsight Compute's L2 counters, for TMA
 rungs under each L2 promotion asked for (gpulab.gpu.tma.L2_PROMOTION_BYTES) and for the vendor
 library, at one shape: sectors by source (the SMs, the other L2 partition over the fabric), reads
-and writes, hits and misses, DRAM bytes, the kernel's duration and the SMs' clock under ncu. One
+and writes, hits and misses, what L2's request coalescer merged, DRAM bytes, the kernel's duration
+and the SMs' clock under ncu. One
 capture of the same launch `gpulab profile` takes (gpulab.ncu_child), each in its own process.
 Usage: python3 scripts/probe_l2_traffic.py SHAPE --run VARIANT[:NAME=V,...] ... [--promotions 256,128]
        [--csv OUT.csv]"""
@@ -22,6 +23,12 @@ METRICS = (
     "lts__t_sectors_srcunit_ltcfabric_op_read.sum", "lts__t_requests_srcunit_ltcfabric.sum",
     "lts__t_sectors_srcnode_gpc.sum", "lts__t_sectors_srcunit_gcc.sum", "lts__d_sectors_fill_device.sum",
     "dram__bytes_read.sum", "dram__bytes_write.sum",
+    # L2's request coalescer (LRC), between the crossbar and L2: read requests from different SMs for
+    # the same sectors merged in hardware, and multicast ("programmatic") ones.
+    "lrc__xbar2lrc_requests_op_read.sum", "lrc__request_sectors_op_read_coalescable.sum",
+    "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum",
+    "lrc__request_sectors_op_read_coalescing_achieved_type_programmatic.sum", "lrc__lrc2xbar_sectors_op_read.sum",
+    "lrc__lts2lrc_sectors_op_read.sum", "lrc__xbar2gpc_sectors_op_read.sum",
 )
 
 
