@@ -9,10 +9,23 @@ Usage: python3 scripts/probe_l2_traffic.py SHAPE --run VARIANT[:NAME=V,...] ... 
 
 import argparse
 import csv
+import dataclasses
+import io
 import runpy
 import sys
 import tempfile
 from pathlib import Path
+
+from ab_rungs import parse_run  # scripts/ is this script's own folder, first on sys.path
+
+from gpulab.experiments import get_experiment
+from gpulab.files import write_atomic
+from gpulab.gpu import ncu as ncu_mod
+from gpulab.gpu import tma
+from gpulab.gpu.device import require_gpu
+from gpulab.lab import RunSpec
+from gpulab.profiling import capture_request, child_env
+from gpulab.records import environment
 
 METRICS = (
     "gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "lts__t_sectors.sum", "lts__t_requests.sum",
@@ -34,7 +47,6 @@ METRICS = (
 
 def child() -> None:
     """Under ncu: the profiled program, with the promotion set before it builds its tensor maps."""
-    from gpulab.gpu import tma
     tma.L2_PROMOTION_BYTES = int(sys.argv[2])
     sys.argv = ["gpulab.ncu_child", *sys.argv[3:]]
     runpy.run_module("gpulab.ncu_child", run_name="__main__")
@@ -42,10 +54,6 @@ def child() -> None:
 
 def capture(spec, promotion: int | None) -> dict:
     """One capture of `spec`'s launch (a library's: its longest kernel): metric -> value."""
-    import dataclasses
-
-    from gpulab.gpu import ncu as ncu_mod
-    from gpulab.profiling import capture_request, child_env
     with tempfile.TemporaryDirectory(prefix="gpulab-l2-") as tmp:
         info = Path(tmp) / "info.json"
         request = capture_request(spec, info, metrics=METRICS)
@@ -60,13 +68,6 @@ def capture(spec, promotion: int | None) -> dict:
 
 
 def main() -> None:
-    from ab_rungs import parse_run  # scripts/ is this script's own folder, first on sys.path
-
-    from gpulab.experiments import get_experiment
-    from gpulab.gpu.device import require_gpu
-    from gpulab.gpu.ncu import find_ncu, ncu_version
-    from gpulab.lab import RunSpec
-    from gpulab.records import environment
     ap = argparse.ArgumentParser()
     ap.add_argument("shape")
     ap.add_argument("--run", action="append", required=True, help="VARIANT[:NAME=V,NAME=V]")
@@ -82,16 +83,17 @@ def main() -> None:
             rows.append({"run": text, "promotion": p, **capture(spec, p)})
     for library in exp.vendor_baselines():
         rows.append({"run": library, "promotion": "", **capture(RunSpec(exp, None, {}, shape, library=library), None)})
-    env = environment(require_gpu()) | {"ncu_version": ncu_version(find_ncu())}  # who measured, where, when
+    env = environment(require_gpu()) | {"ncu_version": ncu_mod.ncu_version(ncu_mod.find_ncu())}  # who measured, where, when
     rows = [{"shape": args.shape, **row, **env} for row in rows]
     for row in rows:
         print(f"{row['shape']} {row['run']} promotion {row['promotion']}: "
               + ", ".join(f"{m.removesuffix('.sum')}={row[m]:,.0f}" for m in METRICS), flush=True)
-    if args.csv:
-        with args.csv.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+    if args.csv:  # whole or not at all: an interrupted run leaves no half-written file
+        text = io.StringIO()
+        writer = csv.DictWriter(text, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+        write_atomic(args.csv, text.getvalue())
 
 
 if __name__ == "__main__":
