@@ -10,7 +10,7 @@
 #   "memory":    `gpulab bench` coalesce, stencil and grayscale into results/<gpu>/
 #   "compare":   `gpulab compare sgemm v0 v1` under ncu
 #   "fidelity":  predicted vs ncu-measured counters for every variant (results/<gpu>/fidelity.csv)
-#   "probe":     scripts/probe_counters.py: three captures of one launch, hardware vs instrumented counters
+#   "probe":     notebook/probes/probe_counters.py: three captures of one launch, hardware vs instrumented counters
 #   "ncu_fixtures": re-record tests/fixtures/ncu (the CSV the CPU tests parse)
 #   "profile_tests": the GPU tests that run ncu (after a change to what gpulab asks ncu for)
 #   "faults":    the planted fault, hang and out-of-bounds kernels (tests/gpu/test_faults_gpu.py) alone
@@ -139,8 +139,8 @@ probe)
         --metric lts__t_sectors_srcunit_tex_op_write.sum --metric smsp__inst_executed_op_shared_ld.sum
         --metric smsp__inst_executed_op_shared_ld_pred_on_any.sum --metric smsp__inst_executed_op_shared_ld_pred_off_all.sum
         --metric smsp__sass_inst_executed_op_shared_ld.sum"
-    TAIL=12 step probe_v9 120 python3 scripts/probe_counters.py sgemm v9 --shape 129x67x33 $hw_vs_sass
-    TAIL=12 step probe_gray 120 python3 scripts/probe_counters.py grayscale row --shape 3840x2160 $hw_vs_sass
+    TAIL=12 step probe_v9 120 python3 notebook/probes/probe_counters.py sgemm v9 --shape 129x67x33 $hw_vs_sass
+    TAIL=12 step probe_gray 120 python3 notebook/probes/probe_counters.py grayscale row --shape 3840x2160 $hw_vs_sass
     ;;
 ncu_fixtures)
     # the recorded ncu output the CPU tests parse, with today's metric list (after a change to it)

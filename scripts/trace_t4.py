@@ -1,6 +1,6 @@
 """Where gemm_bf16 t4's time goes, unit by unit, on each block of its persistent grid (Hopper GPU).
 
-Runs a traced copy of t4 (scripts/scratch/t4_trace.patch applied to its source: each role's leader
+Runs a traced copy of t4 (scripts/trace_t4.patch applied to its source: each role's leader
 thread notes %globaltimer, clock64 and a tag at a unit's start, first k-tile landed, last wgmma
 retired, stream-K hand-over and fixup, and epilogue end) once to warm up, flushes the L2, runs it
 again and reads the trace. Prints, per shape and config:
@@ -49,7 +49,7 @@ from wgmma_probe import inputs  # noqa: E402  (random BF16 operands, as the prob
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src/gpulab/experiments/gemm_bf16" / T4.file
-PATCH = ROOT / "scripts/scratch/t4_trace.patch"
+PATCH = ROOT / "scripts/trace_t4.patch"
 EVENTS, ROLES = 96, 3  # t4_trace.patch's TRACE_EVENTS and roles (producer, consumer 0, consumer 1)
 TAGS = {1: "P_UNIT", 2: "P_UNIT_DONE", 10: "C_UNIT", 11: "C_FIRST", 12: "C_MAIN_DONE", 13: "C_HANDED",
         14: "C_FLAG", 15: "C_ADDED", 16: "C_STORED"}

@@ -1,9 +1,9 @@
 """The few-tile kernels' access models (sgemm sk, gv, sx) against their H200 measurement: the rows
-`gpulab fidelity` wrote for scripts/device_models.sh (2026-12-01, NVRTC 13.0, ncu 2025.3.1; sx's
-again after its tile macros moved into cp_async_ring.cuh: scripts/device_final6.sh and
+`gpulab fidelity` wrote for notebook/device/device_models.sh (2026-12-01, NVRTC 13.0, ncu 2025.3.1; sx's
+again after its tile macros moved into cp_async_ring.cuh: notebook/device/device_final6.sh and
 `gpulab fidelity sgemm -v sx -p S=2 --shape 40x100x250`, same day, same verdicts), kept as
 tests/fixtures/fidelity_h200_split.csv, re-judged on a CPU under the current models; gv's and sx's
-rows measured again after split_k.cuh's flag left shared memory (scripts/device_v13d.sh, same day).
+rows measured again after split_k.cuh's flag left shared memory (notebook/device/device_v13d.sh, same day).
 Every counted quantity must be exact but the ones listed in DIFFERS, each of which the README's
 fidelity section explains (sx's global-load sectors on the checked path; ncu's instrumented count of
 partly active LDS.128)."""

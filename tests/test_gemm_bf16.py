@@ -298,11 +298,11 @@ def test_tma_bytes_are_what_nsight_compute_counted_on_the_h200(name, dims, measu
     assert got["tma_load_bytes"] == measured
 
 
-PROBE_TMA = Path(__file__).parents[1] / "results" / "h200" / "probe-tma-bytes.csv"
+PROBE_TMA = Path(__file__).parent / "fixtures" / "h200" / "probe-tma-bytes.csv"
 
 
 def test_the_tma_byte_rule_holds_at_every_probed_pitch_without_multicast(tma_sms):
-    """scripts/probe_tma_bytes.py on the H200 (2026-12-02): t4 at 256 x 256 with K from 8 to 200, so
+    """notebook/probes/probe_tma_bytes.py on the H200 (2026-12-02): t4 at 256 x 256 with K from 8 to 200, so
     every offset of the pitch within a 128-byte line and every width of the k-tile K ends inside.
     Clusters of one: exact at all of them. Clusters of two (Bt by multicast): exact where K is whole,
     and where K ends inside a k-tile never below the rule and mostly above it, by amounts that depend

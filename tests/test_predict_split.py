@@ -2,7 +2,7 @@
 across blocks), on a CPU: counts at small shapes worked out by hand (the derivation beside each
 number), the symmetry classes against full enumeration, and invariants of split-K (each k tile
 copied once whatever S, the workspace written and read back once per slice, one counter reset per
-tile). The counts are held to Nsight Compute on the card by `gpulab fidelity` (scripts/device_models.sh)."""
+tile). The counts are held to Nsight Compute on the card by `gpulab fidelity` (notebook/device/device_models.sh)."""
 
 from __future__ import annotations
 

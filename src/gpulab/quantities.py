@@ -25,7 +25,7 @@ of one launch. Captured three times with gpulab's whole metric list, sgemm v9 at
 the 259,200 its checked, fully written output needs; captured with seven metrics, both read the
 model's 1,417 and 259,200 every time. The shared-load pred_on_any counter read 1,843, 1,845 and
 1,843 for v9 at 129x67x33 even with seven metrics; the instrumented count read the model's 1,827 in
-all three (2026-12-01, scripts/probe_counters.py).
+all three (2026-12-01, notebook/probes/probe_counters.py).
 
 Shared wavefronts and bank conflicts. The hardware counts (l1tex__data_...) include arbitration:
 warps contending for shared memory add a few wavefronts that change from run to run, and ncu counts

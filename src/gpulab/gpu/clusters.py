@@ -3,7 +3,7 @@
 
 A cluster's blocks run on SMs of one GPC, and a GPC's SM count need not be a multiple of the cluster
 size: the H200 holds 66 clusters of two (all of its 132 SMs) but only 30 of four (120 SMs;
-cuOccupancyMaxActiveClusters, scripts/probe_cluster_occupancy.py, 2026-12-02). A persistent grid of
+cuOccupancyMaxActiveClusters, notebook/probes/probe_cluster_occupancy.py, 2026-12-02). A persistent grid of
 more clusters than that would run its last ones only after others finish, so t4 sizes its grid by
 `resident_clusters`. The driver answers for a kernel; this module asks about a kernel that does
 nothing (whole_sm.cu) with the largest dynamic shared memory a block may take, so each block holds

@@ -347,7 +347,7 @@ def _tma_sectors(rows: int, matrix_rows: int, pitch: int, k_tiles: int) -> int:
       at the pitch's offset would: 5 sectors where 2 pitch is not a multiple of 32 (the rows that
       start 0 bytes into a sector too), else 4; however few of its bytes lie inside K (16 to 112);
     - a box row past the matrix's last row counts 4 sectors in every k-tile, as if read whole.
-    scripts/probe_tma_bytes.py took the rule apart at small shapes (results/h200/probe-tma-bytes.csv,
+    notebook/probes/probe_tma_bytes.py took the rule apart at small shapes (tests/fixtures/h200/probe-tma-bytes.csv,
     2026-12-02). Where Bt arrives by multicast (t4 with CLUSTER = 2) and K ends inside a k-tile, the
     counter reads more than this, by amounts these captures do not reduce to a rule (README)."""
     # Row r starts (2 pitch r) % 32 bytes into a sector (the base is 256-byte aligned): 0 at every row

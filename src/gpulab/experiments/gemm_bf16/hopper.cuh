@@ -130,7 +130,7 @@ __device__ __forceinline__ void grouped_tile(int M, int N, int& m0, int& n0) {
 // The accumulator fragment of m64nNk16 with FP32 D (PTX ISA, "Register Fragments", wgmma D): thread
 // t of the warpgroup (warp w = t / 32, lane l = t % 32) holds, for i in [0, N/2):
 //   row = 16 w + l / 4 + 8 ((i / 2) % 2),   col = 8 (i / 4) + 2 (l % 4) + (i % 2)
-// The epilogues store through this mapping (scripts/device_wgmma.sh's exact test names a wrong row
+// The epilogues store through this mapping (notebook/device/device_wgmma.sh's exact test names a wrong row
 // or column pattern in its terms).
 // Stores a warpgroup's 64 x BN accumulator tile, rows m0.. and columns n0.. of C, through that
 // mapping, masked at the edges; two adjacent columns as one 8-byte store where N is even (then

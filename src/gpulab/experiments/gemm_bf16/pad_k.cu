@@ -12,7 +12,7 @@
 // instructions' worth of L1 requests per 16 bytes.)
 // Napkin math at 4097^3: reads 2 x 4097 x 4097 x 2 = 67.1 MB, writes 2 x 4097 x 4160 x 2 = 68.2 MB,
 // 135 MB at the H200's ~4.3 TB/s copy ceiling = ~31 us, against ~190 us of GEMM at 720 TFLOP/s.
-// Measured alone (H200, 2026-12-01, scripts/time_pad_k.py, the pitch then 4104): 35.9 us at 4097^3
+// Measured alone (H200, 2026-12-01, notebook/probes/time_pad_k.py, the pitch then 4104): 35.9 us at 4097^3
 // (3.74 TB/s), where the two-byte loads took 39.3 us (3.42 TB/s). The pad's whole chunks (KP - K
 // up to 63 elements) are written as zeros without loading anything.
 // Arguments: A, Bt (row pitch K), their padded copies (row pitch KP), M and N rows, K, KP.

@@ -11,11 +11,11 @@ zeros to every dot product.
 Why 128 bytes and not the 16 TMA needs: a TMA box row is 128 bytes of a k-tile, and from a row that
 starts 16 bytes into a 32-byte sector (a pitch that is an odd multiple of 16 bytes, every other row)
 it reads 5 sectors instead of 4, from two L2 lines. t4 reads such operands slower (H200,
-2026-12-02, scripts/device_pitch52.sh, 3-5 rounds in alternation with cuBLAS): 4096x4096 by K =
+2026-12-02, notebook/device/device_pitch52.sh, 3-5 rounds in alternation with cuBLAS): 4096x4096 by K =
 4104 (pitch 8208 bytes, a 16-byte multiple) 206.5 us, K = 4112 (32-byte) 193.7, K = 4160 (128-byte)
 190.8; at 1000x3000, K = 776 17.2 us, 784 14.0, 832 13.8 (BN 192, clusters of one; cuBLAS 13.9
 at each). K rounded up to 8 gave 4097 a pitch of 4104, the slow kind; at 4160 t4 ran 4097^3 in
-230.5 us against 250.7 (scripts/device_pitch53.sh). The padded pitch reaches the kernels through
+230.5 us against 250.7 (notebook/device/device_pitch53.sh). The padded pitch reaches the kernels through
 the arrays' shape (tensor maps, t4's edge): `padded_k` is the one place that decides it.
 
 What it costs: one read of A and Bt and one write of their padded copies,
@@ -24,13 +24,13 @@ What it costs: one read of A and Bt and one write of their padded copies,
 few microseconds, which is what dominated small shapes: t4 at 1000x3000x777 took 22.5 us where
 1000x3000x776 took 17.3, on 2026-12-01, before the launch behind the copy below).
 TMA cannot read the rows where they are instead: a box must also start on a 16-byte boundary
-(scripts/probe_tma_maps.py; docs/gemm_bf16-notes.md, "Ragged shapes").
+(notebook/probes/probe_tma_maps.py; docs/gemm_bf16-notes.md, "Ragged shapes").
 
 Where all of the GEMM's work starts at once (one wave of blocks, or for t4 one round of tiles), it
 is launched as a programmatic dependent of the copy (Staged.dependent_launch): its launch and setup
 overlap the copy's last blocks, and it waits for the copy's writes (hopper.cuh's
 wait_for_prior_grid, which every rung staged here calls before touching global memory). Timed in
-alternation both ways (scripts/ab_pdl.py, H200, 2026-12-02), that saved 1.7-1.9 us of 19-24 us at
+alternation both ways (notebook/probes/ab_pdl.py, H200, 2026-12-02), that saved 1.7-1.9 us of 19-24 us at
 1000x3000x777 for t2, t3 and t4 (one wave or round each). But t4 at 4097^3 (5.5 rounds) ran slower
 launched that way: 301.3 against 296.5 us with clusters of 2, 398.2 against 378.7 with clusters of
 1. Why is not found (the blocks then start on the SMs in the order the copy frees them, which may

@@ -76,7 +76,7 @@
 //   SCHEDULE 1 against 0): 705.8 / 740.4 at 4096^3, 725.4 / 739.0 at 8192^3, 665.1 / 698.7 at
 //   4000^3, 405.0 / 399.4 at 4097^3. gpulab compare at 4096^3 showed why: DRAM reads 274 MB against
 //   149 MB, L2 hit rate 67.5% against 78.1%; the clusters' k-tiles were spread over all of K.
-//   Taken head first, k-aligned (H200, 2026-12-01, scripts/ab_rungs.py, medians of 4 rounds in
+//   Taken head first, k-aligned (H200, 2026-12-01, notebook/probes/ab_rungs.py, medians of 4 rounds in
 //   alternation with cuBLAS, SCHEDULE 1 against 0): 192.5 / 186.5 us at 4096^3, 1467.1 / 1476.6 us
 //   at 8192^3, 296.6 / 307.0 us at 4097^3, 190.4 / 184.3 us at 4000^3. At 4096^3 DRAM reads fell to
 //   197 MB, yet the tail's consumers still wait on their loads (mbarrier try_wait executed 1.61 M
@@ -86,7 +86,7 @@
 // BN = 192 (m64n192k16, 96 accumulators a thread, six C chunks per consumer): for shapes whose
 //   256 x 256 cluster tiles leave clusters idle. At 1000x3000x776 they are 4 x 12 = 48 for 66
 //   clusters; 256 x 192 tiles are 4 x 16 = 64, three quarters of the work each. Measured (H200,
-//   2026-12-02, scripts/device_bn192.sh, medians of 5 rounds in alternation with cuBLAS, us):
+//   2026-12-02, notebook/device/device_bn192.sh, medians of 5 rounds in alternation with cuBLAS, us):
 //   1000x3000x776 17.2 (BN 256) / 16.1 (BN 192) / 17.5 (BN 192, CLUSTER 1), cuBLAS 14.1;
 //   1000x3000x777 (staged) 21.8 / 19.6 / 18.5; 2048^3 29.5 / 38.8 / 38.0, where 64 tiles of 256 x 256
 //   fill 64 clusters in one round and 256 x 192 make 88 (two rounds). The tune picks per shape.
@@ -100,7 +100,7 @@
 //   6.25 KiB of Bt, against 28 KiB at BN = 192 in clusters of two. wgmma m64n200k16 (100 accumulators);
 //   the epilogue's 32-column TMA boxes cover 192 columns, the last 8 go out from registers
 //   (store_accumulators' STG.64, before the chunks). Measured (H200, 2026-12-02,
-//   scripts/device_bn200_48.sh and device_c4_49.sh, medians of 7 rounds in alternation with cuBLAS):
+//   notebook/device/device_bn200_48.sh and device_c4_49.sh, medians of 7 rounds in alternation with cuBLAS):
 //   1000x3000x776 15.6 / 15.5 us against 16.2 / 16.1 at BN = 192 in clusters of two (cuBLAS 14.0:
 //   89.8% / 90.1%); but 1000x3000x777, staged, 18.6 / 18.8 against 17.6 / 17.7 at BN = 192 in
 //   clusters of one: the clusters of four lose 3.2 us to the staging copy before them, the plain
@@ -117,7 +117,7 @@
 //   (33.6 M FMA and 67 MB read, over 396 warps that otherwise idle). Expected: 4097^3 near 4096^3's
 //   time plus the staging and the odd N's copy-out, ~230 us against ~296.
 //   A first version took up to 8 rows and columns, one 16-byte chunk per lane in flight (H200,
-//   2026-12-02, scripts/device_edge41.sh, 4 rounds in alternation with cuBLAS): 341.0 us at 4097^3
+//   2026-12-02, notebook/device/device_edge41.sh, 4 rounds in alternation with cuBLAS): 341.0 us at 4097^3
 //   against 296.0 for ragged tiles (BN 192), 590.8 against 287.6 at 4100^3, 885.2 against 251.1 at
 //   4104^3. The edge's loads, one L2/DRAM latency after another in 3 warps per SM, outlasted the
 //   tiles. So: at most 2 rows, loads in flight by unrolling, the next item's row prefetched to L2.
@@ -133,11 +133,11 @@
 // Descriptors: each consumer builds the low words of its wgmma descriptors once, for the ring's first
 //   slot, and adds a slot's and a k16 slice's offsets to them (hopper.cuh): 80 SASS instructions per
 //   k-tile and warp in its loop, where computing each descriptor from its address took 100. Measured
-//   (H200, 2026-12-01, scripts/device_desc2.sh, 5 rounds in alternation with cuBLAS): 183.4 against
+//   (H200, 2026-12-01, notebook/device/device_desc2.sh, 5 rounds in alternation with cuBLAS): 183.4 against
 //   184.1 us at 4096^3, 181.4 against 181.6 at 4000^3, 29.6 against 29.5 at 2048^3.
 // A unit's first wgmma runs with scale-d = 0 (D = A x B, the accumulators' old values ignored), so the
 //   consumers no longer zero their 128 accumulators (64 CS2R per thread) between the epilogue and the
-//   next tile. Measured (H200, 2026-12-01, scripts/device_epvar.sh, 5 rounds in alternation with
+//   next tile. Measured (H200, 2026-12-01, notebook/device/device_epvar.sh, 5 rounds in alternation with
 //   cuBLAS): 182.9 against 183.2 us at 4096^3, 181.1 against 181.3 at 4000^3, 29.5 against 29.6 at
 //   2048^3, 1,459.2 against 1,462.7 at 8192^3 (3 rounds).
 // Shapes: as t3: any M, N, K >= 1; ragged M, N by TMA zero fill and clipped/masked stores (a block whose
@@ -559,7 +559,7 @@ __device__ __forceinline__ void store_tile_smem(const float (&acc)[ACC], unsigne
             // swizzle is r % 8 = warp or warp + 4 (i even or odd), so two shared-memory bases; the
             // global address steps by 4 rows. (A loop with each row's addressing computed in turn
             // kept the warps waiting on the chain of one row at a time, "wait" stalls in ncu: ~17,500
-            // SM cycles per 128 x 256 tile; this, ~8,800; the TMA store, ~4,600. scripts/device_oddn.sh,
+            // SM cycles per 128 x 256 tile; this, ~8,800; the TMA store, ~4,600. notebook/device/device_oddn.sh,
             // device_copyout.sh.)
             const int col = n0 + j * C_CHUNK_COLS + lane;
             const unsigned char* even = buf + warp * 128 + ((lane / 4) ^ warp) * 16 + (lane % 4) * 4;

@@ -133,7 +133,7 @@ def _warp_tiling_reason(p: Params) -> str | None:
 
 def _staged_regs(p: Params, threads: int) -> int:
     """v6-v8, whose tiles pass through registers: fitted to ptxas over the full grid
-    (scripts/sgemm_ladder_resources.py --full), a staged float weighs about three registers with
+    (notebook/probes/sgemm_ladder_resources.py --full), a staged float weighs about three registers with
     its address and guard."""
     wmiter, wniter = p["WM"] // 16, p["WNITER"]
     staged = (p["BM"] * p["BK"] + p["BK"] * p["BN"]) // threads
@@ -183,7 +183,7 @@ def _v9_constraints(p: Params, s: Shape | None, fragment_regs: int = 0) -> str |
         return f"{p['STAGES']} stages need {smem} B of shared memory, over the 227 KiB a block may have"
     if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
         return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
-    # Fitted to ptxas over the full grid (scripts/sgemm_ladder_resources.py --full): fragments for
+    # Fitted to ptxas over the full grid (notebook/probes/sgemm_ladder_resources.py --full): fragments for
     # about 1.5 k steps, one register per copy a thread issues per tile, ~30 for the rest.
     wmiter, wniter = p["WM"] // 16, p["WNITER"]
     copies = (p["BM"] * p["BK"] + p["BK"] * p["BN"]) // threads

@@ -23,7 +23,7 @@
 //   about 2x cuBLAS at 4096^3 and 8192^3, less at 2048^3 where the split weighs more. Accuracy: as
 //   FP32, unless the tensor cores' FP32 accumulation rounds worse than FFMA's.
 // Measured first as t4 alone, all of K in the tensor cores' accumulators (H200, 2026-12-02,
-//   scripts/device_tf32a.sh, BN = 256, clusters of 2): 247.5% of cuBLAS FP32 at 4096^3 (1.086 against
+//   notebook/device/device_tf32a.sh, BN = 256, clusters of 2): 247.5% of cuBLAS FP32 at 4096^3 (1.086 against
 //   2.688 ms), 205.9% at 2048^3, 188.0% at 4097^3, but its max_rel_err grew with K as a sum that rounds
 //   toward zero does: 3.2e-6, 5.7e-6, 1.05e-5 and 2.16e-5 at 1024^3 .. 8192^3, where cuBLAS's was 1.2e-6
 //   .. 4.6e-6, and 8192^3 failed the check (2e-5). (Ootomo and Yokota found that A100's tensor cores
@@ -32,14 +32,14 @@
 //   deep each) and adds each block's result into a second set of FP32 registers with ordinary adds,
 //   which round to nearest: the truncating sums are FLUSH x 32 terms long at most, not 3K. The
 //   second set costs BN / 2 registers, so BN = 256 (128 + 128 of the consumers' 232) is out: ptxas
-//   spilled 352 bytes there. Measured (scripts/device_tf32b.sh, BN = 192, clusters of 2, ms and
+//   spilled 352 bytes there. Measured (notebook/device/device_tf32b.sh, BN = 192, clusters of 2, ms and
 //   max_rel_err, cuBLAS 2.681 ms / 2.9e-6 at 4096^3 and 21.44 / 4.3e-6 at 8192^3):
 //     FLUSH      1               2               4               8
 //     4096^3     1.615 / 5.5e-7  1.384 / 4.7e-7  1.365 / 4.7e-7  1.320 / 7.2e-7
 //     8192^3     12.09 / 8.0e-7  9.982 / 6.7e-7  9.823 / 5.9e-7  9.564 / 8.4e-7
 //   A max_rel_err 4-7 times below cuBLAS FP32's (a likely reason: v14's rounded FP32 adds come once
 //   per block of 32 to 256 products, an FFMA loop's once per product). Each block ends in a drain of
-//   the wgmma pipe: FLUSH = 1 took 22% longer than 8 at 4096^3 and 26% at 8192^3. Tuned (results/h200/tuned.json, scripts/device_tf32c.sh), the best row
+//   the wgmma pipe: FLUSH = 1 took 22% longer than 8 at 4096^3 and 26% at 8192^3. Tuned (results/h200/tuned.json, notebook/device/device_tf32c.sh), the best row
 //   runs v14 from 1024^3 up: 142-232% of cuBLAS FP32 (README, "The SGEMM ladder").
 // Params: t4's (BN 128 or 192, STAGES, GROUP_M, CLUSTER, STORE, SCHEDULE; PINGPONG = 0: its second
 //   accumulator set leaves no registers for the sums), with t4's constraints and launch
