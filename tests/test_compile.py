@@ -6,7 +6,7 @@ import pytest
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments
 from gpulab.gpu import compile as gcompile
-from gpulab.lab import RunSpec, compile_record
+from gpulab.run.lab import RunSpec, compile_record
 
 # Recorded from NVRTC 13.5 compiling a kernel for sm_90 with -Xptxas=-v.
 PTXAS_LOG = """ptxas info    : 11 bytes gmem
@@ -178,3 +178,30 @@ def test_a_header_beside_the_source_is_part_of_the_cache_key(fresh_cache):
     first = gcompile.compile_kernel(src, "k")
     (fresh_cache / "mine.cuh").write_text("#define VALUE 2.0f\n")
     assert gcompile.compile_kernel(src, "k").cubin_path != first.cubin_path
+
+
+def test_the_fingerprint_follows_the_code_not_its_comments_or_where_it_lives(tmp_path):
+    """source_fingerprint: a comment, a blank or a reflowed line leave it as it was; moving code into
+    a header the source includes leaves it too; a change of code (or of the gpulab variant
+    declaration, which sets the launch) changes it; so does a change inside an included header."""
+    from gpulab.gpu.compile import source_fingerprint
+
+    body = 'extern "C" __global__ void k(float* o) {\n  o[0] = 1.0f;  // one\n}\n'
+    a = tmp_path / "a.cu"
+    a.write_text(body)
+    before = source_fingerprint(a)
+    a.write_text("/* a comment */\n\n" + body.replace("  o[0] = 1.0f;", "o[0]   =   1.0f; /* x */"))
+    assert source_fingerprint(a) == before
+    (tmp_path / "part.cuh").write_text('  o[0] = 1.0f;\n')
+    a.write_text('extern "C" __global__ void k(float* o) {\n#include "part.cuh"\n}\n')
+    assert source_fingerprint(a) == before
+    (tmp_path / "part.cuh").write_text('  o[0] = 2.0f;\n')
+    assert source_fingerprint(a) != before
+    a.write_text(body.replace("1.0f", "2.0f"))
+    assert source_fingerprint(a) != before
+    a.write_text("/* gpulab variant\nparams: T=1\n*/\n" + body)
+    declared = source_fingerprint(a)
+    a.write_text("/* gpulab variant\nparams: T=2\n*/\n" + body)
+    assert source_fingerprint(a) not in (before, declared)
+    a.write_text(body.replace("1.0f", '"//" [0] * 1.0f'))  # a literal holding // is code, not a comment
+    assert source_fingerprint(a) != before

@@ -182,21 +182,68 @@ def included_headers(source: Path) -> list[Path]:
 
 
 def source_fingerprint(source: Path) -> str:
-    """A short hash of a kernel's source: the .cu file, the shared header, the headers below
-    experiments/ that the file includes by path (an experiment's own, e.g. sgemm/ladder.cuh) and,
-    for a file outside experiments/ (a user's folder), the headers beside it. Recorded beside what
-    was measured of a kernel (fidelity rows, tune rows) to tell which kernel it was."""
-    h = hashlib.sha256(Path(source).read_bytes())
-    common = INCLUDE_DIR / "common.cuh"  # the shared header, wherever the experiment lives
-    if common.exists():
-        h.update(common.read_bytes())
-    for header in included_headers(source):
-        h.update(header.read_bytes())
-    folder = Path(source).resolve().parent
-    if not folder.is_relative_to(INCLUDE_DIR):
-        for header in sorted([*folder.glob("*.cuh"), *folder.glob("*.h")]):
-            h.update(header.read_bytes())
-    return h.hexdigest()[:12]
+    """A short hash of the kernel a source builds: its text with every `#include "..."` it and its
+    headers name expanded in place (a header beside the source, else under experiments/), comments
+    dropped (but a `/* gpulab variant */` declaration, which sets the launch) and whitespace
+    collapsed. Recorded beside what was measured of a kernel (fidelity rows, tune rows) to tell which
+    kernel it was: an edit of a comment, a reflowed line or code moved into a header it includes
+    leaves the kernel, and its records, as they were; any change of code does not."""
+    return hashlib.sha256(_normalized(expanded_source(Path(source))).encode()).hexdigest()[:12]
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*', re.M)
+
+
+def expanded_source(source: Path) -> str:
+    """`source` with each `#include "name"` replaced by that file's text (recursively, each file once,
+    as `#pragma once` does); a name found neither beside the including file nor under experiments/
+    stays as written."""
+    seen: set[Path] = set()
+
+    def expand(path: Path) -> str:
+        path = path.resolve()
+        if path in seen:
+            return ""
+        seen.add(path)
+        text = path.read_bytes().decode("utf-8", errors="replace")
+
+        def include(match: re.Match) -> str:
+            for base in (path.parent, INCLUDE_DIR):
+                if (base / match.group(1)).is_file():
+                    return expand(base / match.group(1))
+            return match.group(0)
+        return _INCLUDE.sub(include, text)
+    return expand(Path(source))
+
+
+def _normalized(text: str) -> str:
+    """C++ text without its comments (a `/* gpulab variant` block stays), each line stripped and its
+    runs of blanks made one, blank lines gone. String and character literals are kept whole."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"'":  # a literal: copy to its closing quote, escapes included
+            j = i + 1
+            while j < n and text[j] != ch and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            if text.startswith("/* gpulab variant", i):
+                out.append(text[i:end])
+            else:
+                out.append(" ")
+            i = end
+        else:
+            out.append(ch)
+            i += 1
+    lines = (" ".join(line.split()) for line in "".join(out).splitlines())
+    return "\n".join(line for line in lines if line)
 
 
 def _headers(source: Path | None = None) -> dict[str, str]:
@@ -323,7 +370,7 @@ def _compile_lock(name: str):
     """One NVRTC compile of a kernel at a time across processes sharing the cache (pytest -n,
     parallel tunes), so that a kernel two processes need is compiled once: the second finds the
     first's cubin. The lock is the kernel's own (`name`, its cache key), so different kernels
-    compile at once on as many cores as there are compiling processes (gpulab.sweep)."""
+    compile at once on as many cores as there are compiling processes (gpulab.run.sweep)."""
     try:
         import fcntl
     except ImportError:  # no POSIX locks (Windows): compile without one
