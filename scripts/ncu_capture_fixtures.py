@@ -33,9 +33,9 @@ from pathlib import Path
 from gpulab import quantities as Q
 from gpulab.errors import GpulabError
 from gpulab.gpu import ncu as ncu_mod
-from gpulab.profiling import capture_request, child_env
+from gpulab.jobs.profile import capture_request, child_env
 from gpulab.files import write_atomic
-from gpulab.run_args import make_spec
+from gpulab.run.args import make_spec
 
 CONFIGS = (("v0", {"BLOCK": 16}), ("v1", {"TILE": 16}))
 LIBRARY_RUNS = (("sgemm", "cublas"), ("gemm_bf16", "cublas"))

@@ -67,7 +67,7 @@ def verdict(text: str) -> str:
 
 
 def run_all(timeout: float) -> int:
-    from gpulab.sanitize import find_sanitizer
+    from gpulab.jobs.sanitize import find_sanitizer
 
     tool_path = str(find_sanitizer())
     print(f"{'case':<40} {'tool':<10} {'exit':>4}  verdict")

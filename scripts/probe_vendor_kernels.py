@@ -21,7 +21,7 @@ import numpy as np
 from gpulab.errors import GpulabError
 from gpulab.quantities import STALL_REASONS, stall_metric
 from gpulab.records import upsert
-from gpulab.run_args import parse_variant_arg
+from gpulab.run.args import parse_variant_arg
 
 METRICS = [
     "gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "launch__grid_size", "launch__block_size",
@@ -38,7 +38,7 @@ METRICS += [stall_metric(reason) for reason in STALL_REASONS]
 
 def child(experiment: str, shape_text: str, run: str | None) -> None:
     from gpulab.experiments import get_experiment
-    from gpulab.lab import Lab, LabOptions, RunSpec
+    from gpulab.run.lab import Lab, LabOptions, RunSpec
     exp = get_experiment(experiment)
     shape = exp.shape(*map(int, shape_text.split("x")))
     if run is None:
@@ -131,7 +131,7 @@ def main() -> None:
 
 
 def _card_environment() -> dict:
-    from gpulab.lab import Lab
+    from gpulab.run.lab import Lab
     return Lab().env
 
 

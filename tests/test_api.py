@@ -9,7 +9,7 @@ import pytest
 import gpulab
 from gpulab import api
 from gpulab.errors import GpulabError, NoGpuError
-from gpulab.lab import plan
+from gpulab.run.lab import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,7 +22,17 @@ def test_import_gpulab_stays_light():
 
 def test_the_api_is_reachable_from_the_package():
     assert gpulab.bench is api.bench and gpulab.predict is api.predict and gpulab.profile is api.profile
-    assert callable(gpulab.ceilings) and gpulab.ceilings.FILE_NAME == "ceilings.csv"  # module and function
+    assert gpulab.ceilings is api.ceilings and gpulab.tune is api.tune and gpulab.best is api.best
+
+
+def test_api_names_stay_functions_after_their_jobs_are_imported():
+    """Importing a job's module (gpulab.jobs.best) never replaces the API's name (gpulab.best) with
+    it: gpulab.best() works however many times it is called, whatever was imported before."""
+    import gpulab.jobs.best  # noqa: F401
+    import gpulab.jobs.ceilings  # noqa: F401
+    import gpulab.jobs.tune  # noqa: F401
+
+    assert gpulab.best is api.best and gpulab.ceilings is api.ceilings and gpulab.tune is api.tune
     from gpulab import experiments  # the registry package is not shadowed by an API name
 
     assert hasattr(experiments, "all_experiments")

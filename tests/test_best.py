@@ -1,5 +1,5 @@
-"""gpulab's best row on a machine with no GPU: the picker's rule (gpulab.best) on tuned.json tables,
-the bench plan that carries the row, and the % of the copy ceiling beside it (gpulab.memory_bound)."""
+"""gpulab's best row on a machine with no GPU: the picker's rule (gpulab.jobs.best) on tuned.json tables,
+the bench plan that carries the row, and the % of the copy ceiling beside it (gpulab.records.ceilings)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from gpulab import api, best
+from gpulab import api
+from gpulab.jobs import best
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Experiment, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SK_DEFAULTS
-from gpulab.memory_bound import attach_copy
-from gpulab.tune import accepted_params, shape_distance
+from gpulab.records.ceilings import attach_copy
+from gpulab.jobs.tune import accepted_params, shape_distance
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -170,8 +171,8 @@ def test_api_best_names_each_shapes_pick(tmp_path):
 
 
 def test_pct_of_copy_only_on_memory_bound_shapes():
-    from gpulab.ceilings import attach
-    from gpulab.ceilings import load as load_ceilings
+    from gpulab.records.ceilings import attach
+    from gpulab.records.ceilings import load as load_ceilings
 
     ceilings = load_ceilings(ROOT / "results" / "h200" / "ceilings.csv")  # measured: ridge ~15 flop/byte
     gemv = {"time_ms": 0.1, "gflops": 1300.0, "gbps": 2600.0}  # 0.5 flop/byte

@@ -68,9 +68,9 @@ def test_two_readme_updates_of_different_blocks_both_land(tmp_path):
 
 def test_two_fidelity_savers_lose_no_rows(tmp_path):
     body = """
-        from gpulab import fidelity
+        from gpulab.jobs import fidelity
         from gpulab.experiments import get_experiment
-        from gpulab.lab import RunSpec
+        from gpulab.run.lab import RunSpec
         from types import SimpleNamespace
 
         exp = get_experiment("stencil")
@@ -110,7 +110,7 @@ def test_two_report_runs_at_once_both_finish(tmp_path):
 def test_two_tunes_of_one_variant_at_once_lose_no_rows(tmp_path):
     """Two `gpulab tune`s of one variant, each timing its own config, saving into one tune CSV."""
     body = """
-        from gpulab import tune
+        from gpulab.jobs import tune
         from gpulab.experiments import get_experiment
 
         class StandIn:

@@ -178,7 +178,8 @@ def test_a_readme_that_is_not_utf8(workdir):
 
 def test_a_results_folder_gpulab_may_not_write(workdir, monkeypatch, capsys):
     """As a read-only folder answers (root ignores permissions, so the refusal is stood in for)."""
-    from gpulab import cli, files
+    from gpulab import cli
+    from gpulab import files
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")

@@ -155,12 +155,12 @@ def test_bench_with_a_bad_declaration_is_one_line(tmp_path):
 
 def test_the_profiler_child_gets_the_kernel_file(tmp_path):
     from gpulab.api import spec_of
-    from gpulab import ncu_child
+    from gpulab.run import ncu_child
 
     spec = spec_of("sgemm", "mine:TILE=8", kernels=[_file(tmp_path, KERNEL)], shape="64x64x64")
     argv = ncu_child.target_argv(spec, tmp_path / "info.json")
     assert argv[argv.index("--kernel") + 1] == str(tmp_path / "mine.cu") and "TILE=8" in argv
-    again = ncu_child.spec_of(ncu_child.parser().parse_args(argv[3:]))  # after python3 -m gpulab.ncu_child
+    again = ncu_child.spec_of(ncu_child.parser().parse_args(argv[3:]))  # after python3 -m gpulab.run.ncu_child
     assert (again.label, again.params) == (spec.label, spec.params)
     assert again.experiment.kernel_files == spec.experiment.kernel_files
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import gpulab
-from gpulab import fidelity
+from gpulab.jobs import fidelity
 from gpulab.records import read_csv
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

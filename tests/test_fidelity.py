@@ -1,6 +1,6 @@
-"""gpulab.fidelity on a CPU: the plan, the comparison rules (exact counts, hardware counters shown
+"""gpulab.jobs.fidelity on a CPU: the plan, the comparison rules (exact counts, hardware counters shown
 beside, the DRAM +-15% verdict where the inputs exceed L2), the CSV upsert and the replay,
-with a stand-in for gpulab.profiling.profile that answers with chosen counters."""
+with a stand-in for gpulab.jobs.profile.profile that answers with chosen counters."""
 
 import dataclasses
 import math
@@ -11,11 +11,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from gpulab import api, fidelity
+from gpulab import api
+from gpulab.jobs import fidelity
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.gpu import ncu as ncu_mod
-from gpulab.lab import RunSpec
+from gpulab.run.lab import RunSpec
 from gpulab.params import parse_params_label
 from gpulab.records import read_csv, write_csv
 
@@ -259,7 +260,8 @@ def test_the_command_without_ncu_is_one_line_exit_2(tmp_path):
 
 def test_the_command_end_to_end_with_a_stand_in_profiler(monkeypatch, tmp_path, capsys):
     """`gpulab fidelity stencil --shapes ragged`: every run measured, a table of what differs, the CSV."""
-    from gpulab import cli, profiling
+    from gpulab import cli
+    from gpulab.jobs import profile as profiling
 
     calls = []
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulab import fidelity
+from gpulab.jobs import fidelity
 from gpulab.records import read_csv
 
 RECORDED = Path(__file__).resolve().parent.parent / "results" / "h200" / fidelity.FILE_NAME

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpulab import fidelity
+from gpulab.jobs import fidelity
 from gpulab.records import read_csv
 
 RECORDED = Path(__file__).resolve().parent / "fixtures" / "fidelity_h200_split.csv"

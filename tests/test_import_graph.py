@@ -1,25 +1,24 @@
 """The package's layers, checked on its source: every `import gpulab...` (at the top of a module or
-inside a function) goes down the layers, never back up. The layers, bottom to top:
+inside a function) goes down the layers, never back up, and no two modules import each other, even
+through others. The layers, bottom to top, and the folder each one is:
 
-    base        errors, quantities, params, arith, files, check, version: plain data, rules and the
-                atomic, locked file writes
-    gpu         NVRTC, the device, launches, timing, ncu's driver: knows nothing of experiments
-    model       the access model: pure Python and numpy, knows nothing of CUDA
-    experiments the problems and their variants (data, .cu files, access models)
-    records     the CSV contract
-    report      tables, pages and readings, from records and the quantities table
-    lab         the pipeline: plan, compile, check, time
-    worker      the lab in a replaceable worker process
-    run_args    one run named on a command line
-    ncu_child   the program ncu profiles
-    ceilings (and memory_bound), tune (and best, which reads its tuned.json), profiling, fidelity,
-                sanitize (and its child), scaffold (gpulab new): jobs built on the lab
-    sweep       bench and tune on a Dask cluster: compiles spread out, timings on every GPU
+    base        errors, quantities, params, arith, files, check, version (top-level modules): plain
+                data, rules and the atomic, locked file writes
+    gpu         gpu/: NVRTC, the device, launches, timing, ncu's driver: knows nothing of experiments
+    model       model/: the access model, pure Python and numpy, knows nothing of CUDA
+    experiments experiments/: the problems and their variants (data, .cu files, access models)
+    records     records/: the CSV contract, where results live, and the card's ceilings as a table
+    report      report/: tables, pages and readings, from records and the quantities table
+    run         run/: the pipeline (lab), the lab in a worker process, sweeps on a Dask cluster, one
+                run named on a command line, and the child programs ncu and compute-sanitizer launch
+    jobs        jobs/: one module per command's job (tune, best, ceilings, profile, fidelity,
+                sanitize, new), built on run/
     api         the Python API: gpulab.api and the package itself (gpulab/__init__.py hands the API
                 out by name), each job called, records returned
     cli         the command line: parse -> api -> print (gpulab.entry: the script that loads it)
 
-A module may import its own layer (its own package) and the layers ALLOWED lists for it."""
+A module may import its own layer and the layers ALLOWED lists for it; within a layer the module
+graph has no cycle (test_no_import_cycle)."""
 
 import ast
 from pathlib import Path
@@ -27,37 +26,23 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "gpulab"
 
 LAYER_OF = {
-    "gpulab": "api", "gpulab.version": "base", "gpulab.errors": "base", "gpulab.quantities": "base", "gpulab.params": "base", "gpulab.arith": "base", "gpulab.files": "base",
-    "gpulab.check": "base",
+    "gpulab": "api", "gpulab.version": "base", "gpulab.errors": "base", "gpulab.quantities": "base",
+    "gpulab.params": "base", "gpulab.arith": "base", "gpulab.files": "base", "gpulab.check": "base",
     "gpulab.gpu": "gpu", "gpulab.model": "model", "gpulab.experiments": "experiments",
-    "gpulab.records": "records", "gpulab.report": "report", "gpulab.lab": "lab", "gpulab.run_args": "run_args",
-    "gpulab.ncu_child": "ncu_child", "gpulab.ceilings": "ceilings", "gpulab.memory_bound": "ceilings",
-    "gpulab.tune": "tune", "gpulab.best": "tune",
-    "gpulab.profiling": "profiling", "gpulab.fidelity": "fidelity", "gpulab.cli": "cli", "gpulab.entry": "cli",
-    "gpulab.worker": "worker", "gpulab.sanitize": "sanitize", "gpulab.sanitize_child": "sanitize",
-    "gpulab.scaffold": "scaffold", "gpulab.sweep": "sweep", "gpulab.api": "api",
+    "gpulab.records": "records", "gpulab.report": "report", "gpulab.run": "run", "gpulab.jobs": "jobs",
+    "gpulab.api": "api", "gpulab.cli": "cli", "gpulab.entry": "cli",
 }
-BELOW_LAB = {"base", "gpu", "model", "experiments", "records"}
 ALLOWED = {
     "base": set(),
     "gpu": {"base"},
     "model": {"base"},
     "experiments": {"base", "gpu", "model"},
     "records": {"base", "gpu"},
-    "report": BELOW_LAB | {"ceilings"},
-    "lab": BELOW_LAB,
-    "run_args": BELOW_LAB | {"lab"},
-    "ncu_child": BELOW_LAB | {"lab", "run_args"},
-    "ceilings": BELOW_LAB,
-    "worker": BELOW_LAB | {"lab"},
-    "tune": BELOW_LAB | {"lab", "worker"},
-    "sanitize": BELOW_LAB | {"lab"},
-    "profiling": BELOW_LAB | {"lab", "run_args", "ncu_child"},
-    "fidelity": BELOW_LAB | {"lab", "run_args", "ncu_child", "profiling"},
-    "scaffold": BELOW_LAB,
-    "sweep": BELOW_LAB | {"lab", "worker", "tune"},
-    "api": set(LAYER_OF.values()) - {"api", "cli"},
-    "cli": set(LAYER_OF.values()) - {"cli"},
+    "report": {"base", "gpu", "model", "experiments", "records"},
+    "run": {"base", "gpu", "model", "experiments", "records"},
+    "jobs": {"base", "gpu", "model", "experiments", "records", "run"},
+    "api": {"base", "gpu", "model", "experiments", "records", "report", "run", "jobs"},
+    "cli": {"base", "gpu", "model", "experiments", "records", "report", "run", "jobs", "api"},
 }
 
 
@@ -122,6 +107,47 @@ def test_the_rules_themselves_have_no_cycle():
 
 def test_the_checker_sees_an_import_inside_a_function(tmp_path):
     source = tmp_path / "m.py"
-    source.write_text("def f():\n    from gpulab.cli import app\n    import gpulab.lab\n    from gpulab import quantities\n")
-    assert imported(source) == {"gpulab.cli", "gpulab.lab", "gpulab.quantities"}
-    assert layer("gpulab.lab") == "lab" and layer("gpulab") == "api" and layer("gpulab.something_new") is None
+    source.write_text("def f():\n    from gpulab.cli import app\n    import gpulab.run.lab\n    from gpulab import quantities\n")
+    assert imported(source) == {"gpulab.cli", "gpulab.run.lab", "gpulab.quantities"}
+    assert layer("gpulab.run.lab") == "run" and layer("gpulab") == "api" and layer("gpulab.something_new") is None
+
+
+def _module_of(target: str, modules: set[str]) -> str | None:
+    """The module an import names: 'gpulab.run.lab.Lab' is not a module, 'gpulab.run.lab' is."""
+    parts = target.split(".")
+    for n in range(len(parts), 0, -1):
+        if ".".join(parts[:n]) in modules:
+            return ".".join(parts[:n])
+    return None
+
+
+def test_no_import_cycle():
+    """No module reaches itself through the modules it imports (a package imports its own
+    submodules' names by design: the edge package -> its submodule is left out)."""
+    modules = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for m, target in edges():
+        t = _module_of(target, modules)
+        if t and t != m and not t.startswith(m + "."):
+            graph[m].add(t)
+    state: dict[str, int] = {}
+
+    def visit(node, path):
+        if state.get(node) == 1:
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(node):] + [node]))
+        if state.get(node) == 2:
+            return
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            visit(nxt, path + [node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        visit(node, [])
+
+
+def test_the_top_level_stays_small():
+    """The package's own top level holds the two faces, the entry point and the base layer; every
+    job and every stage of the pipeline lives in its folder."""
+    top = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 12, top

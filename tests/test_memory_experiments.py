@@ -7,11 +7,12 @@ trips and is applied to records by the experiment's bound."""
 import numpy as np
 import pytest
 
-from gpulab import ceilings as ceil
+from gpulab.jobs import ceilings as measuring
+from gpulab.records import ceilings as table
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.napkin import napkin_columns
-from gpulab.lab import NOT_WRITTEN, RunSpec, compile_record, merge_poisoned, plan
+from gpulab.run.lab import NOT_WRITTEN, RunSpec, compile_record, merge_poisoned, plan
 
 COALESCE = get_experiment("coalesce")
 STENCIL = get_experiment("stencil")
@@ -50,13 +51,13 @@ def test_every_variant_compiles_for_sm90_without_spills(spec):
 
 
 @pytest.mark.parametrize("file, entry, params", [
-    ("fma.cu", "fma_peak", {"CHAINS": ceil.FMA_CHAINS}),
+    ("fma.cu", "fma_peak", {"CHAINS": measuring.FMA_CHAINS}),
     ("copy.cu", "copy_peak", {}),
 ])
 def test_ceiling_kernels_compile_without_spills(file, entry, params):
     from gpulab.gpu.compile import compile_kernel
 
-    res = compile_kernel(ceil.KERNEL_DIR / file, entry, params, "sm_90").resources
+    res = compile_kernel(measuring.KERNEL_DIR / file, entry, params, "sm_90").resources
     assert res.spill_stores_bytes == 0 and res.spill_loads_bytes == 0
     if entry == "fma_peak":  # 8 blocks of 256 per SM need <= 32 registers per thread
         assert res.registers <= 32
@@ -292,7 +293,7 @@ def test_coalesce_check_is_a_bit_exact_copy():
 
 
 def test_speedup_compares_like_with_like_radius():
-    from gpulab.lab import derive
+    from gpulab.run.lab import derive
 
     def rec(variant, params, ms):
         return {"variant": variant, "params": params, "shape": "16777216", "time_ms": ms}
@@ -359,18 +360,18 @@ def _ceiling_rows(gpu="NVIDIA H200"):
         {"ceiling": "fma_fp32", "gflops": 64000.0, "time_ms": 4.4, **env},
     ]
     for mode, rate in (("fp32", 50000.0), ("tf32", 380000.0)):
-        for n in ceil.GEMM_SIZES:
+        for n in table.GEMM_SIZES:
             rows.append({"ceiling": f"cublas_{mode}_{n}", "gflops": rate, "time_ms": 2.0 * n**3 / rate / 1e6,
                          "max_rel_err": 1e-6 if mode == "fp32" else 3e-4, "tf32_visible": mode == "tf32", **env})
     return rows
 
 
 def test_ceilings_csv_round_trip(tmp_path):
-    path = ceil.ceilings_path(tmp_path / "h200")
-    ceil.save(path, _ceiling_rows())
-    back = ceil.load(path)
+    path = table.ceilings_path(tmp_path / "h200")
+    table.save(path, _ceiling_rows())
+    back = table.load(path)
     assert back is not None and not back.measured and back.path == path
-    assert [r["ceiling"] for r in back.rows] == list(ceil.names())
+    assert [r["ceiling"] for r in back.rows] == list(table.names())
     assert back.copy_gbps == pytest.approx(4180.5) and back.best_copy["ceiling"] == "copy_memcpy"
     assert back.fma_gflops == pytest.approx(64000.0)
     assert back.row("cublas_tf32_8192")["tf32_visible"] is True
@@ -379,27 +380,27 @@ def test_ceilings_csv_round_trip(tmp_path):
 
 
 def test_incomplete_ceilings_file_is_not_used(tmp_path):
-    path = ceil.ceilings_path(tmp_path)
-    ceil.save(path, [r for r in _ceiling_rows() if r["ceiling"] != "fma_fp32"])
-    assert ceil.load(path) is None
-    assert ceil.load(tmp_path / "missing.csv") is None
+    path = table.ceilings_path(tmp_path)
+    table.save(path, [r for r in _ceiling_rows() if r["ceiling"] != "fma_fp32"])
+    assert table.load(path) is None
+    assert table.load(tmp_path / "missing.csv") is None
 
 
 def test_l2_ceiling_is_optional_and_read_when_present(tmp_path):
-    path = ceil.ceilings_path(tmp_path)
-    ceil.save(path, _ceiling_rows())
-    assert ceil.load(path).l2_gbps is None  # a file from before the L2 ceiling is still complete
-    ceil.save(path, _ceiling_rows() + [{"ceiling": ceil.L2_NAME, "gbps": 9876.5, "size_bytes": 30277632,
+    path = table.ceilings_path(tmp_path)
+    table.save(path, _ceiling_rows())
+    assert table.load(path).l2_gbps is None  # a file from before the L2 ceiling is still complete
+    table.save(path, _ceiling_rows() + [{"ceiling": table.L2_NAME, "gbps": 9876.5, "size_bytes": 30277632,
                                         "time_ms": 0.8, "gpu": "NVIDIA H200"}])
-    assert ceil.load(path).l2_gbps == pytest.approx(9876.5)
+    assert table.load(path).l2_gbps == pytest.approx(9876.5)
 
 
 @pytest.mark.parametrize("sms, l2", [(132, 60 << 20), (40, 4 << 20), (1, 64 << 10)])
 def test_l2_buffer_fits_half_the_l2_in_whole_grid_strides(sms, l2):
-    blocks, n4 = ceil.l2_geometry(sms, l2)
-    stride = blocks * ceil.THREADS
+    blocks, n4 = measuring.l2_geometry(sms, l2)
+    stride = blocks * measuring.THREADS
     assert n4 % stride == 0 and n4 >= stride  # every pass reads each float4 once
-    assert 16 * n4 <= l2 * ceil.L2_FRACTION
+    assert 16 * n4 <= l2 * measuring.L2_FRACTION
     assert blocks % sms == 0  # the same number of blocks on every SM
     if (sms, l2) == (132, 60 << 20):  # the H200: 8 blocks per SM, 7 strides, 30.3 MB
         assert blocks == 1056 and 16 * n4 == 30_277_632
@@ -407,13 +408,13 @@ def test_l2_buffer_fits_half_the_l2_in_whole_grid_strides(sms, l2):
 
 def test_l2_buffer_too_small_for_one_block_per_sm_says_so():
     with pytest.raises(GpulabError, match="holds less than one float4"):
-        ceil.l2_geometry(132, 1 << 20)
+        measuring.l2_geometry(132, 1 << 20)
 
 
 def test_l2_read_kernel_compiles_without_spills():
     from gpulab.gpu.compile import compile_kernel
 
-    res = compile_kernel(ceil.KERNEL_DIR / "l2_read.cu", "l2_read", {}, "sm_90").resources
+    res = compile_kernel(measuring.KERNEL_DIR / "l2_read.cu", "l2_read", {}, "sm_90").resources
     assert res.registers > 0 and res.spill_stores_bytes == 0 and res.spill_loads_bytes == 0
 
 
@@ -429,37 +430,37 @@ def test_ensure_reuses_the_file_until_refresh(tmp_path, monkeypatch):
         calls.append(device.name)
         # As measure_tensor writes them: the tensor row names its instruction (wgmma on this H200).
         return _ceiling_rows(device.name) + [{"ceiling": n, "gflops": 6e5, "time_ms": 1.0, "gpu": device.name,
-                                              "instruction": ceil.tensor_instruction(device)}
-                                             for n in ceil.tensor_names(device)]
+                                              "instruction": table.tensor_instruction(device)}
+                                             for n in table.tensor_names(device)]
 
-    monkeypatch.setattr(ceil, "measure", fake_measure)
-    first = ceil.ensure(_FakeDevice(), tmp_path)
+    monkeypatch.setattr(measuring, "measure", fake_measure)
+    first = measuring.ensure(_FakeDevice(), tmp_path)
     assert first.measured and calls == ["NVIDIA H200"]
-    again = ceil.ensure(_FakeDevice(), tmp_path)
+    again = measuring.ensure(_FakeDevice(), tmp_path)
     assert not again.measured and calls == ["NVIDIA H200"]
-    assert ceil.ensure(_FakeDevice(), tmp_path, refresh=True).measured and len(calls) == 2
+    assert measuring.ensure(_FakeDevice(), tmp_path, refresh=True).measured and len(calls) == 2
     other = _FakeDevice()
     other.name = "NVIDIA H100"
-    assert ceil.ensure(other, tmp_path).measured and calls[-1] == "NVIDIA H100"  # another card: measure
+    assert measuring.ensure(other, tmp_path).measured and calls[-1] == "NVIDIA H100"  # another card: measure
 
 
 def test_attach_uses_copy_for_memory_and_fma_for_compute():
-    c = ceil.Ceilings(_ceiling_rows())
+    c = table.Ceilings(_ceiling_rows())
     records = [
         {"variant": "rows", "gbps": 4000.0, "time_ms": 0.13},
         {"variant": "cols", "gbps": 1045.125, "time_ms": 0.5},
         {"variant": "vec4", "skip_reason": "wrong output"},
     ]
-    ceil.attach(records, COALESCE, c)
+    table.attach(records, COALESCE, c)
     assert records[0]["ceiling"] == "copy_memcpy" and records[0]["ceiling_gbps"] == pytest.approx(4180.5)
     assert records[0]["pct_of_ceiling"] == pytest.approx(100 * 4000 / 4180.5)
     assert records[1]["pct_of_ceiling"] == pytest.approx(25.0, abs=0.01)
     assert "pct_of_ceiling" not in records[2]
     sgemm = get_experiment("sgemm")
     rows = [{"variant": "v1", "gflops": 16000.0, "gbps": 1.0, "time_ms": 8.0}]
-    ceil.attach(rows, sgemm, c)
+    table.attach(rows, sgemm, c)
     assert rows[0]["ceiling"] == "fma_fp32" and rows[0]["pct_of_ceiling"] == pytest.approx(25.0)
-    assert ceil.attach(rows, sgemm, None) == rows  # no ceilings: records unchanged
+    assert table.attach(rows, sgemm, None) == rows  # no ceilings: records unchanged
 
 
 def test_cublas_math_mode_is_restored_without_a_gpu():
@@ -468,11 +469,11 @@ def test_cublas_math_mode_is_restored_without_a_gpu():
     from cupy._core import _routines_linalg as linalg
 
     before = linalg.get_compute_type(np.float32)
-    with ceil.cublas_float32_math("fp32"):
+    with measuring.cublas_float32_math("fp32"):
         assert linalg.get_compute_type(np.float32) == linalg.COMPUTE_TYPE_FP32
     assert linalg.get_compute_type(np.float32) == before
     try:
-        with ceil.cublas_float32_math("tf32"):
+        with measuring.cublas_float32_math("tf32"):
             assert linalg.get_compute_type(np.float32) == linalg.COMPUTE_TYPE_TF32
     except Exception as exc:  # setting TF32 asks the device for its compute capability
         assert linalg.get_compute_type(np.float32) == before

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gpulab.gpu import ncu
-from gpulab.ncu_child import CHECK_LAUNCHES, LAUNCH_SKIP, TOTAL_LAUNCHES, WARMUP_LAUNCHES
-from gpulab.profiling import library_facts, measure
+from gpulab.run.ncu_child import CHECK_LAUNCHES, LAUNCH_SKIP, TOTAL_LAUNCHES, WARMUP_LAUNCHES
+from gpulab.jobs.profile import library_facts, measure
 from gpulab.quantities import COUNTED, HEADLINE, STALL_REASONS, STALLS, metric_names
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ncu"
@@ -22,7 +22,7 @@ PERM_TEXT = """==PROF== Connected to process 9012 (/usr/bin/python3.12)
 ==PROF== Disconnected from process 9012
 """
 NO_KERNEL_TEXT = """==PROF== Connected to process 716 (/usr/bin/python3.12)
-gpulab.ncu_child: sgemm v1 TILE=32 64x64x64: 4 launches, the last one is the capture
+gpulab.run.ncu_child: sgemm v1 TILE=32 64x64x64: 4 launches, the last one is the capture
 ==PROF== Disconnected from process 716
 ==WARNING== No kernels were profiled.
 """
@@ -49,7 +49,7 @@ def fake_ncu(tmp_path: Path, text: str, code: int, name: str = "ncu", stderr: bo
 
 
 def request(**kw) -> ncu.CaptureRequest:
-    defaults = dict(target=("python3", "-m", "gpulab.ncu_child", "sgemm", "v1"), kernel_name="sgemm",
+    defaults = dict(target=("python3", "-m", "gpulab.run.ncu_child", "sgemm", "v1"), kernel_name="sgemm",
                     launch_skip=3, metrics=("dram__bytes_read.sum", "lts__t_sector_hit_rate.pct"))
     return ncu.CaptureRequest(**(defaults | kw))
 
@@ -248,14 +248,14 @@ def test_capture_command():
                  "--metrics dram__bytes_read.sum,lts__t_sector_hit_rate.pct",
                  "--export /tmp/r.ncu-rep --force-overwrite"):
         assert part in joined
-    assert cmd[-5:] == ["python3", "-m", "gpulab.ncu_child", "sgemm", "v1"]
+    assert cmd[-5:] == ["python3", "-m", "gpulab.run.ncu_child", "sgemm", "v1"]
     assert "--set" not in cmd and "--csv" not in cmd
 
 
 def test_a_library_call_is_captured_by_its_profiler_range():
     """A library picks its kernels at run time: no name filter, no skip, profiling off until the
-    program's cudaProfilerStart (gpulab.ncu_child runs the call inside it)."""
-    req = ncu.CaptureRequest(target=("python3", "-m", "gpulab.ncu_child", "sgemm", "cublas"), kernel_name="",
+    program's cudaProfilerStart (gpulab.run.ncu_child runs the call inside it)."""
+    req = ncu.CaptureRequest(target=("python3", "-m", "gpulab.run.ncu_child", "sgemm", "cublas"), kernel_name="",
                              launch_skip=0, metrics=("dram__bytes_read.sum",), profiler_range=True)
     cmd = ncu.capture_command("ncu", req, Path("r.ncu-rep"))
     assert cmd[cmd.index("--profile-from-start") + 1] == "off"
@@ -427,7 +427,7 @@ def test_ncu_version(tmp_path):
 
 def test_a_library_kernels_resources_come_from_its_counters():
     """What the compile says of a variant, said of cuBLAS BF16's kernel at 512^3 (recorded on the H200):
-    registers, launch and the occupancy ncu computed, in the shape gpulab.ncu_child reports them."""
+    registers, launch and the occupancy ncu computed, in the shape gpulab.run.ncu_child reports them."""
     first, *_ = ncu.range_launches(ncu.parse_csv(_fixture("gemm_bf16_cublas_512_raw.csv").read_text()))
     facts = library_facts(first)
     assert first.kernel.startswith("nvjet_sm90")

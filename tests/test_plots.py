@@ -6,8 +6,8 @@ from pathlib import Path
 import matplotlib.colors as mcolors
 import pytest
 
-from gpulab.ceilings import COMPUTE_LABELS, L2_NAME, TENSOR_BF16, Ceilings, ceilings_path
-from gpulab.ceilings import load as load_ceilings
+from gpulab.records.ceilings import COMPUTE_LABELS, L2_NAME, TENSOR_BF16, Ceilings, ceilings_path
+from gpulab.records.ceilings import load as load_ceilings
 from gpulab.experiments import get_experiment
 from gpulab.records import read_csv, write_csv
 from gpulab.report import card_page, plots, profile_plots, roofline

@@ -15,13 +15,13 @@ from gpulab.arith import cdiv
 import gpulab.experiments.sgemm as sgemm
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.access import _RingGrid, _grouped_rects
-from gpulab.fidelity import plan
+from gpulab.jobs.fidelity import plan
 from gpulab.errors import GpulabError
 from gpulab.model.predict import check_launch, instruction_table, predict
 from gpulab import quantities as Q
-from gpulab.profiling import predicted_counters
+from gpulab.jobs.profile import predicted_counters
 from gpulab.records import read_csv
-from gpulab.run_args import make_spec
+from gpulab.run.args import make_spec
 
 KEYS = ("gmem_load_requests", "gmem_load_sectors", "gmem_store_requests", "gmem_store_sectors",
         "smem_load_requests", "smem_load_wavefronts", "smem_store_requests", "smem_store_wavefronts",

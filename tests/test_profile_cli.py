@@ -94,7 +94,7 @@ if "--import" in args:
     sys.exit(0)
 export = Path(args[args.index("--export") + 1])
 info = Path(args[args.index("--info") + 1])
-variant = args[args.index("gpulab.ncu_child") + 2]
+variant = args[args.index("gpulab.run.ncu_child") + 2]
 if variant in recorded:  # a library's call is captured by its profiler range, never by a kernel name
     if args[args.index("--profile-from-start") + 1] != "off" or "--kernel-name" in args:
         print("==WARNING== No kernels were profiled.")
@@ -104,7 +104,7 @@ else:
     info.write_text(json.dumps({info!r}))
 export.write_text(variant)
 print("==PROF== Connected to process 1 (python3)")
-print("gpulab.ncu_child: the program's own line")
+print("gpulab.run.ncu_child: the program's own line")
 print("==PROF== Disconnected from process 1")
 '''
 
@@ -315,7 +315,7 @@ def test_a_damaged_profile_csv_is_refused_before_ncu_runs(tmp_path, command, con
 def test_the_child_programs_errors_are_the_line_the_parent_recognizes(tmp_path, args, words):
     from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 
-    r = subprocess.run([sys.executable, "-m", "gpulab.ncu_child", *args], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "gpulab.run.ncu_child", *args], capture_output=True, text=True,
                        env={**os.environ, "GPULAB_NO_GPU": "1"}, cwd=tmp_path, timeout=120)
     assert r.returncode == 2
     (line,) = r.stderr.strip().splitlines()

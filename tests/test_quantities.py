@@ -1,5 +1,5 @@
 """The one table of measured quantities (gpulab.quantities), the run arguments the CLI and the
-child program share (gpulab.run_args), and the CSV upsert by run (gpulab.records.upsert, run_key)."""
+child program share (gpulab.run.args), and the CSV upsert by run (gpulab.records.upsert, run_key)."""
 
 import math
 from pathlib import Path
@@ -10,10 +10,10 @@ from gpulab import quantities as Q
 from gpulab.errors import GpulabError
 from gpulab.gpu import ncu
 from gpulab.experiments import get_experiment
-from gpulab.lab import RunSpec
+from gpulab.run.lab import RunSpec
 from gpulab.model.predict import predict
 from gpulab.records import read_csv, run_key, upsert
-from gpulab.run_args import make_spec, run_argv, spec_for
+from gpulab.run.args import make_spec, run_argv, spec_for
 
 
 def test_keys_are_unique_and_derived_quantities_name_rows_of_the_table():

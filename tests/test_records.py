@@ -2,9 +2,10 @@ import math
 
 import pytest
 
-from gpulab import files, records
+from gpulab import files
+from gpulab import records
 from gpulab.errors import GpulabError
-from gpulab.lab import config_run_key
+from gpulab.run.lab import config_run_key
 
 
 def test_csv_round_trip(tmp_path):

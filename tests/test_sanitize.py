@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from gpulab import sanitize as san
+from gpulab.jobs import sanitize as san
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
-from gpulab.lab import RunSpec
+from gpulab.run.lab import RunSpec
 
 MEMCHECK_OOB = """\
 ========= COMPUTE-SANITIZER
@@ -176,7 +176,7 @@ def test_command_filters_to_the_runs_kernel_and_logs_apart(tmp_path):
     assert cmd[cmd.index("--kernel-name") + 1] == "kernel_name=stencil"
     assert cmd[cmd.index("--launch-count") + 1] == "2"
     assert cmd[cmd.index("--log-file") + 1] == str(tmp_path / "s.log")
-    assert cmd[-4:] == [sys.executable, "-m", "gpulab.sanitize_child", str(tmp_path / "s.pkl")]
+    assert cmd[-4:] == [sys.executable, "-m", "gpulab.run.sanitize_child", str(tmp_path / "s.pkl")]
     # The harness's own host API errors (cuda-bindings probing entry points) are not the kernel's.
     assert cmd[cmd.index("--report-api-errors") + 1] == "no"
 

@@ -14,7 +14,7 @@ from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SK_DEFAULTS, SK_TUNE_SHAPES, SMEM_STATIC_MAX
 from gpulab.gpu.compile import compile_kernel
-from gpulab.tune import feasible, search_space, tune_shapes
+from gpulab.jobs.tune import feasible, search_space, tune_shapes
 
 SK = SGEMM.variant("sk")
 

@@ -15,7 +15,7 @@ from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SKINNY_SHAPES, SX_TUNE_SHAPES, SMEM_STATIC_MAX
 from gpulab.gpu.compile import compile_kernel, included_headers
-from gpulab.tune import feasible, search_space, tune_shapes
+from gpulab.jobs.tune import feasible, search_space, tune_shapes
 
 NEW = ("gv", "gt", "sx")
 SHAPES = [(1, 1, 1), (1, 8192, 8192), (8192, 1, 8192), (4096, 64, 4096), (64, 4096, 4096), (512, 512, 512),

@@ -13,9 +13,9 @@ import pytest
 import gpulab.experiments.sgemm as sgemm
 from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM, split_tail_plan
-from gpulab.lab import compile_record
+from gpulab.run.lab import compile_record
 from gpulab.report.tables import resources_table
-from gpulab.run_args import make_spec
+from gpulab.run.args import make_spec
 
 V13 = SGEMM.variant("v13")
 

@@ -4,12 +4,12 @@ kernel launch and hands the kernel the copies (tests/gpu/test_wgmma_gpu.py check
 
 import numpy as np
 
-from gpulab import lab as lab_module
+from gpulab.run import lab as lab_module
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Shape, Staged, Variant, no_staging
 from gpulab.experiments.gemm_bf16 import staging, tma_rungs
 from gpulab.gpu.compile import compile_kernel
-from gpulab.lab import Lab, RunSpec
+from gpulab.run.lab import Lab, RunSpec
 
 GEMM = get_experiment("gemm_bf16")
 

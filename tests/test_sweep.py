@@ -1,4 +1,4 @@
-"""Sweeps on a Dask cluster (gpulab.sweep), on the CPU: a small local cluster (processes, as on a real
+"""Sweeps on a Dask cluster (gpulab.run.sweep), on the CPU: a small local cluster (processes, as on a real
 host) with two compile workers and two "GPU" workers whose lab is a stand-in timer, built there by
 name as the real Lab is. Kernels really compile (NVRTC) on the compile workers and their cubins
 travel to the GPU workers' own cache. A GPU worker killed mid-run costs only that run: retried on
@@ -14,10 +14,11 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from gpulab import sweep, tune  # noqa: E402
+from gpulab.jobs import tune  # noqa: E402
+from gpulab.run import sweep  # noqa: E402
 from gpulab.experiments import get_experiment  # noqa: E402
 from gpulab.gpu.device import DeviceInfo  # noqa: E402
-from gpulab.lab import RunSpec  # noqa: E402
+from gpulab.run.lab import RunSpec  # noqa: E402
 
 SGEMM = get_experiment("sgemm")
 V1 = SGEMM.variant("v1")
@@ -93,7 +94,7 @@ def test_a_worker_killed_mid_run_costs_only_that_run_and_the_tune_resumes(cluste
         p.resume()
         return p
 
-    result = sweep.run_tune(cluster, plan())
+    result = tune.run_tune_on(cluster, plan())
     rows = tune.resume_rows(plan().path)
     assert len(rows) == 6  # every run has its row
     assert {r["source_sha"] for r in rows} == {plan().source_sha}  # which kernel each timed
@@ -104,7 +105,7 @@ def test_a_worker_killed_mid_run_costs_only_that_run_and_the_tune_resumes(cluste
     assert result.best == {"TILE": 32}
     again = plan()
     assert len(tune.done_keys(again.rows)) == 6
-    assert sweep.run_tune(cluster, again).best == {"TILE": 32}  # resumed: nothing left to time
+    assert tune.run_tune_on(cluster, again).best == {"TILE": 32}  # resumed: nothing left to time
 
 
 def test_without_dask_the_option_says_how_to_install_it(tmp_path):

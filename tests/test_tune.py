@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gpulab import tune
+from gpulab.jobs import tune
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Param, Variant
@@ -226,7 +226,7 @@ def test_a_resumed_tune_times_again_what_an_earlier_source_timed(tmp_path):
     old_sha = first.source_sha
     assert {r["source_sha"] for r in tune.resume_rows(first.path)} == {old_sha}
 
-    kernel.write_text(kernel.read_text() + "// edited\n")
+    kernel.write_text(kernel.read_text() + "__device__ int edited;\n")  # a change of code, not of a comment
     lab = _StandInLab()
     second = plan(lab)
     assert second.source_sha != old_sha
@@ -245,7 +245,7 @@ def test_a_resumed_tune_times_again_what_an_earlier_source_timed(tmp_path):
     # Edited again and tuned at another shape: the first shape's rows, not timed by this tune, stay
     # in the CSV with the source they timed; a tune that asks for them again times them again.
     second_sha = second.source_sha
-    kernel.write_text(kernel.read_text() + "// edited again\n")
+    kernel.write_text(kernel.read_text() + "__device__ int edited_again;\n")
     other = SGEMM.shape(17, 33, 65)
     fourth = tune.TunePlan(SGEMM, v, [other], _StandInLab(), tmp_path, {"TILE": 8}, 2, configs, [])
     assert fourth.resume() == set() and fourth.stale == []  # nothing of its own to resume

@@ -13,8 +13,8 @@ from gpulab.experiments.gemm_bf16.tma_rungs import (
     t4_launch, t4_main_dims, t4_smem_bytes, t4_tensor_maps, tensor_maps,
 )
 from gpulab.gpu.compile import compile_kernel
-from gpulab.profiling import access_model, predicted_counters
-from gpulab.run_args import make_spec
+from gpulab.jobs.profile import access_model, predicted_counters
+from gpulab.run.args import make_spec
 
 FOLDER = Path(tma_rungs.__file__).parent
 

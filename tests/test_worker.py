@@ -1,4 +1,4 @@
-"""The worker protocol (gpulab.worker) with a stand-in lab, no GPU: a run that kills its process, a
+"""The worker protocol (gpulab.run.worker) with a stand-in lab, no GPU: a run that kills its process, a
 run that never ends, a run whose kernel faults, results in order, the worker reused while healthy
 and replaced after each failure. The stand-in is built in the worker by name, as the real Lab is."""
 
@@ -10,7 +10,7 @@ import pytest
 from gpulab.errors import DeviceFault, GpulabError, NoGpuError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Variant
-from gpulab.worker import IsolatedLab, LabWorker, WorkerCrash, WorkerFault, WorkerTimeout, unfinished_line
+from gpulab.run.worker import IsolatedLab, LabWorker, WorkerCrash, WorkerFault, WorkerTimeout, unfinished_line
 
 # CuPy's own text for error 700 (str(cupy.cuda.runtime.CUDARuntimeError(700))).
 ILLEGAL_ADDRESS = "cudaErrorIllegalAddress: an illegal memory access was encountered"
@@ -166,7 +166,7 @@ def _visible_devices(options):
 
 
 def test_run_timeout_from_the_environment(monkeypatch):
-    from gpulab.worker import RUN_TIMEOUT_S, run_timeout_s
+    from gpulab.run.worker import RUN_TIMEOUT_S, run_timeout_s
 
     monkeypatch.delenv("GPULAB_RUN_TIMEOUT", raising=False)
     assert run_timeout_s() == RUN_TIMEOUT_S
@@ -180,7 +180,7 @@ def test_run_timeout_from_the_environment(monkeypatch):
 def test_runspecs_cross_into_the_worker_by_reference():
     import pickle
 
-    from gpulab.lab import plan
+    from gpulab.run.lab import plan
 
     exp = get_experiment("sgemm")
     specs = plan(exp, ["v1", "v9"], {}, [exp.shape(129, 67, 33)])
@@ -208,7 +208,7 @@ def test_the_table_marks_an_unfinished_run_as_a_failure_not_a_skip():
 
 def test_the_cli_ends_a_sweep_with_unfinished_runs_with_one_line_and_exit_1(capsys):
     from gpulab.cli import exit_if_unfinished
-    from gpulab.worker import Unfinished
+    from gpulab.run.worker import Unfinished
 
     class Done:
         unfinished = [Unfinished("sgemm v1 64x64x64", f"faulted: {ILLEGAL_ADDRESS}")]
@@ -232,7 +232,7 @@ class _PlantedSgemm(type(get_experiment("sgemm"))):
 
 
 def test_a_spec_of_an_experiment_defined_in_a_test_crosses_into_the_worker():
-    from gpulab.lab import RunSpec
+    from gpulab.run.lab import RunSpec
 
     exp = _PlantedSgemm()
     spec = RunSpec(exp, exp.variant("planted"), {}, exp.shape(17, 33, 65))
@@ -241,7 +241,7 @@ def test_a_spec_of_an_experiment_defined_in_a_test_crosses_into_the_worker():
 
 
 def test_a_run_that_cannot_travel_to_the_worker_says_so(lab):
-    from gpulab.lab import RunSpec
+    from gpulab.run.lab import RunSpec
 
     exp = get_experiment("sgemm")
     stray = Variant(name="stray", file="/x.cu", summary="not among sgemm's variants", launch=lambda p, s: None)

@@ -28,7 +28,8 @@ import numpy as np
 
 from gpulab.check import compare_exact
 from gpulab.errors import GpulabError
-from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.experiments.base import Experiment, Params, Shape
+from gpulab.experiments.declared import variant_from_file
 
 from .access import naive_access, tile_access, vec_access
 
@@ -51,10 +52,10 @@ class Transpose(Experiment):
     max_dim = 1 << 20
 
     variants = (
-        Variant.from_file(HERE / "naive.cu", access=naive_access),
-        Variant.from_file(HERE / "tile.cu", access=tile_access(pad=0)),
-        Variant.from_file(HERE / "padded.cu", access=tile_access(pad=1)),
-        Variant.from_file(HERE / "vec.cu", access=vec_access),
+        variant_from_file(HERE / "naive.cu", access=naive_access),
+        variant_from_file(HERE / "tile.cu", access=tile_access(pad=0)),
+        variant_from_file(HERE / "padded.cu", access=tile_access(pad=1)),
+        variant_from_file(HERE / "vec.cu", access=vec_access),
     )
 
     def validate_shape(self, shape: Shape) -> None:

@@ -14,9 +14,10 @@ The Python API (gpulab.api) is here by name, loaded on first use:
 from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
 
 # name -> the gpulab.api function it is; resolved by __getattr__ so `import gpulab` stays light.
-# Names of subpackages (experiments, gpu) are not among them: those stay the modules.
-_API = ("card", "bench", "best", "verify", "run", "compile_only", "predict", "profile", "compare", "experiment", "variants",
-        "Records", "new")
+# None of them is also the name of a module of the package (those live in run/ and jobs/), so an
+# import of a submodule never replaces one of these names with a module.
+_API = ("card", "bench", "best", "verify", "run", "compile_only", "predict", "profile", "compare", "experiment",
+        "experiments", "variants", "ceilings", "tune", "fidelity", "Records", "new")
 
 
 def __getattr__(name: str):
@@ -24,12 +25,8 @@ def __getattr__(name: str):
         from gpulab import api
 
         return getattr(api, name)
-    if name == "ceilings":  # the module gpulab.ceilings, which is callable: gpulab.ceilings() is api.ceilings()
-        import importlib
-
-        return importlib.import_module("gpulab.ceilings")
     raise AttributeError(f"module 'gpulab' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_API, "ceilings"])
+    return sorted([*globals(), *_API])

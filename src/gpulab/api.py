@@ -25,11 +25,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from gpulab import fidelity as fid
-from gpulab import scaffold, sweep
-from gpulab import tune as tuning
-from gpulab.best import picker
-from gpulab.ceilings import attach, ceilings_for_roofline, ceilings_path, ensure, load, this_card
+from gpulab.jobs import fidelity as fid
+from gpulab.jobs import new as scaffold
+from gpulab.run import sweep
+from gpulab.jobs import tune as tuning
+from gpulab.jobs.best import picker
+from gpulab.records.ceilings import attach, ceilings_for_roofline, ceilings_path, load
+from gpulab.jobs.ceilings import ensure, this_card
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Shape, parse_positive_int
@@ -38,17 +40,17 @@ from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
 from gpulab.gpu.timing import TimingPolicy
-from gpulab.lab import (
+from gpulab.run.lab import (
     Lab, LabOptions, RunSpec, compile_record, config_run_key, constraint_reason, derive, parse_param_overrides, plan,
 )
-from gpulab.memory_bound import attach_copy
+from gpulab.records.ceilings import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
-from gpulab.profiling import profile as run_profile
-from gpulab.profiling import check_profile_csv, save_profiles
-from gpulab.records import BEST, Records, check_run_file, read_csv, upsert_runs
-from gpulab.run_args import spec_for
-from gpulab.tune import tuned_defaults
-from gpulab.worker import open_lab
+from gpulab.jobs.profile import profile as run_profile
+from gpulab.jobs.profile import check_profile_csv, save_profiles
+from gpulab.records import BEST, Records, card_folder, check_run_file, read_csv, upsert_runs
+from gpulab.run.args import spec_for
+from gpulab.jobs.tune import tuned_defaults
+from gpulab.run.worker import open_lab
 
 Callback = Callable[..., Any] | None
 
@@ -56,10 +58,6 @@ Callback = Callable[..., Any] | None
 def _call(callback: Callback, *args) -> None:
     if callback is not None:
         callback(*args)
-
-
-def results_dir(gpu_slug: str, root: Path = Path("results")) -> Path:
-    return Path(root) / gpu_slug
 
 
 def card():
@@ -150,13 +148,13 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
           on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None,
           on_status: Callback = None) -> Records:
     """Check and time variants of one experiment (default: all, with their sweeps, and the vendor
-    library beside, and gpulab's best row per shape: gpulab.best; name it in `variants` as 'best'),
+    library beside, and gpulab's best row per shape: gpulab.jobs.best; name it in `variants` as 'best'),
     against this card's ceilings. With `save`, every finished row reaches the CSV
     as the sweep goes (`out`, default results/<gpu>/<experiment>.csv), so a crash late in it keeps
-    the rest. Runs go through the isolated worker (gpulab.worker): one that faults or hangs is
-    marked in its row; `.lab` says which (gpulab.worker.unfinished_line). `params`: {'TILE': (8, 16)}
+    the rest. Runs go through the isolated worker (gpulab.run.worker): one that faults or hangs is
+    marked in its row; `.lab` says which (gpulab.run.worker.unfinished_line). `params`: {'TILE': (8, 16)}
     or ['TILE=8,16']. `workers` (compile processes here) or `scheduler` (a Dask cluster's address):
-    compile in parallel and time on every GPU (gpulab.sweep); `.per_card` holds the Records of each
+    compile in parallel and time on every GPU (gpulab.run.sweep); `.per_card` holds the Records of each
     card model, written to its own folder (this Records is the first's)."""
     exp = experiment(experiment_name, kernels)
     overrides = parse_param_overrides(_param_texts(params))
@@ -171,7 +169,7 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
         return _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, scheduler, out, save,
                                  with_best, on_plan, on_start, on_record, on_status)
     lab = open_lab(options)
-    folder = results_dir(lab.device.slug)
+    folder = card_folder(lab.device.slug)
     specs = _bench_plan(exp, names, overrides, chosen_shapes, folder, with_best)
     lab.preflight(specs)
     path = (Path(out) if out else folder / f"{exp.name}.csv") if save else None
@@ -191,7 +189,7 @@ def bench_variant_names(exp, variants: Sequence[str] | None) -> list[str] | None
 
 def _bench_plan(exp, names, overrides, chosen_shapes, folder: Path, with_best: bool) -> list[RunSpec]:
     """bench's runs: the variants (tuned defaults from `folder`) and the vendor rows, and with
-    `with_best` gpulab's best row of each shape (gpulab.best) just before that shape's vendor rows."""
+    `with_best` gpulab's best row of each shape (gpulab.jobs.best) just before that shape's vendor rows."""
     specs = plan(exp, names, overrides, chosen_shapes, defaults=tuned_defaults(exp, folder))
     if not with_best:
         return specs
@@ -208,7 +206,7 @@ def _bench_plan(exp, names, overrides, chosen_shapes, folder: Path, with_best: b
 
 
 def best(experiment_name: str, shapes: Sequence[Any] | None = None, sizes: Sequence[int | str] | None = None,
-         kernels: Sequence[str | Path] = (), results: str | Path = Path("results"), gpu: str | None = None) -> Records:
+         kernels: Sequence[str | Path] = (), results: str | Path | None = None, gpu: str | None = None) -> Records:
     """What gpulab's best row runs at each shape (default: the experiment's default shapes), from the
     tuned.json of card `gpu` (a results folder's name, e.g. 'h200'; default: this machine's card,
     else nothing tuned): one row per shape with `variant`, `params` and `picked` (why); a shape
@@ -216,7 +214,7 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, sizes: Seque
     exp = experiment(experiment_name, kernels)
     here = card() if gpu is None else None
     slug = gpu or (here.slug if here is not None else None)
-    choose = picker(exp, results_dir(slug, Path(results)) if slug else None)
+    choose = picker(exp, card_folder(slug, results) if slug else None)
     rows = Records()
     for shape in shapes_of(exp, sizes, shapes):
         chosen = choose(shape)
@@ -231,14 +229,14 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, sizes: Seque
 
 def _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, scheduler, out, save,
                       with_best, on_plan, on_start, on_record, on_status) -> Records:
-    """bench on a Dask cluster (gpulab.sweep): every run once per card model among its GPUs."""
+    """bench on a Dask cluster (gpulab.run.sweep): every run once per card model among its GPUs."""
     per_card = []
     with sweep.open_cluster(workers, scheduler, options) as cluster:
         groups = cluster.groups()
         if save and out is not None and len(groups) > 1:
             raise GpulabError(f"--out names one CSV and the cluster has {len(groups)} card models; leave it out")
         for group in groups:
-            folder = results_dir(group.device.slug)
+            folder = card_folder(group.device.slug)
             specs = _bench_plan(exp, names, overrides, chosen_shapes, folder, with_best)
             group.preflight(specs)
             path = (Path(out) if out else folder / f"{exp.name}.csv") if save else None
@@ -300,10 +298,10 @@ def run(experiment_names: Sequence[str] | None = None, kernels: Sequence[str | P
         on_record: Callback = None, on_status: Callback = None) -> dict[str, Records]:
     """The main job on a GPU: each experiment (default: all) at its default shapes, tuned params
     where tune found them, one CSV each under results/<gpu>/ (or out_dir). {experiment: records};
-    each records' `.lab` is the one lab they shared (gpulab.worker.unfinished_line)."""
+    each records' `.lab` is the one lab they shared (gpulab.run.worker.unfinished_line)."""
     exps = _chosen(experiment_names, kernels)
     lab = open_lab(LabOptions())
-    folder = Path(out_dir) if out_dir else results_dir(lab.device.slug)
+    folder = Path(out_dir) if out_dir else card_folder(lab.device.slug)
     ensure_ceilings(lab.device, folder, on_status)
     out = {}
     for exp in exps:
@@ -450,7 +448,7 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
     """Every variant's access model against Nsight Compute (default and/or ragged shapes, or the
     shapes of `shape_list`, 'MxNxK' texts; `params` as bench's): one row per counted quantity, saved
     after every run into `out` (default results/<gpu>/fidelity.csv).
-    on_record gets each run's gpulab.fidelity.RunResult; `.results` holds them all (a failed run's
+    on_record gets each run's gpulab.jobs.fidelity.RunResult; `.results` holds them all (a failed run's
     `.error` says why; the rows recorded for it before are kept)."""
     specs = fid.plan(list(experiment_names) if experiment_names else None, list(variants) if variants else None,
                      shapes, shape_list, parse_param_overrides(_param_texts(params)))
@@ -483,7 +481,7 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
     (default: the experiment's tune shapes), saving as it goes (a re-run resumes), and record the
     best config for this card in results/<gpu>/tuned.json. Records: every result of this tune;
     `.result` (scored configs, best per shape), `.plan`. on_message(text): what it found first.
-    `workers` or `scheduler`: compiled in parallel, timed on every GPU (gpulab.sweep), one tune per
+    `workers` or `scheduler`: compiled in parallel, timed on every GPU (gpulab.run.sweep), one tune per
     card model, each in `.per_card` (this Records is the first's)."""
     exp = experiment(experiment_name, kernels)
     v = exp.variant(variant)
@@ -498,9 +496,9 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
     chosen = shapes_of(exp, sizes, shapes) if (sizes or shapes) else tuning.tune_shapes(exp, v)
     if workers is not None or scheduler:
         with sweep.open_cluster(workers, scheduler, tuning.tune_options()) as cluster:
-            per_card = [_tune_plan(plan, lambda plan, **bar: sweep.run_tune(cluster, plan, **bar),
+            per_card = [_tune_plan(plan, lambda plan, **bar: tuning.run_tune_on(cluster, plan, **bar),
                                    on_message, on_plan, on_start, on_record)
-                        for plan in sweep.plan_tunes(cluster, exp, v, overrides, chosen, limit)]
+                        for plan in tuning.plan_tunes_on(cluster, exp, v, overrides, chosen, limit)]
     else:
         per_card = [_tune_plan(tuning.plan_tune(exp, v, overrides, chosen, limit), tuning.run_tune,
                                on_message, on_plan, on_start, on_record)]
@@ -509,7 +507,7 @@ def tune(experiment_name: str, variant: str, params=None, sizes: Sequence[int | 
 
 
 def _tune_plan(plan, run_tune: Callable, on_message, on_plan, on_start, on_record) -> Records:
-    """One tune plan, timed by `run_tune(plan, on_start=, on_end=)` (gpulab.tune's, or a cluster's)."""
+    """One tune plan, timed by `run_tune(plan, on_start=, on_end=)` (gpulab.jobs.tune's, or a cluster's)."""
     v, chosen = plan.variant, plan.shapes
     _call(on_message, f"{plan.experiment.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected "
                       f"by constraints, timing {len(plan.configs)} on {', '.join(s.label for s in chosen)}")
@@ -530,7 +528,7 @@ def _tune_plan(plan, run_tune: Callable, on_message, on_plan, on_start, on_recor
 
 # -- a new experiment -----------------------------------------------------------------------------------
 def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
-    """Scaffold a working experiment package DIR/NAME (see gpulab.scaffold); its folder."""
+    """Scaffold a working experiment package DIR/NAME (see gpulab.jobs.new); its folder."""
     return scaffold.new(name, directory, like)
 
 

@@ -15,9 +15,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from gpulab import api
-from gpulab import fidelity as fid
-from gpulab import sanitize as san
-from gpulab import tune as tuning
+from gpulab.jobs import fidelity as fid
+from gpulab.jobs import sanitize as san
+from gpulab.jobs import tune as tuning
 from gpulab.api import shapes_of
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError, RunsFailed
@@ -27,8 +27,8 @@ from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
 from gpulab.model.predict import instruction_table
-from gpulab.profiling import access_model, sass_profile
-from gpulab.records import environment, read_csv, write_csv
+from gpulab.jobs.profile import access_model, sass_profile
+from gpulab.records import RESULTS_ROOT, card_folder, environment, read_csv, write_csv
 from gpulab.report import fidelity_tables, predict_tables
 from gpulab.report.fidelity_tables import rejudge_line
 from gpulab.report.markdown import card_folders, readme_blocks, update_readme
@@ -39,8 +39,8 @@ from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 from gpulab.report.tables import (
     bench_table, ceilings_table, experiment_table, resources_table, sanitize_table, summary_table, tune_table,
 )
-from gpulab.tune import load_tuned
-from gpulab.worker import unfinished_line
+from gpulab.jobs.tune import load_tuned
+from gpulab.run.worker import unfinished_line
 
 app = typer.Typer(
     add_completion=False,
@@ -269,7 +269,7 @@ def new(
 
 @app.command()
 def report(
-    results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
+    results: Path = typer.Option(RESULTS_ROOT, "--results", help="the folder of per-GPU results"),
 ) -> None:
     """Plots (PNG) and one HTML page per card, from the CSVs under results/<gpu>/."""
     # The one import kept here: the page builder loads matplotlib (a third of a second), which no
@@ -288,7 +288,7 @@ def report(
 @app.command()
 def readme(
     readme_path: Path = typer.Option(Path("README.md"), "--readme", help="the file with generated blocks"),
-    results: Path = typer.Option(Path("results"), "--results", help="the folder of per-GPU results"),
+    results: Path = typer.Option(RESULTS_ROOT, "--results", help="the folder of per-GPU results"),
 ) -> None:
     """Regenerate the README's result tables (blocks <!-- gpulab:GPU-EXPERIMENT -->) from the CSVs."""
     if not readme_path.exists():
@@ -436,7 +436,7 @@ def fidelity(
     """Every variant's access model against Nsight Compute on this card: predicted | measured per
     counted quantity, at the default and a ragged shape (or --shape), into results/<gpu>/fidelity.csv."""
     if rejudge:
-        _rejudge_fidelity([out] if out else sorted(Path("results").glob("*/" + fid.FILE_NAME)))
+        _rejudge_fidelity([out] if out else sorted(RESULTS_ROOT.glob("*/" + fid.FILE_NAME)))
         return
     with Live("fidelity") as live:
         callbacks = live.callbacks(status=False)
@@ -482,7 +482,7 @@ def sanitize(
         if not any(v.name == name for e in exps for v in e.variants):
             exps[0].variant(name)
     device = require_gpu()
-    folder = api.results_dir(device.slug)
+    folder = card_folder(device.slug)
     specs, skipped = san.plan(exps, load_tuned(folder), device.arch)
     if names:
         specs = [s for s in specs if s.variant.name in names]

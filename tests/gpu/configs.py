@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulab.tune import accepted_params, load_tuned
+from gpulab.jobs.tune import accepted_params, load_tuned
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def lab():
-    from gpulab.lab import Lab, LabOptions
+    from gpulab.run.lab import Lab, LabOptions
 
     return Lab(LabOptions(seed=1234))
 

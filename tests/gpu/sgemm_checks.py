@@ -10,7 +10,7 @@ import numpy as np
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.gpu.launch import load
-from gpulab.lab import RunSpec, compile_spec
+from gpulab.run.lab import RunSpec, compile_spec
 
 
 def config_id(item) -> str:

@@ -18,8 +18,8 @@ import pytest
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Variant
 from gpulab.gpu.timing import TimingPolicy
-from gpulab.lab import LabOptions, RunSpec
-from gpulab.worker import IsolatedLab
+from gpulab.run.lab import LabOptions, RunSpec
+from gpulab.run.worker import IsolatedLab
 
 SGEMM = get_experiment("sgemm")
 PLANTED = Path(__file__).parent / "planted"
@@ -72,7 +72,7 @@ def test_each_fault_is_a_device_fault_in_process(name):
     code = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
             "from test_faults_gpu import _spec\n"
             "from gpulab.errors import DeviceFault\n"
-            "from gpulab.lab import Lab\n"
+            "from gpulab.run.lab import Lab\n"
             "try:\n"
             f"    Lab().verify(_spec({name!r}))\n"
             "except DeviceFault as exc:\n"
@@ -118,7 +118,7 @@ def test_the_out_of_bounds_read_passes_the_value_check(lab):
 
 def _sanitizer():
     from gpulab.errors import GpulabError
-    from gpulab.sanitize import find_sanitizer
+    from gpulab.jobs.sanitize import find_sanitizer
 
     try:
         return find_sanitizer()
@@ -127,7 +127,7 @@ def _sanitizer():
 
 
 def test_memcheck_catches_the_read_the_value_check_cannot_see(tmp_path):
-    from gpulab.sanitize import sanitize_one
+    from gpulab.jobs.sanitize import sanitize_one
 
     row = sanitize_one(_sanitizer(), _spec("reads_past_k"), "memcheck", tmp_path)
     assert row["errors"] and row["errors"] > 0, row
@@ -137,7 +137,7 @@ def test_memcheck_catches_the_read_the_value_check_cannot_see(tmp_path):
 
 
 def test_racecheck_reports_the_nosync_demos_hazard(tmp_path):
-    from gpulab.sanitize import sanitize_one, sanitize_shape
+    from gpulab.jobs.sanitize import sanitize_one, sanitize_shape
 
     stencil = get_experiment("stencil")
     spec = RunSpec(stencil, stencil.variant("nosync"), {"R": 3}, sanitize_shape(stencil))

@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpulab import ceilings as ceil
+from gpulab.jobs import ceilings as measuring
+from gpulab.records import ceilings as table
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Variant
-from gpulab.lab import RunSpec, derive, plan
+from gpulab.run.lab import RunSpec, derive, plan
 
 COALESCE = get_experiment("coalesce")
 STENCIL = get_experiment("stencil")
@@ -140,7 +141,7 @@ def test_copy_missing_its_last_element_is_caught(lab):
 # -- records and ceilings ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ceilings(lab, tmp_path_factory):
-    return ceil.ensure(lab.device, tmp_path_factory.mktemp("ceilings"), refresh=True)
+    return measuring.ensure(lab.device, tmp_path_factory.mktemp("ceilings"), refresh=True)
 
 
 @pytest.mark.exclusive  # under pytest -n 8 on the H200 another worker's kernels cut the FMA rate to 46 of 66 TFLOP/s
@@ -148,11 +149,11 @@ def test_ceilings_measured_and_plausible(lab, ceilings):
     from cupy._core import _routines_linalg as linalg
 
     assert ceilings.measured and ceilings.path.exists()
-    bf16 = set(ceil.tensor_names(lab.device))
-    if ceil.tensor_instruction(lab.device) == ceil.WGMMA:  # the mma.sync rate too, under its own name
-        bf16.add(ceil.TENSOR_BF16_MMA_SYNC)
-    assert {r["ceiling"] for r in ceilings.rows} == set(ceil.names()) | {ceil.L2_NAME} | bf16
-    again = ceil.ensure(lab.device, ceilings.path.parent)
+    bf16 = set(table.tensor_names(lab.device))
+    if table.tensor_instruction(lab.device) == table.WGMMA:  # the mma.sync rate too, under its own name
+        bf16.add(table.TENSOR_BF16_MMA_SYNC)
+    assert {r["ceiling"] for r in ceilings.rows} == set(table.names()) | {table.L2_NAME} | bf16
+    again = measuring.ensure(lab.device, ceilings.path.parent)
     assert not again.measured and again.copy_gbps == pytest.approx(ceilings.copy_gbps, rel=1e-6)
     for r in ceilings.rows:
         print(f"{r['ceiling']:18s} {r.get('gbps') or r.get('gflops'):12,.0f} {'GB/s' if r.get('gbps') else 'GFLOP/s'}"
@@ -160,9 +161,9 @@ def test_ceilings_measured_and_plausible(lab, ceilings):
         assert r["gpu"] == lab.device.name and r["driver"] and r["date"] and r["time_ms"] > 0
     assert ceilings.copy_gbps > 100 and ceilings.fma_gflops > 1000
     # L2 hits are served faster than DRAM: a read ceiling no better than the copy did not stay in L2
-    l2 = ceilings.row(ceil.L2_NAME)
-    assert ceilings.l2_gbps > 1.2 * ceilings.copy_gbps and l2["size_bytes"] <= lab.device.l2_bytes * ceil.L2_FRACTION
-    for n in ceil.GEMM_SIZES:
+    l2 = ceilings.row(table.L2_NAME)
+    assert ceilings.l2_gbps > 1.2 * ceilings.copy_gbps and l2["size_bytes"] <= lab.device.l2_bytes * measuring.L2_FRACTION
+    for n in table.GEMM_SIZES:
         fp32, tf32 = ceilings.row(f"cublas_fp32_{n}"), ceilings.row(f"cublas_tf32_{n}")
         assert fp32["max_rel_err"] <= 2e-5 and fp32["tf32_visible"] is False
         assert tf32["tf32_visible"] is True and tf32["gflops"] > fp32["gflops"]
@@ -180,7 +181,7 @@ def test_bench_records_carry_napkin_math_l2_label_and_pct_of_ceiling(lab, ceilin
     variants = {"grayscale": ["column", "vec4"], "coalesce": ["cols", "rows"], "stencil": ["global", "shared", "regs"]}
     shape = exp.shape(*dims)
     specs = plan(exp, variants[exp.name], {}, [shape])
-    records = ceil.attach(derive([lab.execute(s) for s in specs], exp.baseline), exp, ceilings)
+    records = table.attach(derive([lab.execute(s) for s in specs], exp.baseline), exp, ceilings)
     read, written = (4 * shape.values[0] * shape.values[1], shape.values[0] * shape.values[1]) \
         if exp is GRAYSCALE else (exp.bytes_moved(shape) // 2, exp.bytes_moved(shape) // 2)
     for r in records:

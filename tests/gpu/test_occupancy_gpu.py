@@ -1,12 +1,12 @@
 """gpulab.gpu.occupancy against the driver's own occupancy calculator, for every variant's default
 config on this card: the number `gpulab run` prints without a GPU must be the one the card gives.
-gpulab.ncu_child.occupancy asks the driver and computes its own beside it."""
+gpulab.run.ncu_child.occupancy asks the driver and computes its own beside it."""
 
 import pytest
 
 from gpulab.experiments import all_experiments
-from gpulab.lab import Lab, RunSpec, compile_spec
-from gpulab.ncu_child import occupancy
+from gpulab.run.lab import Lab, RunSpec, compile_spec
+from gpulab.run.ncu_child import occupancy
 
 pytestmark = pytest.mark.gpu
 

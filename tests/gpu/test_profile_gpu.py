@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from gpulab.gpu import ncu
-from gpulab.profiling import predicted_counters, profile
+from gpulab.jobs.profile import predicted_counters, profile
 from gpulab.records import read_csv
-from gpulab.run_args import make_spec
+from gpulab.run.args import make_spec
 
 pytestmark = pytest.mark.gpu
 

@@ -7,7 +7,7 @@ import pytest
 
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Launch, Variant
-from gpulab.lab import RunSpec, derive, plan
+from gpulab.run.lab import RunSpec, derive, plan
 
 from configs import declared_and_tuned
 

@@ -11,7 +11,7 @@ import pytest
 from gpulab import api
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SK_DEFAULTS
-from gpulab.lab import RunSpec
+from gpulab.run.lab import RunSpec
 
 SK = SGEMM.variant("sk")
 CONFIGS = [SK.default_params(), *SK_DEFAULTS.values(),

@@ -1,4 +1,4 @@
-"""A sweep on a local Dask cluster over this machine's GPUs (gpulab.sweep): compiles on CPU workers,
+"""A sweep on a local Dask cluster over this machine's GPUs (gpulab.run.sweep): compiles on CPU workers,
 timings on one pinned worker per GPU, every row correct and saying where it was timed, the best
 config found the same way as a serial tune finds it (scored from the rows)."""
 
@@ -8,11 +8,12 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from gpulab import sweep, tune  # noqa: E402
+from gpulab.jobs import tune  # noqa: E402
+from gpulab.run import sweep  # noqa: E402
 from gpulab.experiments import get_experiment  # noqa: E402
 from gpulab.gpu.device import visible_gpus  # noqa: E402
 from gpulab.gpu.timing import TimingPolicy  # noqa: E402
-from gpulab.lab import LabOptions  # noqa: E402
+from gpulab.run.lab import LabOptions  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 SGEMM = get_experiment("sgemm")
@@ -24,11 +25,11 @@ def test_a_tune_on_a_local_cluster_times_every_config_on_the_gpus(tmp_path):
     v1 = SGEMM.variant("v1")
     shapes = [SGEMM.shape(256, 256, 256), SGEMM.shape(129, 67, 33)]
     with sweep.Cluster.local(2, gpus, FAST) as cluster:
-        plans = sweep.plan_tunes(cluster, SGEMM, v1, {"TILE": (8, 16, 32)}, shapes, 10, tmp_path)
+        plans = tune.plan_tunes_on(cluster, SGEMM, v1, {"TILE": (8, 16, 32)}, shapes, 10, tmp_path)
         assert len(plans) == 1 and len(plans[0].lab.cards) == len(gpus)
         plan = plans[0]
         plan.resume()
-        result = sweep.run_tune(cluster, plan)
+        result = tune.run_tune_on(cluster, plan)
     rows = tune.resume_rows(plan.path)
     assert len(rows) == 6 and all(r["correct"] and r["time_ms"] > 0 for r in rows)
     # visible_gpus() names GPUs as CUDA_VISIBLE_DEVICES does (strings); the CSV reads "0" back as 0

@@ -15,7 +15,7 @@ from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.launch import by_value, load, synchronize
 from gpulab.gpu.seam import cupy
 from gpulab.gpu.tma import TENSOR_MAP_BYTES, bf16_matrix_map, encode
-from gpulab.lab import RunSpec
+from gpulab.run.lab import RunSpec
 
 GEMM = get_experiment("gemm_bf16")
 FOLDER = Path(staging.__file__).parent

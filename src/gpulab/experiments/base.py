@@ -4,7 +4,7 @@ An experiment is one problem with a reference answer; a variant is one `.cu` fil
 compiled with params as -D defines. Everything the harness, the CLI, the tests and the reports need
 to know about a kernel is declared here, once: adding a variant is one `.cu` file plus one `Variant`
 entry in its experiment's `__init__.py`, or one `.cu` file that declares itself in a gpulab block
-(gpulab.experiments.declared, `Variant.from_file`).
+(gpulab.experiments.declared.variant_from_file).
 
 This module knows nothing about CUDA: device arrays arrive as objects of an array module `xp`
 (numpy or cupy) chosen by the harness.
@@ -143,21 +143,13 @@ class Variant:
     # The param that tells the launch how many blocks an SM runs at once (a grid planned in waves,
     # sgemm v13's RESIDENT). Only the compiled kernel's registers say what is true; where the two
     # differ the run is still right but planned for waves the card does not run, and its record says
-    # so (gpulab.lab.resident_note).
+    # so (gpulab.run.lab.resident_note).
     resident_param: str = ""
     # The measured ceiling (gpulab.ceilings) this variant is held to where it is not its experiment's
     # compute_ceiling ("": the experiment's), and how many of that ceiling's operations each FLOP of
     # the problem costs: sgemm's v14 runs FP32 GEMM as three TF32 products ("tensor_tf32", 3).
     compute_ceiling: str = ""
     ceiling_ops: int = 1
-
-    @classmethod
-    def from_file(cls, path, access: Callable[..., Any] | None = None) -> "Variant":
-        """The variant a `.cu` file declares in its `/* gpulab variant ... */` block (see
-        gpulab.experiments.declared); `access`, if given, is its access model."""
-        from gpulab.experiments.declared import variant_from_file
-
-        return variant_from_file(Path(path), access=access)
 
     def arch_reason(self, arch: str) -> str | None:
         """Why this variant cannot run on `arch` ('sm_75'), or None."""
@@ -348,7 +340,7 @@ class Experiment:
         return {}
 
     def best_default(self, shape: Shape) -> tuple[str, Params, str] | None:
-        """What gpulab's best row runs at `shape` when no tuned shape is near (gpulab.best):
+        """What gpulab's best row runs at `shape` when no tuned shape is near (gpulab.jobs.best):
         (variant name, params, why), or None for no best row there."""
         return None
 

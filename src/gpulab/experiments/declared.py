@@ -1,7 +1,7 @@
 """A variant that declares itself: a `/* gpulab variant ... */` block at the top of its `.cu` file.
 
 It says, in the file, what a `Variant(...)` line in an experiment's `__init__.py` says, so one file
-is a whole variant (`gpulab bench sgemm --kernel mine.cu`, or `Variant.from_file` in a package):
+is a whole variant (`gpulab bench sgemm --kernel mine.cu`, or `variant_from_file` in a package):
 
     /* gpulab variant
     name:     tiled                                   optional; default: the file name without .cu

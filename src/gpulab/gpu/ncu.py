@@ -38,7 +38,7 @@ INSTALL_GLOBS = ("/opt/nvidia/nsight-compute/*/ncu",)
 
 PERMISSION_CODE = "ERR_NVGPUCTRPERM"
 NO_KERNEL_TEXT = "No kernels were profiled"
-# Lines the profiled program writes to stderr when it fails (see gpulab.ncu_child).
+# Lines the profiled program writes to stderr when it fails (see gpulab.run.ncu_child).
 TARGET_ERROR_PREFIX = "gpulab-target: error:"
 
 CAPTURE_TIMEOUT_S = 900

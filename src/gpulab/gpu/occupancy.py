@@ -5,7 +5,7 @@ It follows the arithmetic of the CUDA occupancy calculator: registers are alloca
 units of 256, and each of the SM's 4 sub-partitions has its own quarter of the register file, so a
 warp needing 4,864 registers fits 3 to a sub-partition (16,384 / 4,864), 12 to the SM; shared memory
 is allocated per block in units of 128 bytes plus 1 KiB the driver reserves for each block. With a
-GPU present the driver's own calculator is the authority (gpulab.ncu_child asks it); this module
+GPU present the driver's own calculator is the authority (gpulab.run.ncu_child asks it); this module
 answers without one, for a named architecture, so `gpulab run` on a laptop can already say that
 sgemm v3's 148 registers leave room for one block of 256 threads per SM.
 """
@@ -36,7 +36,7 @@ class SmLimits:
 
 
 # From the CUDA C++ Programming Guide's table of compute-capability limits, for `gpulab run` and
-# `list` without a GPU (with one, the card's own attributes are used: gpulab.lab.Lab.sm_limits).
+# `list` without a GPU (with one, the card's own attributes are used: gpulab.run.lab.Lab.sm_limits).
 # Before sm_80 the driver reserves no shared memory per block. (NVRTC 13 targets nothing older than sm_75.)
 SM_LIMITS: dict[str, SmLimits] = {
     "sm_75": SmLimits(max_warps=32, max_blocks=16, regs=65536, smem_bytes=64 * 1024, smem_reserved_per_block=0),

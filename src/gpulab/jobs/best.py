@@ -24,7 +24,7 @@ import dataclasses
 from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.tune import NEAR, accepted_params, load_tuned, nearness, shape_distance, shape_of
+from gpulab.jobs.tune import NEAR, accepted_params, load_tuned, nearness, shape_distance, shape_of
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
     for each built-in variant (registry default params), at its experiment's first default shape and
     at its ragged shapes (RAGGED_SHAPES):
-        gpulab.profiling.profile(spec)          ncu in a separate process, one captured launch
+        gpulab.jobs.profile.profile(spec)          ncu in a separate process, one captured launch
         predicted_quantities(spec)              the access model, summed exactly (gpulab.model)
         -> one row per quantity: predicted, measured, ratio, exact, verdict, note
     -> results/<gpu>/fidelity.csv (rows of the same run are replaced, others kept)
@@ -34,17 +34,17 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from gpulab import profiling
+from gpulab.jobs import profile as profiling
 from gpulab import quantities as Q
 from gpulab.errors import GpulabError, NotModelled
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.files import locked
 from gpulab.gpu import ncu as ncu_mod
 from gpulab.gpu.device import gpu_slug
-from gpulab.lab import RunSpec, config_run_key
+from gpulab.run.lab import RunSpec, config_run_key
 from gpulab.model.predict import check_launch, predict
 from gpulab.params import parse_params_label
-from gpulab.records import RUN_KEY, read_csv, run_key, to_csv_text, write_csv
+from gpulab.records import RUN_KEY, card_folder, read_csv, run_key, to_csv_text, write_csv
 
 FILE_NAME = Q.FIDELITY_FILE
 # One ragged shape per experiment, small enough that ncu is quick, with every edge exercised: tiles
@@ -134,7 +134,7 @@ def predicted_quantities(spec) -> dict[str, int] | None:
 
 
 def measured_quantities(measured: dict) -> dict[str, float]:
-    """The quantities of QUANTITIES from measured values by key (gpulab.profiling.measure, or the
+    """The quantities of QUANTITIES from measured values by key (gpulab.jobs.profile.measure, or the
     recorded rows of a run): the derived ones computed again from the others."""
     values = {k: v for k, v in measured.items() if not (Q.BY_KEY.get(k) and Q.BY_KEY[k].derived)}
     values |= Q.derive(values)
@@ -314,8 +314,8 @@ def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResu
     return RunResult(spec, out, time.perf_counter() - start)
 
 
-def fidelity_path(gpu_slug: str, results_root: Path = Path("results")) -> Path:
-    return Path(results_root) / gpu_slug / FILE_NAME
+def fidelity_path(gpu_slug: str, results_root: Path | None = None) -> Path:
+    return card_folder(gpu_slug, results_root) / FILE_NAME
 
 
 def save(path: Path, results: list[RunResult]) -> None:

@@ -126,7 +126,8 @@ from pathlib import Path
 import numpy as np
 
 from gpulab.check import compare_float
-from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.experiments.base import Experiment, Params, Shape
+from gpulab.experiments.declared import variant_from_file
 
 from .access import naive_access
 
@@ -146,7 +147,7 @@ class {{Class}}(Experiment):
     max_dim = 1 << 15
 
     variants = (
-        Variant.from_file(HERE / "v0_naive.cu", access=naive_access),
+        variant_from_file(HERE / "v0_naive.cu", access=naive_access),
     )
 
     def bytes_moved(self, shape: Shape) -> int:
@@ -247,7 +248,8 @@ from pathlib import Path
 import numpy as np
 
 from gpulab.check import compare_exact, compare_float
-from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.experiments.base import Experiment, Params, Shape
+from gpulab.experiments.declared import variant_from_file
 
 from .access import naive_access
 
@@ -267,7 +269,7 @@ class {{Class}}(Experiment):
     max_dim = 1 << 14
 
     variants = (
-        Variant.from_file(HERE / "v0_naive.cu", access=naive_access),
+        variant_from_file(HERE / "v0_naive.cu", access=naive_access),
     )
 
     def flops(self, shape: Shape) -> float:
@@ -401,7 +403,8 @@ from pathlib import Path
 import numpy as np
 
 from gpulab.check import compare_float
-from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.experiments.base import Experiment, Params, Shape
+from gpulab.experiments.declared import variant_from_file
 
 from .access import naive_access
 
@@ -421,7 +424,7 @@ class {{Class}}(Experiment):
     max_dim = 1 << 30
 
     variants = (
-        Variant.from_file(HERE / "v0_naive.cu", access=naive_access),
+        variant_from_file(HERE / "v0_naive.cu", access=naive_access),
     )
 
     def flops(self, shape: Shape) -> float:

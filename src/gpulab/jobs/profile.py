@@ -1,12 +1,12 @@
 """Counters for one run: capture one launch under Nsight Compute in a separate process, put the
 measured quantities beside the model's predictions, and write them into the run's record.
 
-    spec -> gpulab.ncu_child (the child program, under ncu: one captured launch) -> raw CSV
+    spec -> gpulab.run.ncu_child (the child program, under ncu: one captured launch) -> raw CSV
          -> {metric: float} -> quantities (gpulab.quantities: the one table of what is measured)
          + predicted counters (gpulab.model.predict)
          -> one record, upserted into results/<gpu>/profile.csv (gpulab.records.upsert_runs)
 
-gpulab.gpu.ncu builds and runs the ncu commands; gpulab.run_args reads a run from the command
+gpulab.gpu.ncu builds and runs the ncu commands; gpulab.run.args reads a run from the command
 line for both the CLI and the child; this module joins them for one run.
 """
 
@@ -27,10 +27,10 @@ from gpulab.errors import GpulabError
 from gpulab.gpu import ncu as ncu_mod
 from gpulab.gpu import ncu_source
 from gpulab.gpu.device import probe
-from gpulab.lab import config_run_key
+from gpulab.run.lab import config_run_key
 from gpulab.model.predict import predict
-from gpulab.ncu_child import LAUNCH_SKIP, target_argv
-from gpulab.records import check_run_file, upsert_runs
+from gpulab.run.ncu_child import LAUNCH_SKIP, target_argv
+from gpulab.records import card_folder, check_run_file, upsert_runs
 
 
 # -- predictions --------------------------------------------------------------------------------
@@ -154,7 +154,7 @@ def _dims(text: str) -> list[int]:
 
 def library_facts(launch: ncu_mod.KernelResult) -> dict:
     """A library kernel's resources, launch and theoretical occupancy from its counters: the info a
-    variant's child reports from the compile (gpulab.ncu_child.kernel_facts)."""
+    variant's child reports from the compile (gpulab.run.ncu_child.kernel_facts)."""
     def whole(metric: str) -> int | None:
         value = launch.get(metric)
         return None if math.isnan(value) else int(value)
@@ -203,7 +203,7 @@ def capture_request(spec, info_path: Path, seed: int = 0, **mode) -> ncu_mod.Cap
     return ncu_mod.CaptureRequest(target=target, kernel_name=spec.experiment.entry, launch_skip=LAUNCH_SKIP, **mode)
 
 
-def profile(spec, *, full: bool = False, report_out: Path | None = None, results_root: Path = Path("results"),
+def profile(spec, *, full: bool = False, report_out: Path | None = None, results_root: Path | None = None,
             seed: int = 0, ncu: str | None = None) -> Profile:
     """Profile one launch of `spec` under ncu; with `full`, also keep a `--set full` report
     (at `report_out`, else results/<gpu>/profiles/<name>.ncu-rep)."""
@@ -226,7 +226,7 @@ def profile(spec, *, full: bool = False, report_out: Path | None = None, results
             info |= library_facts(launch)
         saved = None
         if full:
-            saved = report_out or results_root / info["device"]["slug"] / "profiles" / report_name(spec)
+            saved = report_out or card_folder(info["device"]["slug"], results_root) / "profiles" / report_name(spec)
             saved = Path(saved)
             if saved.suffix != ".ncu-rep":
                 saved = saved.with_name(saved.name + ".ncu-rep")
@@ -250,11 +250,11 @@ def sass_profile(spec, seed: int = 0, ncu: str | None = None):
         return ncu_source.parse_source_csv(ncu_source.capture_source(request, ncu, child_env()))
 
 
-def profile_csv_path(prof: Profile, results_root: Path = Path("results")) -> Path:
-    return results_root / prof.info["device"]["slug"] / Q.PROFILE_FILE
+def profile_csv_path(prof: Profile, results_root: Path | None = None) -> Path:
+    return card_folder(prof.info["device"]["slug"], results_root) / Q.PROFILE_FILE
 
 
-def check_profile_csv(csv_path: Path | None = None, results_root: Path = Path("results")) -> None:
+def check_profile_csv(csv_path: Path | None = None, results_root: Path | None = None) -> None:
     """Before any capture: the CSV the records will join (default: this card's profile.csv) would be
     accepted, so a damaged one is refused now, not after minutes under ncu. Without a GPU there is
     no default to check; the capture says why it cannot run."""
@@ -262,7 +262,7 @@ def check_profile_csv(csv_path: Path | None = None, results_root: Path = Path("r
         info, _ = probe()
         if info is None:
             return
-        csv_path = results_root / info.slug / Q.PROFILE_FILE
+        csv_path = card_folder(info.slug, results_root) / Q.PROFILE_FILE
     check_run_file(csv_path)
 
 

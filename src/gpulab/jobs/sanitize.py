@@ -5,7 +5,7 @@ then discarded, a race the scheduler happened to order well, a barrier some thre
 read of memory nothing wrote. compute-sanitizer can: memcheck (out-of-bounds and misaligned
 accesses), racecheck (shared-memory hazards), synccheck (barrier misuse) and initcheck
 (uninitialised global reads). Each run is checked once, at a small ragged shape (edges in every
-dimension), in a child program (gpulab.sanitize_child) under each tool, with only the run's own
+dimension), in a child program (gpulab.run.sanitize_child) under each tool, with only the run's own
 kernel instrumented (--kernel-name) and at most two of its launches (--launch-count): CuPy's and
 cuBLAS's kernels, which build inputs and references, are not sanitized, except under initcheck,
 which must see their writes to know the memory initialised.
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Shape
-from gpulab.lab import RunSpec, compile_spec, constraint_reason
+from gpulab.run.lab import RunSpec, compile_spec, constraint_reason
 from gpulab.quantities import SANITIZE_FILE
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -114,7 +114,7 @@ def command(sanitizer: Path, tool: str, entry: str, spec_file: Path, log_file: P
             "--report-api-errors", "no",
             "--print-limit", "20", "--show-backtrace", "no",
             "--log-file", str(log_file),  # the reports apart from the child's own JSON line
-            sys.executable, "-m", "gpulab.sanitize_child", str(spec_file)]
+            sys.executable, "-m", "gpulab.run.sanitize_child", str(spec_file)]
 
 
 def sanitize_one(sanitizer: Path, spec: RunSpec, tool: str, folder: Path, timeout_s: float = CHILD_TIMEOUT_S) -> dict:

@@ -30,11 +30,11 @@ from typing import Any, Callable
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.gpu.timing import TimingPolicy
-from gpulab.lab import LabOptions, RunSpec, compile_spec
+from gpulab.run.lab import LabOptions, RunSpec, compile_spec
 from gpulab.params import parse_params_label
 from gpulab.files import locked, write_atomic
-from gpulab.records import read_csv, read_text, write_csv
-from gpulab.worker import open_lab
+from gpulab.records import card_folder, read_csv, read_text, write_csv
+from gpulab.run.worker import open_lab
 
 TUNED_FILE = "tuned.json"
 
@@ -122,7 +122,7 @@ NEAR = 4.0
 def shape_distance(a: Shape | tuple[int, ...], b: tuple[int, ...]) -> float:
     """How far apart two shapes are for a tuned config: the sum over dimensions of |log2(a_d / b_d)|
     (4096x64x4096 is 1 from 4096x32x4096 but 6 from 4096^3: the shape's class counts, not only its
-    volume). The best row (gpulab.best) and the tuned defaults both measure with it."""
+    volume). The best row (gpulab.jobs.best) and the tuned defaults both measure with it."""
     values = a.values if isinstance(a, Shape) else a
     return sum(abs(math.log2(x / y)) for x, y in zip(values, b))
 
@@ -131,7 +131,7 @@ def nearness(shape: Shape | tuple[int, ...], label: str, rate) -> tuple[float, f
     """Sort key of tuned shapes (labels) for `shape`: the nearest first (shape_distance, rounded so
     that float noise breaks no tie), then the one whose config ran faster where it was tuned (2048^3 is
     as far from 1024^3 as from 4096^3: the larger shape's config, which ran faster, speaks for it).
-    The best row (gpulab.best) and the tuned defaults both order by it."""
+    The best row (gpulab.jobs.best) and the tuned defaults both order by it."""
     return round(shape_distance(shape, shape_of(label)), 9), -float(rate or 0.0)
 
 
@@ -262,7 +262,7 @@ class TunePlan:
     experiment: Experiment
     variant: Variant
     shapes: list[Shape]
-    lab: Any  # gpulab.worker.IsolatedLab (or the in-process gpulab.lab.Lab), imported lazily: it needs the GPU stack
+    lab: Any  # gpulab.run.worker.IsolatedLab (or the in-process gpulab.run.lab.Lab), imported lazily: it needs the GPU stack
     folder: Path
     current: Params
     space_size: int
@@ -317,7 +317,7 @@ class TuneResult:
 
 
 def plan_tune(experiment: Experiment, variant: Variant, overrides: dict[str, tuple[int, ...]],
-              shapes: list[Shape], limit: int, results_root: Path = Path("results")) -> TunePlan:
+              shapes: list[Shape], limit: int, results_root: Path | None = None) -> TunePlan:
     """Split the search space by the constraints, open the lab (this needs the GPU) and sample at
     most `limit` configs, the one this card runs today leading."""
     return plan_on(open_lab(tune_options()), experiment, variant, overrides, shapes, limit, results_root)
@@ -329,13 +329,13 @@ def tune_options():
 
 
 def plan_on(lab, experiment: Experiment, variant: Variant, overrides: dict[str, tuple[int, ...]],
-            shapes: list[Shape], limit: int, results_root: Path = Path("results")) -> TunePlan:
+            shapes: list[Shape], limit: int, results_root: Path | None = None) -> TunePlan:
     """The plan of a tune timed by `lab` (anything with device, arch, env, preflight and execute:
-    a Lab, an IsolatedLab, or a sweep's card, gpulab.sweep.CardGroup)."""
+    a Lab, an IsolatedLab, or a sweep's card, gpulab.run.sweep.CardGroup)."""
     ok, rejected = feasible(variant, search_space(variant, overrides))
     if reason := variant.arch_reason(lab.arch):
         raise GpulabError(f"{experiment.name} {variant.name} cannot run on this card: {reason}")
-    folder = Path(results_root) / lab.device.slug
+    folder = card_folder(lab.device.slug, results_root)
     current = tuned_defaults(experiment, folder)(variant)
     return TunePlan(experiment, variant, shapes, lab, folder, current, len(ok) + len(rejected),
                     sample(ok, limit, first=current), rejected)
@@ -406,3 +406,32 @@ def _tune_one(lab, spec, path: Path, source_sha: str) -> dict:
     record = record | {"source_sha": source_sha}  # every row says which source it timed, a worker's too
     put_row(path, key, record)
     return record
+
+
+# -- on a Dask cluster (gpulab.run.sweep): compiles spread out, timings on every GPU ----------------
+def plan_tunes_on(cluster, experiment, variant, overrides, shapes, limit: int, results_root=None) -> list:
+    """One tune plan per card model among the cluster's GPUs (a TunePlan, its lab a CardGroup)."""
+    return [plan_on(group, experiment, variant, overrides, shapes, limit, results_root) for group in cluster.groups()]
+
+
+def run_tune_on(cluster, plan, on_start: Callable[[str], None] = lambda label: None,
+             on_end: Callable[[], None] = lambda: None):
+    """run_tune on a cluster (gpulab.run.sweep.Cluster): what the plan's CSV does not hold yet is compiled and
+    timed on the card group's GPUs, each row saved as it comes back (a re-run resumes)."""
+    exp, v = plan.experiment, plan.variant
+    done = done_keys(plan.rows)
+    todo = []
+    for params in plan.configs:
+        for shape in plan.shapes:
+            if (v.params_label(params), shape.label) in done:
+                on_end()
+            else:
+                todo.append(RunSpec(exp, v, params, shape))
+    sha = plan.source_sha
+    for spec, record in cluster.time(todo, plan.lab, skip_spills=True):
+        on_start(spec.label)
+        row = record | {"source_sha": sha}
+        plan.rows.append(row)
+        put_row(plan.path, row_key(row), row)
+        on_end()
+    return finish_tune(plan)

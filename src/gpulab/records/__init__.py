@@ -37,13 +37,23 @@ CORE_COLUMNS = (
     "spill_loads_bytes", "stack_frame_bytes", "barriers", "cmem_bytes",
     "grid", "block", "skip_reason",
 )
-# host and gpu_index: which machine and which of its GPUs timed the row (sweeps over several, gpulab.sweep).
+# host and gpu_index: which machine and which of its GPUs timed the row (sweeps over several, gpulab.run.sweep).
 ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab", "date", "host", "gpu_index")
+
+
+# Where every command reads and writes its results: one folder per card model, named by its slug
+# (results/h200/). Relative to the working directory, as the README's commands are run from the clone.
+RESULTS_ROOT = Path("results")
+
+
+def card_folder(gpu_slug: str, root: Path | str | None = None) -> Path:
+    """The results folder of one card model: results/<gpu>/ (or under `root`)."""
+    return Path(RESULTS_ROOT if root is None else root) / gpu_slug
 
 
 def variant_ran(record: dict) -> str | None:
     """The variant whose kernel a record timed: its own, or a best row's pick, the first word of its
-    `picked` column ('v14 (tuned at 4096x4096x4096)', gpulab.best.Pick.label)."""
+    `picked` column ('v14 (tuned at 4096x4096x4096)', gpulab.jobs.best.Pick.label)."""
     picked = record.get("picked")
     return str(picked).split(" ", 1)[0] if picked else record.get("variant")
 
@@ -265,7 +275,7 @@ def _row(path: Path, header: list[str], cells: list[str], line: int) -> dict:
 
 
 RUN_KEY = ("experiment", "variant", "params", "shape")
-BEST = "best"  # the variant column of gpulab's best row at a shape (gpulab.best)
+BEST = "best"  # the variant column of gpulab's best row at a shape (gpulab.jobs.best)
 
 
 def upsert_runs(path: Path, rows: list[dict], key: Callable[[dict], object] | None = None) -> list[dict]:
@@ -292,7 +302,7 @@ def run_key(row: dict) -> tuple[str, ...]:
     return key[:2] + ("",) + key[3:] if row.get("variant") == BEST else key
 
 
-# A run that did not finish (gpulab.worker) has a skip_reason that begins with one of these: its
+# A run that did not finish (gpulab.run.worker) has a skip_reason that begins with one of these: its
 # kernel faulted on the device (or its process died), or it ran past the per-run time limit.
 FAULTED, TIMED_OUT = "faulted: ", "timed out"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpulab.ceilings import COMPUTE_LABELS, ceilings_path
-from gpulab.ceilings import load as load_ceilings
+from gpulab.records.ceilings import COMPUTE_LABELS, ceilings_path
+from gpulab.records.ceilings import load as load_ceilings
 from gpulab.experiments import all_experiments
 from gpulab.quantities import FIDELITY_FILE, PROFILE_FILE
 from gpulab.files import write_atomic

@@ -1,5 +1,5 @@
 """Terminal output of `gpulab fidelity`: a line per measured run, the table of quantities that differ
-from the prediction, and the closing counts. Built from gpulab.fidelity's RunResult objects and
+from the prediction, and the closing counts. Built from gpulab.jobs.fidelity's RunResult objects and
 fidelity.csv rows."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from gpulab.ceilings import FILE_NAME as CEILINGS_FILE
+from gpulab.records.ceilings import FILE_NAME as CEILINGS_FILE
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments
 from gpulab.quantities import (
@@ -243,7 +243,7 @@ def _pct(value) -> str:
 
 
 def best_block(csv_path: Path) -> str | None:
-    """One line per shape: what gpulab's best row ran there (gpulab.best), its rate, % of cuBLAS and,
+    """One line per shape: what gpulab's best row ran there (gpulab.jobs.best), its rate, % of cuBLAS and,
     on memory-bound shapes, % of the copy ceiling; None when the CSV has no best row."""
     records = read_runs(csv_path)
     best = [r for r in records if r["variant"] == BEST and r.get("correct") and r.get("time_ms")]

@@ -1,6 +1,6 @@
 """Terminal tables for `gpulab profile` and `gpulab compare`: predicted | measured | ratio for every
 counted quantity, the headline metrics with their readings, the top stalls, and two profiles side
-by side. Built from gpulab.profiling.Profile objects; the readings come from report/readings.py."""
+by side. Built from gpulab.jobs.profile.Profile objects; the readings come from report/readings.py."""
 
 from __future__ import annotations
 

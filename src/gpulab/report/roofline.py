@@ -57,7 +57,7 @@ class Point:
 
 
 def roofs(ceilings) -> list[Roof]:
-    """The roofs a gpulab.ceilings.Ceilings holds (an L2 or tensor line only where measured)."""
+    """The roofs a gpulab.records.ceilings.Ceilings holds (an L2 or tensor line only where measured)."""
     out = []
     if ceilings is None:
         return out

@@ -53,7 +53,7 @@ def bench_table(records: list[dict], title: str) -> Table:
     table.add_column("GB/s", justify="right")
     if any(r.get("pct_of_ceiling") is not None for r in records):
         table.add_column("% ceiling", justify="right")
-    has_copy = any(r.get("pct_of_copy") is not None for r in records)  # memory-bound shapes (gpulab.memory_bound)
+    has_copy = any(r.get("pct_of_copy") is not None for r in records)  # memory-bound shapes (gpulab.records.ceilings)
     if has_copy:
         table.add_column("% copy", justify="right")
     table.add_column("x base", justify="right")
@@ -166,7 +166,7 @@ def _file_label(exp, variant) -> str:
 
 
 def ceilings_table(ceilings) -> Table:
-    """`gpulab ceilings`: every ceiling of a gpulab.ceilings.Ceilings, titled with its card, driver and date."""
+    """`gpulab ceilings`: every ceiling of a gpulab.records.ceilings.Ceilings, titled with its card, driver and date."""
     first = ceilings.rows[0]
     table = Table(title=f"Ceilings of {first.get('gpu')} (driver {first.get('driver')}, {first.get('date')})",
                   title_justify="left")

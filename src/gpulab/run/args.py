@@ -1,5 +1,5 @@
 """One run named on a command line, read the same way by `gpulab profile`, `compare` and `predict`
-and by the program Nsight Compute runs (gpulab.ncu_child): an experiment, a variant with optional
+and by the program Nsight Compute runs (gpulab.run.ncu_child): an experiment, a variant with optional
 inline params (`v1` or `v1:TILE=16,BM=64`), `--param NAME=VALUE` flags (one value each) and a shape.
 In the variant's place a vendor library the experiment runs as its baseline (`cublas`) names that
 library's row: no params, no access model, profiled like a variant.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
-from gpulab.lab import RunSpec, parse_param_overrides
+from gpulab.run.lab import RunSpec, parse_param_overrides
 
 
 def parse_variant_arg(text: str) -> tuple[str, dict[str, int]]:

@@ -35,7 +35,7 @@ class RunSpec:
     params: Params
     shape: Shape
     library: str = ""
-    # Set on gpulab's best row (gpulab.best): what was picked and why, e.g. 'sk (tuned at 1x8192x8192)';
+    # Set on gpulab's best row (gpulab.jobs.best): what was picked and why, e.g. 'sk (tuned at 1x8192x8192)';
     # the row is then named `best` and carries this in its `picked` column.
     picked: str = ""
 
@@ -51,7 +51,7 @@ class RunSpec:
         return f"{self.experiment.name} {self.name}{' ' + p if p else ''} {self.shape.label}"
 
     def __reduce__(self):
-        # A spec crosses into the worker process (gpulab.worker) by reference: the experiment by its
+        # A spec crosses into the worker process (gpulab.run.worker) by reference: the experiment by its
         # registry name (or, for one outside the registry, pickled by its importable class), the
         # variant by its name among the experiment's variants. Variants hold lambdas (launch,
         # constraints), which do not pickle; one that is not among its experiment's variants must
@@ -296,7 +296,7 @@ class Lab:
 
     def launcher(self, spec: RunSpec, inputs: dict, out) -> Callable[[], None]:
         """A zero-argument callable that performs the run's work once on the device (checks, timings
-        and the program ncu profiles, gpulab.ncu_child, all launch through this)."""
+        and the program ncu profiles, gpulab.run.ncu_child, all launch through this)."""
         exp = spec.experiment
         if spec.variant is None:
             fn = exp.vendor_baselines()[spec.library]

@@ -1,9 +1,9 @@
-"""The child program Nsight Compute profiles (gpulab.profiling starts it under ncu): one variant,
+"""The child program Nsight Compute profiles (gpulab.jobs.profile starts it under ncu): one variant,
 launched in a fixed order, nothing timed.
 
-    python3 -m gpulab.ncu_child EXPERIMENT VARIANT [--kernel FILE.cu] --param NAME=V ... --shape MxNxK --info OUT.json
+    python3 -m gpulab.run.ncu_child EXPERIMENT VARIANT [--kernel FILE.cu] --param NAME=V ... --shape MxNxK --info OUT.json
 
-The run is read from its arguments by gpulab.run_args, as `gpulab profile` reads its own, and its
+The run is read from its arguments by gpulab.run.args, as `gpulab profile` reads its own, and its
 launch is prepared by the Lab code that times a run (Lab.device_inputs, Lab.launcher): the profiled
 launch is the timed launch, by construction. It launches the kernel exactly
 CHECK_LAUNCHES + WARMUP_LAUNCHES + 1 times:
@@ -41,8 +41,8 @@ from gpulab.gpu.launch import DEFAULT_DYNAMIC_SMEM_LIMIT, profiler_range, synchr
 from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 from gpulab.gpu.occupancy import occupancy as pure_occupancy
 from gpulab.gpu.seam import cupy
-from gpulab.lab import Lab, LabOptions, compile_spec, constraint_reason
-from gpulab.run_args import run_argv, spec_for
+from gpulab.run.lab import Lab, LabOptions, compile_spec, constraint_reason
+from gpulab.run.args import run_argv, spec_for
 
 CHECK_LAUNCHES = 1
 WARMUP_LAUNCHES = 2
@@ -52,8 +52,8 @@ TOTAL_LAUNCHES = LAUNCH_SKIP + 1
 
 
 def target_argv(spec, info_path: Path, seed: int = 0, python: str | None = None) -> list[str]:
-    """The argv the profiler launches for `spec` (gpulab.run_args.run_argv: every param explicit)."""
-    return [python or sys.executable, "-m", "gpulab.ncu_child",
+    """The argv the profiler launches for `spec` (gpulab.run.args.run_argv: every param explicit)."""
+    return [python or sys.executable, "-m", "gpulab.run.ncu_child",
             *run_argv(spec), "--seed", str(seed), "--info", str(info_path)]
 
 
@@ -82,7 +82,7 @@ def occupancy(lab: Lab, compiled, launch) -> dict:
 
 def kernel_facts(lab: Lab, spec) -> dict:
     """What the compile says of a variant's kernel: its resources, launch and occupancy (a library's
-    kernels are known only from the counters: gpulab.profiling reads them there)."""
+    kernels are known only from the counters: gpulab.jobs.profile reads them there)."""
     device = lab.device
     if reason := constraint_reason(spec, device.arch):
         raise GpulabError(f"{spec.label} cannot run on this card: {reason}")
@@ -145,8 +145,8 @@ def run(spec, seed: int, info_path: Path | None) -> dict:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The child's command line: target_argv's words after `python3 -m gpulab.ncu_child`."""
-    p = argparse.ArgumentParser(prog="python3 -m gpulab.ncu_child", description=__doc__.splitlines()[0])
+    """The child's command line: target_argv's words after `python3 -m gpulab.run.ncu_child`."""
+    p = argparse.ArgumentParser(prog="python3 -m gpulab.run.ncu_child", description=__doc__.splitlines()[0])
     p.add_argument("experiment")
     p.add_argument("variant", help="VARIANT or VARIANT:NAME=VALUE,...")
     p.add_argument("--param", action="append", default=[], help="NAME=VALUE (repeatable)")
@@ -159,7 +159,7 @@ def parser() -> argparse.ArgumentParser:
 
 def spec_of(ns: argparse.Namespace):
     """The run the parent named: its experiment (with the variants the --kernel files declare),
-    variant, params and shape, read by gpulab.run_args as `gpulab profile` reads its own."""
+    variant, params and shape, read by gpulab.run.args as `gpulab profile` reads its own."""
     return spec_for(get_experiment(ns.experiment, kernels=tuple(ns.kernel)), ns.variant, ns.param, ns.shape)
 
 
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()
         print(f"{TARGET_ERROR_PREFIX} {type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
-    print(f"gpulab.ncu_child: {spec.label}: {TOTAL_LAUNCHES} launches, the last one is the capture")
+    print(f"gpulab.run.ncu_child: {spec.label}: {TOTAL_LAUNCHES} launches, the last one is the capture")
     return 0
 
 

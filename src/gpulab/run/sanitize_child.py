@@ -1,8 +1,8 @@
 """The program `gpulab sanitize` runs under compute-sanitizer: one check of one run, nothing more.
 
-    python -m gpulab.sanitize_child SPEC_FILE
+    python -m gpulab.run.sanitize_child SPEC_FILE
 
-SPEC_FILE holds one pickled RunSpec (it pickles by reference: gpulab.lab.RunSpec.__reduce__). The
+SPEC_FILE holds one pickled RunSpec (it pickles by reference: gpulab.run.lab.RunSpec.__reduce__). The
 check launches the kernel once (twice for integer outputs) with fresh inputs; its verdict is
 printed as one JSON line. CuPy's memory pool is switched off first, so that every array is an
 allocation of its own size: memcheck knows where each buffer ends only at allocation granularity,
@@ -20,7 +20,7 @@ import sys
 import cupy
 
 from gpulab.errors import DeviceFault
-from gpulab.lab import Lab, LabOptions
+from gpulab.run.lab import Lab, LabOptions
 
 
 def main(argv: list[str]) -> int:

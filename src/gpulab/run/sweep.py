@@ -7,7 +7,7 @@ play two parts, told apart by the resources they offer:
              ptxas report (gpulab.gpu.compile.CachedCubin), which the timing worker installs in its
              own compile cache, so that each kernel is compiled once wherever it is timed.
   GPU=1      one worker per GPU, pinned to it by CUDA_VISIBLE_DEVICES, started with one thread: it
-             holds the lab (gpulab.worker.IsolatedLab, a fault costs its row) and times one run at
+             holds the lab (gpulab.run.worker.IsolatedLab, a fault costs its row) and times one run at
              a time, so two timings never share a GPU.
 `--workers N` starts such a cluster on this machine (N compile workers and one GPU worker per GPU
 here); `--scheduler` uses one already running (README: "Sweeps on many cores and GPUs").
@@ -29,16 +29,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Callable
 
-from gpulab import tune as tuning
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.gpu.compile import CachedCubin
 from gpulab.gpu.device import visible_gpus
-from gpulab.lab import RunSpec, compile_record, compile_spec, constraint_reason
+from gpulab.run.lab import compile_record, compile_spec, constraint_reason
 from gpulab.records import FAULTED
-from gpulab.worker import IsolatedLab, Unfinished, default_lab_factory
+from gpulab.run.worker import IsolatedLab, Unfinished, default_lab_factory
 
 INSTALL_HINT = 'pip install "gpulab[cluster]" (or: pip install dask distributed)'
 COMPILE, GPU = "compile", "GPU"
@@ -293,7 +291,7 @@ def _first_done(futures: list, poll_s: float = 0.5) -> set:
 
 def _configure(dask) -> None:
     """Settings of a cluster this process starts: its GPU workers start the lab's own worker
-    process (gpulab.worker), which a daemonic process may not."""
+    process (gpulab.run.worker), which a daemonic process may not."""
     dask.config.set({"distributed.worker.daemon": False})
 
 
@@ -385,34 +383,3 @@ def open_cluster(workers: int | None, scheduler: str | None, options: Any) -> Cl
         raise GpulabError("--workers times on this machine's GPUs, and it has none; "
                           "use --scheduler ADDRESS for a cluster with GPU workers")
     return Cluster.local(workers, gpus, options)
-
-
-def plan_tunes(cluster: Cluster, experiment, variant, overrides, shapes, limit: int, results_root=None) -> list:
-    """One tune plan per card model among the cluster's GPUs (gpulab.tune.TunePlan, its lab a CardGroup)."""
-
-
-    root = Path(results_root or "results")
-    return [tuning.plan_on(group, experiment, variant, overrides, shapes, limit, root) for group in cluster.groups()]
-
-
-def run_tune(cluster: Cluster, plan, on_start: Callable[[str], None] = lambda label: None,
-             on_end: Callable[[], None] = lambda: None):
-    """gpulab.tune.run_tune on the cluster: what the plan's CSV does not hold yet is compiled and
-    timed on the card group's GPUs, each row saved as it comes back (a re-run resumes)."""
-    exp, v = plan.experiment, plan.variant
-    done = tuning.done_keys(plan.rows)
-    todo = []
-    for params in plan.configs:
-        for shape in plan.shapes:
-            if (v.params_label(params), shape.label) in done:
-                on_end()
-            else:
-                todo.append(RunSpec(exp, v, params, shape))
-    sha = plan.source_sha
-    for spec, record in cluster.time(todo, plan.lab, skip_spills=True):
-        on_start(spec.label)
-        row = record | {"source_sha": sha}
-        plan.rows.append(row)
-        tuning.put_row(plan.path, tuning.row_key(row), row)
-        on_end()
-    return tuning.finish_tune(plan)

@@ -27,7 +27,7 @@ import traceback
 from typing import Any, Callable
 
 from gpulab.errors import DeviceFault, GpulabError
-from gpulab.lab import Lab
+from gpulab.run.lab import Lab
 from gpulab.records import FAULTED, TIMED_OUT
 
 RUN_TIMEOUT_S = 600.0  # one check and timing; the slowest default run takes seconds

@@ -19,7 +19,7 @@ Napkin math: no flops that matter; 4 bytes read and 1 byte written per pixel.
 Every element written: a uint8 output has no NaN to poison it with, so the output is poisoned with
 one value here and the harness (Lab.verify) launches a second time into a buffer poisoned with its
 complement: a pixel the kernel never writes differs between the two launches, whatever its true
-value. See gpulab.lab.merge_poisoned.
+value. See gpulab.run.lab.merge_poisoned.
 """
 
 from __future__ import annotations

@@ -254,7 +254,7 @@ GEMV_ROW_SHAPE = (1, 8192, 8192)
 GEMV_COL_SHAPE = (8192, 1, 8192)
 SX_TUNE_SHAPES = ((4096, 64, 4096), (64, 4096, 4096), (512, 512, 512))
 
-# sk's configs for the best row when nothing is tuned near a skinny shape (gpulab.best), by class:
+# sk's configs for the best row when nothing is tuned near a skinny shape (gpulab.jobs.best), by class:
 # a vector-like side (<= 4) gets one row (or column) per tile and 8 k groups of 32 lanes reading
 # 128-byte segments of the long matrix; a few dozen rows or columns get 16 x 64 (or 64 x 16) tiles,
 # 256 threads in 2 k groups, 256 blocks at 4096 x 64 x 4096.
@@ -458,7 +458,7 @@ def _v13_constraints(p: Params, s: Shape | None) -> str | None:
     return None
 
 
-# gpulab's best row when nothing is tuned near a shape (gpulab.best), by class: gv for one row (BM the
+# gpulab's best row when nothing is tuned near a shape (gpulab.jobs.best), by class: gv for one row (BM the
 # smallest choice that covers M), gt for one column (BN likewise), and sx for a few dozen rows or
 # columns and for shapes whose v9 tiles (64 x 128) would leave over half of the H200's 132 SMs idle
 # (512^3: 32 tiles): sx's default 64 x 64 tiles of two 32 x 64 warp tiles, in S slices chosen for
