@@ -9,6 +9,7 @@ import pytest
 import gpulab
 from gpulab import api
 from gpulab.errors import GpulabError, NoGpuError
+from gpulab.jobs import bench as bench_job
 from gpulab.run.lab import plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,13 +72,15 @@ def test_bench_checks_its_input_before_asking_for_a_gpu(monkeypatch):
         gpulab.bench("sgemm", params={"TILE": (7,)})
     if gpulab.card() is None:
         with pytest.raises(NoGpuError):
-            gpulab.bench("sgemm", variants=["v1"], sizes=[64])
+            gpulab.bench("sgemm", variants=["v1"], shapes=[64])
 
 
-def test_bench_hands_each_record_to_on_record(monkeypatch):
-    """The hook for writing rows as they come: every executed run reaches on_record before bench
-    returns, in order, with on_plan told the count first."""
+def test_bench_hands_each_record_to_the_progress_observer(monkeypatch):
+    """The hook for writing rows as they come: every executed run reaches progress.finished before
+    bench returns, in order, with progress.planned told the count first."""
     class FakeLab:
+        arch = "sm_90"
+
         def __init__(self, options):
             self.device = type("D", (), {"slug": "fake"})()
 
@@ -87,11 +90,18 @@ def test_bench_hands_each_record_to_on_record(monkeypatch):
         def execute(self, spec):
             return spec.base_record() | {"time_ms": 1.0, "gflops": 1.0}
 
-    monkeypatch.setattr(api, "open_lab", FakeLab)  # the isolated worker, as the API opens it
-    monkeypatch.setattr(api, "ensure_ceilings", lambda *a, **k: None)
+    monkeypatch.setattr(bench_job, "open_lab", FakeLab)  # the isolated worker, as the bench opens it
+    monkeypatch.setattr(bench_job, "ensure_ceilings", lambda *a, **k: None)
     seen, planned = [], []
-    rows = gpulab.bench("sgemm", variants=["v0"], sizes=[64], save=False, on_plan=planned.append,
-                        on_record=seen.append)
+
+    class Watch(gpulab.Progress):
+        def planned(self, count):
+            planned.append(count)
+
+        def finished(self, record):
+            seen.append(record)
+
+    rows = gpulab.bench("sgemm", ["v0"], [64], options=gpulab.BenchOptions(save=False), progress=Watch())
     assert planned == [2] and [r["variant"] for r in seen] == ["v0", "cublas"] and len(rows) == 2
     assert rows.path is None and rows[0]["speedup_vs_baseline"] == 1.0
 
@@ -129,9 +139,9 @@ def test_bench_takes_the_vendor_library_by_name():
     """cuBLAS runs beside every shape: naming it among the variants is no error, alone it benches only it;
     other commands that take one variant say what it is."""
     exp = api.experiment("sgemm")
-    assert api.bench_variant_names(exp, ["v1", "cublas", "best"]) == ["v1"]
-    assert api.bench_variant_names(exp, None) is None
-    only = plan(exp, api.bench_variant_names(exp, ["cublas"]), {}, [exp.square(64)])
+    assert bench_job.variant_names(exp, ["v1", "cublas", "best"]) == ["v1"]
+    assert bench_job.variant_names(exp, None) is None
+    only = plan(exp, bench_job.variant_names(exp, ["cublas"]), {}, [exp.square(64)])
     assert [s.name for s in only] == ["cublas"]
     with pytest.raises(GpulabError, match="vendor library sgemm runs beside its variants"):
         exp.variant("cublas")

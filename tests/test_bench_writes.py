@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gpulab.records import ceilings as table
-from gpulab import api
 from gpulab import cli
+from gpulab.jobs import bench as bench_job
+from gpulab.records import ceilings as table
 from gpulab.records import read_csv
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,6 +30,7 @@ class RecordedLab:
     """Answers each run with the row the H200 recorded for it; dies at run number `crash_at`."""
 
     crash_at = 5
+    arch = "sm_90"
 
     def __init__(self, options=None):
         self.device = type("Device", (), {"slug": "h200", "name": "NVIDIA H200"})()
@@ -49,8 +50,8 @@ class RecordedLab:
 
 
 def test_rows_reach_the_csv_as_the_sweep_goes(tmp_path, monkeypatch):
-    monkeypatch.setattr(api, "open_lab", RecordedLab)
-    monkeypatch.setattr(api, "ensure_ceilings", lambda device, folder, on_status=None: table.load(
+    monkeypatch.setattr(bench_job, "open_lab", RecordedLab)
+    monkeypatch.setattr(bench_job, "ensure_ceilings", lambda device, folder, progress=None: table.load(
         REPO / "results" / "h200" / "ceilings.csv"))
     monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "v1,v9",
                                       "--out", str(tmp_path / "sgemm.csv")])
@@ -67,8 +68,8 @@ def test_a_bench_keeps_the_rows_of_other_runs_in_the_file(tmp_path, monkeypatch)
     class NoCrash(RecordedLab):
         crash_at = 10**6
 
-    monkeypatch.setattr(api, "open_lab", NoCrash)
-    monkeypatch.setattr(api, "ensure_ceilings", lambda device, folder, on_status=None: table.load(
+    monkeypatch.setattr(bench_job, "open_lab", NoCrash)
+    monkeypatch.setattr(bench_job, "ensure_ceilings", lambda device, folder, progress=None: table.load(
         REPO / "results" / "h200" / "ceilings.csv"))
     out = tmp_path / "sgemm.csv"
     for variant in ("v1", "v9"):
@@ -82,8 +83,8 @@ def test_a_bench_keeps_the_rows_of_other_runs_in_the_file(tmp_path, monkeypatch)
 
 def test_a_damaged_out_file_is_refused_before_the_first_run_and_left_as_it_was(tmp_path, monkeypatch, capsys):
     lab = RecordedLab()
-    monkeypatch.setattr(api, "open_lab", lambda options=None: lab)
-    monkeypatch.setattr(api, "ensure_ceilings", lambda device, folder, on_status=None: table.load(
+    monkeypatch.setattr(bench_job, "open_lab", lambda options=None: lab)
+    monkeypatch.setattr(bench_job, "ensure_ceilings", lambda device, folder, progress=None: table.load(
         REPO / "results" / "h200" / "ceilings.csv"))
     out = tmp_path / "sgemm.csv"
     damaged = (REPO / "results" / "h200" / "sgemm.csv").read_bytes()[:300]  # cut mid-row

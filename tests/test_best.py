@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpulab import api
+from gpulab.jobs import bench as bench_job
 from gpulab.jobs import best
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Experiment, Param, Variant
@@ -131,7 +132,7 @@ def test_an_experiment_without_a_default_gets_a_best_row_only_where_tuned(tmp_pa
     table = {"b": _entry({"128": ({"X": 1}, 5.0)}), "demo": _entry({"100": ({}, 9.0)})}  # a demo never wins
     chosen = best.pick(two, table, two.shape(100))
     assert chosen.variant.name == "b" and chosen.params == {"X": 1}
-    assert [s.name for s in api._bench_plan(two, [], {}, [two.shape(4096)], tmp_path, with_best=True)] == []
+    assert [s.name for s in bench_job.bench_plan(two, [], {}, [two.shape(4096)], tmp_path, with_best=True)] == []
 
 
 def test_picker_reads_the_cards_tuned_json(tmp_path):
@@ -144,20 +145,20 @@ def test_picker_reads_the_cards_tuned_json(tmp_path):
 def test_bench_plan_puts_the_best_row_before_the_vendor_rows(tmp_path):
     (tmp_path / "tuned.json").write_text(json.dumps({"sgemm": TABLE}))
     shapes = [SGEMM.shape(4096, 64, 4096), SGEMM.shape(1, 8192, 8192)]
-    specs = api._bench_plan(SGEMM, ["v0"], {}, shapes, tmp_path, with_best=True)
+    specs = bench_job.bench_plan(SGEMM, ["v0"], {}, shapes, tmp_path, with_best=True)
     assert [(s.name, s.shape.label) for s in specs] == [
         ("v0", "4096x64x4096"), ("best", "4096x64x4096"), ("cublas", "4096x64x4096"),
         ("v0", "1x8192x8192"), ("best", "1x8192x8192"), ("cublas", "1x8192x8192")]
     row = specs[1].base_record()
     assert row["variant"] == "best" and row["picked"] == "sk (tuned at 4096x64x4096)"
     assert row["params"] == SGEMM.variant("sk").params_label(SK_TALL)
-    assert "best" not in [s.name for s in api._bench_plan(SGEMM, ["v0"], {}, shapes, tmp_path, with_best=False)]
+    assert "best" not in [s.name for s in bench_job.bench_plan(SGEMM, ["v0"], {}, shapes, tmp_path, with_best=False)]
 
 
 def test_the_best_spec_survives_the_trip_to_the_worker(tmp_path):
     import pickle
 
-    spec = api._bench_plan(SGEMM, [], {}, [SGEMM.shape(1, 8192, 8192)], tmp_path, with_best=True)[0]
+    spec = bench_job.bench_plan(SGEMM, [], {}, [SGEMM.shape(1, 8192, 8192)], tmp_path, with_best=True)[0]
     back = pickle.loads(pickle.dumps(spec))
     assert back.name == "best" and back.picked == spec.picked and back.params == spec.params
 

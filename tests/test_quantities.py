@@ -13,7 +13,7 @@ from gpulab.experiments import get_experiment
 from gpulab.run.lab import RunSpec
 from gpulab.model.predict import predict
 from gpulab.records import read_csv, run_key, upsert
-from gpulab.run.args import make_spec, run_argv, spec_for
+from gpulab.run.args import make_spec, run_argv, single_params, spec_for
 
 
 def test_keys_are_unique_and_derived_quantities_name_rows_of_the_table():
@@ -75,15 +75,19 @@ def test_the_child_reads_back_exactly_the_spec_the_parent_holds():
     spec = RunSpec(exp, v, v.default_params(), exp.shape(300, 388, 196))
     words = run_argv(spec)
     params = [words[i + 1] for i, w in enumerate(words) if w == "--param"]
-    again = spec_for(words[0], words[1], params, words[words.index("--shape") + 1])
+    again = spec_for(words[0], words[1], single_params(params), words[words.index("--shape") + 1])
     assert (again.label, again.params) == (spec.label, spec.params)
 
 
 @pytest.mark.parametrize("variant, params, words", [
-    ("v1:TILE=16", ["TILE=32"], "give it once"),
-    ("v1", ["TILE=8,16"], "one config at a time"),
-    ("v1:TILE", [], "NAME=VALUE"),
-    (":TILE=16", [], "names no variant"),
+    ("v1:TILE=16", {"TILE": 32}, "give it once"),
+    ("v1", {"TILE": (8, 16)}, "one config at a time"),
+    ("v1:TILE", {}, "NAME=VALUE"),
+    (":TILE=16", {}, "names no variant"),
+    (None, {}, "named by text"),
+    ("v1", 16, "must be a dict"),
+    ("v1", {"tile": 16}, "upper case"),
+    ("v1", {"TILE": "16"}, "whole numbers"),
 ])
 def test_run_arguments_refuse_what_names_no_single_run(variant, params, words):
     with pytest.raises(GpulabError, match=words):

@@ -135,7 +135,7 @@ def test_the_api_tunes_and_benches_on_a_cluster(cluster, monkeypatch, tmp_path):
     tuned = api.tune("sgemm", "v1", {"TILE": (8, 32)}, shapes=["64x64x64", "32x32x32"], workers=2)
     assert tuned.per_card == [tuned] and tuned.result.best == {"TILE": 32} and len(tuned) == 4
     assert tuned.path.resolve() == tmp_path / "results" / "stand-in" / "tune-sgemm-v1.csv"
-    benched = api.bench("sgemm", ["v1"], {"TILE": (8, 32)}, shapes=["64x64x64"], workers=2)
+    benched = api.bench("sgemm", ["v1"], ["64x64x64"], {"TILE": (8, 32)}, options=api.BenchOptions(workers=2))
     assert [(r["variant"], r["params"]) for r in benched] == [("v1", "TILE=8"), ("v1", "TILE=32"), ("cublas", "")]
     assert benched.path.resolve() == tmp_path / "results" / "stand-in" / "sgemm.csv" and benched.path.exists()
 

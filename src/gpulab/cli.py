@@ -12,22 +12,24 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as Bar
 
 from gpulab import api
-from gpulab.jobs import fidelity as fid
-from gpulab.jobs import sanitize as san
-from gpulab.jobs import tune as tuning
-from gpulab.api import shapes_of
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError, RunsFailed
 from gpulab.experiments import all_experiments, get_experiment
+from gpulab.experiments.base import parse_positive_int
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
-from gpulab.model.predict import instruction_table
+from gpulab.jobs import fidelity as fid
+from gpulab.jobs import sanitize as san
+from gpulab.jobs import tune as tuning
+from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.profile import access_model, sass_profile
+from gpulab.model.predict import instruction_table
 from gpulab.records import RESULTS_ROOT, card_folder, environment, read_csv, write_csv
 from gpulab.report import fidelity_tables, predict_tables
 from gpulab.report.fidelity_tables import rejudge_line
@@ -37,9 +39,12 @@ from gpulab.report.profile_tables import (
 )
 from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 from gpulab.report.tables import (
-    bench_table, ceilings_table, experiment_table, resources_table, sanitize_table, summary_table, tune_table,
+    bench_table, ceilings_table, experiment_table, resources_table, run_line, run_summary_table, sanitize_table,
+    summary_table, tune_table,
 )
-from gpulab.jobs.tune import load_tuned
+from gpulab.run.args import single_params
+from gpulab.run.lab import parse_param_overrides
+from gpulab.run.progress import Progress
 from gpulab.run.worker import unfinished_line
 
 app = typer.Typer(
@@ -59,51 +64,86 @@ def split_list(text: Optional[str]) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()] if text else []
 
 
-def resolve_shapes(experiment, sizes: Optional[str], shapes: Optional[list[str]]):
-    """--size 512,1024 (every dimension n) and --shape MxNxK (repeatable); else the defaults."""
-    return shapes_of(experiment, split_list(sizes) if sizes is not None else None, shapes)
+def shapes_arg(sizes: Optional[str], shapes: Optional[list[str]]) -> Optional[list]:
+    """--size 512,1024 (every dimension n) and --shape MxNxK (repeatable), as the API takes them;
+    None (the experiment's defaults) when neither is given."""
+    if sizes is None and not shapes:
+        return None
+    found: list = []
+    if sizes is not None:
+        if not split_list(sizes):
+            raise GpulabError("--size needs at least one number, e.g. --size 512,1024")
+        found += [parse_positive_int(s, "size") for s in split_list(sizes)]
+    return found + list(shapes or [])
+
+
+def one_shape_arg(size: Optional[str], shape: Optional[str]):
+    """The one shape of --size N or --shape MxNxK (None: the experiment's first default)."""
+    found = shapes_arg(size, [shape] if shape else None)
+    if found is not None and len(found) != 1:
+        raise GpulabError("one shape at a time: give one --size or one --shape")
+    return found[0] if found else None
+
+
+def params_arg(texts: Optional[list[str]]) -> dict:
+    """--param NAME=V1,V2 (repeatable) as the API's dict: {'NAME': (V1, V2)}."""
+    return parse_param_overrides(texts or [])
 
 
 def progress_bar():
-
-    return Progress(
+    return Bar(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console, transient=True,
     )
 
 
-class Live:
-    """One progress bar fed by an API call's callbacks (gpulab.api: on_plan, on_start, on_record,
-    on_status); `callbacks` hands them over as keyword arguments."""
-    def __init__(self, what: str):
+class Live(Progress):
+    """The command line's gpulab.Progress. On a terminal, one bar (its description the run under
+    way). Elsewhere (a pipe, a CI log), no bar: one line per finished run as it finishes
+    (`describe` writes it: report.tables.run_line for a record by default), so a log shows results
+    from the first run on. With `lines`, the lines go above the bar on a terminal too."""
+
+    def __init__(self, what: str, describe=None, lines: bool = False):
         self.what = what
-        self.bar = progress_bar()
+        self.describe = describe if describe is not None else (lambda r: run_line(r) if isinstance(r, dict) else None)
+        self.lines = lines
+        self.interactive = console.is_terminal
+        self.bar = progress_bar() if self.interactive else None
         self.task = None
 
     def __enter__(self):
-        self.bar.__enter__()
-        self.task = self.bar.add_task(self.what, total=None)
+        if self.bar is not None:
+            self.bar.__enter__()
+            self.task = self.bar.add_task(self.what, total=None)
         return self
 
     def __exit__(self, *exc):
-        return self.bar.__exit__(*exc)
+        return self.bar.__exit__(*exc) if self.bar is not None else None
 
-    def callbacks(self, status: bool = True) -> dict:
-        out = {"on_plan": lambda n: self.bar.update(self.task, total=n, completed=0),
-               "on_start": lambda label: self.bar.update(self.task, description=label),
-               "on_record": lambda record: self.bar.advance(self.task)}
-        if status:
-            out["on_status"] = self.status
-        return out
+    def planned(self, count: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, total=count, completed=0)
+
+    def started(self, label: str) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, description=label)
+
+    def finished(self, record) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+        if (self.bar is None or self.lines) and record is not None and (line := self.describe(record)):
+            self.say(line)
 
     def say(self, text) -> None:
         """A line above the bar (rich renderables keep their styles; strings are printed as they are)."""
-        self.bar.console.print(text, markup=False) if isinstance(text, str) else self.bar.console.print(text)
+        out = self.bar.console if self.bar is not None else console
+        out.print(text, markup=False, highlight=False, soft_wrap=True) if isinstance(text, str) else out.print(text)
 
     def status(self, text: str) -> None:
-        if text.startswith("measuring this card's ceilings once"):
-            self.say(text)  # said once, above the bar
-        self.bar.update(self.task, description=text)
+        if text.startswith("measuring this card's ceilings once") or self.bar is None:
+            self.say(text)  # said once, above the bar; without a bar every step is a line
+        else:
+            self.bar.update(self.task, description=text)
 
 
 KERNEL_HELP = "a .cu file that declares a variant in a /* gpulab variant */ block, added beside the built-ins (repeatable)"
@@ -164,10 +204,9 @@ def bench(
 ) -> None:
     """Check and time variants of one experiment; print a table; write a CSV."""
     with Live(f"bench {experiment}") as live:
-        records = api.bench(experiment, variants=split_list(variant) or None, params=param or [],
-                            sizes=split_list(size) if size is not None else None, shapes=shape,
-                            kernels=kernels_of(kernel), warm_l2=warm_l2, exact=exact, seed=seed, out=out,
-                            workers=workers, scheduler=scheduler, **live.callbacks())
+        options = BenchOptions(warm_l2=warm_l2, exact=exact, seed=seed, out=out, workers=workers, scheduler=scheduler)
+        records = api.bench(experiment, split_list(variant) or None, shapes_arg(size, shape), params_arg(param),
+                            kernels=kernels_of(kernel), options=options, progress=live)
     for card in records.per_card:  # one per card model (several only on a cluster)
         show_bench(api.experiment(experiment, kernels_of(kernel)), card)
         console.print(f"wrote {len(card)} rows to {card.path}")
@@ -183,8 +222,8 @@ def ceilings(
     on sm_80 and newer also the BF16 tensor-core rate (wgmma on sm_90, mma.sync before) and cuBLAS BF16 at both sizes,
     on sm_90 the TF32 wgmma rate too (what sgemm's 3xTF32 v14 is held to, a third of it).
     Measured once, stored in results/<gpu>/ceilings.csv, reused until --refresh."""
-    with console.status("measuring ceilings") as status:
-        found = api.ceilings(refresh=refresh, on_status=status.update)
+    with Live("measuring ceilings") as live:
+        found = api.ceilings(refresh=refresh, progress=live)
     console.print(ceilings_table(found.ceilings))
     verb = "measured and wrote" if found.measured else "reused (gpulab ceilings --refresh to measure again)"
     console.print(f"{verb} {found.path}")
@@ -197,24 +236,31 @@ def run(
     out_dir: Optional[Path] = typer.Option(None, "--out-dir", help="default results/<gpu>/; with no GPU, where the "
                                            "resource table goes (resources-<arch>.csv; default: not written)"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
+    full: bool = typer.Option(False, "--full", help="every variant's sweep at every default shape (the tour: one "
+                              "representative shape per experiment)"),
 ) -> None:
-    """The main job: every experiment (or those named) at its default shapes, CSVs under
-    results/<gpu>/, a summary. With no GPU: compile every variant, print the resource table, and say
-    what needs a GPU."""
+    """The main job, a tour: each experiment's ladder at one representative shape beside the vendor
+    library and gpulab's best row, then one screen of summary (also results/<gpu>/run-summary.csv);
+    --full runs the whole grid. With no GPU: compile every variant, print the resource table, and
+    say what needs a GPU."""
+    if arch is not None:
+        check_arch(arch)  # an empty or unknown --arch is refused, GPU or not
     info, reason = probe()
     if info is None:
         _compile_only(experiments, kernels_of(kernel), arch or "sm_90", out_dir, reason)
         return
 
     console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {environment(info, info.arch)['driver']}, "
-                  f"CUDA runtime {info.cuda_runtime_version})")
+                  f"CUDA runtime {info.cuda_runtime_version}): {'the whole grid' if full else 'the tour'}", highlight=False)
     with Live("run") as live:
-        done = api.run(experiments, kernels_of(kernel), out_dir, **live.callbacks())
-    for name, records in done.items():
+        done = api.run(experiments, kernels=kernels_of(kernel), full=full, out_dir=out_dir, progress=live)
+    for name, records in done.by_experiment.items():
         show_bench(api.experiment(name, kernels_of(kernel) if experiments else ()), records)
-        console.print(f"wrote {records.path}\n")
-    for records in list(done.values())[:1]:  # one lab ran them all
-        exit_if_unfinished(records.lab)
+        console.print(f"wrote {records.path}\n", highlight=False)
+    console.print(run_summary_table(done.summary, f"gpulab run ({'full' if full else 'tour'}): the best row of "
+                                    f"each experiment"))
+    console.print(f"wrote {done.summary.path}", highlight=False)
+    exit_if_unfinished(done.lab)
 
 
 @app.command()
@@ -232,16 +278,15 @@ def tune(
     """Search a variant's params, time each config on several shapes, save results as it goes
     (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json."""
     with Live("tuning") as live:
-        rows = api.tune(experiment, variant, param or [], split_list(size) if size is not None else None, shape,
-                        limit, kernels_of(kernel), on_message=live.say, workers=workers, scheduler=scheduler,
-                        **live.callbacks(status=False))
+        rows = api.tune(experiment, variant, params_arg(param), shapes_arg(size, shape), limit=limit,
+                        kernels=kernels_of(kernel), workers=workers, scheduler=scheduler, progress=live)
     for card in rows.per_card:  # one per card model (several only on a cluster)
         plan, result = card.plan, card.result
         exp, v, shapes = plan.experiment, plan.variant, plan.shapes
         console.print(tune_table(exp, v, result.scored, len(shapes)))
         for label, entry in result.by_shape.items():
             console.print(f"  fastest at {label}: {v.params_label(entry['params'])} ({entry['rate']:,.0f})")
-        recorded = load_tuned(plan.folder).get(exp.name, {}).get(v.name, {}).get("by_shape", {})
+        recorded = tuning.load_tuned(plan.folder).get(exp.name, {}).get(v.name, {}).get("by_shape", {})
         if kept := [label for label in recorded if label not in result.by_shape]:
             console.print(f"  kept from an earlier tune: the picks at {', '.join(kept)}")
         console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
@@ -319,8 +364,8 @@ def profile(
     the headline metrics with a reading each, the top stalls; the counters join the record (CSV)."""
     if sass_csv is not None and not sass:
         raise GpulabError("--sass-csv is where --sass writes its table: add --sass")
-    records = api.profile(experiment, variant, param or [], size, shape, full=full, out=out, csv=csv_path, seed=seed,
-                          kernels=kernels_of(kernel))
+    records = api.profile(experiment, variant, single_params(param or []), one_shape_arg(size, shape), full=full,
+                          out=out, csv=csv_path, seed=seed, kernels=kernels_of(kernel))
     prof = records.profiles[0]
     console.print(header_line(prof))
     for line in library_lines(prof):
@@ -373,8 +418,9 @@ def compare(
     """Profile two variants (or two configs of one) and show their key metrics side by side: the
     direction and size of each change, and what it means."""
     with Live("profiling") as live:
-        records = api.compare(experiment, a, b, param_a or [], param_b or [], size, shape, csv=csv_path, seed=seed,
-                              kernels=kernels_of(kernel), **live.callbacks(status=False))
+        records = api.compare(experiment, a, b, single_params(param_a or []), single_params(param_b or []),
+                              one_shape_arg(size, shape), csv=csv_path, seed=seed, kernels=kernels_of(kernel),
+                              progress=live)
     profiles = records.profiles
     pa, pb = profiles
     dev = pa.info.get("device", {})
@@ -403,7 +449,8 @@ def predict(
     """What the memory system must do for one launch, from the variant's access model: global and
     shared requests, sectors, wavefronts, bank conflicts, L1TEX and compulsory DRAM bytes, FLOPs,
     arithmetic intensity, the roofline floor, and every memory instruction. Needs no GPU."""
-    pred = api.predict(experiment, variant, param or [], size, shape, gpu=gpu, exhaustive=exhaustive,
+    pred = api.predict(experiment, variant, single_params(param or []), one_shape_arg(size, shape), gpu=gpu,
+                       exhaustive=exhaustive,
                        kernels=kernels_of(kernel))
     spec, v, model, p, rows = pred.spec, pred.spec.variant, pred.model, pred.summary, pred.instructions
     exp, fma, copy, source, elapsed = spec.experiment, pred.fma_gflops, pred.copy_gbps, pred.ceilings_source, pred.seconds
@@ -438,17 +485,10 @@ def fidelity(
     if rejudge:
         _rejudge_fidelity([out] if out else sorted(RESULTS_ROOT.glob("*/" + fid.FILE_NAME)))
         return
-    with Live("fidelity") as live:
-        callbacks = live.callbacks(status=False)
-        advance = callbacks.pop("on_record")
-
-        def done(res):  # each run's line above the bar as it finishes
-            live.say(fidelity_tables.run_line(res))
-            advance(res)
-
-        rows = api.fidelity(experiments or None, split_list(variant) or None, shapes, out, seed, on_record=done,
-                            shape_list=[s for text in shape or [] for s in split_list(text)], params=param or [],
-                            **callbacks)
+    with Live("fidelity", describe=fidelity_tables.run_line, lines=True) as live:
+        rows = api.fidelity(experiments or None, split_list(variant) or None, shapes, out=out, seed=seed,
+                            shape_list=[s for text in shape or [] for s in split_list(text)], params=params_arg(param),
+                            progress=live)
     results, path = rows.results, rows.path
     if (table := fidelity_tables.differ_table(results)) is not None:
         console.print(table)
@@ -483,7 +523,7 @@ def sanitize(
             exps[0].variant(name)
     device = require_gpu()
     folder = card_folder(device.slug)
-    specs, skipped = san.plan(exps, load_tuned(folder), device.arch)
+    specs, skipped = san.plan(exps, tuning.load_tuned(folder), device.arch)
     if names:
         specs = [s for s in specs if s.variant.name in names]
     for spec, reason in skipped:
@@ -523,7 +563,7 @@ def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reas
     if target is not None:
         check_writable(target)
     with Live(f"compiling for {arch}") as live:
-        records = api.compile_only(experiments, kernels, arch, **live.callbacks(status=False))
+        records = api.compile_only(experiments, kernels=kernels, arch=arch, progress=live)
     console.print(resources_table(records, f"Resources per thread and block, compiled for {arch} (ptxas)"))
     if target is not None:
         write_csv(target, records)

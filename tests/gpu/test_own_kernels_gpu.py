@@ -60,7 +60,7 @@ def test_the_padded_tiles_shared_wavefronts_are_the_models(ncu_path):
 
 @pytest.mark.exclusive
 def test_the_best_transpose_reaches_90_percent_of_the_copy_ceiling(tmp_path):
-    rows = gpulab.bench("transpose", shapes=["8192x8192"], out=tmp_path / "transpose.csv")
+    rows = gpulab.bench("transpose", shapes=["8192x8192"], options=gpulab.BenchOptions(out=tmp_path / "transpose.csv"))
     best = max((r for r in rows if r.get("pct_of_ceiling") and r["variant"] != "cupy"),
                key=lambda r: r["pct_of_ceiling"])
     assert best["pct_of_ceiling"] >= 90.0, (best["variant"], best["params"], best["pct_of_ceiling"])
@@ -70,7 +70,7 @@ def test_a_kernel_file_is_checked_and_timed_beside_the_ladder(tmp_path):
     path = tmp_path / "mine.cu"
     path.write_text(MINE)
     rows = gpulab.bench("sgemm", variants=["v1", "mine"], params={"TILE": (8, 16)}, shapes=["300x388x196"],
-                        kernels=[path], save=False)
+                        kernels=[path], options=gpulab.BenchOptions(save=False))
     mine = [r for r in rows if r["variant"] == "mine"]
     assert [r["params"] for r in mine] == ["TILE=8", "TILE=16"]
     assert all(r["correct"] and r["time_ms"] > 0 and r.get("pct_of_cublas") for r in mine), mine

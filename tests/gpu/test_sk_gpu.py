@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpulab import api
+from gpulab.jobs import bench as bench_job
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm import SK_DEFAULTS
 from gpulab.run.lab import RunSpec
@@ -49,7 +49,7 @@ def test_sk_gives_the_same_bits_every_run(lab, params):
 
 @pytest.mark.parametrize("shape", [(1, 8192, 8192), (4096, 64, 4096), (512, 512, 512)], ids=str)
 def test_the_best_row_is_checked_and_timed(lab, tmp_path, shape):
-    specs = api._bench_plan(SGEMM, [], {}, [SGEMM.shape(*shape)], tmp_path, with_best=True)
+    specs = bench_job.bench_plan(SGEMM, [], {}, [SGEMM.shape(*shape)], tmp_path, with_best=True)
     records = [lab.execute(s) for s in specs]
     best = next(r for r in records if r["variant"] == "best")
     assert best["correct"] is True and best["time_ms"] > 0 and best["gflops"] > 0, best

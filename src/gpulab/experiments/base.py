@@ -243,11 +243,19 @@ class Experiment:
     tune_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab tune` scores on; default_shapes if empty
     readme_variants: tuple[str, ...] = ()  # the variants of the README's per-shape table (empty: all)
     ragged_shapes: tuple[tuple[int, ...], ...] = ()  # what `gpulab fidelity` measures beside the first default shape
-    headline_shape: tuple[int, ...] = ()  # where the README's ladder table reads each rung (none: no table)
+    # The one shape that stands for the experiment: where the README's ladder table reads each rung
+    # and where `gpulab run`'s tour runs it (tour_shape); none: the last default shape for the tour,
+    # and no ladder table.
+    headline_shape: tuple[int, ...] = ()
     max_dim: int = 1 << 31
     # The .cu files of one-file variants added to this experiment for one command (`--kernel`);
     # set on a copy by gpulab.experiments.with_kernels, never on the package's own instance.
     kernel_files: tuple[str, ...] = ()
+
+    @property
+    def tour_shape(self) -> tuple[int, ...]:
+        """Where `gpulab run` (the tour) runs the ladder: the headline shape, else the last default."""
+        return self.headline_shape or self.default_shapes[-1]
 
     # -- where the kernels live -------------------------------------------------------------
     @property

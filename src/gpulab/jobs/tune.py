@@ -29,11 +29,13 @@ from typing import Any, Callable
 
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.gpu.timing import TimingPolicy
-from gpulab.run.lab import LabOptions, RunSpec, compile_spec
-from gpulab.params import parse_params_label
 from gpulab.files import locked, write_atomic
+from gpulab.gpu.timing import TimingPolicy
+from gpulab.params import parse_params_label
 from gpulab.records import card_folder, read_csv, read_text, write_csv
+from gpulab.run.lab import LabOptions, RunSpec, compile_spec
+from gpulab.run.precompile import precompiled
+from gpulab.run.progress import QUIET, Progress
 from gpulab.run.worker import open_lab
 
 TUNED_FILE = "tuned.json"
@@ -341,21 +343,22 @@ def plan_on(lab, experiment: Experiment, variant: Variant, overrides: dict[str, 
                     sample(ok, limit, first=current), rejected)
 
 
-def run_tune(plan: TunePlan, on_start: Callable[[str], None] = lambda label: None,
-             on_end: Callable[[], None] = lambda: None) -> TuneResult:
+def run_tune(plan: TunePlan, progress: Progress = QUIET) -> TuneResult:
     """Time every planned config on every shape, skipping what plan.resume() found done and saving
     each result as it comes; score each config over the shapes and record the best one, and the
-    fastest per shape, in tuned.json. on_start(label) and on_end() bracket each config x shape (a
-    progress bar)."""
+    fastest per shape, in tuned.json. progress.started(label) and .finished(row or None, where
+    resumed) bracket each config x shape."""
     exp, v = plan.experiment, plan.variant
     done = done_keys(plan.rows)
-    for params in plan.configs:
-        for s in plan.shapes:
-            spec = RunSpec(exp, v, params, s)
-            on_start(spec.label)
-            if (v.params_label(params), s.label) not in done:
-                plan.rows.append(_tune_one(plan.lab, spec, plan.path, plan.source_sha))
-            on_end()
+    todo = [RunSpec(exp, v, params, s) for params in plan.configs for s in plan.shapes]
+    with precompiled([s for s in todo if (v.params_label(s.params), s.shape.label) not in done], plan.lab.arch):
+        for spec in todo:
+            progress.started(spec.label)
+            row = None
+            if (v.params_label(spec.params), spec.shape.label) not in done:
+                row = _tune_one(plan.lab, spec, plan.path, plan.source_sha)
+                plan.rows.append(row)
+            progress.finished(row)
     return finish_tune(plan)
 
 
@@ -414,8 +417,7 @@ def plan_tunes_on(cluster, experiment, variant, overrides, shapes, limit: int, r
     return [plan_on(group, experiment, variant, overrides, shapes, limit, results_root) for group in cluster.groups()]
 
 
-def run_tune_on(cluster, plan, on_start: Callable[[str], None] = lambda label: None,
-             on_end: Callable[[], None] = lambda: None):
+def run_tune_on(cluster, plan, progress: Progress = QUIET) -> TuneResult:
     """run_tune on a cluster (gpulab.run.sweep.Cluster): what the plan's CSV does not hold yet is compiled and
     timed on the card group's GPUs, each row saved as it comes back (a re-run resumes)."""
     exp, v = plan.experiment, plan.variant
@@ -424,14 +426,14 @@ def run_tune_on(cluster, plan, on_start: Callable[[str], None] = lambda label: N
     for params in plan.configs:
         for shape in plan.shapes:
             if (v.params_label(params), shape.label) in done:
-                on_end()
+                progress.finished(None)
             else:
                 todo.append(RunSpec(exp, v, params, shape))
     sha = plan.source_sha
     for spec, record in cluster.time(todo, plan.lab, skip_spills=True):
-        on_start(spec.label)
+        progress.started(spec.label)
         row = record | {"source_sha": sha}
         plan.rows.append(row)
         put_row(plan.path, row_key(row), row)
-        on_end()
+        progress.finished(row)
     return finish_tune(plan)

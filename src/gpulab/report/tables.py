@@ -219,3 +219,42 @@ def sanitize_table(rows: list[dict], title: str) -> Table:
         first = next((r["first_report"] for r in by_tool.values() if r.get("first_report")), "")
         table.add_row(*(escape(str(k)) for k in key), *cells, escape(first))
     return table
+
+
+def run_line(r: dict) -> str:
+    """One finished run on one line, for output that is not a terminal (a pipe, a CI log): what ran,
+    then its time and rates, or why it has none."""
+    what = " ".join(str(x) for x in (r.get("experiment"), _winner(r), r.get("shape")) if x)
+    if not r.get("time_ms"):
+        if r.get("skip_reason"):
+            return f"{what}: {status(r)}: {r['skip_reason']}"
+        return f"{what}: {status(r) or 'not timed'}"
+    rates = [f"{r['time_ms']:.4f} ms"]
+    if r.get("gflops"):
+        rates.append(f"{r['gflops']:,.0f} GFLOP/s")
+    elif r.get("gbps"):
+        rates.append(f"{r['gbps']:,.0f} GB/s")
+    if r.get("pct_of_cublas") is not None:
+        rates.append(f"{r['pct_of_cublas']:.1f}% of cuBLAS")
+    if r.get("pct_of_ceiling") is not None:
+        rates.append(f"{r['pct_of_ceiling']:.1f}% of {r.get('ceiling') or 'the ceiling'}")
+    verdict = {True: "correct", False: "WRONG"}.get(r.get("correct"), "not checked")
+    return f"{what}: {', '.join(rates)} ({'expected wrong' if r.get('expected_wrong') else verdict})"
+
+
+def run_summary_table(rows: list[dict], title: str) -> Table:
+    """`gpulab run`'s closing screen: per experiment, its best row at the tour shape against the
+    ceiling that binds and the vendor library, and what the run cost."""
+    table = Table(title=title, title_justify="left")
+    for col in ("experiment", "shape", "best row", "time ms", "rate", "% ceiling", "% vendor", "runs", "failed",
+                "wall s"):
+        table.add_column(col, justify="left" if col in ("experiment", "shape", "best row") else "right")
+    for r in rows:
+        rate = (f"{r['gflops']:,.0f} GFLOP/s" if r.get("gflops") else f"{r['gbps']:,.0f} GB/s" if r.get("gbps") else "")
+        best = f"{r.get('best_variant', '')} {r.get('best_params') or ''}".strip() or "[yellow]none timed[/]"
+        ceiling = _num(r.get("pct_of_ceiling"), ".1f") + (f" {r['ceiling']}" if r.get("ceiling") else "")
+        failed = r.get("runs_failed") or 0
+        table.add_row(r["experiment"], r.get("shape", ""), best, _num(r.get("time_ms"), ".4f"), rate, ceiling,
+                      _num(r.get("pct_of_vendor"), ".1f"), str(r.get("runs", "")),
+                      f"[red]{failed}[/]" if failed else "0", _num(r.get("wall_s"), ".1f"))
+    return table

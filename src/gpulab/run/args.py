@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
-from gpulab.run.lab import RunSpec, parse_param_overrides
+from gpulab.run.lab import RunSpec, param_values, parse_param_overrides
 
 
 def parse_variant_arg(text: str) -> tuple[str, dict[str, int]]:
@@ -32,10 +32,16 @@ def parse_variant_arg(text: str) -> tuple[str, dict[str, int]]:
 
 def single_params(texts: list[str]) -> dict[str, int]:
     """--param NAME=V (repeatable), one value each."""
+    return one_config(parse_param_overrides(texts))
+
+
+def one_config(params) -> dict[str, int]:
+    """The params of one run: {'TILE': 16} (a value may come as a one-element tuple, as
+    parse_param_overrides gives them), checked as param_values checks them, one value each."""
     out = {}
-    for name, values in parse_param_overrides(texts).items():
+    for name, values in param_values(params).items():
         if len(values) != 1:
-            raise GpulabError(f"--param {name}: one config at a time (one value, e.g. {name}={values[0]})")
+            raise GpulabError(f"param {name}: one config at a time (one value, e.g. {name}={values[0]})")
         out[name] = values[0]
     return out
 
@@ -65,10 +71,12 @@ def make_spec(experiment, variant: str, params: dict[str, int], shape) -> RunSpe
     return spec
 
 
-def spec_for(experiment, variant_text: str, param_texts: list[str], shape) -> RunSpec:
-    """The RunSpec of EXPERIMENT VARIANT[:NAME=V,...] --param NAME=V ... at `shape`."""
+def spec_for(experiment, variant_text: str, params: dict[str, int], shape) -> RunSpec:
+    """The RunSpec of EXPERIMENT VARIANT[:NAME=V,...] with `params` ({'TILE': 16}) at `shape`."""
+    if not isinstance(variant_text, str) or not variant_text.strip():
+        raise GpulabError(f"a variant is named by text, e.g. 'v1' or 'v1:TILE=16'; got {variant_text!r:.60}")
     name, inline = parse_variant_arg(variant_text)
-    flags = single_params(param_texts)
+    flags = one_config(params)
     clash = set(inline) & set(flags)
     if clash:
         raise GpulabError(f"{', '.join(sorted(clash))} given both in '{variant_text}' and as --param; give it once")

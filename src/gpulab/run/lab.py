@@ -138,6 +138,28 @@ def parse_param_overrides(texts: Iterable[str]) -> dict[str, tuple[int, ...]]:
     return out
 
 
+def param_values(params) -> dict[str, tuple[int, ...]]:
+    """The params a caller asks for, as the pipeline takes them: {'TILE': 16} or {'TILE': (8, 16)} ->
+    {'TILE': (16,)} / {'TILE': (8, 16)}. What would change what runs without saying so is refused
+    with one line: not a dict, a name not in upper case, a value that is not a whole number, no value."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise GpulabError(f"params must be a dict of NAME: value(s), e.g. {{'TILE': 16}} or {{'TILE': (8, 16)}}; "
+                          f"got {type(params).__name__} {params!r:.60}")
+    out: dict[str, tuple[int, ...]] = {}
+    for name, values in params.items():
+        if not isinstance(name, str) or not name.strip() or name != name.upper():
+            raise GpulabError(f"param name {name!r}: names are upper case text, e.g. {{'TILE': 16}}")
+        items = tuple(values) if isinstance(values, (tuple, list, range)) else (values,)
+        if not items:
+            raise GpulabError(f"param {name} gives no value; give one or more, e.g. {{'{name}': (8, 16)}}")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+            raise GpulabError(f"param {name}={values!r:.60}: values must be whole numbers, e.g. {{'{name}': 16}}")
+        out[name] = items
+    return out
+
+
 def plan(
     experiment: Experiment,
     variant_names: list[str] | None,

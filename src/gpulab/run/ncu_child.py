@@ -42,7 +42,7 @@ from gpulab.gpu.ncu import TARGET_ERROR_PREFIX
 from gpulab.gpu.occupancy import occupancy as pure_occupancy
 from gpulab.gpu.seam import cupy
 from gpulab.run.lab import Lab, LabOptions, compile_spec, constraint_reason
-from gpulab.run.args import run_argv, spec_for
+from gpulab.run.args import run_argv, single_params, spec_for
 
 CHECK_LAUNCHES = 1
 WARMUP_LAUNCHES = 2
@@ -160,7 +160,7 @@ def parser() -> argparse.ArgumentParser:
 def spec_of(ns: argparse.Namespace):
     """The run the parent named: its experiment (with the variants the --kernel files declare),
     variant, params and shape, read by gpulab.run.args as `gpulab profile` reads its own."""
-    return spec_for(get_experiment(ns.experiment, kernels=tuple(ns.kernel)), ns.variant, ns.param, ns.shape)
+    return spec_for(get_experiment(ns.experiment, kernels=tuple(ns.kernel)), ns.variant, single_params(ns.param), ns.shape)
 
 
 def main(argv: list[str] | None = None) -> int:

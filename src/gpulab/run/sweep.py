@@ -34,8 +34,9 @@ from typing import Any, Callable
 from gpulab.errors import DeviceFault, GpulabError
 from gpulab.gpu.compile import CachedCubin
 from gpulab.gpu.device import visible_gpus
-from gpulab.run.lab import compile_record, compile_spec, constraint_reason
 from gpulab.records import FAULTED
+from gpulab.run.lab import compile_record, compile_spec, constraint_reason
+from gpulab.run.progress import QUIET, Progress
 from gpulab.run.worker import IsolatedLab, Unfinished, default_lab_factory
 
 INSTALL_HINT = 'pip install "gpulab[cluster]" (or: pip install dask distributed)'
@@ -227,23 +228,19 @@ class Cluster:
         alive = [a for a, w in self._workers().items() if w.get("resources", {}).get(GPU)]
         return alive if group.only else [a for a in alive if a in group.addresses]
 
-    def execute(self, group: CardGroup, specs: list, on_plan=None, on_start=None, on_record=None,
-                save=None) -> list[dict]:
-        """The records of `specs` in their order, timed on the group's GPUs: gpulab.api's sweep
-        step on a cluster. After each run (in the order they finish): on_start(label),
-        on_record(record) and save(the records so far), so that a stopped sweep keeps them."""
-        def call(callback, *args):
-            if callback is not None:
-                callback(*args)
-
-        call(on_plan, len(specs))
+    def execute(self, group: CardGroup, specs: list, progress: Progress = QUIET, save=None) -> list[dict]:
+        """The records of `specs` in their order, timed on the group's GPUs: a bench's sweep step on a
+        cluster. After each run (in the order they finish): progress.started(label),
+        progress.finished(record) and save(the records so far), so that a stopped sweep keeps them."""
+        progress.planned(len(specs))
         order = {id(s): i for i, s in enumerate(specs)}
         done: list[tuple[int, dict]] = []
         for spec, record in self.time(specs, group):
-            call(on_start, spec.label)
+            progress.started(spec.label)
             done.append((order[id(spec)], record))
-            call(on_record, record)
-            call(save, [r for _, r in done])
+            progress.finished(record)
+            if save is not None:
+                save([r for _, r in done])
         return [r for _, r in sorted(done, key=lambda x: x[0])]
 
     def compile_records(self, specs: list, arch: str) -> list[dict]:

@@ -1,0 +1,167 @@
+"""`gpulab bench` (and each experiment of `gpulab run`): plan the runs of one experiment, with the
+vendor library beside every shape and gpulab's best row of each shape, run them on a lab (this
+machine's isolated worker, or a Dask cluster's card group), and keep every finished row in the
+experiment's CSV as the sweep goes, compared with the vendor library and held to the card's
+ceilings (measured once per card, gpulab.jobs.ceilings)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+from gpulab.errors import GpulabError
+from gpulab.files import check_writable
+from gpulab.gpu.timing import TimingPolicy
+from gpulab.jobs.best import picker
+from gpulab.jobs.ceilings import ensure
+from gpulab.jobs.tune import tuned_defaults
+from gpulab.records import BEST, Records, card_folder, read_csv, upsert_runs
+from gpulab.records.ceilings import attach, attach_copy, ceilings_path, load
+from gpulab.run import sweep
+from gpulab.run.lab import LabOptions, RunSpec, config_run_key, derive, plan
+from gpulab.run.precompile import precompiled
+from gpulab.run.progress import QUIET, Progress
+from gpulab.run.worker import open_lab
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchOptions:
+    """How a bench runs, beside what it runs (experiment, variants, shapes, params).
+
+    warm_l2: leave the L2 as the last repetition left it (default: flushed before each one).
+    exact: check with small-integer inputs, so any mismatch is an indexing bug.
+    seed: of the random inputs. out: the CSV (default results/<gpu>/<experiment>.csv).
+    save: write the rows at all. workers / scheduler: compile on N local processes, or use a running
+    Dask cluster, and time on every GPU (gpulab.run.sweep)."""
+
+    warm_l2: bool = False
+    exact: bool = False
+    seed: int = 0
+    out: str | Path | None = None
+    save: bool = True
+    workers: int | None = None
+    scheduler: str | None = None
+
+    def lab_options(self) -> LabOptions:
+        return LabOptions(timing=TimingPolicy(flush_l2=not self.warm_l2), seed=self.seed, exact=self.exact)
+
+
+def ensure_ceilings(device, folder: Path, progress: Progress = QUIET):
+    """This card's ceilings from folder/ceilings.csv, measured first (and said so) if missing."""
+    if load(ceilings_path(folder)) is None:
+        progress.say(f"measuring this card's ceilings once (stored in {ceilings_path(folder)}) ...")
+    return ensure(device, folder, progress=lambda text: progress.status(f"ceilings: {text}"))
+
+
+def variant_names(exp, variants) -> list[str] | None:
+    """The variants `bench` plans from its --variant names (None: all of them). gpulab's best row is
+    planned apart, and the vendor library runs beside every shape anyway: naming it is no error, and
+    naming it alone benches only it."""
+    if not variants:
+        return None
+    return [n for n in variants if n != BEST and n not in exp.vendor_baselines()]
+
+
+def bench_plan(exp, names, overrides, shapes, folder: Path, with_best: bool) -> list[RunSpec]:
+    """bench's runs: the variants (tuned defaults from `folder`) and the vendor rows, and with
+    `with_best` gpulab's best row of each shape (gpulab.jobs.best) just before that shape's vendor rows."""
+    specs = plan(exp, names, overrides, shapes, defaults=tuned_defaults(exp, folder))
+    if not with_best:
+        return specs
+    choose = picker(exp, folder)
+    libraries = set(exp.vendor_baselines())
+    out: list[RunSpec] = []
+    for shape in dict.fromkeys(shapes):  # once each: `mine` already holds every spec of a repeated shape
+        mine = [s for s in specs if s.shape == shape]
+        chosen = choose(shape)
+        best = [RunSpec(exp, chosen.variant, chosen.params, shape, picked=chosen.label)] if chosen else []
+        own = [s for s in mine if s.library not in libraries]
+        out += own + best + [s for s in mine if s.library in libraries]
+    return out
+
+
+def run_one_by_one(lab, specs, progress: Progress, save: Callable | None = None) -> list[dict]:
+    """Every spec in order on `lab`; after each, progress.finished(record) and save(records so far)."""
+    progress.planned(len(specs))
+    records = []
+    for spec in specs:
+        progress.started(spec.label)
+        record = lab.execute(spec)
+        records.append(record)
+        progress.finished(record)
+        if save is not None:
+            save(records)
+    return records
+
+
+def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Progress = QUIET,
+                execute: Callable | None = None) -> Records:
+    """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, merged
+    into `path` after every run and at the end: a run's row replaces the file's row of the same run
+    (experiment, variant, params, shape), every other row the file holds stays. `execute` runs them
+    (default: one after the other on `lab`); one that is given (a cluster's) uses the ceilings already
+    measured on that card, if any, since the card may be on another host."""
+    if path is not None:
+        check_writable(path)
+        if path.exists():
+            read_csv(path)  # a damaged file is refused before any work, not after the first run
+    ceilings = ensure_ceilings(lab.device, folder, progress) if execute is None else load(ceilings_path(folder))
+
+    def finished(rows: list[dict]) -> list[dict]:
+        return attach_copy(attach(derive(rows, exp.baseline), exp, ceilings), exp, ceilings)
+
+    def save(done: list[dict]) -> None:
+        if path is not None:
+            upsert_runs(path, finished([dict(r) for r in done]), key=config_run_key)
+
+    records = Records(finished((execute or run_one_by_one)(lab, specs, progress, save)), path)
+    if path is not None:
+        upsert_runs(path, list(records), key=config_run_key)
+    records.lab = lab
+    return records
+
+
+def bench(exp, names, overrides, shapes, options: BenchOptions, progress: Progress = QUIET) -> Records:
+    """Check and time `names` (None: every variant, with its sweep) of `exp` at `shapes`, with the
+    vendor library and gpulab's best row beside (the best row only when no params are overridden
+    and it is asked for or nothing is named); the rows of the first card model, with `.per_card`."""
+    with_best = not overrides and (names is None or BEST in names)
+    chosen = variant_names(exp, names)
+    plan(exp, chosen, overrides, shapes)  # names and values are checked before the GPU is touched
+    if options.save and options.out is not None:
+        check_writable(Path(options.out))  # ... and where the rows go (a folder, no permission)
+    if options.workers is not None or options.scheduler:
+        return _bench_on_cluster(exp, chosen, overrides, shapes, options, with_best, progress)
+    lab = open_lab(options.lab_options())
+    folder = card_folder(lab.device.slug)
+    specs = bench_plan(exp, chosen, overrides, shapes, folder, with_best)
+    lab.preflight(specs)
+    with precompiled(specs, lab.arch):
+        records = sweep_specs(exp, lab, specs, folder, _csv_path(exp, folder, options), progress)
+    records.per_card = [records]
+    return records
+
+
+def _csv_path(exp, folder: Path, options: BenchOptions) -> Path | None:
+    if not options.save:
+        return None
+    return Path(options.out) if options.out else folder / f"{exp.name}.csv"
+
+
+def _bench_on_cluster(exp, names, overrides, shapes, options: BenchOptions, with_best: bool,
+                      progress: Progress) -> Records:
+    """bench on a Dask cluster (gpulab.run.sweep): every run once per card model among its GPUs."""
+    per_card = []
+    with sweep.open_cluster(options.workers, options.scheduler, options.lab_options()) as cluster:
+        groups = cluster.groups()
+        if options.save and options.out is not None and len(groups) > 1:
+            raise GpulabError(f"--out names one CSV and the cluster has {len(groups)} card models; leave it out")
+        for group in groups:
+            folder = card_folder(group.device.slug)
+            specs = bench_plan(exp, names, overrides, shapes, folder, with_best)
+            group.preflight(specs)
+            per_card.append(sweep_specs(exp, group, specs, folder, _csv_path(exp, folder, options), progress,
+                                        execute=cluster.execute))
+    per_card[0].per_card = per_card
+    return per_card[0]
