@@ -8,7 +8,7 @@ tool.
 
 Needs an sm_90 card (clusters). Each run prints one line; the table says, per case and tool, the
 exit code and the tool's verdict line. t4 and v14 in clusters of two faulted under racecheck alone
-(docs/gemm_bf16-notes.md, "Under compute-sanitizer"); this tells which operation it is.
+(docs/notes/gemm_bf16-notes.md, "Under compute-sanitizer"); this tells which operation it is.
 """
 
 from __future__ import annotations
