@@ -131,3 +131,14 @@ def test_the_readme_example_is_the_example_script():
     script = (ROOT / "examples" / "api_example.py").read_text()
     assert script.endswith(block)
     assert 'if __name__ == "__main__":' in block and "pandas" not in block
+
+
+def test_a_table_without_a_place_is_named_and_a_wrong_pages_folder_refused(workdir):
+    (workdir / "docs" / "results" / "coalesce.md").unlink()
+    r = readme(workdir)
+    assert r.returncode == 0, r.stderr
+    assert "no file holds a place for h200-coalesce:" in r.stdout
+    for pages, words in (("docs/nothing", "docs/nothing not found"), ("README.md", "README.md is a file")):
+        r = subprocess.run([sys.executable, "-m", "gpulab.cli", "readme", "--pages", pages], cwd=workdir,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
