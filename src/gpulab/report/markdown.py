@@ -200,13 +200,17 @@ def latest_runs(records: list[dict]) -> list[dict]:
     return [r for r in records if str(r.get("date") or "") == latest[(r["variant"], r["shape"])]]
 
 
+def latest_in_csv_order(every: list[dict]) -> list[dict]:
+    """latest_runs, its shapes in the order of the whole CSV (a shape's first rows may be ones a
+    later run replaced)."""
+    first_seen = {shape: i for i, shape in enumerate(dict.fromkeys(r["shape"] for r in every))}
+    return sorted(latest_runs(every), key=lambda r: first_seen[r["shape"]])
+
+
 def experiment_block(csv_path: Path, baseline: str, rate: str, variants: tuple[str, ...] = ()) -> str:
     """The pivot of one experiment's CSV (only `variants` when given) over each variant's latest run
     at each shape, its best-per-shape lines and where it was measured."""
-    every = read_runs(csv_path)
-    first_seen = {shape: i for i, shape in enumerate(dict.fromkeys(r["shape"] for r in every))}
-    # The shapes keep the order of the whole CSV: a shape's first rows may be ones a later run replaced.
-    records = sorted(latest_runs(every), key=lambda r: first_seen[r["shape"]])
+    records = latest_in_csv_order(read_runs(csv_path))
     if variants:
         records = [r for r in records if r["variant"] in variants]
     merged = one_config_per_shape(records)
@@ -250,17 +254,17 @@ def headline_block(csv_path: Path, experiment) -> str:
     """The README's table of one experiment: per shape, gpulab's best row (the tune's pick, where the
     experiment has one; else its fastest correct variant) against the vendor library and the card's
     measured ceiling, from each variant's latest run there. The full tables are on its results page."""
-    every = read_runs(csv_path)
-    first_seen = {shape: i for i, shape in enumerate(dict.fromkeys(r["shape"] for r in every))}
-    records = sorted(latest_runs(every), key=lambda r: first_seen[r["shape"]])
+    records = latest_in_csv_order(read_runs(csv_path))
     rate = "gflops" if experiment.bound == "compute" else "gbps"
     libraries = set(experiment.vendor_baselines())
-    timed = [r for r in records if r.get("correct") and r.get("time_ms") and r.get(rate) and not r.get("expected_wrong")]
+    timed = [r for r in records
+             if r.get("correct") and r.get("time_ms") and r.get(rate) and not r.get("expected_wrong")]
     library = next((r["variant"] for r in timed if r["variant"] in libraries), None)
     unit = "GFLOP/s" if rate == "gflops" else "GB/s"
-    head = ["shape", "gpulab's best", unit] + ([f"{library} {unit}", f"% of {library}"] if library else []) + ["% of ceiling"]
+    head = ["shape", "gpulab's best", unit, *([f"{library} {unit}", f"% of {library}"] if library else []),
+            "% of ceiling"]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
-    for shape in first_seen:
+    for shape in dict.fromkeys(r["shape"] for r in records):
         here = [r for r in timed if r["shape"] == shape]
         best = [r for r in here if r["variant"] == BEST]
         own = best or [r for r in here if r["variant"] not in libraries]
