@@ -1,17 +1,19 @@
-"""gpulab from Python: the README's example as a script. Without a GPU it predicts and compiles
-only; with one it also checks and times, and reads the card's ceilings.
+"""gpulab from Python: the README's example as a script (tests/test_readme_sync.py holds the two
+equal). Without a GPU it predicts and compiles only; with one it also checks and times. It needs
+nothing beyond gpulab's own install (records are lists of dicts; `.to_pandas()` is there for those
+who have pandas). The `__main__` guard is needed: bench checks and times in a worker process
+started with spawn, which imports this file again.
 
     python examples/api_example.py
 """
 
 import gpulab
 
-pred = gpulab.predict("sgemm", "v1:TILE=16", shape="1024x1024x1024")  # the access model, no GPU needed
-print("v1 TILE=16: shared-load bank conflicts", pred.summary["smem_load_bank_conflicts"],
-      "| global load sectors", pred.summary["gmem_load_sectors"])
-for row in gpulab.compile_only(["coalesce"]):  # what ptxas says, no GPU needed
-    print(row["variant"], row["params"], row["reg_per_thread"], "registers")
-if gpulab.card() is not None:
-    rows = gpulab.bench("sgemm", variants=["v1", "v9"], shapes=["2048x2048x2048"], save=False)
-    print(rows.to_pandas()[["variant", "params", "gflops", "pct_of_cublas", "correct"]])
-    print(gpulab.ceilings().to_pandas()[["ceiling", "gbps", "gflops"]])
+if __name__ == "__main__":  # bench times in a worker process, which imports this file again
+    pred = gpulab.predict("sgemm", "v1:TILE=16", shape="1024x1024x1024")  # the access model: no GPU
+    print("bank conflicts", pred.summary["smem_load_bank_conflicts"], "sectors", pred.summary["gmem_load_sectors"])
+    for row in gpulab.compile_only(["coalesce"]):                        # ptxas's resources: no GPU
+        print(row["variant"], row["params"], row["reg_per_thread"], "registers")
+    if gpulab.card() is not None:                                        # a GPU: check and time
+        for row in gpulab.bench("sgemm", variants=["v1", "v9"], shapes=["2048x2048x2048"], save=False):
+            print(row["variant"], row["params"], row.get("gflops"), row.get("pct_of_cublas"), row.get("correct"))

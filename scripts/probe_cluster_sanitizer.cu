@@ -1,5 +1,5 @@
 // Minimal cluster kernels for telling which of t4's cluster operations compute-sanitizer's racecheck
-// trips on (scripts/probe_cluster_sanitizer.py runs each under a tool; docs/gemm_bf16-notes.md,
+// trips on (scripts/probe_cluster_sanitizer.py runs each under a tool; docs/notes/gemm_bf16-notes.md,
 // "Under compute-sanitizer"). Clusters of two blocks, one warp each; thread 0 of each block does the
 // one operation of its CASE, and every block writes what it saw to out[blockIdx.x]:
 //   CASE 0  local:         arrive on its own mbarrier through its plain shared address, wait on it

@@ -8,7 +8,7 @@ tool.
 
 Needs an sm_90 card (clusters). Each run prints one line; the table says, per case and tool, the
 exit code and the tool's verdict line. t4 and v14 in clusters of two faulted under racecheck alone
-(docs/gemm_bf16-notes.md, "Under compute-sanitizer"); this tells which operation it is.
+(docs/notes/gemm_bf16-notes.md, "Under compute-sanitizer"); this tells which operation it is.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+from gpulab.errors import GpulabError
 
 SOURCE = Path(__file__).resolve().parent / "probe_cluster_sanitizer.cu"
 CASES = {0: "local arrive", 1: "arrive through mapa on itself", 2: "arrive on the peer's barrier",
@@ -89,7 +91,11 @@ def main() -> int:
     parser.add_argument("--case", type=int, choices=sorted(CASES), help="run one case, no tool")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per tool run")
     args = parser.parse_args()
-    return run_case(args.case) if args.case is not None else run_all(args.timeout)
+    try:
+        return run_case(args.case) if args.case is not None else run_all(args.timeout)
+    except GpulabError as exc:  # no compute-sanitizer, no GPU: one line
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -13,12 +13,15 @@ import argparse
 import csv
 import io
 import json
+import math
 import subprocess
 import sys
 
 import numpy as np
 
 from gpulab.errors import GpulabError
+from gpulab.experiments import get_experiment
+from gpulab.gpu.ncu import find_ncu
 from gpulab.quantities import STALL_REASONS, stall_metric
 from gpulab.records import upsert
 from gpulab.run.args import parse_variant_arg
@@ -37,10 +40,9 @@ METRICS += [stall_metric(reason) for reason in STALL_REASONS]
 
 
 def child(experiment: str, shape_text: str, run: str | None) -> None:
-    from gpulab.experiments import get_experiment
     from gpulab.run.lab import Lab, LabOptions, RunSpec
     exp = get_experiment(experiment)
-    shape = exp.shape(*map(int, shape_text.split("x")))
+    shape = exp.parse_shape(shape_text)
     if run is None:
         import cupy as cp
         inputs = exp.make_inputs(shape, np.random.default_rng(0), False)
@@ -58,7 +60,7 @@ def child(experiment: str, shape_text: str, run: str | None) -> None:
 
 
 def profile(experiment: str, shape_text: str, run: str | None, extra: tuple[str, ...] = ()) -> list[dict]:
-    cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+    cmd = [find_ncu(), "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
            "--metrics", ",".join(METRICS + list(extra))]
     if run is not None:  # the lab times many launches: one of the variant's own kernel is enough
         cmd += ["--kernel-name", "regex:^(sgemm|gemm|kernel)", "--launch-skip", "3", "--launch-count", "1"]
@@ -81,20 +83,25 @@ def _number(cell: str) -> float:
 
 
 def summary(row: dict) -> dict:
+    """One kernel's line; a metric ncu left out reads nan (a count None), never a crash."""
     def num(key):
         return _number(row.get(key, "nan"))
+
+    def count(*keys):
+        value = sum(num(key) for key in keys)
+        return None if math.isnan(value) else int(value)
     stalls = sorted(((num(stall_metric(reason)), reason) for reason in STALL_REASONS), reverse=True)
     return {
-        "kernel": row.get("Kernel Name", "")[:110], "grid": int(num("launch__grid_size")), "block": int(num("launch__block_size")),
-        "cluster": row.get("launch__cluster_dim_x"), "regs": int(num("launch__registers_per_thread")),
-        "smem": int(num("launch__shared_mem_per_block_dynamic") + num("launch__shared_mem_per_block_static")),
+        "kernel": row.get("Kernel Name", "")[:110], "grid": count("launch__grid_size"), "block": count("launch__block_size"),
+        "cluster": row.get("launch__cluster_dim_x"), "regs": count("launch__registers_per_thread"),
+        "smem": count("launch__shared_mem_per_block_dynamic", "launch__shared_mem_per_block_static"),
         "us": round(num("gpu__time_duration.sum") / 1e3, 1), "mhz": round(num("sm__cycles_elapsed.avg.per_second") / 1e6),
         "warps_active_pct": round(num("sm__warps_active.avg.pct_of_peak_sustained_active"), 1),
         "issue_pct": round(num("smsp__issue_active.avg.pct_of_peak_sustained_active"), 1),
         "sm_pct": round(num("sm__throughput.avg.pct_of_peak_sustained_elapsed"), 1),
-        "inst": int(num("smsp__inst_executed.sum")), "fma_pipe_inst": int(num("sm__inst_executed_pipe_fma.sum")),
-        "ffma_thread": int(num("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")),
-        "lsu_inst": int(num("sm__inst_executed_pipe_lsu.sum")), "lds_inst": int(num("smsp__inst_executed_op_shared_ld.sum")),
+        "inst": count("smsp__inst_executed.sum"), "fma_pipe_inst": count("sm__inst_executed_pipe_fma.sum"),
+        "ffma_thread": count("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"),
+        "lsu_inst": count("sm__inst_executed_pipe_lsu.sum"), "lds_inst": count("smsp__inst_executed_op_shared_ld.sum"),
         "dram_mb": round(num("dram__bytes_read.sum") / 1e6, 1), "l2_mb": round(num("lts__t_bytes.sum") / 1e6, 1),
         "top_stalls": " ".join(f"{s}={v:.3g}" for v, s in stalls[:4]),
     }
@@ -111,6 +118,21 @@ def main() -> None:
     ap.add_argument("--csv", help="upsert the rows into this CSV")
     ap.add_argument("--metric", action="append", default=[], help="another ncu metric to print (repeatable)")
     args = ap.parse_args()
+    try:
+        run(args)
+    except GpulabError as exc:  # no ncu, a bad shape, a damaged CSV: one line, nothing overwritten
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+def run(args) -> None:
+    # What the profiled child will be asked to run, checked here first: a bad name or shape is one
+    # line now, not an empty capture after ncu has started.
+    exp = get_experiment(args.experiment)
+    for shape_text in args.shapes:
+        exp.parse_shape(shape_text)
+    for text in args.run:
+        exp.variant(parse_variant_arg(text)[0])
     out = []
     for shape_text in args.shapes:
         for run in [None] + args.run:
@@ -123,11 +145,7 @@ def main() -> None:
         env = _card_environment()
         key = lambda r: (r["experiment"], r["shape"], r["run"], r["kernel"])  # noqa: E731
         last = {key(r): r for r in out}  # the baseline runs twice (the first call warms it up): keep the second
-        try:
-            upsert(args.csv, [r | env for r in last.values()], key=key,
-                   required=("experiment", "shape", "run", "kernel"))
-        except GpulabError as exc:  # a damaged CSV is refused, never overwritten
-            raise SystemExit(f"error: {exc}") from None
+        upsert(args.csv, [r | env for r in last.values()], key=key, required=("experiment", "shape", "run", "kernel"))
 
 
 def _card_environment() -> dict:

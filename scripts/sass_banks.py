@@ -14,7 +14,7 @@ FFMA whose body is the shortest (the float4, no-checks path's main loop) and cou
     same2_4  as same2 with four banks (register % 4), for comparison
 On the H200 neither count is the whole story: scripts/bank_stalls.py found v11's and v13's FFMAs with
 two reads in one bank (same2_4) stalled in dispatch 4.5-4.7x as often as the others, but v9's not
-(docs/sgemm-notes.md, "What v13 is still short of").
+(docs/notes/sgemm-notes.md, "What v13 is still short of").
 One JSON line per config; NAME=V1,V2 takes every combination (as gpulab tune's --param).
 Usage (repository root):
     PYTHONPATH=src python scripts/sass_banks.py sgemm v11 [BM=64,128 BN=256 ...] [--nvdisasm PATH] [--loops N]

@@ -15,6 +15,8 @@ if __name__ == "__main__":
     lib = os.path.join(lib_dir, "libnvrtc.so.13")
     if not os.path.isfile(lib):
         sys.exit(f"no libnvrtc.so.13 in {lib_dir}: give an unpacked nvidia-cuda-nvrtc wheel's nvidia/cu13/lib")
+    if not os.path.isfile(sys.argv[2]):
+        sys.exit(f"no script {sys.argv[2]}: give the Python file to run after the preload")
     ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
     from gpulab.gpu.compile import nvrtc_version  # noqa: E402  (after the preload, on purpose)
 

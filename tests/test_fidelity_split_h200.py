@@ -4,8 +4,8 @@ again after its tile macros moved into cp_async_ring.cuh: notebook/device/device
 `gpulab fidelity sgemm -v sx -p S=2 --shape 40x100x250`, same day, same verdicts), kept as
 tests/fixtures/fidelity_h200_split.csv, re-judged on a CPU under the current models; gv's and sx's
 rows measured again after split_k.cuh's flag left shared memory (notebook/device/device_v13d.sh, same day).
-Every counted quantity must be exact but the ones listed in DIFFERS, each of which the README's
-fidelity section explains (sx's global-load sectors on the checked path; ncu's instrumented count of
+Every counted quantity must be exact but the ones listed in DIFFERS, each of which docs/results/fidelity.md
+explains (sx's global-load sectors on the checked path; ncu's instrumented count of
 partly active LDS.128)."""
 
 from __future__ import annotations

@@ -306,7 +306,7 @@ def test_the_tma_byte_rule_holds_at_every_probed_pitch_without_multicast(tma_sms
     every offset of the pitch within a 128-byte line and every width of the k-tile K ends inside.
     Clusters of one: exact at all of them. Clusters of two (Bt by multicast): exact where K is whole,
     and where K ends inside a k-tile never below the rule and mostly above it, by amounts that depend
-    on where each Bt row starts (the runs with N = 1 .. 8; README, "TMA load bytes")."""
+    on where each Bt row starts (the runs with N = 1 .. 8; docs/results/fidelity.md, "TMA load bytes")."""
     rows = read_csv(PROBE_TMA)
     t4 = EXP.variant("t4")
     seen, above = set(), 0

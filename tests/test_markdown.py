@@ -144,7 +144,7 @@ def test_sanitize_block_from_the_cards_csv(tmp_path):
     block = sanitize_block(path)
     for tool in ("memcheck", "synccheck", "initcheck"):
         assert f"| {tool} | {len(correct)} of {len(correct)} |" in block
-    # The open finding (docs/gemm_bf16-notes.md, "Under compute-sanitizer"): racecheck faults every
+    # The open finding (docs/notes/gemm_bf16-notes.md, "Under compute-sanitizer"): racecheck faults every
     # launch in clusters of two, and only those.
     clustered = {key for key in correct if "CLUSTER=2" in (key[2] or "")}
     assert clustered and f"| racecheck | {len(correct) - len(clustered)} of {len(correct)} |" in block
@@ -205,3 +205,57 @@ def test_a_sweep_keeps_a_column_per_config_and_a_tuned_pick_shares_one():
     header = pivot(records, "gflops", merged).splitlines()[0]
     assert "| v1 TILE=8 | v1 TILE=16 | v1 TILE=32 |" in header and header.count("t4") == 1
     assert config_lines(records, merged) == "- t4 ran CLUSTER=1 at 2048x2048x2048; CLUSTER=2 at 4096x4096x4096, 8192x8192x8192"
+
+
+def test_the_headline_shows_the_best_row_against_cublas_and_its_own_ceiling():
+    """sgemm's README table: one row per shape, the best row's pick (v14 on the tensor cores from 1024^3
+    up), cuBLAS beside, and each row's own ceiling named: a third of the TF32 rate for v14, the FMA
+    rate for sx, the copy rate for the GEMVs (memory-bound shapes)."""
+    from gpulab.experiments import get_experiment
+    from gpulab.report.markdown import headline_block
+
+    text = headline_block(H200_SGEMM, get_experiment("sgemm"))
+    lines = text.splitlines()
+    assert lines[0] == "| shape | gpulab's best | GFLOP/s | cublas GFLOP/s | % of cublas | % of ceiling |"
+    records = read_csv(H200_SGEMM)
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith("| shape")]
+    assert len(rows) == len({r["shape"] for r in records})
+    best = next(r for r in records if r["variant"] == "best" and r["shape"] == "4096x4096x4096")
+    cub = next(r for r in records if r["variant"] == "cublas" and r["shape"] == "4096x4096x4096")
+    assert (f"| 4096x4096x4096 | v14 | {best['gflops']:,.0f} | {cub['gflops']:,.0f} | {best['pct_of_cublas']:.1f}% "
+            f"| {best['pct_of_ceiling']:.1f}% (tensor_tf32/3) |") in lines
+    assert any(line.startswith("| 512x512x512 | sx |") and line.endswith("(fma_fp32) |") for line in rows)
+    assert any(line.startswith("| 1x8192x8192 | gv |") and line.endswith("% (copy) |") for line in rows)
+    assert "NVIDIA H200" in lines[-1]
+
+
+def test_the_headline_of_a_memory_experiment_takes_its_fastest_correct_variant(tmp_path):
+    """No best row and no vendor library: the fastest correct run at each shape, never a demonstration
+    kept wrong on purpose however fast, against the copy ceiling; no vendor columns."""
+    from gpulab.experiments import get_experiment
+    from gpulab.report.markdown import headline_block
+
+    run = "2026-12-01T06:42:18+00:00"
+    base = {"experiment": "stencil", "shape": "1000", "date": run, "ceiling": "copy_kernel", "time_ms": 1.0}
+    rows = [base | {"variant": "global", "params": "R=3", "correct": True, "gbps": 100.0, "pct_of_ceiling": 2.0},
+            base | {"variant": "shfl", "params": "R=3", "correct": True, "gbps": 300.0, "pct_of_ceiling": 7.0},
+            base | {"variant": "regs", "params": "R=3", "correct": False, "gbps": 500.0, "pct_of_ceiling": 11.0},
+            base | {"variant": "nosync", "params": "R=3", "correct": True, "expected_wrong": True, "gbps": 900.0,
+                    "pct_of_ceiling": 20.0}]
+    write_csv(tmp_path / "stencil.csv", rows)
+    lines = headline_block(tmp_path / "stencil.csv", get_experiment("stencil")).splitlines()
+    assert lines[0] == "| shape | gpulab's best | GB/s | % of ceiling |"
+    assert lines[2] == "| 1000 | shfl R=3 | 300.0 | 7.0% (copy_kernel) |"
+
+
+def test_a_fidelity_headline_counts_the_judged_quantities(tmp_path):
+    from gpulab.report.markdown import fidelity_headline_block
+
+    base = {"experiment": "sgemm", "params": "", "shape": "64x64x64", "gpu": "NVIDIA H200", "date": "2026-11-30"}
+    rows = [base | {"variant": "v0", "quantity": "gmem_load_requests", "predicted": 10, "measured": 10.0, "exact": True, "verdict": "exact"},
+            base | {"variant": "v1", "quantity": "gmem_load_requests", "predicted": 10, "measured": 12.0, "exact": False, "verdict": "differs"},
+            base | {"variant": "v1", "quantity": "dram_read_bytes", "predicted": 100, "measured": 110.0, "exact": False, "verdict": "within 15%"}]
+    write_csv(tmp_path / "fidelity.csv", rows)
+    assert fidelity_headline_block(tmp_path / "fidelity.csv") == (
+        "Of the 2 counts held to the prediction exactly (1 counted quantities in 2 profiled runs "
+        "of 2 kernels), 1 equal it and 1 differ.\n")

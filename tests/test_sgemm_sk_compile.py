@@ -76,4 +76,4 @@ def test_sk_tunes_on_the_skinny_classes():
     assert [s.values for s in tune_shapes(SGEMM, SK)] == list(SK_TUNE_SHAPES)
     assert [s.values for s in tune_shapes(SGEMM, SGEMM.variant("v9"))] == list(SGEMM.tune_shapes)
     for shape in SK_TUNE_SHAPES:
-        assert shape in SGEMM.default_shapes  # the README table carries every class sk is tuned on
+        assert shape in SGEMM.default_shapes  # the results tables (docs/results/sgemm.md) carry every class sk is tuned on

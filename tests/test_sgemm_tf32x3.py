@@ -137,7 +137,7 @@ def test_v14_model_gives_the_counts_nsight_compute_recorded_at_4096_cubed(tma_sm
 
 
 def test_the_split_leaves_fp32s_edges_out_of_its_domain():
-    # What the README says v14 does not take: an infinity splits into inf and NaN, and a finite value
+    # What docs/results/sgemm.md says v14 does not take: an infinity splits into inf and NaN, and a finite value
     # within 2^-11 of FLT_MAX rounds up to an infinite hi; below that, and at the smallest normal,
     # hi + lo is x again.
     hi, lo = split(np.array([np.inf, np.finfo(np.float32).max, 2.0**127 * (2 - 2.0**-10)], dtype=np.float32))

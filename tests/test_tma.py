@@ -104,7 +104,7 @@ def test_each_l2_promotion_names_its_own_driver_setting():
     assert [l2_promotion(driver, n) for n in (0, 64, 128, 256)] == [
         kinds.CU_TENSOR_MAP_L2_PROMOTION_NONE, kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
         kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_128B, kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_256B]
-    # What every bench row was measured with (docs/gemm_bf16-notes.md, "The L2 promotion").
+    # What every bench row was measured with (docs/notes/gemm_bf16-notes.md, "The L2 promotion").
     assert l2_promotion(driver, L2_PROMOTION_BYTES) == kinds.CU_TENSOR_MAP_L2_PROMOTION_L2_256B
     with pytest.raises(KeyError):
         l2_promotion(driver, 32)

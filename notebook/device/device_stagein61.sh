@@ -4,7 +4,7 @@
 # target shapes (their tuned picks), and cuBLAS at the nearest aligned shapes for the targets.
 # Logs in $OUT/stagein61/. Usage: bash scripts/device_trial.sh stagein61:330
 # The change is notebook/patches/t4_staging_in_kernel.patch (git apply, on 3eb2822): it was not kept
-# (docs/gemm_bf16-notes.md, "The staging copy inside t4").
+# (docs/notes/gemm_bf16-notes.md, "The staging copy inside t4").
 set -u
 source scripts/device_step.sh
 trials_begin stagein61 325

@@ -4,7 +4,7 @@
 # into L2 two ahead. Its GPU tests, then t4 in alternation with STAGING 0 and 1 at the two staged
 # target shapes. Logs in $OUT/stagein62/. Usage: bash scripts/device_trial.sh stagein62:200
 # The change is notebook/patches/t4_staging_nines.patch (git apply, on 3eb2822): it was not kept
-# (docs/gemm_bf16-notes.md, "The staging copy inside t4").
+# (docs/notes/gemm_bf16-notes.md, "The staging copy inside t4").
 set -u
 source scripts/device_step.sh
 trials_begin stagein62 195

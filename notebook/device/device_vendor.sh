@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The record behind the "What cuBLAS runs" paragraphs (README, docs/gemm_bf16-notes.md): scripts/probe_vendor_kernels.py for
+# The record behind the "What cuBLAS runs" paragraphs (README, docs/notes/gemm_bf16-notes.md): scripts/probe_vendor_kernels.py for
 # sgemm at 2048^3, 4096^3 and 8192^3 beside v13 (tuned S=16) and for gemm_bf16 at 4096^3 and 8192^3
 # beside t4, into notebook/probes/vendor_kernels.csv. Logs go to $OUT/vendor/.
 # Usage: bash scripts/device_trial.sh vendor:200

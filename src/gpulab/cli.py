@@ -33,7 +33,7 @@ from gpulab.model.predict import instruction_table
 from gpulab.records import RESULTS_ROOT, card_folder, environment, read_csv, write_csv
 from gpulab.report import fidelity_tables, predict_tables
 from gpulab.report.fidelity_tables import rejudge_line
-from gpulab.report.markdown import card_folders, readme_blocks, update_readme
+from gpulab.report.markdown import card_folders, page_files, readme_blocks, unplaced, update_pages
 from gpulab.report.profile_tables import (
     compare_story, compare_table, counted_table, header_line, headline_table, library_lines, stalls_table, top_stall_line,
 )
@@ -334,14 +334,24 @@ def report(
 def readme(
     readme_path: Path = typer.Option(Path("README.md"), "--readme", help="the file with generated blocks"),
     results: Path = typer.Option(RESULTS_ROOT, "--results", help="the folder of per-GPU results"),
+    pages: Optional[Path] = typer.Option(None, "--pages", help="the folder of results pages (default: docs/results beside the README)"),
 ) -> None:
-    """Regenerate the README's result tables (blocks <!-- gpulab:GPU-EXPERIMENT -->) from the CSVs."""
+    """Regenerate the result tables (blocks <!-- gpulab:GPU-TABLE -->) of the README and of every
+    results page (docs/results/*.md) from the CSVs."""
     if not readme_path.exists():
         raise GpulabError(f"{readme_path} not found; run from the repository root or pass --readme")
     if readme_path.is_dir():
         raise GpulabError(f"{readme_path} is a folder; pass the README file, e.g. --readme {readme_path / 'README.md'}")
-    done = update_readme(readme_path, readme_blocks(results))  # every CSV checked before the README is touched
-    console.print(f"regenerated {len(done)} block(s): {', '.join(done) or 'none'}")
+    if pages is not None and not pages.exists():
+        raise GpulabError(f"{pages} not found; pass the folder of results pages, e.g. --pages docs/results")
+    page_list = page_files(pages if pages is not None else readme_path.parent / "docs" / "results")
+    blocks = readme_blocks(results)  # every CSV checked before any file is touched
+    done = update_pages([readme_path, *page_list], blocks)
+    for path, names in done.items():
+        console.print(f"{path}: {len(names)} block(s) regenerated", markup=False, highlight=False)
+    if left := unplaced(blocks, done):
+        console.print(f"no file holds a place for {', '.join(left)}: add <!-- gpulab:NAME --> and "
+                      "<!-- /gpulab:NAME --> lines where each belongs", markup=False, highlight=False)
 
 
 # -- counters: Nsight Compute ------------------------------------------------------------------

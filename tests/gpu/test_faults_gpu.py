@@ -147,7 +147,7 @@ def test_racecheck_reports_the_nosync_demos_hazard(tmp_path):
 
 # Every variant, but sgemm's v14 apart: under racecheck its launches in clusters of two (its default,
 # and t4's) fault with an illegal address where memcheck, synccheck and initcheck find nothing and
-# every check passes (H200, 2026-12-02): open, see docs/gemm_bf16-notes.md. Its other three tools below.
+# every check passes (H200, 2026-12-02): open, see docs/notes/gemm_bf16-notes.md. Its other three tools below.
 @pytest.mark.parametrize("experiment, variants, tools", [
     ("sgemm", ",".join(v.name for v in get_experiment("sgemm").variants if v.name != "v14"), ""),
     ("sgemm", "v14", "memcheck,synccheck,initcheck"),

@@ -39,7 +39,7 @@ def test_split_writes_every_part_in_place_and_zeroes_the_pad(lab, m, n, k):
 
 
 def test_split_of_the_values_at_fp32s_edges_follows_the_model(lab):
-    """What v14 makes of inputs FP32 GEMM takes but 3xTF32 does not (the README's v14 section):
+    """What v14 makes of inputs FP32 GEMM takes but 3xTF32 does not (docs/results/sgemm.md, v14):
     infinities (hi = inf, lo = inf - inf = NaN), finite values within 2^-11 of FLT_MAX (hi rounds up
     to inf), subnormals, signed zeros, rounding ties; bit for bit where the model is a number, NaN
     where it is NaN (the card may return another NaN's bits)."""

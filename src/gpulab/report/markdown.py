@@ -1,7 +1,11 @@
-"""Markdown tables for the README, generated from the committed CSVs (never typed by hand).
+"""Markdown tables for the README and the results pages, generated from the committed CSVs (never
+typed by hand).
 
-The README holds generated blocks between `<!-- gpulab:NAME -->` and `<!-- /gpulab:NAME -->`;
-`gpulab readme` rewrites each block from results/<gpu>/NAME.csv and leaves the rest alone.
+The README and every page under docs/results/ hold generated blocks between `<!-- gpulab:NAME -->`
+and `<!-- /gpulab:NAME -->` (NAME is <gpu>-<table>: h200-sgemm, h200-sgemm-headline, ...);
+`gpulab readme` rewrites each block from the CSVs under results/<gpu>/ and leaves the hand-written
+text around it alone. Every CSV and every file to update is read and checked before the first file
+is written, and each file is replaced whole (atomically), so a damaged input changes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from gpulab.experiments import all_experiments
 from gpulab.quantities import (
     FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS, held_exactly,
 )
-from gpulab.records import BEST, ceiling_notes, read_csv, update_text
+from gpulab.records import BEST, ceiling_notes, read_csv, read_text, update_text
 from gpulab.report.tables import best_per_shape
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
@@ -196,13 +200,17 @@ def latest_runs(records: list[dict]) -> list[dict]:
     return [r for r in records if str(r.get("date") or "") == latest[(r["variant"], r["shape"])]]
 
 
+def latest_in_csv_order(every: list[dict]) -> list[dict]:
+    """latest_runs, its shapes in the order of the whole CSV (a shape's first rows may be ones a
+    later run replaced)."""
+    first_seen = {shape: i for i, shape in enumerate(dict.fromkeys(r["shape"] for r in every))}
+    return sorted(latest_runs(every), key=lambda r: first_seen[r["shape"]])
+
+
 def experiment_block(csv_path: Path, baseline: str, rate: str, variants: tuple[str, ...] = ()) -> str:
     """The pivot of one experiment's CSV (only `variants` when given) over each variant's latest run
     at each shape, its best-per-shape lines and where it was measured."""
-    every = read_runs(csv_path)
-    first_seen = {shape: i for i, shape in enumerate(dict.fromkeys(r["shape"] for r in every))}
-    # The shapes keep the order of the whole CSV: a shape's first rows may be ones a later run replaced.
-    records = sorted(latest_runs(every), key=lambda r: first_seen[r["shape"]])
+    records = latest_in_csv_order(read_runs(csv_path))
     if variants:
         records = [r for r in records if r["variant"] in variants]
     merged = one_config_per_shape(records)
@@ -240,6 +248,49 @@ def ladder_block(csv_path: Path, experiment, shape_label: str) -> str:
 
 def _pct(value) -> str:
     return "" if value is None else f"{value:.1f}%"
+
+
+def headline_block(csv_path: Path, experiment) -> str:
+    """The README's table of one experiment: per shape, gpulab's best row (the tune's pick, where the
+    experiment has one; else its fastest correct variant) against the vendor library and the card's
+    measured ceiling, from each variant's latest run there. The full tables are on its results page."""
+    records = latest_in_csv_order(read_runs(csv_path))
+    rate = "gflops" if experiment.bound == "compute" else "gbps"
+    libraries = set(experiment.vendor_baselines())
+    timed = [r for r in records
+             if r.get("correct") and r.get("time_ms") and r.get(rate) and not r.get("expected_wrong")]
+    library = next((r["variant"] for r in timed if r["variant"] in libraries), None)
+    unit = "GFLOP/s" if rate == "gflops" else "GB/s"
+    head = ["shape", "gpulab's best", unit, *([f"{library} {unit}", f"% of {library}"] if library else []),
+            "% of ceiling"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for shape in dict.fromkeys(r["shape"] for r in records):
+        here = [r for r in timed if r["shape"] == shape]
+        best = [r for r in here if r["variant"] == BEST]
+        own = best or [r for r in here if r["variant"] not in libraries]
+        if not own:
+            continue
+        top = max(own, key=lambda r: r[rate])
+        # The best row names what it ran in `picked` ("v14 (tuned at 4096x4096x4096)"); its params
+        # are on the results page.
+        ran = str(top.get("picked") or "").split(" ")[0] if top["variant"] == BEST else _column(top)
+        cells = [str(shape), ran, _fmt(top[rate], rate)]
+        if library:
+            lib = next((r for r in here if r["variant"] == library), None)
+            cells += [_fmt(lib[rate], rate) if lib else "", _pct(top.get("pct_of_cublas"))]
+        cells.append(_ceiling_cell(top))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\n" + provenance(records) + "\n"
+
+
+def _ceiling_cell(r: dict) -> str:
+    """'% of ceiling (name)': the copy bandwidth where the shape is memory-bound (pct_of_copy, a GEMV
+    against the card's copy rate), else the record's own ceiling."""
+    if r.get("pct_of_copy") is not None:
+        return f"{r['pct_of_copy']:.1f}% (copy)"
+    if r.get("pct_of_ceiling") is None:
+        return ""
+    return f"{r['pct_of_ceiling']:.1f}% ({r.get('ceiling') or '?'})"
 
 
 def best_block(csv_path: Path) -> str | None:
@@ -310,6 +361,20 @@ def fidelity_block(csv_path: Path) -> str:
                    f"Nsight Compute {r.get('ncu_version', '?')}, {', '.join(dates) or '?'}._\n")
 
 
+def fidelity_headline_block(csv_path: Path) -> str:
+    """One sentence for the README: how many judged counts equalled the access models' predictions."""
+    held = held_exactly()
+    rows = read_fidelity(csv_path)
+    judged = [r for r in rows if r.get("quantity") in held and r.get("exact") is not None]
+    runs = {tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in rows}
+    exact = sum(1 for r in judged if r["exact"] is True)
+    kernels = {(r.get("experiment"), r.get("variant")) for r in rows}
+    quantities = {r["quantity"] for r in judged}
+    return (f"Of the {len(judged):,} counts held to the prediction exactly ({len(quantities)} counted quantities in "
+            f"{len(runs)} profiled runs of {len(kernels)} kernels), {exact:,} equal it and {len(judged) - exact} "
+            "differ.\n")
+
+
 def _hardware_line(rows: list[dict]) -> str:
     """The hardware counters recorded beside the instrumented counts they are not judged by."""
     hw = [r for r in rows if str(r.get("quantity", "")).startswith("hw_") and r.get("ratio") is not None]
@@ -359,12 +424,14 @@ def readme_blocks(results_root: Path) -> dict[str, str]:
             blocks[f"{gpu_dir.name}-sanitize"] = sanitize_block(gpu_dir / SANITIZE_FILE)
         if (gpu_dir / FIDELITY_FILE).exists():
             blocks[f"{gpu_dir.name}-fidelity"] = fidelity_block(gpu_dir / FIDELITY_FILE)
+            blocks[f"{gpu_dir.name}-fidelity-headline"] = fidelity_headline_block(gpu_dir / FIDELITY_FILE)
         for exp in all_experiments():
             csv_path = gpu_dir / f"{exp.name}.csv"
             if csv_path.exists():
                 rate = "gflops" if exp.bound == "compute" else "gbps"
                 blocks[f"{gpu_dir.name}-{exp.name}"] = experiment_block(
                     csv_path, exp.baseline, rate, exp.readme_variants)
+                blocks[f"{gpu_dir.name}-{exp.name}-headline"] = headline_block(csv_path, exp)
                 if exp.headline_shape:
                     blocks[f"{gpu_dir.name}-{exp.name}-ladder"] = ladder_block(
                         csv_path, exp, exp.shape(*exp.headline_shape).label)
@@ -373,9 +440,9 @@ def readme_blocks(results_root: Path) -> dict[str, str]:
     return blocks
 
 
-def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
-    """Rewrite the named generated blocks in place; returns the names rewritten. The README is read
-    and replaced under its lock, so two runs updating different blocks both land."""
+def fill_blocks(text: str, blocks: dict[str, str]) -> tuple[str, list[str]]:
+    """`text` with each generated block it holds rewritten from `blocks` (a block it names that
+    `blocks` lacks stays as it is), and the names rewritten."""
     done: list[str] = []
 
     def replace(m: re.Match) -> str:
@@ -385,5 +452,41 @@ def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
         done.append(name)
         return m.group(1) + blocks[name] + m.group(4)
 
-    update_text(readme, lambda text: BLOCK_RE.sub(replace, text))
+    return BLOCK_RE.sub(replace, text), done
+
+
+def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
+    """Rewrite the named generated blocks of one markdown file in place; returns the names rewritten.
+    The file is read and replaced whole under its lock, so two runs updating different blocks both
+    land."""
+    done: list[str] = []
+
+    def change(text: str) -> str:
+        new, names = fill_blocks(text, blocks)
+        done[:] = names
+        return new
+
+    update_text(readme, change)
     return done
+
+
+def page_files(pages: Path) -> list[Path]:
+    """The results pages: every .md file in `pages` (docs/results/), in name order."""
+    if pages.exists() and not pages.is_dir():
+        raise GpulabError(f"{pages} is a file; pass the folder of results pages, e.g. --pages docs/results")
+    return sorted(pages.glob("*.md")) if pages.is_dir() else []
+
+
+def update_pages(files: list[Path], blocks: dict[str, str]) -> dict[Path, list[str]]:
+    """Rewrite the generated blocks of every file (the README and the results pages): each file is
+    read first (one that cannot be, or is not UTF-8 text, stops the command before anything is
+    written), then each is replaced whole. Returns the block names rewritten in each file."""
+    for path in files:
+        read_text(path)
+    return {path: update_readme(path, blocks) for path in files}
+
+
+def unplaced(blocks: dict[str, str], done: dict[Path, list[str]]) -> list[str]:
+    """The blocks the results allow that no file holds a place for (a new card's, say)."""
+    placed = {name for names in done.values() for name in names}
+    return [name for name in blocks if name not in placed]

@@ -11,7 +11,7 @@ A ladder (an experiment with a headline shape: sgemm) gets two pictures:
                        axes; the square power-of-two shapes as lines, the ragged shapes (4000^3, 4097^3,
                        1000x3000x777) in a panel of their own, one column of markers each.
 Where a rung ran with several params (v1 TILE=8/16/32, a tuned rung's per-shape best), its point is
-its fastest correct config at that shape: the rung's best, as the README's ladder table reads it.
+its fastest correct config at that shape: the rung's best, as the ladder table of docs/results/ reads it.
 Memory-bound experiments: GB/s per shape as grouped bars, the copy ceiling as a horizontal line.
 """
 
