@@ -15,5 +15,5 @@ if __name__ == "__main__":  # bench times in a worker process, which imports thi
     for row in gpulab.compile_only(["coalesce"]):                        # ptxas's resources: no GPU
         print(row["variant"], row["params"], row["reg_per_thread"], "registers")
     if gpulab.card() is not None:                                        # a GPU: check and time
-        for row in gpulab.bench("sgemm", variants=["v1", "v9"], shapes=["2048x2048x2048"], save=False):
+        for row in gpulab.bench("sgemm", ["v1", "v9"], [2048], options=gpulab.BenchOptions(save=False)):
             print(row["variant"], row["params"], row.get("gflops"), row.get("pct_of_cublas"), row.get("correct"))
