@@ -1,13 +1,16 @@
 """The registry: every experiment by name, in the order `gpulab run` takes them.
 
-Three places hold experiments, all under the same contract (an importable package whose
+Four places hold experiments, all under the same contract (an importable package whose
 `EXPERIMENT` is an `Experiment` instance; see docs/contract.md):
   1. the built-ins below, shipped in this package;
   2. every package in a folder named by the GPULAB_PATH environment variable (folders separated by
      os.pathsep, as PATH is), imported by its folder's name with that folder on sys.path;
   3. every entry point of the group `gpulab.experiments` (a pip-installable plugin), whose value is
      the package (or its EXPERIMENT object): `[project.entry-points."gpulab.experiments"]
-     transpose = "transpose"`.
+     transpose = "transpose"`;
+  4. every problem file named by GPULAB_PROBLEMS (files separated by os.pathsep): one .py file whose
+     PROBLEM is an experiment (gpulab.Problem.from_torch); `load_problem` adds one, and the
+     command line's `--problem FILE` or a FILE.py in the experiment's place calls it.
 A name used twice, a folder that does not exist or a package that fails to import stops every
 command with one line naming the file and line to fix. This list is the single source of the CLI's
 choices, the reports and the tests.
@@ -19,6 +22,7 @@ import copy
 import functools
 import importlib
 import importlib.metadata
+import importlib.util
 import os
 import re
 import sys
@@ -31,17 +35,37 @@ from gpulab.experiments.declared import variant_from_file
 
 EXPERIMENT_MODULES = ("sgemm", "coalesce", "stencil", "grayscale", "gemm_bf16")
 PATH_VARIABLE = "GPULAB_PATH"
+PROBLEMS_VARIABLE = "GPULAB_PROBLEMS"
 ENTRY_POINT_GROUP = "gpulab.experiments"
 
 
 def all_experiments() -> list[Experiment]:
-    """The built-ins, then GPULAB_PATH's packages, then the entry points' (each name once)."""
-    return list(_discover(os.environ.get(PATH_VARIABLE, "")))
+    """The built-ins, then GPULAB_PATH's packages, the entry points' and GPULAB_PROBLEMS' files
+    (each name once)."""
+    return list(_discover(os.environ.get(PATH_VARIABLE, ""), os.environ.get(PROBLEMS_VARIABLE, "")))
+
+
+def load_problem(path) -> Experiment:
+    """The experiment a problem file defines (its PROBLEM), added to every experiment this process
+    and the processes it starts know (the file joins GPULAB_PROBLEMS)."""
+    if not isinstance(path, (str, Path)) or not str(path).strip():
+        raise GpulabError(f"a problem is a .py file, e.g. load_problem('softmax.py'); got {path!r:.60}")
+    path = Path(path).expanduser().resolve()
+    if path.suffix != ".py" or not path.is_file():
+        raise GpulabError(f"{path}: no such .py file (a problem file defines PROBLEM = gpulab.Problem.from_torch(...))")
+    known = [p for p in os.environ.get(PROBLEMS_VARIABLE, "").split(os.pathsep) if p.strip()]
+    if str(path) not in known:
+        os.environ[PROBLEMS_VARIABLE] = os.pathsep.join([*known, str(path)])
+    return next(exp for exp, where in _problems(str(path)) if where == str(path))
 
 
 def get_experiment(name: str, kernels=()) -> Experiment:
-    """The experiment called `name`; with `kernels` (paths of .cu files that declare themselves,
-    see gpulab.experiments.declared), a copy that has those variants beside its own."""
+    """The experiment called `name` (or defined by the problem file `name`, a .py path); with
+    `kernels` (paths of .cu files that declare themselves, see gpulab.experiments.declared), a copy
+    that has those variants beside its own."""
+    if isinstance(name, str) and name.endswith(".py"):
+        exp = load_problem(name)
+        return with_kernels(exp, kernels) if kernels else exp
     for exp in all_experiments():
         if exp.name == name:
             return with_kernels(exp, kernels) if kernels else exp
@@ -70,8 +94,9 @@ def with_kernels(exp: Experiment, kernels) -> Experiment:
 
 # -- discovery ----------------------------------------------------------------------------------
 @functools.cache
-def _discover(path_value: str) -> tuple[Experiment, ...]:
-    """Cached per GPULAB_PATH value, so a test (or a user) that changes it sees the change."""
+def _discover(path_value: str, problems_value: str = "") -> tuple[Experiment, ...]:
+    """Cached per GPULAB_PATH and GPULAB_PROBLEMS value, so a test (or a user) that changes them
+    sees the change."""
     found: dict[str, tuple[Experiment, str]] = {}
     for m in EXPERIMENT_MODULES:
         exp = importlib.import_module(f"gpulab.experiments.{m}").EXPERIMENT
@@ -81,7 +106,37 @@ def _discover(path_value: str) -> tuple[Experiment, ...]:
             _add(found, exp, where)
     for ep in _entry_points():
         _add(found, *_from_entry_point(ep))
+    for file in (f for f in problems_value.split(os.pathsep) if f.strip()):
+        for exp, where in _problems(file):
+            _add(found, exp, where)
     return tuple(exp for exp, _ in found.values())
+
+
+@functools.cache
+def _problems(file: str) -> tuple[tuple[Experiment, str], ...]:
+    """The experiment of one problem file, imported once per process under a name of its own."""
+    path = Path(file).expanduser()
+    if not path.is_file():
+        raise GpulabError(f"{PROBLEMS_VARIABLE} names {path}, which is not a file; fix or remove that entry")
+    name = "gpulab_problem_" + re.sub(r"\W", "_", path.stem)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except GpulabError as exc:
+        del sys.modules[name]
+        raise GpulabError(f"{path}: {exc}") from None
+    except SyntaxError as exc:
+        del sys.modules[name]
+        raise GpulabError(f"{exc.filename}:{exc.lineno}: {exc.msg}") from None
+    except Exception as exc:
+        del sys.modules[name]
+        raise GpulabError(f"{_where(exc, path)}: loading the problem file failed: {type(exc).__name__}: {exc}") from None
+    exp = getattr(module, "PROBLEM", None) or getattr(module, "EXPERIMENT", None)
+    if not isinstance(exp, Experiment):
+        raise GpulabError(f"{path}:1: defines no PROBLEM; end the file with PROBLEM = gpulab.Problem.from_torch(...)")
+    return ((exp, str(path.resolve())),)
 
 
 def _add(found: dict, exp: Experiment, where: str) -> None:

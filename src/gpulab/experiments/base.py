@@ -347,6 +347,12 @@ class Experiment:
         """Library implementations timed beside the variants: {row name: fn(inputs, out, shape)}."""
         return {}
 
+    def vendor_work(self, library: str, inputs: dict[str, Any], shape: Shape) -> Callable[[], None] | None:
+        """What a library row times, where that is not the call its check runs (None: the same
+        call). A library that returns a new array (torch) is checked by copying its answer into the
+        output, a pass over memory its own time must not include."""
+        return None
+
     def best_default(self, shape: Shape) -> tuple[str, Params, str] | None:
         """What gpulab's best row runs at `shape` when no tuned shape is near (gpulab.jobs.best):
         (variant name, params, why), or None for no best row there."""

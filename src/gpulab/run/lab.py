@@ -379,7 +379,8 @@ class Lab:
 
         inputs = self.device_inputs(spec, exact=False, seed=self.options.seed + 7)
         out = spec.experiment.output(spec.shape, cupy)
-        return time_it(self.launcher(spec, inputs, out), self.options.timing, self._flush())
+        work = spec.experiment.vendor_work(spec.library, inputs, spec.shape) if spec.variant is None else None
+        return time_it(work or self.launcher(spec, inputs, out), self.options.timing, self._flush())
 
     # -- one run -> one record -----------------------------------------------------------------
     def execute(self, spec: RunSpec) -> dict:
