@@ -46,7 +46,7 @@ from gpulab.run.lab import (
 from gpulab.records.ceilings import attach_copy
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.jobs.profile import profile as run_profile
-from gpulab.jobs.profile import check_profile_csv, save_profiles
+from gpulab.jobs.profile import check_profile_csv, reports_folder, save_profiles
 from gpulab.records import BEST, Records, card_folder, check_run_file, read_csv, upsert_runs
 from gpulab.run.args import spec_for
 from gpulab.jobs.tune import tuned_defaults
@@ -405,14 +405,16 @@ def profile(experiment_name: str, variant: str, params=None, size=None, shape=No
             out: str | Path | None = None, csv: str | Path | None = None, seed: int = 0,
             kernels: Sequence[str | Path] = (), save: bool = True) -> Records:
     """One launch under Nsight Compute beside the model's prediction; the record (one row) joins
-    results/<gpu>/profile.csv (or `csv`) when `save`. `.profiles` holds the full Profile. `variant`
+    results/<gpu>/profile.csv (or `csv`) when `save`; the capture's report is kept in the reports/
+    folder beside that CSV either way (gpulab.jobs.profile). `.profiles` holds the full Profile. `variant`
     may name the vendor library ('cublas'): its one call is captured, whatever kernels it picks."""
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
     spec = spec_of(experiment_name, variant, params, size, shape, kernels)
     if save:
         check_profile_csv(Path(csv) if csv else None)
-    prof = run_profile(spec, full=full, report_out=Path(out) if out else None, seed=seed)
+    prof = run_profile(spec, full=full, report_out=Path(out) if out else None, seed=seed,
+                       reports_dir=reports_folder(csv) if csv else None)
     records = Records([prof.record()], save_profiles([prof], Path(csv) if csv else None) if save else None)
     records.profiles = [prof]
     return records
@@ -434,7 +436,7 @@ def compare(experiment_name: str, a: str, b: str, params_a=None, params_b=None, 
     _call(on_plan, 2)
     for spec in (spec_a, spec_b):
         _call(on_start, f"ncu: {spec.label}")
-        profiles.append(run_profile(spec, seed=seed))
+        profiles.append(run_profile(spec, seed=seed, reports_dir=reports_folder(csv) if csv else None))
         _call(on_record, profiles[-1].record())
     records = Records([p.record() for p in profiles], save_profiles(profiles, Path(csv) if csv else None))
     records.profiles = profiles
@@ -460,7 +462,7 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
     path = Path(out) if out else None
     for spec in specs:
         _call(on_start, f"ncu: {spec.label}")
-        results.append(fid.measure_one(spec, seed=seed))
+        results.append(fid.measure_one(spec, seed=seed, reports_dir=reports_folder(out) if out else None))
         if path is None and (slug := fid.gpu_slug_of(results)):
             path = fid.fidelity_path(slug)
         if path is not None:
