@@ -89,14 +89,16 @@ def report_writer(report: Path) -> str:
 
 def _module_version(module: ModuleType) -> str:
     """An install's version from its path (/opt/nvidia/nsight-compute/2025.3.1/extras/python), or the
-    wheel's from its metadata."""
-    m = re.search(r"(\d{4}\.\d+\.\d+)", str(Path(getattr(module, "__file__", "") or "").resolve()))
+    wheel's from its metadata where the module is the wheel's; '' otherwise."""
+    here = Path(getattr(module, "__file__", "") or "").resolve()
+    m = re.search(r"(\d{4}\.\d+\.\d+)", str(here))
     if m:
         return m.group(1)
     try:
-        return importlib.metadata.version(WHEEL)
+        dist = importlib.metadata.distribution(WHEEL)
     except importlib.metadata.PackageNotFoundError:
         return ""
+    return dist.version if Path(str(dist.locate_file(MODULE))).resolve() == here.parent else ""
 
 
 # -- finding the interface -----------------------------------------------------------------------
@@ -167,7 +169,16 @@ def find_interface(ncu: str | None = None, env: Mapping[str, str] | None = None)
 
 
 # -- reading -------------------------------------------------------------------------------------
-def actions(report: Path, interface: Interface | None = None) -> list:
+class Actions(list):
+    """A report's IAction objects, in the report's order, with the loaded report (the IContext that
+    owns them: the interface frees a report's launches with it) kept alive beside them."""
+
+    def __init__(self, found: list, context) -> None:
+        super().__init__(found)
+        self.context = context
+
+
+def actions(report: Path, interface: Interface | None = None) -> Actions:
     """Every profiled launch in `report`, as the interface's IAction objects, in the report's order."""
     interface = interface or find_interface()
     report = Path(report)
@@ -190,7 +201,7 @@ def actions(report: Path, interface: Interface | None = None) -> list:
             f"{interface.describe()} finds no profiled launch in {report}: a damaged file, or one written by "
             f"an Nsight Compute its version cannot read (this one was written by {writer or 'an unknown version'}); "
             f"{pip_hint(writer)}")
-    return found
+    return Actions(found, context)
 
 
 def launch_of(action) -> ncu_mod.KernelResult:

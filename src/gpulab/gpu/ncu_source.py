@@ -129,7 +129,7 @@ def sass_rows(action) -> list[SassRow]:
 def read_source(report: Path, interface: ncu_reader.Interface | None = None) -> tuple[str, list[SassRow]]:
     """(kernel name, one SassRow per instruction) of the launch in `report` that executed the most
     instructions: the captured kernel, or the kernel a library's call spent its work in."""
-    found = ncu_reader.actions(report, interface)
+    found = ncu_reader.actions(report, interface)  # held while its launches are read: it owns them
     action = max(found, key=lambda a: sum(_number(v) for v in per_instruction(a, METRICS["executed"]).values()))
     rows = sass_rows(action)
     if not rows:
