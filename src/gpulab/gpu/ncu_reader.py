@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import glob
 import importlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import math
@@ -117,7 +118,9 @@ def install_folders(ncu: str) -> list[Path]:
 
 
 def _holds_interface(folder: Path) -> bool:
-    return (folder / f"{MODULE}.py").is_file() or (folder / MODULE / "__init__.py").is_file()
+    """Whether `folder` holds the module, in any form Python imports (a .py file, a package, a
+    compiled module)."""
+    return folder.is_dir() and importlib.machinery.PathFinder.find_spec(MODULE, [str(folder)]) is not None
 
 
 def _import_from(folder: Path | None) -> ModuleType:
@@ -139,7 +142,7 @@ def _find(ncu: str | None) -> Interface:
     for folder in install_folders(ncu) if ncu else []:
         try:
             module = _import_from(folder)
-        except (ImportError, OSError) as exc:
+        except Exception as exc:  # a native module's failures to load carry no common type
             tried.append(f"{folder}: {' '.join(str(exc).split())}")
             continue
         return Interface(module, _module_version(module), str(Path(module.__file__).resolve().parent))
@@ -147,7 +150,7 @@ def _find(ncu: str | None) -> Interface:
         try:
             module = _import_from(None)
             return Interface(module, _module_version(module), str(Path(module.__file__).resolve().parent))
-        except (ImportError, OSError) as exc:
+        except Exception as exc:  # as above
             tried.append(f"the installed {MODULE}: {' '.join(str(exc).split())}")
     version = ncu_mod.ncu_version(ncu) if ncu else ""
     where = (f"none in the install of {ncu} ({Path(ncu).resolve().parent / EXTRAS})" if ncu
