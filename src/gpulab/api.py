@@ -39,7 +39,7 @@ from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.best import picker
 from gpulab.jobs.ceilings import this_card
 from gpulab.jobs.main import MainRun, main_run
-from gpulab.jobs.profile import check_profile_csv, save_profiles
+from gpulab.jobs.profile import check_profile_csv, reports_folder, save_profiles
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.records import Records, card_folder, check_run_file
@@ -310,14 +310,16 @@ def profile(experiment_name: str, variant: str, params: dict | None = None, shap
             full: bool = False, out: str | Path | None = None, csv: str | Path | None = None, seed: int = 0,
             kernels: Sequence[str | Path] = (), save: bool = True) -> Records:
     """One launch under Nsight Compute beside the model's prediction; the record (one row) joins
-    results/<gpu>/profile.csv (or `csv`) when `save`. `.profiles` holds the full Profile. `variant`
+    results/<gpu>/profile.csv (or `csv`) when `save`; the capture's report is kept in the reports/
+    folder beside that CSV either way (gpulab.jobs.profile). `.profiles` holds the full Profile. `variant`
     may name the vendor library ('cublas'): its one call is captured, whatever kernels it picks."""
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
     spec = spec_of(experiment_name, variant, params, shape, kernels)
     if save:
         check_profile_csv(Path(csv) if csv else None)
-    prof = run_profile(spec, full=full, report_out=Path(out) if out else None, seed=seed)
+    prof = run_profile(spec, full=full, report_out=Path(out) if out else None, seed=seed,
+                       reports_dir=reports_folder(csv) if csv else None)
     records = Records([prof.record()], save_profiles([prof], Path(csv) if csv else None) if save else None)
     records.profiles = [prof]
     return records
@@ -340,7 +342,7 @@ def compare(experiment_name: str, a: str, b: str, params_a: dict | None = None, 
     progress.planned(2)
     for spec in (spec_a, spec_b):
         progress.started(f"ncu: {spec.label}")
-        profiles.append(run_profile(spec, seed=seed))
+        profiles.append(run_profile(spec, seed=seed, reports_dir=reports_folder(csv) if csv else None))
         progress.finished(profiles[-1].record())
     records = Records([p.record() for p in profiles], save_profiles(profiles, Path(csv) if csv else None))
     records.profiles = profiles
@@ -367,7 +369,7 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
     path = Path(out) if out else None
     for spec in specs:
         progress.started(f"ncu: {spec.label}")
-        results.append(fid.measure_one(spec, seed=seed))
+        results.append(fid.measure_one(spec, seed=seed, reports_dir=reports_folder(out) if out else None))
         if path is None and (slug := fid.gpu_slug_of(results)):
             path = fid.fidelity_path(slug)
         if path is not None:

@@ -363,7 +363,7 @@ def profile(
     size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
     shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 512x512x512"),
     full: bool = typer.Option(False, "--full", help="also save a --set full report (.ncu-rep) to open in ncu-ui"),
-    out: Optional[Path] = typer.Option(None, "--out", help="where --full saves its report (default results/<gpu>/profiles/)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="where --full saves its report (default: the reports/ folder beside the CSV, results/<gpu>/reports/)"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV the record joins (default results/<gpu>/profile.csv)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
     sass: bool = typer.Option(False, "--sass", help="also count per SASS instruction (ncu's source page): memory instructions by kind beside the model, and where the warps stalled"),
@@ -387,17 +387,17 @@ def profile(
         console.print(f"  {line}", markup=False)
     if prof.missing:
         console.print(f"[yellow]ncu gave no value for:[/] {', '.join(prof.missing)}", highlight=False)
-    if prof.report_path:
+    if prof.full:
         console.print(f"full report: {prof.report_path}\n  open it with: ncu-ui {prof.report_path}"
                       f"\n  or read it here: ncu -i {prof.report_path} --page details", markup=False)
     console.print(f"wrote the record to {records.path}", markup=False)
     if sass:
-        _print_sass(prof.spec, seed, sass_csv)
+        _print_sass(prof.spec, seed, sass_csv, prof.report_path.parent if prof.report_path else None)
 
 
-def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
+def _print_sass(spec, seed: int, csv_path: Optional[Path], reports_dir: Optional[Path] = None) -> None:
 
-    kernel, rows = sass_profile(spec, seed=seed)
+    kernel, rows = sass_profile(spec, seed=seed, reports_dir=reports_dir)
     access, _ = access_model(spec)  # none (the library, a config the model declines): measured counts alone
     model = None
     if access is not None:
