@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from gpulab.jobs import ab as ab_job
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import new as scaffold
 from gpulab.run import sweep
@@ -39,6 +40,7 @@ from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
+from gpulab.gpu.stats import parse_noise
 from gpulab.gpu.timing import TimingPolicy
 from gpulab.run.lab import (
     Lab, LabOptions, RunSpec, compile_record, config_run_key, constraint_reason, derive, parse_param_overrides, plan,
@@ -146,7 +148,8 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
           kernels: Sequence[str | Path] = (), warm_l2: bool = False, exact: bool = False, seed: int = 0,
           out: str | Path | None = None, save: bool = True, workers: int | None = None, scheduler: str | None = None,
           on_plan: Callback = None, on_start: Callback = None, on_record: Callback = None,
-          on_status: Callback = None) -> Records:
+          on_status: Callback = None, noise: float | str = TimingPolicy.noise,
+          retime_throttled: bool = False) -> Records:
     """Check and time variants of one experiment (default: all, with their sweeps, and the vendor
     library beside, and gpulab's best row per shape: gpulab.jobs.best; name it in `variants` as 'best'),
     against this card's ceilings. With `save`, every finished row reaches the CSV
@@ -155,7 +158,9 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
     marked in its row; `.lab` says which (gpulab.run.worker.unfinished_line). `params`: {'TILE': (8, 16)}
     or ['TILE=8,16']. `workers` (compile processes here) or `scheduler` (a Dask cluster's address):
     compile in parallel and time on every GPU (gpulab.run.sweep); `.per_card` holds the Records of each
-    card model, written to its own folder (this Records is the first's)."""
+    card model, written to its own folder (this Records is the first's). `noise` ('0.5%' or 0.005): each
+    row repeats until its median's 95% interval is within it, or its budget ends (gpulab.gpu.timing);
+    `retime_throttled`: a row timed under a heat or power slowdown is timed again after a cool-down."""
     exp = experiment(experiment_name, kernels)
     overrides = parse_param_overrides(_param_texts(params))
     chosen_shapes = shapes_of(exp, sizes, shapes)
@@ -164,7 +169,8 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, params=No
     plan(exp, names, overrides, chosen_shapes)  # names and values are checked before the GPU is touched
     if save and out is not None:
         check_writable(Path(out))  # ... and where the rows go (a folder, no permission)
-    options = LabOptions(timing=TimingPolicy(flush_l2=not warm_l2), seed=seed, exact=exact)
+    options = LabOptions(timing=TimingPolicy(flush_l2=not warm_l2, noise=parse_noise(noise)), seed=seed, exact=exact,
+                         retime_throttled=retime_throttled)
     if workers is not None or scheduler:
         return _bench_on_cluster(exp, names, overrides, chosen_shapes, options, workers, scheduler, out, save,
                                  with_best, on_plan, on_start, on_record, on_status)
@@ -398,6 +404,29 @@ def predict(experiment_name: str, variant: str, params=None, size=None, shape=No
     fma, copy, source = ceilings_for_roofline(gpu, compute=ceiling, ops=ops)
     summary = summarize(rows, model, fma, copy)
     return Prediction(spec, model, summary, Records(rows), source, fma, copy, time.perf_counter() - start, exhaustive)
+
+
+def ab(experiment_name: str, a: str, b: str, params=None, size=None, shape=None, noise: float | str = 0.005,
+       seed: int = 0, warm_l2: bool = False, kernels: Sequence[str | Path] = (), csv: str | Path | None = None,
+       on_status: Callback = None) -> Records:
+    """A against B (gpulab.jobs.ab): two runs of one experiment at one shape (`a`, `b`: 'v13',
+    'v13:BM=128' or 'cublas'; `params` apply to each side that has them), checked, then timed in
+    interleaved rounds on the same inputs until the ratio time B / time A is resolved to `noise`
+    ('0.5%' or 0.005) or the budget ends. Two records, A's and B's (each with its median, 95%
+    interval and range, and both with the ratio, its interval and `ab_verdict`: 'faster', 'slower'
+    or 'same within noise', said of B); `.result` is the gpulab.jobs.ab.AbResult. With `csv`, the
+    rows join that file."""
+    exp = experiment(experiment_name, kernels)
+    spec_a, spec_b = ab_job.specs(exp, a, b, _param_texts(params), one_shape(exp, size, shape))
+    policy = ab_job.AbPolicy(noise=parse_noise(noise), flush_l2=not warm_l2)
+    if csv is not None:
+        check_run_file(Path(csv))  # a damaged file or a path that cannot be written: refused before any work
+    lab = Lab(LabOptions(seed=seed))
+    result = ab_job.run(lab, spec_a, spec_b, policy, on_status)
+    rows = result.rows(lab.env)
+    records = Records(rows, ab_job.save(Path(csv), rows) if csv is not None else None)
+    records.result = result
+    return records
 
 
 # -- counters (Nsight Compute) ------------------------------------------------------------------------

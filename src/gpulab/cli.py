@@ -25,6 +25,7 @@ from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
+from gpulab.gpu import nvml
 from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
 from gpulab.model.predict import instruction_table
 from gpulab.jobs.profile import access_model, sass_profile
@@ -37,7 +38,7 @@ from gpulab.report.profile_tables import (
 )
 from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 from gpulab.report.tables import (
-    bench_table, ceilings_table, experiment_table, resources_table, sanitize_table, summary_table, tune_table,
+    ab_table, bench_table, ceilings_table, experiment_table, resources_table, sanitize_table, summary_table, tune_table,
 )
 from gpulab.jobs.tune import load_tuned
 from gpulab.run.worker import unfinished_line
@@ -121,6 +122,28 @@ def exit_if_unfinished(lab) -> None:
         sys.exit(1)
 
 
+def say_card_state() -> None:
+    """Once per timing command: one line where NVML cannot read the card (its rows' clock, power,
+    temperature and throttle columns stay empty). Not where there is no GPU: the command's own error says that."""
+    if probe()[0] is not None and (line := nvml.unavailable_line()):
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def say(text: str) -> None:
+    err_console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def clocks_locked(mhz: Optional[int]):
+    """--lock-clocks: the SM clock locked for the command and reset after, also on Ctrl-C, SIGTERM
+    (main turns it into Ctrl-C's way out) or an error (gpulab.gpu.nvml.locked_clocks). Nothing to lock
+    where there is no GPU: the command's own error says that."""
+    return nvml.locked_clocks(mhz if probe()[0] is not None else None, say)
+
+
+NOISE_HELP = "repeat until the median's 95% interval is within this of it (or the budget ends), e.g. 0.5% or 0.005"
+LOCK_HELP = "lock the SM clock at MHz while timing (NVML, needs root; reset after, also on Ctrl-C)"
+
+
 def show_bench(experiment, records: list[dict]) -> None:
 
 
@@ -161,13 +184,19 @@ def bench(
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="a running Dask cluster, e.g. tcp://host:8786"),
+    noise: str = typer.Option("0.5%", "--noise", help=NOISE_HELP),
+    retime_throttled: bool = typer.Option(False, "--retime-throttled", help="time a row again after a cool-down "
+                                          "where it was timed under a heat or power slowdown"),
+    lock_clocks: Optional[int] = typer.Option(None, "--lock-clocks", metavar="MHZ", help=LOCK_HELP),
 ) -> None:
     """Check and time variants of one experiment; print a table; write a CSV."""
-    with Live(f"bench {experiment}") as live:
+    say_card_state()
+    with clocks_locked(lock_clocks), Live(f"bench {experiment}") as live:
         records = api.bench(experiment, variants=split_list(variant) or None, params=param or [],
                             sizes=split_list(size) if size is not None else None, shapes=shape,
                             kernels=kernels_of(kernel), warm_l2=warm_l2, exact=exact, seed=seed, out=out,
-                            workers=workers, scheduler=scheduler, **live.callbacks())
+                            workers=workers, scheduler=scheduler, noise=noise, retime_throttled=retime_throttled,
+                            **live.callbacks())
     for card in records.per_card:  # one per card model (several only on a cluster)
         show_bench(api.experiment(experiment, kernels_of(kernel)), card)
         console.print(f"wrote {len(card)} rows to {card.path}")
@@ -386,6 +415,43 @@ def compare(
     for line in compare_story(pa, pb):
         console.print(f"  {line}", markup=False)
     console.print(f"wrote both records to {records.path}", markup=False)
+
+
+@app.command()
+def ab(
+    experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
+    a: str = typer.Argument(..., help="A: a variant, e.g. v13 or v13:BM=128, or the vendor library (cublas)"),
+    b: str = typer.Argument(..., help="B: the same kinds; the verdict is said of B against A"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=VALUE for each side that has NAME (repeatable)"),
+    size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
+    shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 4096x4096x4096"),
+    noise: str = typer.Option("0.5%", "--noise", help="the resolution: a difference within it is 'same within noise'"),
+    warm_l2: bool = typer.Option(False, "--warm-l2", help="do not flush L2 before each launch"),
+    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    csv_path: Optional[Path] = typer.Option(None, "--csv", help="a CSV the two rows join (default: none written)"),
+    lock_clocks: Optional[int] = typer.Option(None, "--lock-clocks", metavar="MHZ", help=LOCK_HELP),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
+) -> None:
+    """A against B: both checked, then launched in interleaved rounds on the same inputs (each launch
+    behind the L2 flush); each one's median and 95% interval, the ratio B / A with its interval, and
+    a verdict: faster, slower, or the same within noise."""
+    say_card_state()
+    with clocks_locked(lock_clocks), console.status("ab") as status:
+        records = api.ab(experiment, a, b, param or [], size, shape, noise=noise, seed=seed, warm_l2=warm_l2,
+                         kernels=kernels_of(kernel), csv=csv_path, on_status=status.update)
+    result = records.result
+    card = result.card
+    state = (f"; SM {card['sm_clock_mhz']} MHz, {card['power_w']} W, {card['temp_c']} C"
+             + (f", throttled: {card['throttle']}" if card.get("throttle") else "")) if card.get("sm_clock_mhz") else ""
+    console.print(ab_table(records, f"{result.a.experiment.name} at {result.a.shape.label}: interleaved rounds{state}"))
+    if result.same_run:
+        console.print("A and B are the same run: an A/A test of the timer's noise", markup=False)
+    if result.hit_budget:
+        console.print(f"the budget ended before the ratio's interval was within ±{result.verdict.resolution / 2:.2%}",
+                      markup=False)
+    console.print(f"verdict: {result.sentence()}", markup=False, highlight=False)
+    if records.path is not None:
+        console.print(f"wrote both rows to {records.path}", markup=False)
 
 
 # -- predictions: the access model, no GPU -----------------------------------------------------
