@@ -217,3 +217,72 @@ def test_cool_down_is_bounded(use, monkeypatch):
     use(stand_in(reasons=0x1))  # idle, no slowdown: the least wait, no more
     clock[0] = 0.0
     assert nvml.cool_down(least_s=2.0, most_s=5.0) == pytest.approx(2.0)
+
+
+# `gpulab bench --lock-clocks 1755` with a stand-in NVML device that logs what is asked of it, and a
+# bench that waits: a signal arrives while it runs.
+LOCKED_BENCH = """
+import pathlib
+import sys
+import time
+
+from gpulab import api, cli
+from gpulab.gpu import nvml
+
+log = pathlib.Path(sys.argv[1])
+
+
+def note(text):
+    with log.open("a") as f:
+        f.write(text + "\\n")
+
+
+class Module:
+    nvmlDeviceSetGpuLockedClocks = staticmethod(lambda handle, low, high: note(f"lock {low} {high}"))
+    nvmlDeviceResetGpuLockedClocks = staticmethod(lambda handle: note("reset"))
+
+
+nvml.open_device = lambda: (nvml.Device(Module, "h"), "")
+nvml.unavailable_line = lambda: ""
+cli.probe = lambda: (object(), "")
+
+
+def bench(*args, **kwargs):
+    note("started")
+    time.sleep(60)
+
+
+api.bench = bench
+sys.argv = ["gpulab", "bench", "sgemm", "--size", "64", "--lock-clocks", "1755"]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("sig, code", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_locked_clocks_are_reset_when_a_signal_stops_the_command(tmp_path, sig, code):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from gpulab.cli import INTERRUPTED
+
+    log = tmp_path / "nvml.log"
+    log.write_text("")
+    proc = subprocess.Popen([sys.executable, "-c", LOCKED_BENCH, str(log)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env={**os.environ},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while "started" not in log.read_text() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "started" in log.read_text(), proc.communicate(timeout=10)
+        proc.send_signal(getattr(signal, sig))
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert err.strip() == INTERRUPTED
+    assert log.read_text().splitlines() == ["lock 1755 1755", "started", "reset"]

@@ -124,8 +124,9 @@ def exit_if_unfinished(lab) -> None:
 
 def say_card_state() -> None:
     """Once per timing command: one line where NVML cannot read the card (its rows' clock, power,
-    temperature and throttle columns stay empty). Not where there is no GPU: the command's own error says that."""
-    if probe()[0] is not None and (line := nvml.unavailable_line()):
+    temperature and throttle columns stay empty). Not where there is no GPU: the command's own error
+    says that (asked second: NVML answers without importing CuPy, which the command's worker does)."""
+    if (line := nvml.unavailable_line()) and probe()[0] is not None:
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
@@ -237,6 +238,7 @@ def run(
 
     console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {environment(info, info.arch)['driver']}, "
                   f"CUDA runtime {info.cuda_runtime_version})")
+    say_card_state()
     with Live("run") as live:
         done = api.run(experiments, kernels_of(kernel), out_dir, **live.callbacks())
     for name, records in done.items():
@@ -441,8 +443,8 @@ def ab(
                          kernels=kernels_of(kernel), csv=csv_path, on_status=status.update)
     result = records.result
     card = result.card
-    state = (f"; SM {card['sm_clock_mhz']} MHz, {card['power_w']} W, {card['temp_c']} C"
-             + (f", throttled: {card['throttle']}" if card.get("throttle") else "")) if card.get("sm_clock_mhz") else ""
+    state = "".join(f", {card[key]} {unit}" for key, unit in (("sm_clock_mhz", "MHz"), ("power_w", "W"), ("temp_c", "C"))
+                    if card.get(key) is not None) + (f", slowed by {card['throttle']}" if card.get("throttle") else "")
     console.print(ab_table(records, f"{result.a.experiment.name} at {result.a.shape.label}: interleaved rounds{state}"))
     if result.same_run:
         console.print("A and B are the same run: an A/A test of the timer's noise", markup=False)
@@ -603,15 +605,17 @@ def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reas
 
 INTERRUPTED = ("interrupted: every file written so far is complete, and the one being written, if any, "
                "was left as it was before this run")
-# The exit codes of a run stopped by Ctrl-C (SIGINT) and by SIGTERM (`timeout`, a batch scheduler): 128 + the signal.
-INTERRUPT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# The exit codes of a run stopped by Ctrl-C (SIGINT), by SIGTERM (`timeout`, a batch scheduler) and by
+# SIGHUP (its terminal closed): 128 + the signal.
+INTERRUPT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 _stopped_by = [signal.SIGINT]  # the signal that stopped this run, for its exit code
 
 
 def _terminate(signum, frame) -> None:
-    """SIGTERM takes Ctrl-C's way out (KeyboardInterrupt): the same cleanup, every file whole or as
-    it was, a tune's unfinished config not marked as one that stopped the process; exit 143."""
-    _stopped_by[0] = signal.SIGTERM
+    """SIGTERM and SIGHUP take Ctrl-C's way out (KeyboardInterrupt): the same cleanup, every file whole
+    or as it was, a tune's unfinished config not marked as one that stopped the process, clocks locked
+    by --lock-clocks reset; exit 143 (129)."""
+    _stopped_by[0] = signal.Signals(signum)
     raise KeyboardInterrupt
 
 
@@ -626,6 +630,7 @@ def main() -> None:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
     try:
         code = app(standalone_mode=False)
     except GpulabError as exc:
