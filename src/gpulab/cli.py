@@ -38,7 +38,8 @@ from gpulab.report.profile_tables import (
 )
 from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 from gpulab.report.tables import (
-    ab_table, bench_table, ceilings_table, experiment_table, resources_table, sanitize_table, summary_table, tune_table,
+    ab_table, bench_table, card_state, ceilings_table, experiment_table, resources_table, sanitize_table, summary_table,
+    tune_table,
 )
 from gpulab.jobs.tune import load_tuned
 from gpulab.run.worker import unfinished_line
@@ -442,10 +443,9 @@ def ab(
         records = api.ab(experiment, a, b, param or [], size, shape, noise=noise, seed=seed, warm_l2=warm_l2,
                          kernels=kernels_of(kernel), csv=csv_path, on_status=status.update)
     result = records.result
-    card = result.card
-    state = "".join(f", {card[key]} {unit}" for key, unit in (("sm_clock_mhz", "MHz"), ("power_w", "W"), ("temp_c", "C"))
-                    if card.get(key) is not None) + (f", slowed by {card['throttle']}" if card.get("throttle") else "")
-    console.print(ab_table(records, f"{result.a.experiment.name} at {result.a.shape.label}: interleaved rounds{state}"))
+    state = card_state(result.card)
+    console.print(ab_table(records, f"{result.a.experiment.name} at {result.a.shape.label}: interleaved rounds"
+                                    + (f" ({state})" if state else "")))
     if result.same_run:
         console.print("A and B are the same run: an A/A test of the timer's noise", markup=False)
     if result.hit_budget:

@@ -127,7 +127,8 @@ class Verdict:
     def sentence(self, a: str = "A", b: str = "B") -> str:
         """One line: the word, then the ratio and its interval, e.g. 'cublas is faster than t4 by
         1.30%: time cublas / time t4 = 0.9870, 95% interval 0.9851-0.9893 over 212 rounds'."""
-        span = f"95% interval {self.low:.4f}-{self.high:.4f}" if self.low is not None else "too few rounds for an interval"
+        span = (f"95% interval {self.low:.4f}-{self.high:.4f}" if self.low is not None
+                else "too few rounds for an interval")
         numbers = f"time {b} / time {a} = {self.ratio:.4f}, {span} over {self.rounds} rounds"
         if self.word == SAME:
             return f"{b} and {a} are the {SAME} (no difference beyond {self.resolution:.2%} resolved): {numbers}"

@@ -58,6 +58,13 @@ def throttle_note(r: dict) -> str:
     return note
 
 
+def card_state(card: dict) -> str:
+    """The card while timed, in words: '1860 MHz, 655.0 W, 51 C, slowed by sw_power_cap' ('' without NVML)."""
+    words = [f"{card[key]} {unit}" for key, unit in (("sm_clock_mhz", "MHz"), ("power_w", "W"), ("temp_c", "C"))
+             if card.get(key) is not None]
+    return ", ".join(words + ([f"slowed by {card['throttle']}"] if card.get("throttle") else []))
+
+
 def _notes(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
