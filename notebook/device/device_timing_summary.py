@@ -1,6 +1,8 @@
 """Summaries for notebook/device/device_timing.sh (issue 41), read from the CSVs gpulab wrote:
   python3 device_timing_summary.py ratio CSV   the last A/B run's ratio and its interval's half-width
   python3 device_timing_summary.py aa CSV      how many A/A runs said 'same within noise'
+  python3 device_timing_summary.py aa_api CSV  19 more A/A runs of sgemm v13 at 4096 through gpulab.ab in
+                                               this one process (the CLI's start-up paid once), into CSV
   python3 device_timing_summary.py twice DIR   one small bench twice in this process (twice_1.csv,
                                                twice_2.csv), each median against the other's interval
                                                (twice.csv)"""
@@ -27,6 +29,15 @@ def aa(path: str) -> None:
           + ", ".join(f"{r['ab_ratio']:.4f} ({r['reps']} rounds)" for r in rows))
 
 
+def aa_api(path: str) -> None:
+    import time
+
+    for i in range(19):
+        start = time.perf_counter()
+        rows = gpulab.ab("sgemm", "v13", "v13", size=4096, csv=Path(path))
+        print(f"ab {i + 2} (API): {time.perf_counter() - start:.1f} s, verdict: {rows.result.sentence()}", flush=True)
+
+
 def _inside(m: float, r: dict) -> bool | None:
     if r.get("time_ci_low_ms") is None:
         return None
@@ -50,4 +61,4 @@ def twice(folder: str) -> None:
 
 
 if __name__ == "__main__":
-    {"ratio": ratio, "aa": aa, "twice": twice}[sys.argv[1]](sys.argv[2])
+    {"ratio": ratio, "aa": aa, "aa_api": aa_api, "twice": twice}[sys.argv[1]](sys.argv[2])

@@ -451,7 +451,7 @@ def ab(
     if result.hit_budget:
         console.print(f"the budget ended before the ratio's interval was within ±{result.verdict.resolution / 2:.2%}",
                       markup=False)
-    console.print(f"verdict: {result.sentence()}", markup=False, highlight=False)
+    console.print(f"verdict: {result.sentence()}", markup=False, highlight=False, soft_wrap=True)  # one line
     if records.path is not None:
         console.print(f"wrote both rows to {records.path}", markup=False)
 
