@@ -56,7 +56,7 @@ def test_the_interval_covers_the_true_median_as_often_as_it_promises(n, draw, tr
 
 def test_summarize_and_relative_noise():
     s = summarize([1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.0])
-    assert (s.median, s.low, s.high, s.n) == (1.0, 0.98, 1.02, 7)
+    assert (s.median, s.minimum, s.maximum, s.n) == (1.0, 0.98, 1.02, 7)
     assert (s.ci_low, s.ci_high) == (0.98, 1.02)  # n = 7: ranks 1 and 7
     assert s.rel_noise == pytest.approx(0.02)
     assert relative_noise(1.0, (0.99, 1.03)) == pytest.approx(0.03)  # the farther end

@@ -45,6 +45,7 @@ REASONS = (
     (0x200, "board_limit"),
     (0x400, "reliability"),
 )
+KNOWN_BITS = sum(bit for bit, _ in REASONS)
 # Reasons that do not slow a busy GPU: idle is the card between launches, and the applications
 # clocks setting is the clocks someone chose (what --lock-clocks does on purpose).
 NOT_SLOWDOWNS = frozenset(("gpu_idle", "applications_clocks_setting"))
@@ -62,8 +63,7 @@ def decode(mask: int | None) -> tuple[str, ...]:
     if not mask:
         return ()
     names = [name for bit, name in REASONS if mask & bit and name not in NOT_SLOWDOWNS]
-    known = functools.reduce(lambda acc, pair: acc | pair[0], REASONS, 0)
-    rest = mask & ~known
+    rest = mask & ~KNOWN_BITS
     names += [f"reason_{1 << b:#x}" for b in range(rest.bit_length()) if rest >> b & 1]
     return tuple(names)
 

@@ -70,8 +70,8 @@ class Summary:
     """Repetitions summarized: the median, min and max, the interval of the median and its noise."""
 
     median: float
-    low: float
-    high: float
+    minimum: float
+    maximum: float
     ci_low: float | None
     ci_high: float | None
     rel_noise: float | None

@@ -191,5 +191,5 @@ def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], No
             last()
             times.append(one())
     s = summarize(times)
-    return Timing(s.median, s.low, s.high, s.n, flush is not None, s.ci_low, s.ci_high, s.rel_noise, not met,
+    return Timing(s.median, s.minimum, s.maximum, s.n, flush is not None, s.ci_low, s.ci_high, s.rel_noise, not met,
                   card.columns())

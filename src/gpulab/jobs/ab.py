@@ -11,8 +11,9 @@ the budget of timed device time ends: a difference of one and a half resolutions
 from none. After the rounds, one more round runs on fresh inputs into poisoned outputs and both are
 checked again, as a bench row's last timed launch is (gpulab.run.lab.Lab.time).
 
-Two runs from two `gpulab bench` commands differ by the card's drift between them (on the H200 the
-SM clock moves between 1,749 and 1,980 MHz with power); this is the command that compares.
+Two rows from two `gpulab bench` commands differ by the card's drift between them as well as by the
+kernels (on the H200 the SM clock follows power: results/h200/ceilings.csv recorded cuBLAS at 8192^3
+at 1,710 and 1,725 MHz against the card's 1,980); this is the command that compares.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class AbResult:
         for side, spec, times in (("A", self.a, self.times_a), ("B", self.b, self.times_b)):
             s = summarize(times)
             out.append(spec.base_record() | {
-                "side": side, "time_ms": s.median, "time_min_ms": s.low, "time_max_ms": s.high, "reps": s.n,
+                "side": side, "time_ms": s.median, "time_min_ms": s.minimum, "time_max_ms": s.maximum, "reps": s.n,
                 "l2_flushed": True, "time_ci_low_ms": s.ci_low, "time_ci_high_ms": s.ci_high,
                 "rel_noise": s.rel_noise} | shared | self.card | env)
         return out
