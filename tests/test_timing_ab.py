@@ -47,17 +47,17 @@ def test_ab_errors_are_one_line_exit_2(args, words, tmp_path):
 
 def test_a_param_goes_to_each_side_that_has_it():
     exp = api.experiment("sgemm")
-    a, b = specs(exp, "v12", "v13", ["BK=8"], exp.square(1024))
+    a, b = specs(exp, "v12", "v13", {"BK": 8}, exp.square(1024))
     assert a.params["BK"] == 8 and b.params["BK"] == 8
-    a, b = specs(exp, "v1", "cublas", ["TILE=8"], exp.square(1024))
+    a, b = specs(exp, "v1", "cublas", {"TILE": 8}, exp.square(1024))
     assert a.params["TILE"] == 8 and b.library == "cublas" and b.variant is None
     with pytest.raises(GpulabError, match="not accepted|choose"):
-        specs(exp, "v1", "v1", ["TILE=7"], exp.square(1024))
+        specs(exp, "v1", "v1", {"TILE": 7}, exp.square(1024))
 
 
 def _result(times_b, ratio_list, budget=False):
     exp = api.experiment("sgemm")
-    a, b = specs(exp, "v13", "cublas", [], exp.square(4096))
+    a, b = specs(exp, "v13", "cublas", {}, exp.square(4096))
     card = {"sm_clock_mhz": 1860, "power_w": 655.0, "temp_c": 51, "throttle": "sw_power_cap"}
     return AbResult(a, b, [3.0] * len(times_b), times_b, verdict(ratio_list, 0.005), budget, card)
 
@@ -83,7 +83,7 @@ def test_an_ab_run_makes_two_records_that_stand_alone(tmp_path):
 
 def test_the_same_run_on_both_sides_is_an_aa_test():
     exp = api.experiment("sgemm")
-    a, b = specs(exp, "v13", "v13", [], exp.square(4096))
+    a, b = specs(exp, "v13", "v13", {}, exp.square(4096))
     result = AbResult(a, b, [3.0] * 12, [3.0] * 12, verdict([1.0] * 12, 0.005), False, {})
     assert result.same_run and result.names() == ("A", "B")
     assert result.sentence().startswith("B and A are the same within noise")

@@ -150,7 +150,7 @@ def test_the_cli_says_it_once_per_command(use, monkeypatch, capsys):
     use(ImportError("No module named 'pynvml'"))
     monkeypatch.setattr(cli, "probe", lambda: (object(), ""))  # as on a machine with a GPU
     exp = api.experiment("sgemm")
-    a, b = specs(exp, "v1:TILE=16", "cublas", [], exp.square(512))
+    a, b = specs(exp, "v1:TILE=16", "cublas", {}, exp.square(512))
 
     def fake_ab(*args, **kwargs):
         nvml.Watch().__enter__().__exit__()  # what the timing does: no line from here

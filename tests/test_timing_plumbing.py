@@ -170,7 +170,7 @@ def test_a_throttled_row_is_timed_again_after_a_cool_down(stand_in, monkeypatch)
 
 def test_ab_tells_a_faster_kernel_and_checks_both_after(stand_in):
     lab = stand_in()
-    a, b = ab.specs(SGEMM, "v1:TILE=16", "cublas", [], SHAPE)
+    a, b = ab.specs(SGEMM, "v1:TILE=16", "cublas", {}, SHAPE)
     rng = np.random.default_rng(3)
     lab.make[a.label], lab.make[b.label] = correct(1.0, rng), correct(0.9, rng)
     result = ab.run(lab, a, b, ab.AbPolicy(budget_ms=500.0))
@@ -181,7 +181,7 @@ def test_ab_tells_a_faster_kernel_and_checks_both_after(stand_in):
 
 def test_ab_of_a_run_against_itself_is_the_same(stand_in):
     lab = stand_in()
-    a, b = ab.specs(SGEMM, "cublas", "cublas", [], SHAPE)
+    a, b = ab.specs(SGEMM, "cublas", "cublas", {}, SHAPE)
     lab.make[a.label] = correct(1.0, np.random.default_rng(4))
     result = ab.run(lab, a, b)
     assert result.same_run and result.verdict.word == SAME
@@ -189,7 +189,7 @@ def test_ab_of_a_run_against_itself_is_the_same(stand_in):
 
 def test_ab_refuses_a_kernel_that_replays_a_kept_result(stand_in):
     lab = stand_in()
-    a, b = ab.specs(SGEMM, "v1:TILE=16", "cublas", [], SHAPE)
+    a, b = ab.specs(SGEMM, "v1:TILE=16", "cublas", {}, SHAPE)
     rng = np.random.default_rng(5)
     lab.make[a.label], lab.make[b.label] = correct(1.0, rng), replays_kept_result(rng)
     with pytest.raises(GpulabError, match=r"B \(sgemm cublas .*\) gave a wrong output on its last timed launch"):
@@ -198,7 +198,7 @@ def test_ab_refuses_a_kernel_that_replays_a_kept_result(stand_in):
 
 def test_ab_refuses_a_wrong_kernel_before_timing(stand_in):
     lab = stand_in()
-    a, b = ab.specs(SGEMM, "v1:TILE=16", "cublas", [], SHAPE)
+    a, b = ab.specs(SGEMM, "v1:TILE=16", "cublas", {}, SHAPE)
 
     def wrong(inputs, out):
         def once():

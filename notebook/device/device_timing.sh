@@ -8,7 +8,7 @@
 #   default_bench.csv, .log  a default `gpulab bench sgemm --size 1024,2048`, its wall time last in the log,
 #                            after an untimed run that fills the compile cache (time today's code the same
 #                            way, its second run): the cost target is <= 1.3x today's
-#   twice_1/2.csv, twice.csv one small bench twice in one process, each median against the other's interval
+#   twice_1/2.csv, twice.csv one small bench run twice in one step, each median against the other's interval
 # Expected: tests ~45 s, t4/cublas ~8 s, the A/A runs ~5 s + 19 x ~3 s, each default bench ~30 s warm
 # (the first more where NVRTC compiles cold), twice ~20 s. Usage: bash scripts/device_trial.sh timing:240
 set -u
@@ -26,5 +26,6 @@ TAIL=2 trial aa_count 10 $SUMMARY aa "$dir/aa.csv"
 TAIL=2 trial warm_cache 60 gpulab bench sgemm --size 1024,2048 --out "$dir/warm_bench.csv"
 TAIL=30 trial default_bench 50 bash -c "TIMEFORMAT='default bench wall time: %R s'; \
     time gpulab bench sgemm --size 1024,2048 --out '$dir/default_bench.csv'"
-TAIL=8 trial twice 40 $SUMMARY twice "$dir"
+TAIL=8 trial twice 40 bash -c "for i in 1 2; do gpulab bench sgemm --variant v9,v13,cublas --size 2048 \
+    --out '$dir/twice_'\$i.csv >'$dir/twice_'\$i.log 2>&1 || exit 1; done; $SUMMARY twice '$dir'"
 trials_end

@@ -3,9 +3,9 @@
   python3 device_timing_summary.py aa CSV      how many A/A runs said 'same within noise'
   python3 device_timing_summary.py aa_api CSV  19 more A/A runs of sgemm v13 at 4096 through gpulab.ab in
                                                this one process (the CLI's start-up paid once), into CSV
-  python3 device_timing_summary.py twice DIR   one small bench twice in this process (twice_1.csv,
-                                               twice_2.csv), each median against the other's interval
-                                               (twice.csv)"""
+  python3 device_timing_summary.py twice DIR   the same small bench run twice (DIR/twice_1.csv and
+                                               twice_2.csv, written by gpulab bench): each median against
+                                               the other run's interval, into DIR/twice.csv"""
 
 import sys
 from pathlib import Path
@@ -34,7 +34,7 @@ def aa_api(path: str) -> None:
 
     for i in range(19):
         start = time.perf_counter()
-        rows = gpulab.ab("sgemm", "v13", "v13", size=4096, csv=Path(path))
+        rows = gpulab.ab("sgemm", "v13", "v13", shape="4096x4096x4096", csv=Path(path))
         print(f"ab {i + 2} (API): {time.perf_counter() - start:.1f} s, verdict: {rows.result.sentence()}", flush=True)
 
 
@@ -45,15 +45,14 @@ def _inside(m: float, r: dict) -> bool | None:
 
 
 def twice(folder: str) -> None:
-    kw = dict(variants=["v9", "v13", "cublas"], sizes=[2048])
-    one = gpulab.bench("sgemm", out=Path(folder) / "twice_1.csv", **kw)
-    two = gpulab.bench("sgemm", out=Path(folder) / "twice_2.csv", **kw)
+    one, two = (read_csv(Path(folder) / f"twice_{i}.csv") for i in (1, 2))
     rows = []
     for a, b in zip(one, two):
         rows.append({"variant": a["variant"], "params": a.get("params"), "first_ms": a.get("time_ms"),
                      "second_ms": b.get("time_ms"), "first_rel_noise": a.get("rel_noise"),
                      "second_rel_noise": b.get("rel_noise"), "first_reps": a.get("reps"), "second_reps": b.get("reps"),
-                     "second_in_first_ci": _inside(b.get("time_ms"), a), "first_in_second_ci": _inside(a.get("time_ms"), b),
+                     "second_in_first_ci": _inside(b.get("time_ms"), a),
+                     "first_in_second_ci": _inside(a.get("time_ms"), b),
                      "first_sm_clock_mhz": a.get("sm_clock_mhz"), "second_sm_clock_mhz": b.get("sm_clock_mhz"),
                      "first_throttle": a.get("throttle"), "second_throttle": b.get("throttle")})
         print(", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in rows[-1].items()))

@@ -50,7 +50,7 @@ from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.jobs.profile import check_profile_csv, save_profiles
 from gpulab.records import BEST, Records, card_folder, check_run_file, read_csv, upsert_runs
-from gpulab.run.args import spec_for
+from gpulab.run.args import single_params, spec_for
 from gpulab.jobs.tune import tuned_defaults
 from gpulab.run.worker import open_lab
 
@@ -406,23 +406,23 @@ def predict(experiment_name: str, variant: str, params=None, size=None, shape=No
     return Prediction(spec, model, summary, Records(rows), source, fma, copy, time.perf_counter() - start, exhaustive)
 
 
-def ab(experiment_name: str, a: str, b: str, params=None, size=None, shape=None, noise: float | str = 0.005,
+def ab(experiment_name: str, a: str, b: str, params=None, size=None, shape=None, *, noise: float | str = 0.005,
        seed: int = 0, warm_l2: bool = False, kernels: Sequence[str | Path] = (), csv: str | Path | None = None,
-       on_status: Callback = None) -> Records:
+       progress=None) -> Records:
     """A against B (gpulab.jobs.ab): two runs of one experiment at one shape (`a`, `b`: 'v13',
-    'v13:BM=128' or 'cublas'; `params` apply to each side that has them), checked, then timed in
-    interleaved rounds on the same inputs until the ratio time B / time A is resolved to `noise`
-    ('0.5%' or 0.005) or the budget ends. Two records, A's and B's (each with its median, 95%
+    'v13:BM=128' or 'cublas'; `params`, {'BK': 16}, apply to each side that has them), checked, then
+    timed in interleaved rounds on the same inputs until the ratio time B / time A is resolved to
+    `noise` ('0.5%' or 0.005) or the budget ends. Two records, A's and B's (each with its median, 95%
     interval and range, and both with the ratio, its interval and `ab_verdict`: 'faster', 'slower'
     or 'same within noise', said of B); `.result` is the gpulab.jobs.ab.AbResult. With `csv`, the
-    rows join that file."""
+    rows join that file. `progress.status(text)`, where given, hears each step."""
     exp = experiment(experiment_name, kernels)
-    spec_a, spec_b = ab_job.specs(exp, a, b, _param_texts(params), one_shape(exp, size, shape))
+    spec_a, spec_b = ab_job.specs(exp, a, b, single_params(_param_texts(params)), one_shape(exp, size, shape))
     policy = ab_job.AbPolicy(noise=parse_noise(noise), flush_l2=not warm_l2)
     if csv is not None:
         check_run_file(Path(csv))  # a damaged file or a path that cannot be written: refused before any work
     lab = Lab(LabOptions(seed=seed))
-    result = ab_job.run(lab, spec_a, spec_b, policy, on_status)
+    result = ab_job.run(lab, spec_a, spec_b, policy, progress.status if progress is not None else None)
     rows = result.rows(lab.env)
     records = Records(rows, ab_job.save(Path(csv), rows) if csv is not None else None)
     records.result = result

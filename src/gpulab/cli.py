@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Optional
 
 import typer
@@ -441,7 +442,7 @@ def ab(
     say_card_state()
     with clocks_locked(lock_clocks), console.status("ab") as status:
         records = api.ab(experiment, a, b, param or [], size, shape, noise=noise, seed=seed, warm_l2=warm_l2,
-                         kernels=kernels_of(kernel), csv=csv_path, on_status=status.update)
+                         kernels=kernels_of(kernel), csv=csv_path, progress=SimpleNamespace(status=status.update))
     result = records.result
     state = card_state(result.card)
     console.print(ab_table(records, f"{result.a.experiment.name} at {result.a.shape.label}: interleaved rounds"

@@ -30,7 +30,7 @@ from gpulab.gpu.stats import Verdict, rounds_done, summarize, verdict
 from gpulab.gpu.timing import Window, reset_persisting_l2, warm_up
 from gpulab.gpu.launch import synchronize
 from gpulab.records import upsert
-from gpulab.run.args import make_spec, parse_variant_arg, single_params
+from gpulab.run.args import make_spec, parse_variant_arg
 from gpulab.run.lab import RECHECK_SEED, TIMING_SEED, Lab, RunSpec, constraint_reason, refill_inputs
 
 
@@ -87,10 +87,10 @@ class AbResult:
         return out
 
 
-def specs(exp, a: str, b: str, param_texts: list[str], shape) -> tuple[RunSpec, RunSpec]:
-    """A and B as RunSpecs: VARIANT[:NAME=V,...] or a vendor library's name each; a --param NAME=V
-    applies to each side that has NAME (an error where neither has)."""
-    flags = single_params(param_texts)
+def specs(exp, a: str, b: str, params: dict[str, int], shape) -> tuple[RunSpec, RunSpec]:
+    """A and B as RunSpecs: VARIANT[:NAME=V,...] or a vendor library's name each; `params`
+    ({'BK': 16}, one value each) apply to each side that has them (an error where neither has)."""
+    flags = dict(params)
     used: set[str] = set()
     out = []
     for text in (a, b):
@@ -110,10 +110,11 @@ def specs(exp, a: str, b: str, param_texts: list[str], shape) -> tuple[RunSpec, 
 
 
 def run(lab: Lab, a: RunSpec, b: RunSpec, policy: AbPolicy = AbPolicy(),
-        on_status: Callable[[str], None] | None = None) -> AbResult:
-    """Check A and B, then time them in interleaved rounds (see the module's docstring)."""
+        status: Callable[[str], None] | None = None) -> AbResult:
+    """Check A and B, then time them in interleaved rounds (see the module's docstring); `status`
+    hears each step."""
     cupy = seam.cupy()
-    say = on_status or (lambda text: None)
+    say = status or (lambda text: None)
     for side, spec in (("A", a), ("B", b)):
         if reason := constraint_reason(spec, lab.arch):
             raise GpulabError(f"{side} ({spec.label}) cannot run here: {reason}")
