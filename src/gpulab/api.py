@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from gpulab.jobs import ab as ab_job
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Shape
@@ -45,11 +46,12 @@ from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.records import Records, card_folder, check_run_file
 from gpulab.records.ceilings import ceilings_for_roofline
 from gpulab.run import sweep
-from gpulab.run.args import spec_for
+from gpulab.gpu.stats import parse_noise
+from gpulab.run.args import one_config, spec_for
 from gpulab.run.lab import Lab, LabOptions, RunSpec, compile_record, constraint_reason, param_values, plan
 from gpulab.run.progress import QUIET, Progress
 
-__all__ = ["BenchOptions", "MainRun", "Prediction", "Progress", "Records", "bench", "best", "card", "ceilings",
+__all__ = ["BenchOptions", "MainRun", "Prediction", "Progress", "Records", "ab", "bench", "best", "card", "ceilings",
            "compare", "compile_only", "experiment", "experiments", "fidelity", "new", "predict", "profile", "run",
            "tune", "variants", "verify"]
 
@@ -303,6 +305,29 @@ def predict(experiment_name: str, variant: str, params: dict | None = None, shap
     fma, copy, source = ceilings_for_roofline(gpu, compute=ceiling, ops=ops)
     summary = summarize(rows, model, fma, copy)
     return Prediction(spec, model, summary, Records(rows), source, fma, copy, time.perf_counter() - start, exhaustive)
+
+
+def ab(experiment_name: str, a: str, b: str, params: dict | None = None, shape: Any = None, *,
+       noise: float | str = 0.005, seed: int = 0, warm_l2: bool = False, kernels: Sequence[str | Path] = (),
+       csv: str | Path | None = None, progress: Progress | None = None) -> Records:
+    """A against B (gpulab.jobs.ab): two runs of one experiment at one shape (`a`, `b`: 'v13',
+    'v13:BM=128' or 'cublas'; `params`, {'BK': 16}, apply to each side that has them), checked, then
+    timed in interleaved rounds on the same inputs until the ratio time B / time A is resolved to
+    `noise` ('0.5%' or 0.005) or the budget ends. Two records, A's and B's (each with its median, 95%
+    interval and range, and both with the ratio, its interval and `ab_verdict`: 'faster', 'slower'
+    or 'same within noise', said of B); `.result` is the gpulab.jobs.ab.AbResult. With `csv`, the
+    rows join that file. progress.status hears each step."""
+    exp = experiment(experiment_name, kernels)
+    spec_a, spec_b = ab_job.specs(exp, a, b, one_config(params or {}), one_shape(exp, shape))
+    policy = ab_job.AbPolicy(noise=parse_noise(noise), flush_l2=not warm_l2)
+    if csv is not None:
+        check_run_file(Path(csv))  # a damaged file or a path that cannot be written: refused before any work
+    lab = Lab(LabOptions(seed=seed))
+    result = ab_job.run(lab, spec_a, spec_b, policy, (progress or QUIET).status)
+    rows = result.rows(lab.env)
+    records = Records(rows, ab_job.save(Path(csv), rows) if csv is not None else None)
+    records.result = result
+    return records
 
 
 # -- counters (Nsight Compute) ------------------------------------------------------------------------
