@@ -1,30 +1,36 @@
-"""Record real Nsight Compute output as test fixtures (run on a GPU machine with ncu; < 1 minute).
+"""Record real Nsight Compute reports as test fixtures (run on a GPU machine with ncu; about a minute).
 
-    python3 scripts/ncu_capture_fixtures.py [--out tests/fixtures/ncu] [--library]
+    python3 scripts/ncu_capture_fixtures.py [--out tests/fixtures/ncu_reports] [--only NAME,...]
 
-Captures SGEMM v0 (BLOCK=16) and v1 (TILE=16) at 512^3, the configs of matmul_profile.cu's predicted table
-(docs/SOURCES.md), with
-exactly the metrics `gpulab profile` asks for, the way it asks (gpulab.gpu.ncu's export, then import
-as raw CSV), and writes into --out:
-  sgemm_v0_512_raw.csv, sgemm_v1_512_raw.csv    what `ncu --import ... --csv --page raw` printed
-  sgemm_v0_512_info.json, sgemm_v1_512_info.json what the profiled program reported
-  sgemm_v1_512_oneshot.txt                        the one-step form: program stdout, then the CSV
-  no_kernel.txt                                   ncu's output when the kernel name matches nothing
-  MANIFEST.json                                   ncu version, commands, exit codes, seconds
-The CPU tests (tests/test_ncu.py) parse these and skip with a reason while they are absent.
+Each fixture is one capture exactly as `gpulab profile` (or `--sass`) takes it (gpulab.jobs.profile:
+the child program, the metrics of gpulab.quantities, one ncu process writing a .ncu-rep), kept small
+(a counters capture leaves the kernel's code out; only the source-counter capture needs it). Into
+--out, per fixture NAME:
+  NAME.ncu-rep     the report
+  NAME.json        what the profiled program reported (device, resources, occupancy, check)
+and MANIFEST.json: the ncu and its version, the card, each fixture's run, command, seconds and size.
+Then every report is read back through the report interface (gpulab.gpu.ncu_reader), and the
+metrics gpulab asks for that a report has no value for are listed (there should be none).
 
-With --library it records only the vendor library's captures instead (the call inside the profiler
-range, as `gpulab profile sgemm cublas` takes it), at 512^3 for each experiment with a library:
-  <experiment>_cublas_512_raw.csv, <experiment>_cublas_512_info.json, LIBRARY_MANIFEST.json
+The fixtures: the runs results/h200/fidelity.csv holds, at small shapes, so the CPU tests hold each
+report to the recorded rows and to the access model (tests/test_ncu_reports.py), and a vendor
+library's call (two kernels: a split-K GEMM and its reduction):
+  sgemm_v1_512, sgemm_v1_512_again   a classic rung, captured twice (hardware counters that move)
+  sgemm_v9_129x67x33                 cp.async (LDGSTS) counters
+  sgemm_v9_129x67x33_source          the same launch's source counters (per SASS instruction)
+  gemm_bf16_t1_131x67x37             ldmatrix (LDSM) counters
+  gemm_bf16_t4_131x67x37             wgmma (GMMA) and TMA counters, a cluster launch
+  sgemm_cublas_512                   cuBLAS FP32's call (split-K GEMM + reduction)
+  gemm_bf16_cublas_512               cuBLAS BF16's call (one nvjet kernel)
+The CPU tests skip, naming this command, while a fixture is absent.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import datetime
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,94 +38,94 @@ from pathlib import Path
 
 from gpulab import quantities as Q
 from gpulab.errors import GpulabError
-from gpulab.gpu import ncu as ncu_mod
-from gpulab.jobs.profile import capture_request, child_env
 from gpulab.files import write_atomic
+from gpulab.gpu import ncu as ncu_mod
+from gpulab.gpu import ncu_reader
+from gpulab.jobs.profile import capture_request, child_env
 from gpulab.run.args import make_spec
 
-CONFIGS = (("v0", {"BLOCK": 16}), ("v1", {"TILE": 16}))
-LIBRARY_RUNS = (("sgemm", "cublas"), ("gemm_bf16", "cublas"))
-SIZE = 512
+OUT = Path("tests/fixtures/ncu_reports")
+# name -> (experiment, variant, params, shape, what is captured: 'metrics' or 'source')
+FIXTURES: dict[str, tuple[str, str, dict, str, str]] = {
+    "sgemm_v1_512": ("sgemm", "v1", {}, "512x512x512", "metrics"),
+    "sgemm_v1_512_again": ("sgemm", "v1", {}, "512x512x512", "metrics"),
+    "sgemm_v9_129x67x33": ("sgemm", "v9", {}, "129x67x33", "metrics"),
+    "sgemm_v9_129x67x33_source": ("sgemm", "v9", {}, "129x67x33", "source"),
+    "gemm_bf16_t1_131x67x37": ("gemm_bf16", "t1", {}, "131x67x37", "metrics"),
+    "gemm_bf16_t4_131x67x37": ("gemm_bf16", "t4", {}, "131x67x37", "metrics"),
+    "sgemm_cublas_512": ("sgemm", "cublas", {}, "512x512x512", "metrics"),
+    "gemm_bf16_cublas_512": ("gemm_bf16", "cublas", {}, "512x512x512", "metrics"),
+}
+SIZE_LIMIT = 1 << 20  # bytes: a fixture is committed, so it stays small
+COMMAND = "python3 scripts/ncu_capture_fixtures.py"
 
 
-def record_libraries(out: Path) -> int:
-    """The vendor library's call at SIZE^3 for each of LIBRARY_RUNS, captured as `gpulab profile` does."""
-    ncu = ncu_mod.find_ncu()
-    manifest = {"ncu": ncu, "ncu_version": ncu_mod.ncu_version(ncu), "size": SIZE, "runs": []}
-    with tempfile.TemporaryDirectory(prefix="gpulab-fixtures-") as tmp:
-        tmp = Path(tmp)
-        for experiment, library in LIBRARY_RUNS:
-            spec = make_spec(experiment, library, {}, f"{SIZE}x{SIZE}x{SIZE}")
-            stem = f"{experiment}_{library}_{SIZE}"
-            request = capture_request(spec, tmp / f"{stem}.json", metrics=tuple(Q.metric_names()))
-            t0 = time.monotonic()
-            cap = ncu_mod.capture(request, tmp / f"{stem}.ncu-rep", ncu, child_env())
-            write_atomic(out / f"{stem}_raw.csv", cap.csv_text)
-            shutil.copyfile(tmp / f"{stem}.json", out / f"{stem}_info.json")
-            manifest["runs"].append({"file": f"{stem}_raw.csv", "label": spec.label,
-                                     "command": ncu_mod.capture_command(ncu, request, Path("REPORT.ncu-rep")),
-                                     "seconds": round(time.monotonic() - t0, 1)})
-            print(f"{spec.label}: {time.monotonic() - t0:.1f} s", flush=True)
-    write_atomic(out / "LIBRARY_MANIFEST.json", json.dumps(manifest, indent=1))
-    return 0
+def capture_one(name: str, out: Path, ncu: str, tmp: Path) -> dict:
+    experiment, variant, params, shape, what = FIXTURES[name]
+    spec = make_spec(experiment, variant, params, shape)
+    info = tmp / f"{name}.json"
+    mode = {"source_counters": True} if what == "source" else {"metrics": tuple(Q.metric_names())}
+    request = capture_request(spec, info, **mode)
+    report = out / f"{name}.ncu-rep"
+    t0 = time.monotonic()
+    ncu_mod.capture(request, report, ncu, child_env())
+    shutil.copyfile(info, out / f"{name}.json")
+    return {"name": name, "label": spec.label, "captured": what, "file": report.name,
+            "bytes": report.stat().st_size, "seconds": round(time.monotonic() - t0, 1),
+            "command": ncu_mod.capture_command(ncu, request, Path(report.name))}
+
+
+def check(entry: dict, out: Path, interface: ncu_reader.Interface) -> list[str]:
+    """Problems with one recorded fixture: too big, unreadable, metrics without a value."""
+    problems = []
+    if entry["bytes"] > SIZE_LIMIT:
+        problems.append(f"{entry['file']} is {entry['bytes']:,} bytes, over {SIZE_LIMIT:,}")
+    try:
+        launches = ncu_reader.read_launches(out / entry["file"], interface)
+    except GpulabError as exc:
+        return problems + [str(exc)]
+    if entry["captured"] == "metrics":
+        for launch in launches:
+            if missing := ncu_mod.missing_metrics(launch, Q.metric_names()):
+                problems.append(f"{entry['file']} {launch.kernel}: no value for {', '.join(missing)}")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("tests/fixtures/ncu"))
-    parser.add_argument("--library", action="store_true", help="record only the vendor library's captures")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--only", help=f"comma-separated fixture names (default: all of {', '.join(FIXTURES)})")
     ns = parser.parse_args(argv)
+    names = [n.strip() for n in ns.only.split(",")] if ns.only else list(FIXTURES)
+    if unknown := [n for n in names if n not in FIXTURES]:
+        raise GpulabError(f"no fixture named {', '.join(unknown)}; the fixtures: {', '.join(FIXTURES)}")
     out: Path = ns.out
     out.mkdir(parents=True, exist_ok=True)
-    if ns.library:
-        return record_libraries(out)
     ncu = ncu_mod.find_ncu()
-    env = child_env()
+    interface = ncu_reader.find_interface(ncu)
     start = time.monotonic()
-    manifest = {"ncu": ncu, "ncu_version": ncu_mod.ncu_version(ncu), "size": SIZE, "runs": []}
-
+    manifest_path = out / "MANIFEST.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() and ns.only else {"fixtures": []}
+    entries = {e["name"]: e for e in manifest["fixtures"]}
     with tempfile.TemporaryDirectory(prefix="gpulab-fixtures-") as tmp:
-        tmp = Path(tmp)
-        for variant, params in CONFIGS:
-            spec = make_spec("sgemm", variant, params, f"{SIZE}x{SIZE}x{SIZE}")
-            info = tmp / f"{variant}.json"
-            request = capture_request(spec, info, metrics=tuple(Q.metric_names()))
-            t0 = time.monotonic()
-            cap = ncu_mod.capture(request, tmp / f"{variant}.ncu-rep", ncu, env)
-            write_atomic(out / f"sgemm_{variant}_{SIZE}_raw.csv", cap.csv_text)
-            shutil.copyfile(info, out / f"sgemm_{variant}_{SIZE}_info.json")
-            manifest["runs"].append({"file": f"sgemm_{variant}_{SIZE}_raw.csv", "label": spec.label,
-                                     "command": ncu_mod.capture_command(ncu, request, Path("REPORT.ncu-rep")),
-                                     "seconds": round(time.monotonic() - t0, 1)})
-            print(f"{spec.label}: {time.monotonic() - t0:.1f} s", flush=True)
-
-        # The one-step form, program output and CSV on one stdout (what the parser must also read).
-        spec = make_spec("sgemm", "v1", dict(CONFIGS[1][1]), f"{SIZE}x{SIZE}x{SIZE}")
-        request = capture_request(spec, tmp / "oneshot.json", metrics=tuple(Q.metric_names()))
-        t0 = time.monotonic()
-        cmd = ncu_mod.oneshot_command(ncu, request)
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-        write_atomic(out / f"sgemm_v1_{SIZE}_oneshot.txt", r.stdout)
-        manifest["runs"].append({"file": f"sgemm_v1_{SIZE}_oneshot.txt", "command": cmd, "exit": r.returncode,
-                                 "stderr_tail": r.stderr[-2000:], "seconds": round(time.monotonic() - t0, 1)})
-        print(f"one-step: {time.monotonic() - t0:.1f} s (exit {r.returncode})", flush=True)
-
-        # No match: the real words ncu prints when the kernel filter matches nothing.
-        bad = dataclasses.replace(capture_request(spec, tmp / "none.json", metrics=("dram__bytes_read.sum",)),
-                                  kernel_name="no_such_kernel")
-        t0 = time.monotonic()
-        cmd = ncu_mod.capture_command(ncu, bad, tmp / "none.ncu-rep")
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-        write_atomic(out / "no_kernel.txt", f"exit {r.returncode}\n--- stdout\n{r.stdout}--- stderr\n{r.stderr}")
-        manifest["runs"].append({"file": "no_kernel.txt", "command": cmd, "exit": r.returncode,
-                                 "report_written": (tmp / "none.ncu-rep").exists(),
-                                 "seconds": round(time.monotonic() - t0, 1)})
-        print(f"no match: {time.monotonic() - t0:.1f} s (exit {r.returncode})", flush=True)
-
-    manifest["seconds"] = round(time.monotonic() - start, 1)
-    write_atomic(out / "MANIFEST.json", json.dumps(manifest, indent=1))
-    print(f"wrote fixtures to {out} in {manifest['seconds']} s")
-    return 0
+        for name in names:
+            entries[name] = capture_one(name, out, ncu, Path(tmp))
+            print(f"{name}: {entries[name]['label']}, {entries[name]['bytes']:,} bytes in "
+                  f"{entries[name]['seconds']} s", flush=True)
+    device = json.loads((out / f"{names[0]}.json").read_text()).get("device", {})
+    manifest = {
+        "generated_by": COMMAND, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "ncu": ncu, "ncu_version": ncu_mod.ncu_version(ncu), "gpu": device.get("name", ""),
+        "read_by": interface.describe(),
+        "fixtures": [entries[n] for n in FIXTURES if n in entries],
+    }
+    write_atomic(manifest_path, json.dumps(manifest, indent=1) + "\n")
+    problems = [p for e in manifest["fixtures"] if e["name"] in names for p in check(e, out, interface)]
+    for p in problems:
+        print(f"problem: {p}", file=sys.stderr)
+    print(f"wrote {len(names)} fixtures to {out} in {time.monotonic() - start:.1f} s, read back by "
+          f"{interface.describe()}: {len(problems)} problems")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -15,10 +15,13 @@ from gpulab import api
 from gpulab.jobs import fidelity
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
+from gpulab import quantities as Q
 from gpulab.gpu import ncu as ncu_mod
+from gpulab.gpu import ncu_reader
 from gpulab.run.lab import RunSpec
 from gpulab.params import parse_params_label
 from gpulab.records import read_csv, write_csv
+from ncu_reports import metric, stub_interface, stub_report
 
 L2 = 62_914_560
 INFO = {"device": {"name": "NVIDIA H200", "slug": "h200", "l2_bytes": L2},
@@ -34,14 +37,15 @@ def spec(experiment, variant, dims, **params):
 def fake_profile(change=None, dram_read_scale=1.0):
     """A profile whose counters are the model's own predictions, then `change`d."""
 
-    def profile(s, seed=0):
+    def profile(s, seed=0, **where):
         p = fidelity.predicted_quantities(s)
         # what the model cannot predict, the stand-in card measures as 123
         measured = {q: float(p.get(q, 123)) for q in fidelity.QUANTITIES if not q.endswith("ideal_wavefronts")}
         measured["dram_read_bytes"] *= dram_read_scale
         for k, dv in (change or {}).items():
             measured[k] += dv
-        return SimpleNamespace(measured=measured, info=INFO, ncu_version="2025.3.1.0")
+        return SimpleNamespace(measured=measured, info=INFO, ncu_version="2025.3.1.0",
+                               report_ref=f"reports/{s.experiment.name}-{s.name}-{where.get('job')}.ncu-rep")
 
     return profile
 
@@ -141,7 +145,7 @@ def test_a_variant_without_a_model_is_measured_and_says_so(monkeypatch):
     s = spec("stencil", "regs", (100_003,))
     measured = {q: 1.0 for q in fidelity.QUANTITIES}
 
-    res = fidelity.measure_one(s, profile=lambda s, seed=0: SimpleNamespace(measured=measured, info=INFO, ncu_version=""))
+    res = fidelity.measure_one(s, profile=lambda s, seed=0, **where: SimpleNamespace(measured=measured, info=INFO, ncu_version="", report_ref=""))
     rows = by_quantity(res)
     assert res.exact == (0, 0)
     assert rows["gmem_load_requests"]["verdict"] == "no model" and "no access model" in rows["gmem_load_requests"]["note"]
@@ -153,7 +157,7 @@ def test_a_config_the_model_declines_is_measured_with_its_reason():
     unjudged, and each row says why there is no prediction (not that the model failed)."""
     s = spec("gemm_bf16", "t4", (4096, 4096, 4096), SCHEDULE=1)
     measured = {q: 1.0 for q in fidelity.QUANTITIES}
-    res = fidelity.measure_one(s, profile=lambda s, seed=0: SimpleNamespace(measured=measured, info=INFO, ncu_version=""))
+    res = fidelity.measure_one(s, profile=lambda s, seed=0, **where: SimpleNamespace(measured=measured, info=INFO, ncu_version="", report_ref=""))
     row = by_quantity(res)["tma_load_requests"]
     assert row["verdict"] == "no model" and row["measured"] == 1.0 and row["exact"] is None
     assert row["note"].startswith("t4 SCHEDULE=1 is not modelled") and "failed" not in row["note"]
@@ -162,13 +166,13 @@ def test_a_config_the_model_declines_is_measured_with_its_reason():
 def test_a_failed_run_is_a_row_and_a_missing_ncu_stops_everything():
     s = spec("stencil", "global", (100_003,))
 
-    def wrong(s, seed=0):
+    def wrong(s, seed=0, **where):
         raise GpulabError("stencil global R=3 100003 computes a wrong answer (3 wrong)")
 
     res = fidelity.measure_one(s, profile=wrong)
     assert res.error and res.rows[0]["verdict"] == "error" and "wrong answer" in res.rows[0]["note"]
 
-    def no_ncu(s, seed=0):
+    def no_ncu(s, seed=0, **where):
         raise ncu_mod.NcuNotFound("Nsight Compute (ncu) not found")
 
     with pytest.raises(ncu_mod.NcuNotFound):
@@ -265,10 +269,11 @@ def test_the_command_end_to_end_with_a_stand_in_profiler(monkeypatch, tmp_path, 
 
     calls = []
 
-    def profile(s, seed=0):
+    def profile(s, seed=0, **where):
         calls.append(s.label)
         change = {"gmem_load_sectors": 3} if s.variant.name == "regs" else {}
-        return fake_profile(change)(s, seed)
+        assert where == {"reports_dir": None, "job": "fidelity"}  # results/<gpu>/reports/, decided by the profile
+        return fake_profile(change)(s, seed, **where)
 
     monkeypatch.setattr(profiling, "profile", profile)
     monkeypatch.setattr(api, "find_ncu", lambda env=None: "/fake/ncu")
@@ -284,6 +289,21 @@ def test_the_command_end_to_end_with_a_stand_in_profiler(monkeypatch, tmp_path, 
     assert f"{runs - 1} of {runs} modelled runs exact on every counted quantity" in out
     rows = read_csv(tmp_path / "results" / "h200" / "fidelity.csv")
     assert len(rows) == runs * len(fidelity.QUANTITIES)
+    assert {r["ncu_report"] for r in rows if r["variant"] == "regs"} == {"reports/stencil-regs-fidelity.ncu-rep"}
+
+
+def test_every_row_of_a_run_names_the_report_kept_beside_its_csv(tmp_path):
+    """The capture's report goes to the reports folder beside the CSV (api.fidelity: --out's), and
+    every row of the run names it, relative to the CSV's folder."""
+    seen = {}
+
+    def profile(s, seed=0, **where):
+        seen.update(where)
+        return fake_profile()(s, seed, **where)
+
+    res = fidelity.measure_one(spec("coalesce", "rows", (999, 1001)), profile=profile, reports_dir=tmp_path / "reports")
+    assert seen == {"reports_dir": tmp_path / "reports", "job": "fidelity"}
+    assert {r["ncu_report"] for r in res.rows} == {"reports/coalesce-rows-fidelity.ncu-rep"}
 
 
 def test_a_kernel_edited_since_its_measurement_is_named(tmp_path):
@@ -392,6 +412,64 @@ def test_rejudge_leaves_a_derived_row_whose_inputs_were_not_recorded_as_it_was()
     assert "smem_load_ideal_wavefronts" in kept[0] and "another ncu metric" not in kept[0]
 
 
+def _report_of_the_card(tmp_path, s, ref, monkeypatch, change=None):
+    """A stand-in of the run's kept report at tmp_path/ref: every metric gpulab asks for, holding the
+    model's prediction of its quantity (what the card counted, in these stories) plus `change`, read
+    by the stand-in interface."""
+    predicted = fidelity.predicted_quantities(s)
+    metrics = {Q.BY_KEY[q].metric: metric(v + (change or {}).get(q, 0))
+               for q, v in predicted.items() if q in Q.BY_KEY and Q.BY_KEY[q].metric}
+    (tmp_path / ref).parent.mkdir(parents=True, exist_ok=True)
+    stub_report(tmp_path / ref, [{"name": s.experiment.entry, "metrics": metrics}])
+    monkeypatch.setattr(ncu_reader, "find_interface", lambda *a, **kw: stub_interface())
+    return predicted
+
+
+def test_rejudge_reads_a_count_recorded_from_another_metric_again_from_the_runs_report(tmp_path, monkeypatch):
+    """The run's kept report holds every metric its capture asked for, the one read now among them:
+    the count is read from it and judged, and its row names the metric read now. Without the report
+    the row stays as recorded, and the reason says the report is not there."""
+    s = spec("sgemm", "v9", (129, 67, 33))
+    rows = fidelity.measure_one(s, profile=fake_profile({"smem_load_requests": 16})).rows
+    old = [dict(r, ncu_metric="smsp__inst_executed_op_shared_ld_pred_on_any.sum")
+           if r["quantity"] == "smem_load_requests" else dict(r) for r in rows]
+    predicted = _report_of_the_card(tmp_path, s, old[0]["ncu_report"], monkeypatch)
+    again, kept = fidelity.rejudge(old, tmp_path)
+    (row,) = [r for r in again if r["quantity"] == "smem_load_requests"]
+    assert kept == [] and row["verdict"] == "exact" and row["measured"] == predicted["smem_load_requests"]
+    assert row["ncu_metric"] == Q.metric_text("smem_load_requests") and row["ncu_report"] == old[0]["ncu_report"]
+    assert [r["quantity"] for r in again] == [r["quantity"] for r in old]
+
+    again, kept = fidelity.rejudge(old, tmp_path / "elsewhere")
+    assert next(r for r in again if r["quantity"] == "smem_load_requests") == next(
+        r for r in old if r["quantity"] == "smem_load_requests")
+    assert len(kept) == 1 and f"its report {old[0]['ncu_report']} is not there" in kept[0]
+
+
+def test_rejudge_takes_the_inputs_of_a_derived_quantity_the_rows_lack_from_the_report(tmp_path, monkeypatch):
+    s = spec("gemm_bf16", "t1", (131, 67, 37))
+    rows = fidelity.measure_one(s, profile=fake_profile()).rows
+    old = [dict(r) for r in rows if r["quantity"] not in ("hw_smem_load_wavefronts", "hw_smem_load_bank_conflicts")]
+    ldsm = next(r["measured"] for r in rows if r["quantity"] == "smem_ldsm_wavefronts")
+    # the hardware's op_ld count holds the LDSM's wavefronts (as the H200 counts them)
+    _report_of_the_card(tmp_path, s, old[0]["ncu_report"], monkeypatch, {"hw_smem_load_wavefronts": ldsm})
+    again, kept = fidelity.rejudge(old, tmp_path)
+    (row,) = [r for r in again if r["quantity"] == "smem_load_ideal_wavefronts"]
+    assert kept == [] and row["verdict"] == "exact" and row["measured"] == row["predicted"]
+    assert {r["quantity"] for r in again} == {r["quantity"] for r in old}  # none added that the run did not record
+
+
+def test_rejudge_says_when_the_report_cannot_be_read(tmp_path, monkeypatch):
+    s = spec("sgemm", "v9", (129, 67, 33))
+    rows = fidelity.measure_one(s, profile=fake_profile()).rows
+    old = [dict(r, ncu_metric="an.old_metric.sum") if r["quantity"] == "smem_load_requests" else dict(r) for r in rows]
+    (tmp_path / "reports").mkdir()
+    (tmp_path / old[0]["ncu_report"]).write_text("not a report")
+    monkeypatch.setattr(ncu_reader, "find_interface", lambda *a, **kw: stub_interface())
+    again, kept = fidelity.rejudge(old, tmp_path)
+    assert len(kept) == 1 and "could not be read" in kept[0] and "finds no profiled launch" in kept[0]
+
+
 # -- a failing ncu, damaged input to --rejudge (nothing lost, nothing silent) ---------------------
 def stand_in_ncu(tmp_path, code=3):
     ncu = tmp_path / "ncu"
@@ -423,7 +501,7 @@ def test_a_failed_run_without_earlier_rows_records_its_error(tmp_path):
     out = tmp_path / "fidelity.csv"
     ok = fidelity.measure_one(spec("coalesce", "rows", (999, 1001)), profile=fake_profile())
 
-    def broken(s, seed=0):
+    def broken(s, seed=0, **where):
         raise GpulabError("ncu failed (exit 3)")
 
     failed = fidelity.measure_one(spec("stencil", "global", (100_003,)), profile=broken)

@@ -1,6 +1,8 @@
-"""gpulab.gpu.ncu without a GPU: the CSV parser (synthetic and recorded ncu output), the command
-builder, finding ncu, and every failure path, driven by fake `ncu` executables that print the real
-texts ncu prints and exit the way it does."""
+"""gpulab.gpu.ncu without a GPU: the command builder, finding ncu, one capture (one ncu process
+writing a report), and every failure path, driven by fake `ncu` executables that print the real
+texts ncu prints and exit the way it does; the raw-CSV parser scripts/pattern_fixtures.py reads
+(synthetic and recorded ncu output). Reading reports: tests/test_ncu_reader.py (any machine) and
+tests/test_ncu_reports.py (the reports recorded on the H200)."""
 
 import math
 import stat
@@ -135,21 +137,10 @@ def test_single_launch_accepts_demangled_signature():
 
 
 # -- recorded ncu output ------------------------------------------------------------------------
-# Metrics gpulab asks for that were added after tests/fixtures/ncu was recorded (re-recording it
-# with scripts/ncu_capture_fixtures.py brings them in): cp.async's and ldmatrix's counters, the
-# instrumented shared wavefronts, the SM clock and the warp instructions.
-NEWER_THAN_FIXTURES = ("ldgsts", "ldsm", "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared", "gmma", "tma",
-                       "sm__cycles_elapsed.avg.per_second", "smsp__inst_executed.sum")
-
-
-def newer_than_fixtures(metric: str) -> bool:
-    return any(part in metric for part in NEWER_THAN_FIXTURES)
-
-
 def _fixture(name: str) -> Path:
     path = FIXTURES / name
     if not path.exists():
-        pytest.skip(f"{path} not recorded yet: run `python3 scripts/ncu_capture_fixtures.py` on a GPU with ncu")
+        pytest.skip(f"{path} is not in this checkout")
     return path
 
 
@@ -175,43 +166,6 @@ def test_recorded_full_set_csv(variant):
     m = measure(k, {})
     assert m["gmem_load_sectors_per_request"] == sectors / requests
     assert m["top_stall"] in STALL_REASONS and m["top_stall"] != "selected"
-
-
-@pytest.mark.parametrize("variant", ["v0", "v1"])
-def test_recorded_profile_csv(variant):
-    """Our own capture (export, then import as raw CSV): every metric asked for has a number."""
-    (k,) = ncu.parse_csv(_fixture(f"sgemm_{variant}_512_raw.csv").read_text())
-    assert [m for m in ncu.missing_metrics(k, metric_names()) if not newer_than_fixtures(m)] == []
-    requests, sectors = MATMUL_PROFILE[variant]
-    m = measure(k, {})
-    assert (m["gmem_load_requests"], m["gmem_load_sectors"]) == (requests, sectors)
-    assert m["gmem_store_requests"] == 8192 and m["gmem_store_sectors"] == 32768  # one STG per warp, 2 rows x 64 B
-
-
-def test_recorded_oneshot_matches_import():
-    (one,) = ncu.parse_csv(_fixture("sgemm_v1_512_oneshot.txt").read_text())
-    (imp,) = ncu.parse_csv(_fixture("sgemm_v1_512_raw.csv").read_text())
-    for q in COUNTED:
-        if not q.metric or q.metric.startswith("dram__"):  # DRAM bytes vary a little run to run
-            continue
-        if newer_than_fixtures(q.metric):
-            continue
-        if "shared" in q.metric and ("wavefronts" in q.metric or "bank_conflicts" in q.metric):
-            continue  # checked below: they move together from run to run
-        else:
-            assert one.metrics[q.metric] == imp.metrics[q.metric], q.key
-
-
-def test_recorded_shared_wavefronts_move_only_by_their_conflicts():
-    """Arbitration between warps adds a few shared wavefronts that change from run to run (recorded
-    on the H200 for v1 at 512^3: 6,295,263 vs 6,295,490 load wavefronts), and ncu counts exactly those
-    as bank conflicts: wavefronts minus conflicts is the same in both captures."""
-    (one,) = ncu.parse_csv(_fixture("sgemm_v1_512_oneshot.txt").read_text())
-    (imp,) = ncu.parse_csv(_fixture("sgemm_v1_512_raw.csv").read_text())
-    for op in ("ld", "st"):
-        waves = f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"
-        conflicts = f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"
-        assert one.metrics[waves] - one.metrics[conflicts] == imp.metrics[waves] - imp.metrics[conflicts]
 
 
 def test_recorded_no_kernel_text_is_recognized():
@@ -240,16 +194,17 @@ def test_every_quantity_has_a_distinct_metric():
 
 # -- the commands -------------------------------------------------------------------------------
 def test_capture_command():
+    """One ncu process writes the report: no CSV printed, the kernel's code left out (no counter needs it)."""
     cmd = ncu.capture_command("/x/ncu", request(), Path("/tmp/r.ncu-rep"))
     assert cmd[0] == "/x/ncu"
     joined = " ".join(cmd)
     for part in ("--clock-control none", "--kernel-name-base function", "--kernel-name sgemm",
-                 "--launch-skip 3", "--launch-count 1",
+                 "--launch-skip 3", "--launch-count 1", "--import-sass no",
                  "--metrics dram__bytes_read.sum,lts__t_sector_hit_rate.pct",
                  "--export /tmp/r.ncu-rep --force-overwrite"):
         assert part in joined
     assert cmd[-5:] == ["python3", "-m", "gpulab.run.ncu_child", "sgemm", "v1"]
-    assert "--set" not in cmd and "--csv" not in cmd
+    assert "--set" not in cmd and "--csv" not in cmd and "--page" not in cmd
 
 
 def test_a_library_call_is_captured_by_its_profiler_range():
@@ -280,21 +235,10 @@ def test_range_launches_put_the_longest_first():
         ncu.range_launches([])
 
 
-def test_capture_command_full_set_keeps_the_metrics():
+def test_capture_command_full_set_keeps_the_metrics_and_the_code():
+    """A report to open in ncu-ui: every section, and the kernel's code for its source page."""
     cmd = ncu.capture_command("ncu", request(full_set=True), Path("r.ncu-rep"))
-    assert cmd[cmd.index("--set") + 1] == "full" and "--metrics" in cmd
-
-
-def test_import_command():
-    assert ncu.import_command("ncu", Path("r.ncu-rep")) == [
-        "ncu", "--import", "r.ncu-rep", "--csv", "--page", "raw", "--print-units", "base"]
-
-
-def test_oneshot_command_prints_csv_and_exports_nothing():
-    cmd = ncu.oneshot_command("ncu", request())
-    assert "--export" not in cmd and "--force-overwrite" not in cmd
-    assert cmd[-9:-5] == ["--page", "raw", "--print-units", "base"]
-    assert cmd[-5:] == list(request().target)
+    assert cmd[cmd.index("--set") + 1] == "full" and "--metrics" in cmd and "--import-sass" not in cmd
 
 
 @pytest.mark.parametrize("kw", [dict(target=()), dict(launch_skip=-1), dict(metrics=()),
@@ -372,37 +316,40 @@ def test_exit_zero_without_a_report_is_a_failure(tmp_path):
         ncu.capture(request(), tmp_path / "r.ncu-rep", ncu=str(fake))
 
 
-def _scripted_ncu(tmp_path: Path, import_text: str, import_code: int = 0) -> Path:
-    """A fake that writes the --export file on capture and prints `import_text` on --import."""
-    body = tmp_path / "import.txt"
-    body.write_text(import_text)
+def _scripted_ncu(tmp_path: Path) -> Path:
+    """A fake that writes the --export file and prints what ncu prints around the program's output."""
     script = tmp_path / "ncu"
-    script.write_text(textwrap.dedent(f"""\
+    script.write_text(textwrap.dedent("""\
         #!/bin/sh
         prev=""
         for a in "$@"; do
-          if [ "$a" = "--import" ]; then cat '{body}'; exit {import_code}; fi
+          if [ "$a" = "--import" ]; then echo "a capture never imports" >&2; exit 9; fi
           if [ "$prev" = "--export" ]; then echo report > "$a"; fi
           prev="$a"
         done
+        echo "==PROF== Connected to process 1 (python3)"
+        echo "the program's own line"
         echo "==PROF== Disconnected from process 1"
         """))
     script.chmod(0o755)
     return script
 
 
-def test_capture_success_returns_the_imported_csv(tmp_path):
-    fake = _scripted_ncu(tmp_path, WIDE)
+def test_capture_is_one_ncu_process_that_writes_the_report(tmp_path):
+    fake = _scripted_ncu(tmp_path)
     cap = ncu.capture(request(), tmp_path / "out" / "r.ncu-rep", ncu=str(fake))
-    assert cap.report.exists() and cap.csv_text == WIDE
-    assert "Disconnected" in cap.capture_output
-    assert ncu.single_launch(ncu.parse_csv(cap.csv_text), "sgemm").metrics["dram__bytes_read.sum"] == 2103808
+    assert cap.report == tmp_path / "out" / "r.ncu-rep" and cap.report.read_text() == "report\n"
+    assert "Disconnected" in cap.capture_output and "the program's own line" in cap.capture_output
 
 
-def test_import_failure_shows_ncu_message(tmp_path):
-    fake = _scripted_ncu(tmp_path, "==ERROR== Failed to open report file\n", 1)
-    with pytest.raises(ncu.NcuFailed, match="could not read back r.ncu-rep.*Failed to open report file"):
-        ncu.capture(request(), tmp_path / "r.ncu-rep", ncu=str(fake))
+def test_a_capture_replaces_an_old_report(tmp_path):
+    """A report left from an earlier capture must not pass for this one's when ncu writes none."""
+    old = tmp_path / "r.ncu-rep"
+    old.write_text("from before")
+    fake = fake_ncu(tmp_path, "==PROF== Disconnected from process 1\n", 0)
+    with pytest.raises(ncu.NcuFailed, match="no report written"):
+        ncu.capture(request(), old, ncu=str(fake))
+    assert not old.exists()
 
 
 def test_capture_timeout_is_reported(tmp_path):

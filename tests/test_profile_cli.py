@@ -1,9 +1,13 @@
-"""`gpulab profile` and `gpulab compare` as a user meets them, on a machine with no GPU: a scripted
-fake ncu (GPULAB_NCU) plays a whole capture (writes the report and the profiled program's info
-file, prints a raw CSV on --import), so tables, readings and the CSV record are exercised end to
-end; fakes that print ncu's real error texts check the one-line errors and exit code 2."""
+"""`gpulab profile` and `gpulab compare` as a user meets them, on a machine with no GPU: a stand-in
+ncu (GPULAB_NCU) serves the reports recorded on the H200 (tests/fixtures/ncu_reports, written by
+scripts/ncu_capture_fixtures.py) and what the profiled program reported there, so the whole path
+after the capture runs for real: the report read through the report interface, the tables and
+readings, the CSV record and the report kept beside it; each number is held to the report, to the
+access model and to the card's recorded fidelity rows. Fakes that print ncu's real error texts
+check the one-line errors and exit code 2 (those need no report)."""
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -11,98 +15,46 @@ from pathlib import Path
 
 import pytest
 
-from gpulab.gpu import ncu
-from gpulab.quantities import STALL_REASONS, metric_names, stall_metric
+from gpulab import quantities as Q
+from gpulab.gpu import ncu, ncu_reader
+from gpulab.jobs.fidelity import predicted_quantities, spec_from_row
 from gpulab.records import read_csv
+from gpulab.run.args import make_spec
+from ncu_reports import FIXTURES, interface, recorded
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ncu"
+FIDELITY_H200 = Path(__file__).resolve().parent.parent / "results" / "h200" / "fidelity.csv"
 
-# The numbers of sgemm v0 / v1 with 16 x 16 blocks at 512^3 on the H200 (tests/fixtures/ncu), rounded.
-BASE = {
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": 8192, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 32768,
-    "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_st.sum": 32768,
-    "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum": 1048576, "dram__bytes_write.sum": 0,
-    "lts__t_sector_hit_rate.pct": 95.0, "sm__warps_active.avg.pct_of_peak_sustained_active": 80.0,
-    "sm__warps_active.avg.per_cycle_active": 51.0, "smsp__issue_active.avg.pct_of_peak_sustained_active": 42.0,
-    **{stall_metric(r): 0.1 for r in STALL_REASONS}, stall_metric("selected"): 1.0,
-}
-VALUES = {
-    "v0": BASE | {
-        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 8388608,
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 16777216,
-        "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": 536870912,
-        "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 0, "smsp__sass_inst_executed_op_shared_ld.sum": 0,
-        "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 0, "dram__bytes_read.sum": 2103808,
-        "dram__throughput.avg.pct_of_peak_sustained_elapsed": 18.1, "gpu__time_duration.sum": 58592,
-        "l1tex__t_sector_hit_rate.pct": 88.6, "smsp__warps_eligible.avg.per_cycle_active": 1.32,
-        stall_metric("long_scoreboard"): 9.5, stall_metric("lg_throttle"): 3.0,
-    },
-    "v1": BASE | {
-        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 524288,
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 2097152,
-        "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": 67108864,
-        "smsp__inst_executed_op_shared_ld_pred_on_any.sum": 5242880, "smsp__sass_inst_executed_op_shared_ld.sum": 5242880,
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 6294748,
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 3292,
-        "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 6294748, "dram__bytes_read.sum": 2101504,
-        "dram__throughput.avg.pct_of_peak_sustained_elapsed": 9.6, "gpu__time_duration.sum": 44256,
-        "l1tex__t_sector_hit_rate.pct": 3.2, "smsp__warps_eligible.avg.per_cycle_active": 1.57,
-        stall_metric("long_scoreboard"): 7.75, stall_metric("mio_throttle"): 9.9, stall_metric("gmma"): "n/a",
-    },
-}
-INFO = {
-    "device": {"name": "Fake GPU", "slug": "fake-gpu", "arch": "sm_90", "l2_bytes": 62914560, "sm_count": 132},
-    "occupancy": {"blocks_per_sm": 8, "warps_per_block": 8, "max_warps_per_sm": 64,
-                  "theoretical_occupancy_pct": 100.0, "occupancy_limiter": "warps, registers"},
-    "resources": {"reg_per_thread": 32, "smem_static_bytes": 2048},
-    "launch": {"grid": [4, 4, 1], "block": [16, 16, 1], "smem_dynamic_bytes": 0},
-    "launches": {"check": 1, "warmup": 2, "captured": 3},
-    "check": {"correct": True, "max_rel_err": 1e-7, "wrong_count": 0},
-    "env": {"gpu": "Fake GPU", "arch": "sm_90", "driver": "580.159.04", "date": "2026-11-29T00:00:00+00:00"},
-}
+# The run the child program names -> the recorded fixture the stand-in serves for it.
+SERVED = {"sgemm v1": "sgemm_v1_512", "sgemm v9": "sgemm_v9_129x67x33", "sgemm v9 source": "sgemm_v9_129x67x33_source",
+          "sgemm cublas": "sgemm_cublas_512"}
 
 FAKE = '''#!{python}
-"""A stand-in for ncu: capture writes the report (holding the variant's name) and the program's
-info file; --import prints a raw CSV (header, units, one launch) of that variant's numbers."""
-import json, sys
+"""A stand-in for ncu serving reports recorded on the H200: a capture copies the recorded report of
+the run the child program names into --export, and what that program reported there into --info."""
+import json, shutil, sys
 from pathlib import Path
 args = sys.argv[1:]
+fixtures = Path({fixtures!r})
 if "--version" in args:
-    print("NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2025.3.1.0 (build 36398880)")
+    version = json.loads((fixtures / "MANIFEST.json").read_text())["ncu_version"]
+    print("NVIDIA (R) Nsight Compute Command Line Profiler")
+    print(f"Version {{version}} (build 36398880) (public-release)")
     sys.exit(0)
-values = json.loads(Path({values!r}).read_text())
-if "--page" in args and args[args.index("--page") + 1] == "source":  # --sass: the recorded source page
-    Path(args[args.index("--log-file") + 1]).write_text(Path({source!r}).read_text())
-    sys.exit(0)
-recorded = {recorded!r}  # variant -> (raw CSV, info) of a real capture (tests/fixtures/ncu)
-if "--import" in args:
-    variant = Path(args[args.index("--import") + 1]).read_text().strip()
-    if variant in recorded:
-        print(Path(recorded[variant][0]).read_text(), end="")
-        sys.exit(0)
-    names = {names!r}
-    ident = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
-             "Block Size", "Grid Size", "Device", "CC"]
-    def fmt(v):
-        return v if isinstance(v, str) else f"{{v:,}}"
-    def row(cells):
-        return ",".join('"' + str(c) + '"' for c in cells)
-    print(row(ident + names))
-    print(row([""] * len(ident) + ["" for _ in names]))
-    print(row(["0", "1", "python3", "127.0.0.1", "sgemm", "1", "7", "(16, 16, 1)", "(4, 4, 1)", "0", "9.0"]
-              + [fmt(values[variant].get(n, 1234.5)) for n in names]))
-    sys.exit(0)
-export = Path(args[args.index("--export") + 1])
-info = Path(args[args.index("--info") + 1])
-variant = args[args.index("gpulab.run.ncu_child") + 2]
-if variant in recorded:  # a library's call is captured by its profiler range, never by a kernel name
-    if args[args.index("--profile-from-start") + 1] != "off" or "--kernel-name" in args:
-        print("==WARNING== No kernels were profiled.")
-        sys.exit(0)
-    info.write_text(Path(recorded[variant][1]).read_text())
+child = args.index("gpulab.run.ncu_child")
+experiment, variant = args[child + 1], args[child + 2]
+source = "--section" in args and args[args.index("--section") + 1] == "SourceCounters"
+name = {served!r}.get(f"{{experiment}} {{variant}}" + (" source" if source else ""))
+# a library's call is captured by its profiler range, a kernel by its name after the check and warm-ups
+if variant == "cublas":
+    taken = "--kernel-name" not in args and args[args.index("--profile-from-start") + 1] == "off"
 else:
-    info.write_text(json.dumps({info!r}))
-export.write_text(variant)
+    taken = args[args.index("--kernel-name") + 1] == experiment and args[args.index("--launch-skip") + 1] == "3"
+if name is None or not taken or "--csv" in args:
+    print("==PROF== Disconnected from process 1")
+    print("==WARNING== No kernels were profiled.")
+    sys.exit(0)
+shutil.copyfile(fixtures / (name + ".ncu-rep"), args[args.index("--export") + 1])
+shutil.copyfile(fixtures / (name + ".json"), args[args.index("--info") + 1])
 print("==PROF== Connected to process 1 (python3)")
 print("gpulab.run.ncu_child: the program's own line")
 print("==PROF== Disconnected from process 1")
@@ -111,13 +63,12 @@ print("==PROF== Disconnected from process 1")
 
 @pytest.fixture
 def fake_ncu(tmp_path) -> Path:
-    values = tmp_path / "values.json"
-    values.write_text(json.dumps(VALUES))
+    """The stand-in, where the recorded reports and an interface to read them are here (else a skip)."""
+    for name in SERVED.values():
+        recorded(name)
+    interface()
     script = tmp_path / "fake-ncu"
-    source = FIXTURES / "sgemm_v9_129x67x33_source.csv"
-    recorded = {"cublas": (str(FIXTURES / "sgemm_cublas_512_raw.csv"), str(FIXTURES / "sgemm_cublas_512_info.json"))}
-    script.write_text(FAKE.format(python=sys.executable, values=str(values), names=metric_names(), info=INFO,
-                                  source=str(source), recorded=recorded))
+    script.write_text(FAKE.format(python=sys.executable, fixtures=str(FIXTURES), served=SERVED))
     script.chmod(0o755)
     return script
 
@@ -130,110 +81,148 @@ def gpulab(*args, cwd, ncu=None, **env):
                           env=full_env, cwd=cwd, timeout=300)
 
 
-def test_profile_end_to_end_writes_the_record(tmp_path, fake_ncu):
-    r = gpulab("profile", "sgemm", "v1:TILE=16", "--size", "64", cwd=tmp_path, ncu=fake_ncu)
+def recorded_launches(name: str):
+    return ncu_reader.read_launches(recorded(name), interface())
+
+
+def same(a, b) -> bool:
+    """Equal to the CSV's precision (six decimals), nan being equal to nan."""
+    return (math.isnan(a) and math.isnan(b)) if math.isnan(b) else a == pytest.approx(b, rel=1e-6)
+
+
+def manifest() -> dict:
+    return json.loads((FIXTURES / "MANIFEST.json").read_text())
+
+
+def card_rows(spec) -> dict[str, dict]:
+    """results/h200/fidelity.csv's rows of `spec`'s run by quantity, where they were measured on the
+    kernel of today's source ({} otherwise)."""
+    rows = [r for r in read_csv(FIDELITY_H200) if r.get("experiment") == spec.experiment.name
+            and r.get("variant") == spec.name and r.get("shape") == spec.shape.label]
+    same = [r for r in rows if (s := spec_from_row(r)[0]) is not None and s.params == spec.params
+            and r.get("source_sha") == spec.source_sha()]
+    return {r["quantity"]: r for r in same}
+
+
+def test_profile_end_to_end_reads_the_report_and_keeps_it_beside_the_record(tmp_path, fake_ncu):
+    r = gpulab("profile", "sgemm", "v1", "--size", "512", cwd=tmp_path, ncu=fake_ncu)
     assert r.returncode == 0, r.stderr
+    spec = make_spec("sgemm", "v1", {}, "512x512x512")
     out = r.stdout
-    for words in ("sgemm v1 TILE=16 64x64x64 on Fake GPU", "ncu 2025.3.1.0", "launch 4 of 4 captured (1 checked, 2 warm-up)",
-                  "Counted quantities",
-                  "global load requests", "524,288", "Headline metrics", "Top warp stalls",
-                  "top stall MIO throttle: the MIO instruction queue is full",
-                  "0.001 extra wavefronts per request", "wrote the record to results/fake-gpu/profile.csv"):
+    for words in (f"{spec.label} on NVIDIA H200", f"ncu {manifest()['ncu_version']}",
+                  "launch 4 of 4 captured (1 checked, 2 warm-up)", "Counted quantities", "Headline metrics",
+                  "Top warp stalls", "wrote the record to results/h200/profile.csv"):
         assert words in out, words
-    (row,) = read_csv(tmp_path / "results" / "fake-gpu" / "profile.csv")
-    assert row["experiment"] == "sgemm" and row["variant"] == "v1" and row["params"] == "TILE=16"
-    assert row["ncu_gmem_load_requests"] == 524288 and row["ncu_gmem_load_sectors_per_request"] == 4
-    assert row["ncu_top_stall"] == "mio_throttle" and row["gpu"] == "Fake GPU"
-    assert row["ncu_dram_read_bytes"] == 2101504 and row["theoretical_occupancy_pct"] == 100
-    assert row["ncu_launch_skip"] == 3 and row["ncu_version"] == "2025.3.1.0"
+    assert "full report" not in out  # only a --full capture is one to open in ncu-ui
+    (row,) = read_csv(tmp_path / "results" / "h200" / "profile.csv")
+    assert (row["experiment"], row["variant"], row["params"]) == ("sgemm", "v1", "TILE=32")
+    assert row["ncu_launch_skip"] == 3 and row["ncu_version"] == manifest()["ncu_version"] and row["gpu"] == "NVIDIA H200"
     assert "time_ms" not in row  # never time under ncu
+    # the report the row came from, kept beside the CSV and named by the row
+    assert row["ncu_report"] == "reports/sgemm-v1-TILE32-512x512x512-profile.ncu-rep"
+    kept = tmp_path / "results" / "h200" / row["ncu_report"]
+    assert kept.read_bytes() == recorded("sgemm_v1_512").read_bytes()
+    # every number of the row is the report's ...
+    (launch,) = recorded_launches("sgemm_v1_512")
+    measured = Q.measure(launch.metrics)
+    for q in Q.COUNTED + Q.HEADLINE:
+        if q.metric:
+            assert same(row[f"ncu_{q.key}"], measured[q.key]), q.key
+    assert f"{row['ncu_gmem_load_requests']:,.0f}" in out
+    assert row["ncu_top_stall"] in Q.STALL_REASONS and Q.stall_label(row["ncu_top_stall"]) in out
+    # ... and, where the card recorded a count as exact, the model's and the recorded one
+    predicted = predicted_quantities(spec)
+    for q, card in card_rows(spec).items():
+        if card.get("exact") is True:
+            assert row[f"ncu_{q}"] == card["measured"] == predicted[q], q
 
 
 def test_profile_sass_counts_per_instruction_beside_the_model(tmp_path, fake_ncu):
-    r = gpulab("profile", "sgemm", "v1:TILE=16", "--size", "64", "--sass", "--sass-csv", "sass.csv",
+    r = gpulab("profile", "sgemm", "v9", "--shape", "129x67x33", "--sass", "--sass-csv", "sass.csv",
                cwd=tmp_path, ncu=fake_ncu)
     assert r.returncode == 0, r.stderr
     for words in ("memory instructions by kind", "shared load", "global ldgsts", "hottest instructions",
                   "instructions to sass.csv"):
         assert words in r.stdout, words
     rows = read_csv(tmp_path / "sass.csv")
-    assert len(rows) > 400 and {"address", "instruction", "executed", "shared_wavefronts"} <= set(rows[0])
-    # Where the warps stalled, per instruction and reason (the recorded capture's stall columns).
+    assert len(rows) > 100 and {"address", "instruction", "access", "executed", "shared_wavefronts"} <= set(rows[0])
+    # where the warps stalled, per instruction and state, in gpulab's names of the states
     stall_columns = [c for c in rows[0] if c.startswith("stall_") and c != "stall_samples"]
-    assert "stall_dispatch" in stall_columns and len(stall_columns) > 10
+    assert {"stall_long_scoreboard", "stall_barrier", "stall_selected"} <= set(stall_columns)
     by_reason = [sum(float(r[c] or 0) for c in stall_columns) for r in rows]
     assert sum(by_reason) > 0
     assert all(abs(total - float(r["stall_samples"] or 0)) < 0.5 for total, r in zip(by_reason, rows))
+    # the per-instruction capture's report is kept beside the profile's
+    reports = tmp_path / "results" / "h200" / "reports"
+    assert sorted(p.name for p in reports.iterdir()) == [
+        f"sgemm-v9-{p}-129x67x33-{job}.ncu-rep" for p in ["-".join(f"{k}{v}" for k, v in
+                                                            make_spec("sgemm", "v9", {}, "129x67x33").params.items())]
+        for job in ("profile", "source")]
 
 
 def test_profile_record_is_replaced_not_duplicated(tmp_path, fake_ncu):
-    for variant in ("v1", "v1", "v0"):
-        assert gpulab("profile", "sgemm", variant, "--size", "64", cwd=tmp_path, ncu=fake_ncu).returncode == 0
-    rows = read_csv(tmp_path / "results" / "fake-gpu" / "profile.csv")
-    assert sorted(r["variant"] for r in rows) == ["v0", "v1"]
+    for variant, shape in (("v1", "512x512x512"), ("v1", "512x512x512"), ("v9", "129x67x33")):
+        assert gpulab("profile", "sgemm", variant, "--shape", shape, cwd=tmp_path, ncu=fake_ncu).returncode == 0
+    rows = read_csv(tmp_path / "results" / "h200" / "profile.csv")
+    assert sorted(r["variant"] for r in rows) == ["v1", "v9"]
+    assert all((tmp_path / "results" / "h200" / r["ncu_report"]).exists() for r in rows)
 
 
-def test_profile_full_saves_the_report_and_says_how_to_open_it(tmp_path, fake_ncu):
-    r = gpulab("profile", "sgemm", "v0", "--size", "64", "--full", cwd=tmp_path, ncu=fake_ncu)
+def test_profile_full_keeps_the_report_and_says_how_to_open_it(tmp_path, fake_ncu):
+    r = gpulab("profile", "sgemm", "v1", "--size", "512", "--full", cwd=tmp_path, ncu=fake_ncu)
     assert r.returncode == 0, r.stderr
-    saved = tmp_path / "results" / "fake-gpu" / "profiles" / "sgemm-v0-BLOCK16-64x64x64.ncu-rep"
-    assert saved.exists()
-    assert "ncu-ui results/fake-gpu/profiles/sgemm-v0-BLOCK16-64x64x64.ncu-rep" in r.stdout
-    assert "ncu -i results/fake-gpu/profiles/" in r.stdout
-    r = gpulab("profile", "sgemm", "v0", "--size", "64", "--full", "--out", "mine/v0", cwd=tmp_path, ncu=fake_ncu)
+    name = "results/h200/reports/sgemm-v1-TILE32-512x512x512-profile.ncu-rep"
+    assert (tmp_path / name).exists()
+    assert f"full report: {name}" in r.stdout and f"ncu-ui {name}" in r.stdout and f"ncu -i {name}" in r.stdout
+    r = gpulab("profile", "sgemm", "v1", "--size", "512", "--full", "--out", "mine/v1", cwd=tmp_path, ncu=fake_ncu)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "mine" / "v0.ncu-rep").exists()
-
-
-def test_compare_side_by_side(tmp_path, fake_ncu):
-    r = gpulab("compare", "sgemm", "v0:BLOCK=16", "v1", "--param-b", "TILE=16", "--size", "64",
-               "--csv", "cmp.csv", cwd=tmp_path, ncu=fake_ncu)
-    assert r.returncode == 0, r.stderr
-    out = r.stdout
-    for words in ("v0 BLOCK=16 -> v1 TILE=16", "global load requests", "↓ 16x", "better",
-                  "DRAM throughput", "top stall", "Global load requests fell 16x",
-                  "The top stall moved from long scoreboard to MIO throttle", "wrote both records to cmp.csv"):
-        assert words in out, words
-    # Beyond the key metrics: the counted quantities that moved (v1 reads shared memory, v0 does not),
-    # and not those equal on both sides (neither issues cp.async).
-    assert "shared load wavefronts" in out and "cp.async" not in out
-    assert len(read_csv(tmp_path / "cmp.csv")) == 2
+    assert (tmp_path / "mine" / "v1.ncu-rep").exists()
+    (row,) = read_csv(tmp_path / "results" / "h200" / "profile.csv")
+    assert row["ncu_report"] == "mine/v1.ncu-rep"
 
 
 def test_profile_the_vendor_library_from_a_recorded_capture(tmp_path, fake_ncu):
-    """`gpulab profile sgemm cublas`: cuBLAS's call at 512^3 on the H200 (tests/fixtures/ncu, recorded by
-    scripts/ncu_capture_fixtures.py --library) launched a split-K GEMM and its reduction; the record's
-    counts, bytes and duration are the whole call's, its rates and launch facts the GEMM's, the
-    reduction is named, and what the compile says of a variant comes from the counters."""
+    """`gpulab profile sgemm cublas`: cuBLAS's call at 512^3 on the H200 (recorded as it ran: a split-K GEMM
+    and its reduction when this was written). The record's counts, bytes and duration are the whole
+    call's, its rates and launch facts the longest kernel's, the others named, and what the compile
+    says of a variant comes from the counters."""
     r = gpulab("profile", "sgemm", "cublas", "--size", "512", cwd=tmp_path, ncu=fake_ncu)
     assert r.returncode == 0, r.stderr
+    first, *others = ncu.range_launches(recorded_launches("sgemm_cublas_512"))
     out = " ".join(r.stdout.split())
-    for words in ("sgemm cublas 512x512x512 on NVIDIA H200", "call 4 of 4 captured",
-                  "cublas ran sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8", "grid 8x8x4, block 128x1x1",
-                  "121 registers", "split_k_kernel", "add up the call's 2 kernels",
+    grid, block = "x".join(map(str, first.dims("grid"))), "x".join(map(str, first.dims("block")))
+    for words in ("sgemm cublas 512x512x512 on NVIDIA H200", "call 4 of 4 captured", f"cublas ran {first.kernel}",
+                  f"grid {grid}, block {block}", f"{first.get('launch__registers_per_thread'):.0f} registers",
                   "no prediction: cublas is the vendor library", "global load requests", "SM clock",
-                  "warp instructions executed"):
+                  "warp instructions executed", *(k.kernel for k in others)):
         assert words in out, words
+    if others:
+        assert f"add up the call's {1 + len(others)} kernels" in out
     (row,) = read_csv(tmp_path / "results" / "h200" / "profile.csv")
-    assert row["variant"] == "cublas" and not row["params"] and row["reg_per_thread"] == 121
-    assert row["ncu_kernel"].startswith("sm80_xmma_gemm") and "split_k" not in row["ncu_kernel"]
-    assert "split_k" in row["ncu_other_kernels"] and row["ncu_kernels"] == 2
-    gemm, reduction = ncu.range_launches(ncu.parse_csv((FIXTURES / "sgemm_cublas_512_raw.csv").read_text()))
+    assert row["variant"] == "cublas" and not row["params"] and row["reg_per_thread"] == first.get("launch__registers_per_thread")
+    assert row["ncu_kernel"] == first.kernel and row["ncu_kernels"] == 1 + len(others)
     for key, metric in (("duration_ns", "gpu__time_duration.sum"), ("warp_instructions", "smsp__inst_executed.sum"),
                         ("gmem_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")):
-        assert 0 < gemm.get(metric) < row[f"ncu_{key}"] == gemm.get(metric) + reduction.get(metric), key
-    assert row["ncu_sm_clock_hz"] == gemm.get("sm__cycles_elapsed.avg.per_second")  # a rate: the GEMM's own
+        assert row[f"ncu_{key}"] == pytest.approx(sum(k.get(metric) for k in (first, *others)), rel=1e-6), key
+    assert row["ncu_sm_clock_hz"] == pytest.approx(first.get("sm__cycles_elapsed.avg.per_second"))  # a rate: the first's own
     assert 0 < row["theoretical_occupancy_pct"] <= 100 and row["blocks_per_sm"] >= 1
     assert not any(k.startswith("pred_") and row[k] not in ("", None) for k in row)  # no model, no prediction
 
 
 def test_compare_a_variant_with_the_vendor_library(tmp_path, fake_ncu):
-    r = gpulab("compare", "sgemm", "v1:TILE=16", "cublas", "--size", "512", "--csv", "cmp.csv", cwd=tmp_path,
-               ncu=fake_ncu)
+    r = gpulab("compare", "sgemm", "v1", "cublas", "--size", "512", "--csv", "cmp.csv", cwd=tmp_path, ncu=fake_ncu)
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
-    assert "v1 TILE=16 -> cublas" in out and "cublas ran sm80_xmma_gemm" in out and "warp instructions executed" in out
-    assert sorted(row["variant"] for row in read_csv(tmp_path / "cmp.csv")) == ["cublas", "v1"]
+    for words in ("v1 TILE=32 -> cublas", "cublas ran ", "global load requests", "warp instructions executed",
+                  "top stall", "wrote both records to cmp.csv"):
+        assert words in out, words
+    rows = read_csv(tmp_path / "cmp.csv")
+    assert sorted(row["variant"] for row in rows) == ["cublas", "v1"]
+    # the reports go beside the CSV the records joined
+    assert all((tmp_path / row["ncu_report"]).is_file() and row["ncu_report"].startswith("reports/") for row in rows)
+    v1, lib = sorted(rows, key=lambda row: row["variant"] != "v1")
+    a, b = v1["ncu_gmem_load_requests"], lib["ncu_gmem_load_requests"]
+    assert not math.isnan(a) and not math.isnan(b) and a != b and (f"{a:,.0f}" in out and f"{b:,.0f}" in out)
 
 
 @pytest.mark.parametrize("args, words", [
@@ -242,8 +231,8 @@ def test_compare_a_variant_with_the_vendor_library(tmp_path, fake_ncu):
     (("predict", "sgemm", "cublas"), "no access model to predict from"),
     (("profile", "stencil", "cublas"), "has no variant 'cublas'"),
 ])
-def test_the_vendor_library_refuses_what_it_cannot_do(tmp_path, fake_ncu, args, words):
-    r = gpulab(*args, cwd=tmp_path, ncu=fake_ncu)
+def test_the_vendor_library_refuses_what_it_cannot_do(tmp_path, args, words):
+    r = gpulab(*args, cwd=tmp_path, ncu=tmp_path / "never-run")
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 

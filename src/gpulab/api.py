@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from gpulab.jobs import ab as ab_job
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Shape
@@ -39,17 +40,18 @@ from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.best import picker
 from gpulab.jobs.ceilings import this_card
 from gpulab.jobs.main import MainRun, main_run
-from gpulab.jobs.profile import check_profile_csv, save_profiles
+from gpulab.jobs.profile import check_profile_csv, reports_folder, save_profiles
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.model.predict import check_launch, instruction_table, summarize
 from gpulab.records import Records, card_folder, check_run_file
 from gpulab.records.ceilings import ceilings_for_roofline
 from gpulab.run import sweep
-from gpulab.run.args import spec_for
+from gpulab.gpu.stats import parse_noise
+from gpulab.run.args import one_config, spec_for
 from gpulab.run.lab import Lab, LabOptions, RunSpec, compile_record, constraint_reason, param_values, plan
 from gpulab.run.progress import QUIET, Progress
 
-__all__ = ["BenchOptions", "MainRun", "Prediction", "Progress", "Records", "bench", "best", "card", "ceilings",
+__all__ = ["BenchOptions", "MainRun", "Prediction", "Progress", "Records", "ab", "bench", "best", "card", "ceilings",
            "compare", "compile_only", "experiment", "experiments", "fidelity", "new", "predict", "profile", "run",
            "tune", "variants", "verify"]
 
@@ -305,19 +307,44 @@ def predict(experiment_name: str, variant: str, params: dict | None = None, shap
     return Prediction(spec, model, summary, Records(rows), source, fma, copy, time.perf_counter() - start, exhaustive)
 
 
+def ab(experiment_name: str, a: str, b: str, params: dict | None = None, shape: Any = None, *,
+       noise: float | str = 0.005, seed: int = 0, warm_l2: bool = False, kernels: Sequence[str | Path] = (),
+       csv: str | Path | None = None, progress: Progress | None = None) -> Records:
+    """A against B (gpulab.jobs.ab): two runs of one experiment at one shape (`a`, `b`: 'v13',
+    'v13:BM=128' or 'cublas'; `params`, {'BK': 16}, apply to each side that has them), checked, then
+    timed in interleaved rounds on the same inputs until the ratio time B / time A is resolved to
+    `noise` ('0.5%' or 0.005) or the budget ends. Two records, A's and B's (each with its median, 95%
+    interval and range, and both with the ratio, its interval and `ab_verdict`: 'faster', 'slower'
+    or 'same within noise', said of B); `.result` is the gpulab.jobs.ab.AbResult. With `csv`, the
+    rows join that file. progress.status hears each step."""
+    exp = experiment(experiment_name, kernels)
+    spec_a, spec_b = ab_job.specs(exp, a, b, one_config(params or {}), one_shape(exp, shape))
+    policy = ab_job.AbPolicy(noise=parse_noise(noise), flush_l2=not warm_l2)
+    if csv is not None:
+        check_run_file(Path(csv))  # a damaged file or a path that cannot be written: refused before any work
+    lab = Lab(LabOptions(seed=seed))
+    result = ab_job.run(lab, spec_a, spec_b, policy, (progress or QUIET).status)
+    rows = result.rows(lab.env)
+    records = Records(rows, ab_job.save(Path(csv), rows) if csv is not None else None)
+    records.result = result
+    return records
+
+
 # -- counters (Nsight Compute) ------------------------------------------------------------------------
 def profile(experiment_name: str, variant: str, params: dict | None = None, shape: Any = None, *,
             full: bool = False, out: str | Path | None = None, csv: str | Path | None = None, seed: int = 0,
             kernels: Sequence[str | Path] = (), save: bool = True) -> Records:
     """One launch under Nsight Compute beside the model's prediction; the record (one row) joins
-    results/<gpu>/profile.csv (or `csv`) when `save`. `.profiles` holds the full Profile. `variant`
+    results/<gpu>/profile.csv (or `csv`) when `save`; the capture's report is kept in the reports/
+    folder beside that CSV either way (gpulab.jobs.profile). `.profiles` holds the full Profile. `variant`
     may name the vendor library ('cublas'): its one call is captured, whatever kernels it picks."""
     if out is not None and not full:
         raise GpulabError("--out is where --full saves its report: add --full")
     spec = spec_of(experiment_name, variant, params, shape, kernels)
     if save:
         check_profile_csv(Path(csv) if csv else None)
-    prof = run_profile(spec, full=full, report_out=Path(out) if out else None, seed=seed)
+    prof = run_profile(spec, full=full, report_out=Path(out) if out else None, seed=seed,
+                       reports_dir=reports_folder(csv) if csv else None)
     records = Records([prof.record()], save_profiles([prof], Path(csv) if csv else None) if save else None)
     records.profiles = [prof]
     return records
@@ -340,7 +367,7 @@ def compare(experiment_name: str, a: str, b: str, params_a: dict | None = None, 
     progress.planned(2)
     for spec in (spec_a, spec_b):
         progress.started(f"ncu: {spec.label}")
-        profiles.append(run_profile(spec, seed=seed))
+        profiles.append(run_profile(spec, seed=seed, reports_dir=reports_folder(csv) if csv else None))
         progress.finished(profiles[-1].record())
     records = Records([p.record() for p in profiles], save_profiles(profiles, Path(csv) if csv else None))
     records.profiles = profiles
@@ -367,7 +394,7 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
     path = Path(out) if out else None
     for spec in specs:
         progress.started(f"ncu: {spec.label}")
-        results.append(fid.measure_one(spec, seed=seed))
+        results.append(fid.measure_one(spec, seed=seed, reports_dir=reports_folder(out) if out else None))
         if path is None and (slug := fid.gpu_slug_of(results)):
             path = fid.fidelity_path(slug)
         if path is not None:

@@ -23,6 +23,7 @@ from gpulab.experiments.base import parse_positive_int
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
+from gpulab.gpu import nvml
 from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import sanitize as san
@@ -39,8 +40,8 @@ from gpulab.report.profile_tables import (
 )
 from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 from gpulab.report.tables import (
-    bench_table, ceilings_table, experiment_table, resources_table, run_line, run_summary_table, sanitize_table,
-    summary_table, tune_table,
+    ab_table, bench_table, card_state, ceilings_table, experiment_table, resources_table, run_line, run_summary_table,
+    sanitize_table, summary_table, tune_table,
 )
 from gpulab.run.args import single_params
 from gpulab.run.lab import parse_param_overrides
@@ -161,6 +162,29 @@ def exit_if_unfinished(lab) -> None:
         sys.exit(1)
 
 
+def say_card_state() -> None:
+    """Once per timing command: one line where NVML cannot read the card (its rows' clock, power,
+    temperature and throttle columns stay empty). Not where there is no GPU: the command's own error
+    says that (asked second: NVML answers without importing CuPy, which the command's worker does)."""
+    if (line := nvml.unavailable_line()) and probe()[0] is not None:
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def say(text: str) -> None:
+    err_console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def clocks_locked(mhz: Optional[int]):
+    """--lock-clocks: the SM clock locked for the command and reset after, also on Ctrl-C, SIGTERM
+    (main turns it into Ctrl-C's way out) or an error (gpulab.gpu.nvml.locked_clocks). Nothing to lock
+    where there is no GPU: the command's own error says that."""
+    return nvml.locked_clocks(mhz if probe()[0] is not None else None, say)
+
+
+NOISE_HELP = "repeat until the median's 95% interval is within this of it (or the budget ends), e.g. 0.5% or 0.005"
+LOCK_HELP = "lock the SM clock at MHz while timing (NVML, needs root; reset after, also on Ctrl-C)"
+
+
 def show_bench(experiment, records: list[dict]) -> None:
 
 
@@ -201,10 +225,16 @@ def bench(
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="a running Dask cluster, e.g. tcp://host:8786"),
+    noise: str = typer.Option("0.5%", "--noise", help=NOISE_HELP),
+    retime_throttled: bool = typer.Option(False, "--retime-throttled", help="time a row again after a cool-down "
+                                          "where it was timed under a heat or power slowdown"),
+    lock_clocks: Optional[int] = typer.Option(None, "--lock-clocks", metavar="MHZ", help=LOCK_HELP),
 ) -> None:
     """Check and time variants of one experiment; print a table; write a CSV."""
-    with Live(f"bench {experiment}") as live:
-        options = BenchOptions(warm_l2=warm_l2, exact=exact, seed=seed, out=out, workers=workers, scheduler=scheduler)
+    say_card_state()
+    with clocks_locked(lock_clocks), Live(f"bench {experiment}") as live:
+        options = BenchOptions(warm_l2=warm_l2, exact=exact, seed=seed, out=out, workers=workers, scheduler=scheduler,
+                               noise=noise, retime_throttled=retime_throttled)
         records = api.bench(experiment, split_list(variant) or None, shapes_arg(size, shape), params_arg(param),
                             kernels=kernels_of(kernel), options=options, progress=live)
     for card in records.per_card:  # one per card model (several only on a cluster)
@@ -252,6 +282,7 @@ def run(
 
     console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {environment(info, info.arch)['driver']}, "
                   f"CUDA runtime {info.cuda_runtime_version}): {'the whole grid' if full else 'the tour'}", highlight=False)
+    say_card_state()
     with Live("run") as live:
         done = api.run(experiments, kernels=kernels_of(kernel), full=full, out_dir=out_dir, progress=live)
     for name, records in done.by_experiment.items():
@@ -363,7 +394,7 @@ def profile(
     size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
     shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 512x512x512"),
     full: bool = typer.Option(False, "--full", help="also save a --set full report (.ncu-rep) to open in ncu-ui"),
-    out: Optional[Path] = typer.Option(None, "--out", help="where --full saves its report (default results/<gpu>/profiles/)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="where --full saves its report (default: the reports/ folder beside the CSV, results/<gpu>/reports/)"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV the record joins (default results/<gpu>/profile.csv)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
     sass: bool = typer.Option(False, "--sass", help="also count per SASS instruction (ncu's source page): memory instructions by kind beside the model, and where the warps stalled"),
@@ -387,17 +418,17 @@ def profile(
         console.print(f"  {line}", markup=False)
     if prof.missing:
         console.print(f"[yellow]ncu gave no value for:[/] {', '.join(prof.missing)}", highlight=False)
-    if prof.report_path:
+    if prof.full:
         console.print(f"full report: {prof.report_path}\n  open it with: ncu-ui {prof.report_path}"
                       f"\n  or read it here: ncu -i {prof.report_path} --page details", markup=False)
     console.print(f"wrote the record to {records.path}", markup=False)
     if sass:
-        _print_sass(prof.spec, seed, sass_csv)
+        _print_sass(prof.spec, seed, sass_csv, prof.report_path.parent if prof.report_path else None)
 
 
-def _print_sass(spec, seed: int, csv_path: Optional[Path]) -> None:
+def _print_sass(spec, seed: int, csv_path: Optional[Path], reports_dir: Optional[Path] = None) -> None:
 
-    kernel, rows = sass_profile(spec, seed=seed)
+    kernel, rows = sass_profile(spec, seed=seed, reports_dir=reports_dir)
     access, _ = access_model(spec)  # none (the library, a config the model declines): measured counts alone
     model = None
     if access is not None:
@@ -442,6 +473,42 @@ def compare(
     for line in compare_story(pa, pb):
         console.print(f"  {line}", markup=False)
     console.print(f"wrote both records to {records.path}", markup=False)
+
+
+@app.command()
+def ab(
+    experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
+    a: str = typer.Argument(..., help="A: a variant, e.g. v13 or v13:BM=128, or the vendor library (cublas)"),
+    b: str = typer.Argument(..., help="B: the same kinds; the verdict is said of B against A"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=VALUE for each side that has NAME (repeatable)"),
+    size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
+    shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 4096x4096x4096"),
+    noise: str = typer.Option("0.5%", "--noise", help="the resolution: a difference within it is 'same within noise'"),
+    warm_l2: bool = typer.Option(False, "--warm-l2", help="do not flush L2 before each launch"),
+    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    csv_path: Optional[Path] = typer.Option(None, "--csv", help="a CSV the two rows join (default: none written)"),
+    lock_clocks: Optional[int] = typer.Option(None, "--lock-clocks", metavar="MHZ", help=LOCK_HELP),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
+) -> None:
+    """A against B: both checked, then launched in interleaved rounds on the same inputs (each launch
+    behind the L2 flush); each one's median and 95% interval, the ratio B / A with its interval, and
+    a verdict: faster, slower, or the same within noise."""
+    say_card_state()
+    with clocks_locked(lock_clocks), Live("ab") as live:
+        records = api.ab(experiment, a, b, single_params(param or []), one_shape_arg(size, shape), noise=noise,
+                         seed=seed, warm_l2=warm_l2, kernels=kernels_of(kernel), csv=csv_path, progress=live)
+    result = records.result
+    state = card_state(result.card)
+    console.print(ab_table(records, f"{result.a.experiment.name} at {result.a.shape.label}: interleaved rounds"
+                                    + (f" ({state})" if state else "")))
+    if result.same_run:
+        console.print("A and B are the same run: an A/A test of the timer's noise", markup=False)
+    if result.hit_budget:
+        console.print(f"the budget ended before the ratio's interval was within ±{result.verdict.resolution / 2:.2%}",
+                      markup=False)
+    console.print(f"verdict: {result.sentence()}", markup=False, highlight=False, soft_wrap=True)  # one line
+    if records.path is not None:
+        console.print(f"wrote both rows to {records.path}", markup=False)
 
 
 # -- predictions: the access model, no GPU -----------------------------------------------------
@@ -587,15 +654,17 @@ def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reas
 
 INTERRUPTED = ("interrupted: every file written so far is complete, and the one being written, if any, "
                "was left as it was before this run")
-# The exit codes of a run stopped by Ctrl-C (SIGINT) and by SIGTERM (`timeout`, a batch scheduler): 128 + the signal.
-INTERRUPT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# The exit codes of a run stopped by Ctrl-C (SIGINT), by SIGTERM (`timeout`, a batch scheduler) and by
+# SIGHUP (its terminal closed): 128 + the signal.
+INTERRUPT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 _stopped_by = [signal.SIGINT]  # the signal that stopped this run, for its exit code
 
 
 def _terminate(signum, frame) -> None:
-    """SIGTERM takes Ctrl-C's way out (KeyboardInterrupt): the same cleanup, every file whole or as
-    it was, a tune's unfinished config not marked as one that stopped the process; exit 143."""
-    _stopped_by[0] = signal.SIGTERM
+    """SIGTERM and SIGHUP take Ctrl-C's way out (KeyboardInterrupt): the same cleanup, every file whole
+    or as it was, a tune's unfinished config not marked as one that stopped the process, clocks locked
+    by --lock-clocks reset; exit 143 (129)."""
+    _stopped_by[0] = signal.Signals(signum)
     raise KeyboardInterrupt
 
 
@@ -610,6 +679,7 @@ def main() -> None:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
     try:
         code = app(standalone_mode=False)
     except GpulabError as exc:

@@ -30,7 +30,7 @@ all three (2026-12-01, notebook/probes/probe_counters.py).
 Shared wavefronts and bank conflicts. The hardware counts (l1tex__data_...) include arbitration:
 warps contending for shared memory add a few wavefronts that change from run to run, and ncu counts
 exactly those as bank conflicts (two captures of sgemm v1 at 512^3 on the H200: 6,295,263 and
-6,295,490 load wavefronts, wavefronts minus conflicts equal; tests/test_ncu.py). So:
+6,295,490 load wavefronts, wavefronts minus conflicts equal; tests/test_ncu_reports.py). So:
   smem_<op>_wavefronts       instrumented (sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld/st),
                              computed from each instruction's addresses: no arbitration;
   smem_<op>_ideal_wavefronts the hardware's wavefronts minus its conflicts, which arbitration moves

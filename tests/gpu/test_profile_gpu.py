@@ -1,17 +1,23 @@
 """`gpulab profile` and `gpulab compare` on a real GPU with Nsight Compute: end to end at small
-shapes, and the measured global requests equal to the model's prediction where a variant has one.
-Skips (with the reason) where ncu is not installed or may not read the counters."""
+shapes, every capture one report read through the report interface and kept beside its record, and
+the measured global requests equal to the model's prediction where a variant has one; a fidelity
+run equal to the counts the card recorded in results/h200/fidelity.csv. Skips (with the reason)
+where ncu is not installed or may not read the counters."""
 
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from gpulab.gpu import ncu
+from gpulab.gpu import ncu, ncu_reader
+from gpulab.jobs import fidelity
 from gpulab.jobs.profile import predicted_counters, profile
 from gpulab.records import read_csv
 from gpulab.run.args import make_spec
+
+FIDELITY_H200 = Path(__file__).resolve().parents[2] / "results" / "h200" / fidelity.FILE_NAME
 
 pytestmark = pytest.mark.gpu
 
@@ -28,10 +34,14 @@ def _profile(spec, **kw):
     ("v0", {"BLOCK": 16}, "64x64x64"),
     ("v1", {"TILE": 32}, "100x70x45"),  # ragged: guards cut the edge tiles
 ])
-def test_profile_counts_match_the_prediction(ncu_path, variant, params, shape):
+def test_profile_counts_match_the_prediction(ncu_path, variant, params, shape, tmp_path):
     spec = make_spec("sgemm", variant, params, shape)
-    prof = _profile(spec, ncu=ncu_path)
+    prof = _profile(spec, ncu=ncu_path, reports_dir=tmp_path / "reports")
     m = prof.measured
+    # one report, read by the report interface, kept where asked, written by the ncu that captured it
+    assert prof.reader.startswith("ncu_report ") and prof.report_path.parent == tmp_path / "reports"
+    assert prof.report_ref == f"reports/{prof.report_path.name}" and prof.report_path.stat().st_size > 0
+    assert ncu_reader.report_writer(prof.report_path) == prof.ncu_version
     assert prof.info["check"]["correct"] is True
     assert not prof.missing, prof.missing
     assert m["gmem_load_requests"] > 0 and m["gmem_store_requests"] > 0
@@ -66,6 +76,7 @@ def test_cli_profile_end_to_end(ncu_path, tmp_path):
     assert "Counted quantities" in r.stdout and "Top warp stalls" in r.stdout
     (row,) = read_csv(tmp_path / "p.csv")
     assert row["variant"] == "v1" and row["ncu_gmem_load_requests"] > 0 and row["ncu_top_stall"]
+    assert (tmp_path / row["ncu_report"]).is_file()  # the report, beside the CSV its row joined
 
 
 def test_cli_profile_sass_csv_has_the_stalls_by_reason(ncu_path, tmp_path):
@@ -76,10 +87,30 @@ def test_cli_profile_sass_csv_has_the_stalls_by_reason(ncu_path, tmp_path):
     assert r.returncode == 0, r.stderr
     rows = read_csv(tmp_path / "sass.csv")
     reasons = [c for c in rows[0] if c.startswith("stall_") and c != "stall_samples"]
-    assert {"stall_selected", "stall_barrier", "stall_dispatch"} <= set(reasons)
+    assert {"stall_selected", "stall_barrier", "stall_dispatch_stall"} <= set(reasons)
     total = sum(float(row["stall_samples"] or 0) for row in rows)
     by_reason = sum(float(row[c] or 0) for row in rows for c in reasons)
     assert total > 0 and abs(by_reason - total) <= 0.01 * total  # the reasons account for the samples
+
+
+def test_a_fidelity_run_counts_what_the_card_recorded(ncu_path, tmp_path):
+    """sgemm v1 at 512^3 through the report: every count results/h200/fidelity.csv holds as exact (measured
+    through ncu's CSV before gpulab read reports) is counted again, the same."""
+    spec = make_spec("sgemm", "v1", {}, "512x512x512")
+    recorded = {r["quantity"]: r for r in read_csv(FIDELITY_H200)
+                if (r["experiment"], r["variant"], r["params"], r["shape"]) == ("sgemm", "v1", "TILE=32", "512x512x512")
+                and r.get("source_sha") == spec.source_sha() and r.get("exact") is True}
+    if not recorded:
+        pytest.skip("results/h200/fidelity.csv holds no exact row of sgemm v1 TILE=32 512x512x512 on today's source")
+    res = fidelity.measure_one(spec, reports_dir=tmp_path / "reports")
+    if res.error and "ERR_NVGPUCTRPERM" in res.error:
+        pytest.skip(res.error)
+    assert not res.error, res.error
+    rows = {r["quantity"]: r for r in res.rows}
+    for q, then in recorded.items():
+        assert rows[q]["measured"] == then["measured"] and rows[q]["exact"] is True, q
+    assert {r["ncu_report"] for r in res.rows} == {"reports/sgemm-v1-TILE32-512x512x512-fidelity.ncu-rep"}
+    assert (tmp_path / "reports" / "sgemm-v1-TILE32-512x512x512-fidelity.ncu-rep").is_file()
 
 
 def test_cli_profile_full_saves_a_report(ncu_path, tmp_path):

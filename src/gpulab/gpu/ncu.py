@@ -1,16 +1,23 @@
-"""Nsight Compute (ncu) from Python: find it, build its command, run it in a separate process, and
-parse its CSV into {metric name: float}.
+"""Nsight Compute (ncu) from Python: find it, build its command, and run one capture in a separate
+process that writes a report (.ncu-rep). Reading the report is gpulab.gpu.ncu_reader's job (NVIDIA's
+Python report interface): typed values, no text in between.
 
-Why two ncu processes per capture (`--export` then `--import ... --csv --page raw`): the program
-ncu profiles prints to the same stdout as ncu's one-step CSV, so the table would arrive mixed with
-the program's own lines and ncu's ==PROF== chatter. Capturing into a report file and printing it
-from a second ncu that runs no program gives a CSV with nothing else in it, keeps the .ncu-rep for
-the UI when `--full` asks for it, and lets recorded reports be re-read later. The parser still
-accepts the mixed one-step output (it looks for the header row), because that is what people paste.
+One ncu process per capture: `ncu ... --export REPORT program args`. The program's own output and
+ncu's ==PROF== lines stay on stdout, where this module looks only for ncu's error texts; the numbers
+come from the report, never from printed text. gpulab no longer prints the report as CSV (`ncu
+--import --csv`) to parse it: the report interface ships with every Nsight Compute install (its
+extras/python, the same version as the ncu that wrote the report) and as the `ncu-report` wheel, so
+a second reader of the same facts would be a second way to do one thing, in a format of strings
+with thousands separators and units rows that NVIDIA renames between versions. `parse_csv` below
+stays only as the reader of the CSV log that scripts/pattern_fixtures.py asks ncu for (many probe
+launches of one process); no profile, fidelity or per-instruction run reads CSV.
 
 The capture runs with `--clock-control none`: ncu otherwise locks the clocks to base and every
 duration stretches. Caches are flushed before each replay pass (ncu's default `--cache-control
-all`), so DRAM counts describe a cold start, as the timed runs (L2 flushed) do.
+all`), so DRAM counts describe a cold start, as the timed runs (L2 flushed) do. A capture of counters
+leaves the kernel's code out of the report (`--import-sass no`: the cuBLAS modules' code would make
+a library's report megabytes, and no counter needs it); a `--set full` capture (to open in ncu-ui)
+and a per-instruction capture (SourceCounters, whose rows are SASS instructions) keep it.
 
 This module knows nothing about experiments: it profiles an argv, filtered by kernel name and
 launch skip. Errors are GpulabError subclasses with one line each (the CLI exits 2 on them).
@@ -42,7 +49,6 @@ NO_KERNEL_TEXT = "No kernels were profiled"
 TARGET_ERROR_PREFIX = "gpulab-target: error:"
 
 CAPTURE_TIMEOUT_S = 900
-IMPORT_TIMEOUT_S = 300
 
 
 # -- errors: one line each, what went wrong and what to do --------------------------------------
@@ -164,45 +170,30 @@ def base_command(ncu: str, request: CaptureRequest) -> list[str]:
 
 
 def metric_flags(request: CaptureRequest) -> list[str]:
-    """`--set full` and/or `--metrics a,b,...`, as the request asks."""
-    flags = ["--set", "full"] if request.full_set else []
+    """What the report holds: the SourceCounters section (counters per SASS instruction), or `--set
+    full` and/or `--metrics a,b,...`, as the request asks; the kernel's code only where it is read
+    (the per-instruction rows are its instructions) or shown (ncu-ui's source page of a full report)."""
+    if request.source_counters:
+        return ["--section", "SourceCounters"]
+    flags = ["--set", "full"] if request.full_set else ["--import-sass", "no"]
     return flags + (["--metrics", ",".join(request.metrics)] if request.metrics else [])
 
 
 # ncu's raw page as CSV: one header row, one units row, one row per profiled launch; base units
-# (bytes, not KB), numbers with thousands separators.
+# (bytes, not KB), numbers with thousands separators (read by parse_csv, for scripts/pattern_fixtures.py).
 RAW_CSV_FLAGS = ("--csv", "--page", "raw", "--print-units", "base")
 
 
 def capture_command(ncu: str, request: CaptureRequest, export: Path) -> list[str]:
-    """`ncu ... --export REPORT program args`: profile exactly one launch, save it, print no CSV."""
+    """`ncu ... --export REPORT program args`: profile the launch (or the range), save the report."""
     return [*base_command(ncu, request), *metric_flags(request), "--export", str(export), "--force-overwrite",
             *request.target]
-
-
-def import_command(ncu: str, report: Path) -> list[str]:
-    """`ncu --import REPORT --csv --page raw --print-units base`: the report's raw page as CSV."""
-    return [ncu, "--import", str(report), *RAW_CSV_FLAGS]
-
-
-def oneshot_command(ncu: str, request: CaptureRequest) -> list[str]:
-    """The one-step form (CSV on stdout after the program's own output), for recording fixtures."""
-    return [*base_command(ncu, request), *metric_flags(request), *RAW_CSV_FLAGS, *request.target]
-
-
-def source_command(ncu: str, request: CaptureRequest, log_file: Path) -> list[str]:
-    """The capture of `request`'s launch with the SourceCounters section, its source page (counters
-    per SASS instruction, gpulab.gpu.ncu_source) as CSV into `log_file`; the program's own output
-    stays on stdout. The request's metrics are not asked for: the section brings its own."""
-    return [*base_command(ncu, request), "--section", "SourceCounters", "--page", "source", "--print-source", "sass",
-            "--csv", "--log-file", str(log_file), *request.target]
 
 
 # -- running ------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Capture:
-    report: Path
-    csv_text: str
+    report: Path  # the .ncu-rep ncu wrote (gpulab.gpu.ncu_reader reads it)
     capture_output: str  # what ncu and the program printed during the capture
 
 
@@ -263,7 +254,8 @@ def capture(
     env: Mapping[str, str] | None = None,
     timeout: float = CAPTURE_TIMEOUT_S,
 ) -> Capture:
-    """Profile one launch into `report` (.ncu-rep), then read it back as raw CSV text."""
+    """Profile one launch (or a library's call) into `report` (.ncu-rep): one ncu process. A failure
+    raises the one error that explains it; the report is then not there."""
     ncu = ncu or find_ncu(env)
     report = Path(report)
     if report.suffix != ".ncu-rep":
@@ -274,12 +266,7 @@ def capture(
     result = run_tool(capture_command(ncu, request, report), timeout, env, "ncu")
     output = (result.stdout or "") + "\n" + (result.stderr or "")
     classify_failure(result.returncode, output, request, report.exists())
-    imported = run_tool(import_command(ncu, report), IMPORT_TIMEOUT_S, env, "ncu --import")
-    if imported.returncode != 0:
-        said = tool_lines(imported.stdout + "\n" + imported.stderr) or last_lines(imported.stderr)
-        raise NcuFailed(f"ncu could not read back {report.name} (exit {imported.returncode}): "
-                        + (" / ".join(said) or "it printed nothing"))
-    return Capture(report, imported.stdout, output)
+    return Capture(report, output)
 
 
 def ncu_version(ncu: str) -> str:
@@ -292,7 +279,61 @@ def ncu_version(ncu: str) -> str:
     return m.group(1) if m else ""
 
 
-# -- parsing ------------------------------------------------------------------------------------
+# -- one profiled launch ------------------------------------------------------------------------
+@dataclasses.dataclass
+class KernelResult:
+    """One profiled launch as a report holds it (gpulab.gpu.ncu_reader), or as ncu's raw CSV prints it
+    (parse_csv): its kernel's name and its metrics."""
+
+    kernel: str
+    info: dict[str, str]  # the CSV's identity columns (ID, Grid Size, ...); empty from a report
+    metrics: dict[str, float]  # numbers; nan where ncu has no value (n/a)
+    units: dict[str, str]
+    text: dict[str, str]  # metric values that are not numbers, e.g. 'PolicySpread'
+
+    def get(self, name: str) -> float:
+        return self.metrics.get(name, math.nan)
+
+    def dims(self, what: str) -> list[int]:
+        """The launch's 'grid' or 'block' as [x, y, z] from its launch__<what>_dim_* metrics; [] where
+        the capture has none."""
+        values = [self.get(f"launch__{what}_dim_{axis}") for axis in "xyz"]
+        return [] if any(math.isnan(v) for v in values) else [int(v) for v in values]
+
+
+def single_launch(results: list[KernelResult], kernel_name: str) -> KernelResult:
+    """The one launch a capture asked for; none is 'no kernel was profiled'."""
+    mine = [r for r in results if r.kernel == kernel_name or r.kernel.startswith(kernel_name + "(")]
+    if not mine:
+        seen = sorted({r.kernel for r in results})
+        raise NoKernelProfiled(
+            f"no kernel was profiled: the report holds no launch of '{kernel_name}'"
+            + (f" (it holds {', '.join(seen)})" if seen else "")
+        )
+    if len(mine) > 1:
+        raise NcuFailed(f"expected one profiled launch of '{kernel_name}', the report holds {len(mine)}")
+    return mine[0]
+
+
+def range_launches(results: list[KernelResult]) -> list[KernelResult]:
+    """The launches of a profiler-range capture, longest first (the one a library call spends its
+    time in leads; a library may add a small kernel, e.g. a split-K reduction); none is 'no kernel
+    was profiled'."""
+    if not results:
+        raise NoKernelProfiled("no kernel was profiled: the report holds no launch between the program's "
+                               "cudaProfilerStart and cudaProfilerStop")
+    def duration(result: KernelResult) -> float:
+        ns = result.get("gpu__time_duration.sum")
+        return 0.0 if math.isnan(ns) else ns
+    return sorted(results, key=duration, reverse=True)
+
+
+def missing_metrics(result: KernelResult, metrics: Sequence[str]) -> list[str]:
+    """The asked-for metrics the report has no number for."""
+    return [m for m in metrics if m not in result.metrics or math.isnan(result.metrics[m])]
+
+
+# -- ncu's raw CSV (scripts/pattern_fixtures.py) ---------------------------------------------------
 MISSING = {"", "n/a", "N/A", "nan"}
 
 
@@ -312,20 +353,6 @@ def is_metric_name(column: str) -> bool:
     """ncu's metric names have a unit__counter base ('dram__bytes_read.sum'); the identity columns
     (ID, Kernel Name, Block Size...) do not."""
     return "__" in column
-
-
-@dataclasses.dataclass
-class KernelResult:
-    """One profiled launch: its identity columns and its metrics."""
-
-    kernel: str
-    info: dict[str, str]
-    metrics: dict[str, float]  # numbers; nan where ncu reported n/a or nothing
-    units: dict[str, str]
-    text: dict[str, str]  # metric values that are not numbers, e.g. '(16, 16, 1)'
-
-    def get(self, name: str) -> float:
-        return self.metrics.get(name, math.nan)
 
 
 def _csv_start(lines: list[str]) -> int | None:
@@ -398,35 +425,3 @@ def _parse_long(header: list[str], rows: list[list[str]]) -> list[KernelResult]:
         if "Metric Unit" in col:
             result.units[name] = unit
     return list(by_id.values())
-
-
-def single_launch(results: list[KernelResult], kernel_name: str) -> KernelResult:
-    """The one launch a capture asked for; none is 'no kernel was profiled'."""
-    mine = [r for r in results if r.kernel == kernel_name or r.kernel.startswith(kernel_name + "(")]
-    if not mine:
-        seen = sorted({r.kernel for r in results})
-        raise NoKernelProfiled(
-            f"no kernel was profiled: the report holds no launch of '{kernel_name}'"
-            + (f" (it holds {', '.join(seen)})" if seen else "")
-        )
-    if len(mine) > 1:
-        raise NcuFailed(f"expected one profiled launch of '{kernel_name}', the report holds {len(mine)}")
-    return mine[0]
-
-
-def range_launches(results: list[KernelResult]) -> list[KernelResult]:
-    """The launches of a profiler-range capture, longest first (the one a library call spends its
-    time in leads; a library may add a small kernel, e.g. a split-K reduction); none is 'no kernel
-    was profiled'."""
-    if not results:
-        raise NoKernelProfiled("no kernel was profiled: the report holds no launch between the program's "
-                               "cudaProfilerStart and cudaProfilerStop")
-    def duration(result: KernelResult) -> float:
-        ns = result.get("gpu__time_duration.sum")
-        return 0.0 if math.isnan(ns) else ns
-    return sorted(results, key=duration, reverse=True)
-
-
-def missing_metrics(result: KernelResult, metrics: Sequence[str]) -> list[str]:
-    """The asked-for metrics the report has no number for."""
-    return [m for m in metrics if m not in result.metrics or math.isnan(result.metrics[m])]

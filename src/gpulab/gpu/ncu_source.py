@@ -1,50 +1,66 @@
-"""Nsight Compute's source page: counters per SASS instruction of one launch.
+"""Nsight Compute's source counters: counters per SASS instruction of one launch, read from its report.
 
-The launch-wide counters (gpulab.gpu.ncu) say how many shared-load instructions a kernel ran; this
-page says which instruction ran how often, with how many threads predicated on, how many global
-requests and shared wavefronts each one made, and where the warps stalled. That is what settles a
+The launch-wide counters (gpulab.gpu.ncu) say how many shared-load instructions a kernel ran; these
+say which instruction ran how often, with how many threads predicated on, how many global requests
+and shared wavefronts each one made, and where the warps stalled. That is what settles a
 disagreement between an access model and a total: for sgemm v9 at 129x67x33 on the H200 the totals
-said 16 more shared loads than the model, while this page agreed with the model instruction by
-instruction.
+said 16 more shared loads than the model, while the source counters agreed with the model
+instruction by instruction.
 
-    ncu --section SourceCounters --page source --print-source sass --csv --log-file LOG program...
+    ncu --section SourceCounters --export REPORT program...
 
-The log file holds ncu's ==PROF== lines, then `"Kernel Name","<name>",`, then the table: one header
-row and one row per SASS instruction, numbers with thousands separators, '-' where a column does
-not apply (the memory columns of an FFMA).
+In the report (gpulab.gpu.ncu_reader) every per-instruction metric of the section is an instanced
+metric whose correlation ids are the instructions' addresses; the interface disassembles the
+instruction at an address from the code the report carries (sass_by_pc). The metrics read, by the
+name ncu's source page gives their column:
+  inst_executed                          Instructions Executed
+  thread_inst_executed                   Thread Instructions Executed
+  thread_inst_executed_true              Predicated-On Thread Instructions Executed
+  memory_l1_tag_requests_global          L1 Tag Requests Global
+  memory_l2_theoretical_sectors_global   L2 Theoretical Sectors Global (and _ideal)
+  memory_l1_wavefronts_shared            L1 Wavefronts Shared (and _ideal)
+  smsp__pcsamp_sample_count              the warp-state samples at the instruction, every state
+  smsp__pcsamp_warps_issue_stalled_<r>   of those, the samples in state r (the stall_* columns)
+  memory_type, memory_access_type, memory_access_size_type   Address Space, Access Operation, Size
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import tempfile
 from pathlib import Path
 from typing import Mapping
 
 from gpulab.gpu import ncu as ncu_mod
+from gpulab.gpu import ncu_reader
 
-# The source page's columns gpulab reads, by the name it gives them.
-COLUMNS = {
-    "executed": "Instructions Executed",
-    "threads_executed": "Thread Instructions Executed",
-    "predicated_on_threads": "Predicated-On Thread Instructions Executed",
-    "global_requests": "L1 Tag Requests Global",
-    "l2_sectors": "L2 Theoretical Sectors Global",
-    "l2_sectors_ideal": "L2 Theoretical Sectors Global Ideal",
-    "shared_wavefronts": "L1 Wavefronts Shared",
-    "shared_wavefronts_ideal": "L1 Wavefronts Shared Ideal",
-    "stall_samples": "Warp Stall Sampling (All Samples)",
+# SassRow.counts' keys -> the report's per-instruction metrics.
+METRICS = {
+    "executed": "inst_executed",
+    "threads_executed": "thread_inst_executed",
+    "predicated_on_threads": "thread_inst_executed_true",
+    "global_requests": "memory_l1_tag_requests_global",
+    "l2_sectors": "memory_l2_theoretical_sectors_global",
+    "l2_sectors_ideal": "memory_l2_theoretical_sectors_global_ideal",
+    "shared_wavefronts": "memory_l1_wavefronts_shared",
+    "shared_wavefronts_ideal": "memory_l1_wavefronts_shared_ideal",
+    "stall_samples": "smsp__pcsamp_sample_count",
 }
+STALL_PREFIX = "smsp__pcsamp_warps_issue_stalled_"
+NOT_ISSUED = "_not_issued"  # the samples taken while no warp issued: a second view of the same stalls
+# memory_type and memory_access_type are bit sets; these bits are the ones seen in reports (LDG, STG,
+# LDS, STS of ncu 2024.1; an LDGSTS, global and shared, load and store, is both bits of each, as ncu
+# 2025.3's source page prints it: 'Global,Shared Load,Store'). A bit not named here shows as a number.
+SPACES = {4: "Global", 16: "Shared"}
+OPERATIONS = {2: "Load", 4: "Store"}
 
 
 @dataclasses.dataclass(frozen=True)
 class SassRow:
     address: str
     source: str  # the instruction as disassembled, predicate included ('@!P3 LDS R197, [R4+0x120]')
-    counts: dict[str, float]  # COLUMNS' keys -> numbers (0 where the column does not apply)
+    counts: dict[str, float]  # METRICS' keys -> numbers (0 where the metric does not apply)
     access: str  # 'Address Space Access Operation Access Size' where it is a memory instruction
-    stalls: dict[str, float]  # stall reason -> samples
+    stalls: dict[str, float]  # stall reason (gpulab.quantities' names) -> samples
 
     @property
     def predicate(self) -> str:
@@ -61,45 +77,62 @@ class SassRow:
         return self.counts.get(key, 0.0)
 
 
-def capture_source(request: ncu_mod.CaptureRequest, ncu: str | None = None, env: Mapping[str, str] | None = None,
-                   timeout: float = ncu_mod.CAPTURE_TIMEOUT_S) -> str:
-    """Run the capture; the log file's text (failures raise the errors gpulab.gpu.ncu raises)."""
-    ncu = ncu or ncu_mod.find_ncu(env)
-    with tempfile.TemporaryDirectory(prefix="gpulab-ncu-source-") as tmp:
-        log = Path(tmp) / "source.csv"
-        result = ncu_mod.run_tool(ncu_mod.source_command(ncu, request, log), timeout, env, "ncu")
-        output = (result.stdout or "") + "\n" + (result.stderr or "")
-        text = log.read_text(errors="replace") if log.exists() else ""
-        ncu_mod.classify_failure(result.returncode, output + "\n" + text, request, '"Kernel Name"' in text)
-        return text
+def capture_source(request: ncu_mod.CaptureRequest, report: Path, ncu: str | None = None,
+                   env: Mapping[str, str] | None = None, timeout: float = ncu_mod.CAPTURE_TIMEOUT_S) -> Path:
+    """Capture the request's launch with the SourceCounters section into `report`; its path (failures
+    raise the errors gpulab.gpu.ncu raises)."""
+    if not request.source_counters:
+        raise ValueError("a source-counter capture needs a request with source_counters=True")
+    return ncu_mod.capture(request, report, ncu, env, timeout).report
 
 
-def parse_source_csv(text: str) -> tuple[str, list[SassRow]]:
-    """(kernel name, one SassRow per instruction) from the log file's text."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"Kernel Name"')), None)
-    if start is None:
-        raise ncu_mod.NcuFailed("ncu's source page holds no kernel: " + (" / ".join(ncu_mod.tool_lines(text))
-                                                                         or "the log file is empty"))
-    kernel = next(csv.reader([lines[start]]))[1]
-    body = [line for line in lines[start + 1:] if line.strip() and not line.startswith("==")]
-    rows = list(csv.reader(body))
-    header = rows[0]
-    col = {name: i for i, name in enumerate(header)}
-    stall_cols = [(name[len("stall_"):], i) for name, i in col.items()
-                  if name.startswith("stall_") and "(Not Issued)" not in name]
-    out = []
-    for row in rows[1:]:
-        if len(row) != len(header):
-            continue
-        counts = {key: _number(row[col[name]]) for key, name in COLUMNS.items() if name in col}
-        access = " ".join(row[col[c]] for c in ("Address Space", "Access Operation", "Access Size")
-                          if c in col and row[col[c]] not in ("", "-"))
-        out.append(SassRow(row[col["Address"]], row[col["Source"]].strip(), counts, access,
-                           {reason: _number(row[i]) for reason, i in stall_cols}))
-    return kernel, out
+def per_instruction(action, metric: str) -> dict[int, float | int | None]:
+    """An instanced metric of `action` by instruction address ({} where the report lacks it)."""
+    m = action.metric_by_name(metric)
+    ids = m.correlation_ids() if m is not None and m.has_correlation_ids() else None
+    if ids is None:
+        return {}
+    return {int(ids.value(i)): m.value(i) for i in range(m.num_instances())}
 
 
-def _number(cell: str) -> float:
-    value = ncu_mod.parse_number(cell)
-    return 0.0 if value is None or value != value else value  # '-' and n/a: the column does not apply
+def _flags(code, names: dict[int, str]) -> str:
+    """A bit set as names: 20 -> 'Global,Shared'; '' for none."""
+    if not isinstance(code, int) or code <= 0:
+        return ""
+    unknown = code & ~sum(names)
+    return ",".join([name for bit, name in names.items() if code & bit] + ([hex(unknown)] if unknown else []))
+
+
+def _number(value) -> float:
+    return 0.0 if value is None or isinstance(value, str) else float(value)
+
+
+def sass_rows(action) -> list[SassRow]:
+    """One SassRow per instruction any per-instruction metric names, in address order."""
+    counts = {key: per_instruction(action, metric) for key, metric in METRICS.items()}
+    reasons = sorted(n[len(STALL_PREFIX):] for n in action.metric_names()
+                     if n.startswith(STALL_PREFIX) and not n.endswith(NOT_ISSUED))
+    stalls = {r: per_instruction(action, STALL_PREFIX + r) for r in reasons}
+    space, operation, size = (per_instruction(action, m)
+                              for m in ("memory_type", "memory_access_type", "memory_access_size_type"))
+    addresses = sorted(set().union(*counts.values(), *stalls.values(), space))
+    rows = []
+    for pc in addresses:
+        access = " ".join(word for word in (_flags(space.get(pc), SPACES), _flags(operation.get(pc), OPERATIONS),
+                                            str(size[pc]) if size.get(pc) else "") if word)
+        rows.append(SassRow(hex(pc), " ".join(action.sass_by_pc(pc).split()),
+                            {key: _number(values.get(pc)) for key, values in counts.items()}, access,
+                            {r: _number(values.get(pc)) for r, values in stalls.items()}))
+    return rows
+
+
+def read_source(report: Path, interface: ncu_reader.Interface | None = None) -> tuple[str, list[SassRow]]:
+    """(kernel name, one SassRow per instruction) of the launch in `report` that executed the most
+    instructions: the captured kernel, or the kernel a library's call spent its work in."""
+    found = ncu_reader.actions(report, interface)  # held while its launches are read: it owns them
+    action = max(found, key=lambda a: sum(_number(v) for v in per_instruction(a, METRICS["executed"]).values()))
+    rows = sass_rows(action)
+    if not rows:
+        raise ncu_mod.NcuFailed(f"{Path(report).name} holds no per-instruction counters for {action.name()}: "
+                                "was it captured with --section SourceCounters?")
+    return action.name(), rows

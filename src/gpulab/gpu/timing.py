@@ -1,19 +1,33 @@
 """Timing with CUDA events: one event pair per repetition, warm-up by time, the L2 flushed outside
 each timed window (unless warm-L2 is asked for), the window opened behind a short spin kernel so it
-holds no host dispatch time, and median/min/max over the repetitions."""
+holds no host dispatch time, and median/min/max over the repetitions.
+
+How many repetitions: until the median's 95% interval (order statistics, gpulab.gpu.stats) is
+within the policy's `noise` of it, or the timed device time reaches `target_ms`, or `max_reps`
+(the budget: a row that ran out of it before the target says so in `hit_budget`). While the
+repetitions run, gpulab.gpu.nvml.Watch samples the card's clock, power, temperature and slowdown
+reasons. Before the first, the persisting-L2 carve-out is set to zero and its lines reset, so no
+earlier access-policy window can keep data in L2 across the flush.
+
+With `last` given, one more repetition follows the stopping rule with `last()` run before it,
+outside its window: the caller draws fresh inputs and poisons the output there, so the output that
+repetition leaves can be checked again (gpulab.run.lab): a kernel that does its work only on the
+first launch, or replays a result kept from an earlier one, fails that check.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import statistics
 from typing import Callable
 
 import numpy as np
 
 from gpulab.errors import DeviceFault
+from gpulab.gpu import nvml
 from gpulab.gpu.launch import cuda_errors
 from gpulab.gpu.seam import cupy
+from gpulab.gpu.stats import noise_met, should_stop, summarize
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,6 +37,11 @@ class Timing:
     max_ms: float
     reps: int
     l2_flushed: bool
+    ci_low_ms: float | None = None  # the median's 95% interval (None under 6 repetitions)
+    ci_high_ms: float | None = None
+    rel_noise: float | None = None  # how far that interval reaches from the median, as a fraction of it
+    hit_budget: bool = False  # the budget ran out before the interval was within the noise target
+    card: dict = dataclasses.field(default_factory=dict)  # gpulab.gpu.nvml.card_columns while timed
 
     def as_record(self) -> dict:
         return {
@@ -31,16 +50,22 @@ class Timing:
             "time_max_ms": self.max_ms,
             "reps": self.reps,
             "l2_flushed": self.l2_flushed,
+            "time_ci_low_ms": self.ci_low_ms,
+            "time_ci_high_ms": self.ci_high_ms,
+            "rel_noise": self.rel_noise,
+            "hit_budget": self.hit_budget,
+            **self.card,
         }
 
 
 @dataclasses.dataclass(frozen=True)
 class TimingPolicy:
     warmup_ms: float = 30.0  # keep launching until this much device time has passed
-    target_ms: float = 250.0  # total timed device time to aim for
-    min_reps: int = 5
-    max_reps: int = 200
+    target_ms: float = 250.0  # the budget: at most this much timed device time ...
+    min_reps: int = 6  # ... and at least this many repetitions (6: the fewest with a 95% interval)
+    max_reps: int = 200  # ... and at most this many
     flush_l2: bool = True
+    noise: float = 0.005  # stop once the median's 95% interval is within this fraction of it
 
 
 class L2Flusher:
@@ -88,33 +113,83 @@ def stream_hold(us: float = HOLD_US) -> Callable[[], None]:
     return lambda: kernel((1,), (1,), (cycles,))
 
 
-def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], None] | None) -> Timing:
-    """Time `fn` (one launch of the work) under `policy`; `flush` runs before each repetition."""
-    cp = cupy()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    hold = stream_hold()
+class Window:
+    """One timed launch of `fn`: the flush (outside the window), the hold, the start event, the work,
+    the stop event. `queue()` puts it on the stream; `elapsed_ms()` waits for it and reads it. Two
+    windows can be queued back to back (gpulab.jobs.ab's rounds) and read after."""
 
-    def one() -> float:
-        if flush is not None:
-            flush()
-        hold()
-        start.record()
-        fn()
-        stop.record()
+    def __init__(self, fn: Callable[[], None], flush: Callable[[], None] | None):
+        cp = cupy()
+        self.fn, self.flush = fn, flush
+        self.start, self.stop = cp.cuda.Event(), cp.cuda.Event()
+        self.hold = stream_hold()
+
+    def queue(self) -> None:
+        if self.flush is not None:
+            self.flush()
+        self.hold()
+        self.start.record()
+        self.fn()
+        self.stop.record()
+
+    def elapsed_ms(self) -> float:
         try:
-            stop.synchronize()
+            self.stop.synchronize()
         except cuda_errors() as exc:  # a fault inside the kernel surfaces at this synchronization
             raise DeviceFault(f"the timed launch faulted on the device: {exc}", str(exc)) from None
-        return cp.cuda.get_elapsed_time(start, stop)
+        return cupy().cuda.get_elapsed_time(self.start, self.stop)
 
-    # Warm-up by time: module load, clocks ramping and caches of the instruction path settle.
-    spent, warm = 0.0, 0
-    while spent < policy.warmup_ms or warm < 2:
-        spent += one()
-        warm += 1
-        if warm >= 1000:
+    def __call__(self) -> float:
+        self.queue()
+        return self.elapsed_ms()
+
+
+def warm_up(windows: list[Window], warmup_ms: float) -> None:
+    """Launch the windows in turn until `warmup_ms` of device time has passed (at least twice each,
+    at most 1000 rounds): module load, clocks ramping and the instruction path settle."""
+    spent, rounds = 0.0, 0
+    while spent < warmup_ms or rounds < 2:
+        spent += sum(w() for w in windows)
+        rounds += 1
+        if rounds >= 1000:
             break
-    first = one()
-    reps = int(min(policy.max_reps, max(policy.min_reps, policy.target_ms / max(first, 1e-3))))
-    times = [first] + [one() for _ in range(reps - 1)]
-    return Timing(statistics.median(times), min(times), max(times), len(times), flush is not None)
+
+
+def reset_persisting_l2() -> None:
+    """No L2 set aside for persisting accesses, and none of its lines persisting: a kernel (or an
+    earlier one in this process) that marked its data persisting, through an access-policy window or
+    its own cache hints, would otherwise keep it in L2 across the flush and time warm."""
+    # cudaLimitPersistingL2CacheSize is 6 in the runtime's cudaLimit; CuPy binds deviceSetLimit
+    # but not that name.
+    try:
+        cupy().cuda.runtime.deviceSetLimit(6, 0)
+    except Exception:
+        pass  # a card without the carve-out (before sm_80) or a runtime that refuses: nothing set aside
+    try:
+        # cudaCtxResetPersistingL2Cache is not in CuPy's runtime; the driver's twin acts on the same
+        # (current, primary) context. Imported here, as in gpulab.gpu.launch: ~90 ms at import.
+        from cuda.bindings import driver
+
+        driver.cuCtxResetPersistingL2Cache()
+    except Exception:
+        pass  # not supported here: with a zero carve-out no line can persist anyway
+
+
+def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], None] | None,
+            last: Callable[[], None] | None = None) -> Timing:
+    """Time `fn` (one launch of the work) under `policy`; `flush` runs before each repetition. With
+    `last`: one more repetition after the stopping rule, `last()` run before it (see the module)."""
+    reset_persisting_l2()
+    one = Window(fn, flush)
+    warm_up([one], policy.warmup_ms)
+    times: list[float] = []
+    with nvml.Watch() as card:
+        while not should_stop(times, policy.noise, policy.target_ms, policy.min_reps, policy.max_reps):
+            times.append(one())
+        met = noise_met(times, policy.noise)
+        if last is not None:
+            last()
+            times.append(one())
+    s = summarize(times)
+    return Timing(s.median, s.minimum, s.maximum, s.n, flush is not None, s.ci_low, s.ci_high, s.rel_noise, not met,
+                  card.columns())

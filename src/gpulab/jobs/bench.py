@@ -12,6 +12,7 @@ from typing import Callable
 
 from gpulab.errors import GpulabError
 from gpulab.files import check_writable
+from gpulab.gpu.stats import parse_noise
 from gpulab.gpu.timing import TimingPolicy
 from gpulab.jobs.best import picker
 from gpulab.jobs.ceilings import ensure
@@ -33,7 +34,9 @@ class BenchOptions:
     exact: check with small-integer inputs, so any mismatch is an indexing bug.
     seed: of the random inputs. out: the CSV (default results/<gpu>/<experiment>.csv).
     save: write the rows at all. workers / scheduler: compile on N local processes, or use a running
-    Dask cluster, and time on every GPU (gpulab.run.sweep)."""
+    Dask cluster, and time on every GPU (gpulab.run.sweep). noise ('0.5%' or 0.005): each row
+    repeats until its median's 95% interval is within it, or its budget ends (gpulab.gpu.timing).
+    retime_throttled: a row timed under a heat or power slowdown is timed again after a cool-down."""
 
     warm_l2: bool = False
     exact: bool = False
@@ -42,9 +45,12 @@ class BenchOptions:
     save: bool = True
     workers: int | None = None
     scheduler: str | None = None
+    noise: float | str = TimingPolicy.noise
+    retime_throttled: bool = False
 
     def lab_options(self) -> LabOptions:
-        return LabOptions(timing=TimingPolicy(flush_l2=not self.warm_l2), seed=self.seed, exact=self.exact)
+        timing = TimingPolicy(flush_l2=not self.warm_l2, noise=parse_noise(self.noise))
+        return LabOptions(timing=timing, seed=self.seed, exact=self.exact, retime_throttled=self.retime_throttled)
 
 
 def ensure_ceilings(device, folder: Path, progress: Progress = QUIET):

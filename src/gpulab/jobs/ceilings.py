@@ -18,7 +18,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.gemm_bf16 import EXPERIMENT as GEMM_BF16
 from gpulab.experiments.gemm_bf16 import cublas_bf16
 from gpulab.experiments.gemm_bf16.bf16 import to_bf16_bits
-from gpulab.gpu import seam
+from gpulab.gpu import nvml, seam
 from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.device import require_gpu
 from gpulab.gpu.launch import load as load_kernel
@@ -91,22 +91,6 @@ def cublas_float32_math(mode: str):
         linalg.set_compute_type(np.float32, previous)
         if linalg.get_compute_type(np.float32) != previous:
             raise GpulabError("could not restore CuPy's float32 matmul compute type after the ceilings")
-
-
-def clocks_mhz() -> dict:
-    """SM and memory clocks right now (NVML), and the SM's maximum; {} when NVML is unavailable."""
-    try:
-        pynvml = seam.gpu_module("pynvml")
-        pynvml.nvmlInit()
-        bus_id = seam.cupy().cuda.Device().pci_bus_id
-        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus_id)
-        return {
-            "sm_clock_mhz": int(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM)),
-            "mem_clock_mhz": int(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM)),
-            "sm_clock_max_mhz": int(pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM)),
-        }
-    except Exception:
-        return {}
 
 
 def measure(device, policy=None, progress=None) -> list[dict]:
@@ -193,12 +177,14 @@ def _session(device, policy, progress):
 
 
 def _row_writer(device, rows: list[dict]):
-    """row(name, what, timing, **values): appends one ceiling's row to `rows`, with the clocks right
-    after the timed repetitions (what the card ran this ceiling at) and the environment columns."""
+    """row(name, what, timing, **values): appends one ceiling's row to `rows`, with the card's state
+    while it was timed (the timing's SM clock, power, temperature and slowdowns: what the card ran
+    this ceiling at), the memory clock and the SM's maximum after it (gpulab.gpu.nvml), and the
+    environment columns."""
     env = environment(device, device.arch)
 
     def row(name: str, what: str, timing, **values) -> None:
-        rows.append({"ceiling": name, "what": what, **values, **timing.as_record(), **clocks_mhz(),
+        rows.append({"ceiling": name, "what": what, **values, **timing.as_record(), **nvml.clock_limits(),
                      "sm_clock_spec_mhz": device.sm_clock_khz // 1000,
                      "mem_clock_spec_mhz": device.memory_clock_khz // 1000, **env})
     return row

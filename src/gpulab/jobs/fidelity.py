@@ -40,6 +40,7 @@ from gpulab.errors import GpulabError, NotModelled
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.files import locked
 from gpulab.gpu import ncu as ncu_mod
+from gpulab.gpu import ncu_reader
 from gpulab.gpu.device import gpu_slug
 from gpulab.run.lab import RunSpec, config_run_key
 from gpulab.model.predict import check_launch, predict
@@ -281,9 +282,11 @@ class RunResult:
         return Q.agreement(self.rows)
 
 
-def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResult:
+def measure_one(spec, profile: Callable | None = None, seed: int = 0, reports_dir: Path | None = None) -> RunResult:
     """Profile one run and compare. A failure of this run (a wrong answer, a fault) becomes a row;
-    ncu missing or counters not permitted stop the whole fidelity run (every run would fail)."""
+    ncu missing or counters not permitted stop the whole fidelity run (every run would fail). The
+    capture's report is kept in `reports_dir` (the reports folder beside the CSV; default
+    results/<gpu>/reports/) and every row of the run names it (column ncu_report)."""
     profile = profile or profiling.profile
     start = time.perf_counter()
     base = {**spec.base_record(), "source_sha": spec.source_sha()}
@@ -291,7 +294,7 @@ def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResu
     for k in spec.shape.names:
         base.pop(k.lower(), None)
     try:
-        prof = profile(spec, seed=seed)
+        prof = profile(spec, seed=seed, reports_dir=reports_dir, job="fidelity")
     except (ncu_mod.NcuNotFound, ncu_mod.CountersNotPermitted):
         raise
     except GpulabError as exc:
@@ -309,7 +312,8 @@ def measure_one(spec, profile: Callable | None = None, seed: int = 0) -> RunResu
     rows = compare(predicted, measured_quantities(prof.measured), info.get("device", {}).get("l2_bytes"), why)
     for r in rows:
         r["ncu_metric"] = Q.metric_text(r["quantity"])
-    stamp = {"ncu_version": prof.ncu_version, **{k: env.get(k) for k in ("gpu", "arch", "driver", "nvrtc", "date")}}
+    stamp = {"ncu_version": prof.ncu_version, **{k: env.get(k) for k in ("gpu", "arch", "driver", "nvrtc", "date")},
+             "ncu_report": prof.report_ref}
     out = [{**base, **r, **stamp} for r in rows]
     return RunResult(spec, out, time.perf_counter() - start)
 
@@ -401,7 +405,7 @@ def replay(rows: list[dict]) -> tuple[list[str], int, list[str]]:
 
 # -- rejudge (CPU): recorded measurements under the current models and rules ----------------------
 RUN_COLUMNS = ("experiment", "variant", "params", "shape", "source_sha")
-STAMP_COLUMNS = ("ncu_version", "gpu", "arch", "driver", "nvrtc", "date")
+STAMP_COLUMNS = ("ncu_version", "gpu", "arch", "driver", "nvrtc", "date", "ncu_report")
 
 
 def _derived(quantity: str) -> bool:
@@ -409,13 +413,31 @@ def _derived(quantity: str) -> bool:
     return bool(q and q.derived)
 
 
-def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
+def report_measurements(folder: Path | None, spec, row: dict) -> tuple[dict[str, float], str]:
+    """(every quantity the run's kept report measures, '') or ({}, why not): the report its rows name
+    (column ncu_report, relative to the CSV's `folder`), read again through the report interface."""
+    ref = row.get("ncu_report")
+    if folder is None or not ref:
+        return {}, ""
+    path = Path(folder) / str(ref)
+    if not path.is_file():
+        return {}, f"its report {ref} is not there"
+    try:
+        launch = ncu_mod.single_launch(ncu_reader.read_launches(path), spec.experiment.entry)
+    except GpulabError as exc:
+        return {}, f"its report {ref} could not be read ({' '.join(str(exc).split())})"
+    return {k: v for k, v in Q.measure(launch.metrics).items() if not math.isnan(v)}, ""
+
+
+def rejudge(rows: list[dict], folder: Path | None = None) -> tuple[list[dict], list[str]]:
     """(the rows again, what was left as recorded and why): each run's counted quantities get fresh
     predictions and verdicts from its recorded ncu numbers, which are never changed. Runs whose
     kernel source changed since they were measured, or that no longer exist, stay as recorded (they
-    need the card); so do the DRAM rows, whose verdict needs the card's L2 size, and any quantity
-    recorded from another ncu metric than the one gpulab reads for it now. Quantities no longer
-    compared are dropped, and none is added that the run did not record."""
+    need the card); so do the DRAM rows, whose verdict needs the card's L2 size. A quantity recorded
+    from another ncu metric than the one gpulab reads for it now, or derived from counts the run did
+    not record, is read from the run's kept report where `folder` (the CSV's folder) holds it and the
+    report has the metric (its row then names the metric read now); else it stays as recorded.
+    Quantities no longer compared are dropped, and none is added that the run did not record."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault(run_key(r), []).append(r)
@@ -427,27 +449,37 @@ def rejudge(rows: list[dict]) -> tuple[list[dict], list[str]]:
             kept.append(f"{' '.join(key)}: " + (why or "the kernel changed since, or the run failed: measure it again"))
             continue
         # A recorded number is re-judged only if it came from the metric that measures its quantity
-        # today; one counted by another metric stays as recorded (its row names that metric). A
-        # derived quantity is computed again from the run's recorded inputs, whatever formula its
-        # row was recorded under; where an input is missing it stays as recorded too.
-        recomputed = measured_quantities({r["quantity"]: r["measured"] for r in recorded if r.get("measured") is not None})
+        # today; one counted by another metric is read again from the run's report (which holds every
+        # metric the capture asked for), or stays as recorded (its row names that metric). A derived
+        # quantity is computed again from the run's inputs, recorded or in the report, whatever
+        # formula its row was recorded under; where an input is missing it stays as recorded too.
         other_metric = {r["quantity"] for r in recorded if not _derived(r["quantity"])
                         and Q.metric_text(r["quantity"]) not in ("", r.get("ncu_metric") or "")}
+        values = {r["quantity"]: r["measured"] for r in recorded if r.get("measured") is not None}
+        no_inputs = {r["quantity"] for r in recorded
+                     if _derived(r["quantity"]) and math.isnan(measured_quantities(values).get(r["quantity"], math.nan))}
+        from_report, unread = report_measurements(folder, spec, recorded[0]) if other_metric | no_inputs else ({}, "")
+        refreshed = other_metric & set(from_report)
+        values |= {q: from_report[q] for q in refreshed}
+        for q, v in from_report.items():
+            values.setdefault(q, v)  # counts the rows do not hold: inputs of a derived quantity
+        recomputed = measured_quantities(values)
+        other_metric -= refreshed
         no_inputs = {r["quantity"] for r in recorded
                      if _derived(r["quantity"]) and math.isnan(recomputed.get(r["quantity"], math.nan))}
+        tail = f" ({unread})" if unread else ""
         if other_metric:
             kept.append(f"{' '.join(key)}: {', '.join(sorted(other_metric))} recorded from another ncu metric than "
-                        "gpulab reads now: measure it again")
+                        f"gpulab reads now: measure it again{tail}")
         if no_inputs:
             kept.append(f"{' '.join(key)}: {', '.join(sorted(no_inputs))} computed from counts this run did not "
-                        "record: measure it again")
+                        f"record: measure it again{tail}")
         stale = other_metric | no_inputs
-        measured = {r["quantity"]: r["measured"] for r in recorded
-                    if r.get("measured") is not None and r["quantity"] not in stale}
+        measured = {q: v for q, v in values.items() if q not in stale}
         predicted = predicted_quantities(spec)
         by = {r["quantity"]: r for r in recorded}
         base = {c: recorded[0].get(c) for c in RUN_COLUMNS}
-        stamp = {c: recorded[0].get(c) for c in STAMP_COLUMNS}
+        stamp = {c: recorded[0][c] for c in STAMP_COLUMNS if c in recorded[0]}
         for r in compare(predicted, measured_quantities(measured), None):
             if r["quantity"] not in by:
                 continue
@@ -464,7 +496,7 @@ def rejudge_file(path: Path) -> tuple[list[dict], list[str], bool]:
     DamagedFile; the file is rewritten only when a prediction or verdict changed."""
     with locked(path):
         old = read_csv(path, required=Q.FIDELITY_REQUIRED_COLUMNS, need_rows=True)
-        rows, kept = rejudge(old)
+        rows, kept = rejudge(old, Path(path).parent)
         changed = to_csv_text(rows) != to_csv_text(old)
         if changed:
             write_csv(path, rows)

@@ -1,10 +1,16 @@
 """Counters for one run: capture one launch under Nsight Compute in a separate process, put the
 measured quantities beside the model's predictions, and write them into the run's record.
 
-    spec -> gpulab.run.ncu_child (the child program, under ncu: one captured launch) -> raw CSV
-         -> {metric: float} -> quantities (gpulab.quantities: the one table of what is measured)
+    spec -> gpulab.run.ncu_child (the child program, under ncu: one captured launch) -> .ncu-rep
+         -> gpulab.gpu.ncu_reader (NVIDIA's report interface) -> {metric: float}
+         -> quantities (gpulab.quantities: the one table of what is measured)
          + predicted counters (gpulab.model.predict)
          -> one record, upserted into results/<gpu>/profile.csv (gpulab.records.upsert_runs)
+
+Every capture's report is kept beside the rows it produced, in the folder `reports/` next to their
+CSV (results/<gpu>/reports/ by default), named by the run and the job that captured it
+(report_name); the row names it (column ncu_report, relative to the CSV's folder), so the numbers of
+a row can be read again from the report that gave them (gpulab fidelity --rejudge, the CPU tests).
 
 gpulab.gpu.ncu builds and runs the ncu commands; gpulab.run.args reads a run from the command
 line for both the CLI and the child; this module joins them for one run.
@@ -25,7 +31,7 @@ from typing import Any
 from gpulab import quantities as Q
 from gpulab.errors import GpulabError
 from gpulab.gpu import ncu as ncu_mod
-from gpulab.gpu import ncu_source
+from gpulab.gpu import ncu_reader, ncu_source
 from gpulab.gpu.device import probe
 from gpulab.run.lab import config_run_key
 from gpulab.model.predict import predict
@@ -71,12 +77,15 @@ class Profile:
     info: dict  # what the profiled program reported (device, resources, occupancy, check)
     raw: dict[str, float]  # every metric ncu reported, by ncu name
     ncu_version: str = ""
-    report_path: Path | None = None
+    report_path: Path | None = None  # the capture's report, where it was kept
+    report_ref: str = ""  # how the row names it: its path relative to the CSV's folder, or as given (--out)
     missing: tuple[str, ...] = ()
     kernel: str = ""  # the captured kernel's name, as ncu reports it
     # A library call's other kernels (name, duration under ncu in ns), longest first: their counts,
     # bytes and times are added into `measured` (quantities.measure_call); rates and stalls are not.
     other_kernels: tuple[tuple[str, float], ...] = ()
+    full: bool = False  # a `--set full` capture: the report is one to open in ncu-ui
+    reader: str = ""  # the report interface that read it (gpulab.gpu.ncu_reader.Interface.describe)
 
     @property
     def kernels(self) -> int:
@@ -120,7 +129,7 @@ class Profile:
         r |= {"ncu_version": self.ncu_version, "ncu_launch_skip": LAUNCH_SKIP, "ncu_kernel": self.kernel,
               "ncu_other_kernels": "; ".join(name for name, _ in self.other_kernels),
               "ncu_kernels": self.kernels,
-              "ncu_report": str(self.report_path) if self.report_path else ""}
+              "ncu_report": self.report_ref}
         return r | info.get("env", {})
 
 
@@ -146,12 +155,6 @@ _LIMITS = {"warps": "launch__occupancy_limit_warps", "blocks per SM": "launch__o
            "registers": "launch__occupancy_limit_registers", "shared memory": "launch__occupancy_limit_shared_mem"}
 
 
-def _dims(text: str) -> list[int]:
-    """'(256, 1, 1)' (ncu's Block Size and Grid Size columns) -> [256, 1, 1]; [] where unreadable."""
-    words = re.findall(r"\d+", text or "")
-    return [int(w) for w in words]
-
-
 def library_facts(launch: ncu_mod.KernelResult) -> dict:
     """A library kernel's resources, launch and theoretical occupancy from its counters: the info a
     variant's child reports from the compile (gpulab.run.ncu_child.kernel_facts)."""
@@ -161,11 +164,11 @@ def library_facts(launch: ncu_mod.KernelResult) -> dict:
     limits = {name: whole(metric) for name, metric in _LIMITS.items()}
     known = {k: v for k, v in limits.items() if v is not None}
     blocks = min(known.values()) if known else None
-    block = _dims(launch.info.get("Block Size", ""))
+    block = launch.dims("block")
     return {
         "resources": {"reg_per_thread": whole("launch__registers_per_thread"),
                       "smem_static_bytes": whole("launch__shared_mem_per_block_static")},
-        "launch": {"grid": _dims(launch.info.get("Grid Size", "")), "block": block,
+        "launch": {"grid": launch.dims("grid"), "block": block,
                    "smem_dynamic_bytes": whole("launch__shared_mem_per_block_dynamic")},
         "occupancy": {
             "blocks_per_sm": blocks,
@@ -184,9 +187,19 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def report_name(spec) -> str:
+# The folder beside a CSV that holds the reports its rows came from (results/<gpu>/reports/).
+REPORTS_FOLDER = "reports"
+
+
+def reports_folder(csv_path: Path) -> Path:
+    return Path(csv_path).parent / REPORTS_FOLDER
+
+
+def report_name(spec, job: str = "profile") -> str:
+    """The report's file name: the run (experiment, variant, params, shape) and the job that captured
+    it ('profile', 'fidelity', 'source'), so two jobs' captures of one run never overwrite each other."""
     p = "-".join(f"{k}{v}" for k, v in spec.params.items())
-    name = f"{spec.experiment.name}-{spec.variant.name}{'-' + p if p else ''}-{spec.shape.label}"
+    name = f"{spec.experiment.name}-{spec.name}{'-' + p if p else ''}-{spec.shape.label}-{job}"
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) + ".ncu-rep"
 
 
@@ -204,50 +217,59 @@ def capture_request(spec, info_path: Path, seed: int = 0, **mode) -> ncu_mod.Cap
 
 
 def profile(spec, *, full: bool = False, report_out: Path | None = None, results_root: Path | None = None,
-            seed: int = 0, ncu: str | None = None) -> Profile:
-    """Profile one launch of `spec` under ncu; with `full`, also keep a `--set full` report
-    (at `report_out`, else results/<gpu>/profiles/<name>.ncu-rep)."""
+            seed: int = 0, ncu: str | None = None, reports_dir: Path | None = None, job: str = "profile") -> Profile:
+    """Profile one launch of `spec` under ncu (with `full`, every section too: a report to open in
+    ncu-ui) and read its report. The report is kept: at `report_out` (--full --out), else in
+    `reports_dir` (the reports folder beside the CSV the row will join), else in
+    results/<gpu>/reports/, as report_name(spec, job)."""
     ncu = ncu or ncu_mod.find_ncu()
     metrics = Q.metric_names()
     with tempfile.TemporaryDirectory(prefix="gpulab-ncu-") as tmp:
         info_path = Path(tmp) / "target.json"
         request = capture_request(spec, info_path, seed, metrics=tuple(metrics), full_set=full)
         cap = ncu_mod.capture(request, Path(tmp) / "capture.ncu-rep", ncu, child_env())
-        launches = ncu_mod.parse_csv(cap.csv_text)
-        if spec.variant is None:  # a library call: the kernel it spent its time in, and the rest named
-            launch, *others = ncu_mod.range_launches(launches)
-        else:
-            launch, others = ncu_mod.single_launch(launches, spec.experiment.entry), []
         if not info_path.exists():
             raise ncu_mod.NcuFailed("the profiled program exited without writing its info file: "
                                     + (" / ".join(ncu_mod.last_lines(cap.capture_output)) or "no output"))
         info = json.loads(info_path.read_text())
-        if spec.variant is None:
-            info |= library_facts(launch)
-        saved = None
-        if full:
-            saved = report_out or card_folder(info["device"]["slug"], results_root) / "profiles" / report_name(spec)
-            saved = Path(saved)
-            if saved.suffix != ".ncu-rep":
-                saved = saved.with_name(saved.name + ".ncu-rep")
-            saved.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(cap.report), str(saved))
+        if report_out is not None:
+            saved = Path(report_out)
+            saved = saved if saved.suffix == ".ncu-rep" else saved.with_name(saved.name + ".ncu-rep")
+            ref = str(saved)
+        else:
+            folder = Path(reports_dir) if reports_dir else card_folder(info["device"]["slug"], results_root) / REPORTS_FOLDER
+            saved = folder / report_name(spec, job)
+            ref = f"{REPORTS_FOLDER}/{saved.name}"
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(cap.report), str(saved))  # kept before it is read: an unreadable one can be read later
+    interface = ncu_reader.find_interface(ncu)
+    launches = ncu_reader.read_launches(saved, interface)
+    if spec.variant is None:  # a library call: the kernel it spent its time in, and the rest named
+        launch, *others = ncu_mod.range_launches(launches)
+    else:
+        launch, others = ncu_mod.single_launch(launches, spec.experiment.entry), []
+    if spec.variant is None:
+        info |= library_facts(launch)
     predicted, note = predicted_counters(spec)
     measured = measure(launch, info)
     if others:  # the call's counts, bytes and time, all its kernels together
         measured |= Q.measure_call([launch.metrics, *(k.metrics for k in others)])
-    return Profile(spec, measured, predicted, note, info, dict(launch.metrics),
-                   ncu_mod.ncu_version(ncu), saved, tuple(ncu_mod.missing_metrics(launch, metrics)), launch.kernel,
-                   tuple((k.kernel, k.get("gpu__time_duration.sum")) for k in others))
+    return Profile(spec, measured, predicted, note, info, dict(launch.metrics), ncu_version=ncu_mod.ncu_version(ncu),
+                   report_path=saved, report_ref=ref, missing=tuple(ncu_mod.missing_metrics(launch, metrics)),
+                   kernel=launch.kernel, other_kernels=tuple((k.kernel, k.get("gpu__time_duration.sum")) for k in others),
+                   full=full, reader=interface.describe())
 
 
-def sass_profile(spec, seed: int = 0, ncu: str | None = None):
-    """The same launch as `profile` captures, counted per SASS instruction (ncu's source page):
-    (kernel name, [gpulab.gpu.ncu_source.SassRow])."""
+def sass_profile(spec, seed: int = 0, ncu: str | None = None, reports_dir: Path | None = None):
+    """The same launch as `profile` captures, counted per SASS instruction (ncu's source counters):
+    (kernel name, [gpulab.gpu.ncu_source.SassRow]). The report is kept in `reports_dir` when given
+    (as report_name(spec, 'source')), else dropped."""
     ncu = ncu or ncu_mod.find_ncu()
     with tempfile.TemporaryDirectory(prefix="gpulab-ncu-") as tmp:
         request = capture_request(spec, Path(tmp) / "target.json", seed, source_counters=True)
-        return ncu_source.parse_source_csv(ncu_source.capture_source(request, ncu, child_env()))
+        report = Path(reports_dir) / report_name(spec, "source") if reports_dir else Path(tmp) / "source.ncu-rep"
+        ncu_source.capture_source(request, report, ncu, child_env())
+        return ncu_source.read_source(report, ncu_reader.find_interface(ncu))
 
 
 def profile_csv_path(prof: Profile, results_root: Path | None = None) -> Path:

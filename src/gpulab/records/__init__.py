@@ -32,6 +32,10 @@ CORE_COLUMNS = (
     "experiment", "variant", "params", "picked", "shape",
     "correct", "expected_wrong", "max_rel_err", "wrong_count", "first_wrong",
     "time_ms", "time_min_ms", "time_max_ms", "reps", "l2_flushed",
+    # How far the time can be trusted (gpulab.gpu.timing): the median's 95% interval and how far it
+    # reaches, whether the budget ran out first; the card's state while timed (gpulab.gpu.nvml).
+    "time_ci_low_ms", "time_ci_high_ms", "rel_noise", "hit_budget",
+    "sm_clock_mhz", "power_w", "temp_c", "throttle", "retimed",
     "gflops", "gbps", "pct_of_cublas", "pct_of_ceiling", "ceiling", "pct_of_copy", "speedup_vs_baseline",
     "reg_per_thread", "smem_static_bytes", "smem_dynamic_bytes", "spill_stores_bytes",
     "spill_loads_bytes", "stack_frame_bytes", "barriers", "cmem_bytes",
@@ -215,12 +219,13 @@ NUMERIC_COLUMNS = frozenset((
     "smem_dynamic_bytes", "spill_stores_bytes", "spill_loads_bytes", "stack_frame_bytes", "barriers",
     "cmem_bytes", "m", "n", "k", "theoretical_blocks_per_sm", "theoretical_occupancy_pct", "ceiling_gflops",
     "size_bytes", "predicted", "measured", "ratio",
+    "time_ci_low_ms", "time_ci_high_ms", "rel_noise", "sm_clock_mhz", "power_w", "temp_c",
 ))
 FINITE_COLUMNS = frozenset((
     "time_ms", "time_min_ms", "time_max_ms", "gflops", "gbps", "pct_of_cublas", "pct_of_ceiling", "pct_of_copy",
-    "speedup_vs_baseline", "predicted", "measured",
+    "speedup_vs_baseline", "predicted", "measured", "time_ci_low_ms", "time_ci_high_ms",
 ))
-BOOLEAN_COLUMNS = frozenset(("correct", "expected_wrong", "exact", "l2_flushed"))
+BOOLEAN_COLUMNS = frozenset(("correct", "expected_wrong", "exact", "l2_flushed", "hit_budget"))
 
 
 def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) -> list[dict]:

@@ -8,7 +8,9 @@ import html
 import math
 from pathlib import Path
 
+from gpulab.gpu.nvml import thermal_or_power
 from gpulab.records import ceiling_notes, status
+from gpulab.report.tables import noise_text, throttle_note
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1180px; padding: 0 1em; color: #222;
@@ -28,6 +30,7 @@ COLUMNS = (  # (column, header, format)
     ("variant", "variant", None), ("params", "params", None), ("shape", "shape", None),
     ("time_ms", "time ms", ".4f"), ("gflops", "GFLOP/s", ",.0f"), ("pct_of_cublas", "% cuBLAS", ".1f"),
     ("gbps", "GB/s", ",.1f"), ("pct_of_ceiling", "% ceiling", ".1f"), ("speedup_vs_baseline", "x base", ".2f"),
+    ("rel_noise", "± 95%", "noise"), ("sm_clock_mhz", "SM MHz", "d"),
     ("reg_per_thread", "regs", "d"), ("max_rel_err", "max rel err", ".1e"),
 )
 
@@ -54,14 +57,29 @@ def _status(r: dict) -> str:
     }[status(r)]()
 
 
+def _noise_cell(r: dict) -> str:
+    """The median's interval as ±%, marked where the budget ran out before the noise target."""
+    text = html.escape(noise_text(r))
+    return f'<span class="skip">{text}</span>' if r.get("hit_budget") else text
+
+
+def _card_note(r: dict) -> str:
+    """The throttle flag (gpulab.report.tables.throttle_note), red where the row was timed slowed."""
+    note = throttle_note(r)
+    if not note:
+        return ""
+    return f'; <span class="{"wrong" if thermal_or_power(r.get("throttle")) else "noise"}">{html.escape(note)}</span>'
+
+
 def records_table(records: list[dict]) -> str:
     cols = [c for c in COLUMNS if any(r.get(c[0]) not in (None, "") for r in records)]
     head = "".join(f'<th class="{"l" if f is None else ""}">{h}</th>' for _, h, f in cols) + '<th class="l">check</th>'
     body = []
     for r, note in zip(records, ceiling_notes(records)):
-        cells = "".join(f'<td class="{"l" if f is None else ""}">{_cell(r.get(c), f)}'
+        cells = "".join(f'<td class="{"l" if f is None else ""}">'
+                        f'{_noise_cell(r) if f == "noise" else _cell(r.get(c), f)}'
                         f'{html.escape(note) if c == "pct_of_ceiling" else ""}</td>' for c, _, f in cols)
-        body.append(f"<tr>{cells}<td class='l'>{_status(r)}</td></tr>")
+        body.append(f"<tr>{cells}<td class='l'>{_status(r)}{_card_note(r)}</td></tr>")
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 

@@ -7,6 +7,7 @@ import math
 from rich.markup import escape
 from rich.table import Table
 
+from gpulab.gpu.nvml import thermal_or_power
 from gpulab.records import ceiling_notes, status
 
 
@@ -38,6 +39,32 @@ def spill_note(r: dict) -> str:
     return f"spills registers: {stores} B stored, {loads} B loaded per thread (local memory)"
 
 
+def noise_text(r: dict) -> str:
+    """How far the median's 95% interval reaches, '±0.31%'; with ' budget' where the row's budget ran
+    out before it was within the noise target (gpulab.gpu.timing), '' for a row not timed."""
+    rel, hit = r.get("rel_noise"), r.get("hit_budget")
+    text = f"±{100 * rel:.2f}%" if isinstance(rel, (int, float)) else ""
+    return (text + " budget").strip() if hit else text
+
+
+def throttle_note(r: dict) -> str:
+    """The flag of a row timed under a heat or power slowdown (gpulab.gpu.nvml.THERMAL_OR_POWER):
+    its time is the card's state as much as the kernel's. And, for a row timed again after a
+    cool-down (--retime-throttled), what the first timing saw."""
+    slowed = thermal_or_power(r.get("throttle"))
+    note = f"throttled while timed: {', '.join(slowed)}" if slowed else ""
+    if r.get("retimed"):
+        note = _notes(note, f"retimed after a cool-down (the first timing ran under {r['retimed']})")
+    return note
+
+
+def card_state(card: dict) -> str:
+    """The card while timed, in words: '1860 MHz, 655.0 W, 51 C, slowed by sw_power_cap' ('' without NVML)."""
+    words = [f"{card[key]} {unit}" for key, unit in (("sm_clock_mhz", "MHz"), ("power_w", "W"), ("temp_c", "C"))
+             if card.get(key) is not None]
+    return ", ".join(words + ([f"slowed by {card['throttle']}"] if card.get("throttle") else []))
+
+
 def _notes(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
@@ -57,6 +84,12 @@ def bench_table(records: list[dict], title: str) -> Table:
     if has_copy:
         table.add_column("% copy", justify="right")
     table.add_column("x base", justify="right")
+    has_noise = any(noise_text(r) for r in records)
+    if has_noise:
+        table.add_column("± 95%", justify="right")
+    has_clock = any(r.get("sm_clock_mhz") for r in records)
+    if has_clock:
+        table.add_column("SM MHz", justify="right")
     table.add_column("regs", justify="right")
     table.add_column("check")
     has_ceiling = any(r.get("pct_of_ceiling") is not None for r in records)
@@ -74,8 +107,14 @@ def bench_table(records: list[dict], title: str) -> Table:
             row.append(_num(r.get("pct_of_copy"), ".1f"))
         spills = f"[yellow]{spill_note(r)}[/]" if spill_note(r) else ""
         plan = f"[yellow]{r['plan_note']}[/]" if r.get("plan_note") else ""
-        row += [_num(r.get("speedup_vs_baseline"), ".2f"), _num(r.get("reg_per_thread"), "d"),
-                _notes(_status(r), spills, plan)]
+        throttled = f"[red]{throttle_note(r)}[/]" if thermal_or_power(r.get("throttle")) else throttle_note(r)
+        row.append(_num(r.get("speedup_vs_baseline"), ".2f"))
+        if has_noise:
+            noise = noise_text(r)
+            row.append(f"[yellow]{noise}[/]" if r.get("hit_budget") else noise)
+        if has_clock:
+            row.append(_num(r.get("sm_clock_mhz"), "d"))
+        row += [_num(r.get("reg_per_thread"), "d"), _notes(_status(r), spills, plan, throttled)]
         table.add_row(*row)
     return table
 
@@ -170,12 +209,15 @@ def ceilings_table(ceilings) -> Table:
     first = ceilings.rows[0]
     table = Table(title=f"Ceilings of {first.get('gpu')} (driver {first.get('driver')}, {first.get('date')})",
                   title_justify="left")
-    for col in ("ceiling", "GB/s", "GFLOP/s", "time ms", "SM MHz after", "what"):
+    # The SM clock: the median while timed (files written before gpulab.gpu.nvml: read right after).
+    for col in ("ceiling", "GB/s", "GFLOP/s", "time ms", "SM MHz", "what"):
         table.add_column(col, justify="left" if col in ("ceiling", "what") else "right")
     for r in ceilings.rows:
+        slowed = thermal_or_power(r.get("throttle"))
         table.add_row(r["ceiling"], f"{r['gbps']:,.0f}" if r.get("gbps") else "",
                       f"{r['gflops']:,.0f}" if r.get("gflops") else "", f"{r['time_ms']:.4f}",
-                      str(r.get("sm_clock_mhz") or ""), r.get("what") or "")
+                      str(r.get("sm_clock_mhz") or "") + (f" [red]({', '.join(slowed)})[/]" if slowed else ""),
+                      r.get("what") or "")
     return table
 
 
@@ -257,4 +299,18 @@ def run_summary_table(rows: list[dict], title: str) -> Table:
         table.add_row(r["experiment"], r.get("shape", ""), best, _num(r.get("time_ms"), ".4f"), rate, ceiling,
                       _num(r.get("pct_of_vendor"), ".1f"), str(r.get("runs", "")),
                       f"[red]{failed}[/]" if failed else "0", _num(r.get("wall_s"), ".1f"))
+    return table
+
+
+def ab_table(rows: list[dict], title: str) -> Table:
+    """`gpulab ab`: A's and B's own times over the interleaved rounds (gpulab.jobs.ab)."""
+    table = Table(title=title, title_justify="left")
+    for col in ("side", "variant", "params", "median ms", "95% interval ms", "± 95%", "min - max ms", "rounds"):
+        table.add_column(col, justify="left" if col in ("side", "variant", "params") else "right")
+    for r in rows:
+        low, high = r.get("time_ci_low_ms"), r.get("time_ci_high_ms")
+        table.add_row(r["side"], r["variant"], r.get("params") or "", _num(r.get("time_ms"), ".4f"),
+                      f"{low:.4f} - {high:.4f}" if low is not None and high is not None else "",
+                      f"±{100 * r['rel_noise']:.2f}%" if r.get("rel_noise") is not None else "",
+                      f"{r['time_min_ms']:.4f} - {r['time_max_ms']:.4f}", _num(r.get("reps"), "d"))
     return table

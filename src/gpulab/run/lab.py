@@ -16,7 +16,7 @@ from gpulab.check import CheckResult
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.gpu import seam
+from gpulab.gpu import nvml, seam
 from gpulab.gpu.compile import DEFAULT_ARCH, Compiled, compile_kernel, source_fingerprint
 from gpulab.gpu.device import free_memory_bytes, require_gpu
 from gpulab.gpu.launch import cuda_errors, load, synchronize
@@ -257,6 +257,14 @@ class LabOptions:
     seed: int = 0
     exact: bool = False
     check: bool = True
+    # A row timed under a heat or power slowdown (gpulab.gpu.nvml.THERMAL_OR_POWER) is timed once
+    # more after the card has idled (nvml.cool_down); its `retimed` column names what the first saw.
+    retime_throttled: bool = False
+
+
+# The seeds of a timing's inputs, and of the fresh inputs of its last, checked launch (Lab.time),
+# offsets from the lab's seed.
+TIMING_SEED, RECHECK_SEED = 7, 8
 
 
 class Lab:
@@ -291,8 +299,10 @@ class Lab:
 
     # -- the pieces --------------------------------------------------------------------------
     def _flush(self):
-        if not self.options.timing.flush_l2:
-            return None
+        return self.l2_flusher() if self.options.timing.flush_l2 else None
+
+    def l2_flusher(self) -> L2Flusher:
+        """The lab's one L2 flusher (a buffer twice the L2), made on first use."""
         if self._flusher is None:
             self._flusher = L2Flusher(self.device.l2_bytes)
         return self._flusher
@@ -374,13 +384,42 @@ class Lab:
             result = dataclasses.replace(result, detail="; ".join(filter(None, (result.detail, note))))
         return result
 
-    def time(self, spec: RunSpec) -> Timing:
+    def time(self, spec: RunSpec) -> tuple[Timing, CheckResult | None]:
+        """Time the run (gpulab.gpu.timing.time_it) and, when the lab checks, check the output its
+        last timed launch left: that launch ran on fresh inputs drawn in place of the timed ones,
+        into a poisoned output (both outside its window). A kernel that did its work only once, or
+        replays a result kept from an earlier launch, fails this check where the first passed.
+        Returns the timing and that check's result (None when the lab does not check)."""
         cupy = seam.cupy()
 
-        inputs = self.device_inputs(spec, exact=False, seed=self.options.seed + 7)
+        inputs = self.device_inputs(spec, exact=False, seed=self.options.seed + TIMING_SEED)
         out = spec.experiment.output(spec.shape, cupy)
+        # A library whose own call returns a new array (torch) is timed on that call alone
+        # (Experiment.vendor_work): it leaves the output unwritten, so there is no output to check
+        # after timing; the row was checked before it, by the call that copies its answer there.
         work = spec.experiment.vendor_work(spec.library, inputs, spec.shape) if spec.variant is None else None
-        return time_it(work or self.launcher(spec, inputs, out), self.options.timing, self._flush())
+        last = None
+        if self.options.check and work is None:
+            def last() -> None:
+                refill_inputs(inputs, self.device_inputs(spec, exact=False, seed=self.options.seed + RECHECK_SEED))
+                cupy.copyto(out, spec.experiment.output(spec.shape, cupy))
+        timing = time_it(work or self.launcher(spec, inputs, out), self.options.timing, self._flush(), last)
+        if last is None:
+            return timing, None
+        synchronize(spec.label)
+        return timing, spec.experiment.check(out, inputs, spec.shape, False, cupy)
+
+    def timed_record(self, spec: RunSpec) -> tuple[dict, CheckResult | None]:
+        """The timing's columns (Lab.time) and the check after it; a row timed under a heat or power
+        slowdown timed again after a cool-down where the options ask (retime_throttled)."""
+        timing, after = self.time(spec)
+        record = timing.as_record()
+        first = nvml.thermal_or_power(timing.card.get("throttle"))
+        if first and self.options.retime_throttled:
+            nvml.cool_down()
+            timing, after = self.time(spec)
+            record = timing.as_record() | {"retimed": " ".join(first)}
+        return record, after
 
     # -- one run -> one record -----------------------------------------------------------------
     def execute(self, spec: RunSpec) -> dict:
@@ -405,15 +444,30 @@ class Lab:
                 record["correct"] = False  # a demonstration never passes, even on a run the race hid
             if not result.ok and not record["expected_wrong"]:
                 return record | {"skip_reason": f"wrong output: {result.describe()}"} | self.env
-        timing = self.time(spec)
-        record |= timing.as_record()
-        seconds = timing.median_ms / 1e3
+        timed, after = self.timed_record(spec)
+        if after is not None and not after.ok and not record["expected_wrong"]:
+            return record | {"correct": False, "skip_reason": (
+                f"wrong output after timing: the last timed launch, on fresh inputs into a poisoned output, gave "
+                f"{after.describe()} (a kernel must do all its work on every launch; the timed median "
+                f"{timed['time_ms']:.4g} ms is not a time of the work)")} | self.env
+        record |= timed
+        seconds = timed["time_ms"] / 1e3
         flops = spec.experiment.flops(spec.shape)
         if flops:
             record["gflops"] = flops / seconds / 1e9
         record["gbps"] = spec.experiment.bytes_moved(spec.shape) / seconds / 1e9
         record |= spec.experiment.records_extra(spec.shape, spec.params)
         return record | self.env
+
+
+def refill_inputs(inputs: dict, fresh: dict) -> None:
+    """Copy the arrays of `fresh` (the same experiment's inputs at the same shape, another seed) into
+    those of `inputs` in place, so every launcher already built on them reads the new values; values
+    that are not arrays (flags, offsets) stay as they are."""
+    cupy = seam.cupy()
+    for name, value in fresh.items():
+        if isinstance(value, cupy.ndarray) and isinstance(inputs.get(name), cupy.ndarray):
+            cupy.copyto(inputs[name], value)
 
 
 NOT_WRITTEN = -(1 << 62)
