@@ -28,6 +28,8 @@ from typing import Any, Sequence
 from gpulab.jobs import ab as ab_job
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
+from gpulab.experiments import load_problem as load_problem_file
+from gpulab.experiments.torch_problem import Problem
 from gpulab.experiments.base import Shape
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
@@ -51,7 +53,7 @@ from gpulab.run.args import one_config, spec_for
 from gpulab.run.lab import Lab, LabOptions, RunSpec, compile_record, constraint_reason, param_values, plan
 from gpulab.run.progress import QUIET, Progress
 
-__all__ = ["BenchOptions", "MainRun", "Prediction", "Progress", "Records", "ab", "bench", "best", "card", "ceilings",
+__all__ = ["BenchOptions", "MainRun", "Prediction", "Problem", "Progress", "Records", "ab", "bench", "load_problem", "best", "card", "ceilings",
            "compare", "compile_only", "experiment", "experiments", "fidelity", "new", "predict", "profile", "run",
            "tune", "variants", "verify"]
 
@@ -72,6 +74,12 @@ def experiment(name: str, kernels: Sequence[str | Path] = ()):
     if bad := [k for k in kernels if not isinstance(k, (str, Path))]:
         raise GpulabError(f"kernels are paths of .cu files, e.g. kernels=['mine.cu']; got {bad[0]!r:.60}")
     return get_experiment(name, kernels=tuple(Path(k) for k in kernels))
+
+
+def load_problem(path: str | Path):
+    """The experiment a problem file defines (PROBLEM = gpulab.Problem.from_torch(...)), from now
+    on known by its name to every function here and to the processes they start."""
+    return load_problem_file(path)
 
 
 def experiments() -> list:

@@ -18,7 +18,7 @@ from rich.progress import Progress as Bar
 from gpulab import api
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError, RunsFailed
-from gpulab.experiments import all_experiments, get_experiment
+from gpulab.experiments import all_experiments, get_experiment, load_problem
 from gpulab.experiments.base import parse_positive_int
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
@@ -53,7 +53,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="gpulab: is the kernel correct, how fast against this card's ceilings and cuBLAS, "
-    "what should the memory system do, and what did the counters say.",
+    "what should the memory system do, and what did the counters say. Every command also takes "
+    "--problem FILE.py: a problem written in PyTorch (gpulab.Problem.from_torch) joins the experiments.",
 )
 # Piped output (CI logs, `| less`) gets wide tables instead of rich's 80-column default.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -681,6 +682,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGHUP, _terminate)
     try:
+        sys.argv[1:] = take_problems(sys.argv[1:])
         code = app(standalone_mode=False)
     except GpulabError as exc:
         _fail(str(exc), exc.exit_code)
@@ -706,6 +708,25 @@ def main() -> None:
         _interrupted()
     if isinstance(code, int) and code:
         sys.exit(code)
+
+
+def take_problems(args: list[str]) -> list[str]:
+    """Every command takes `--problem FILE.py` (repeatable, anywhere on the line): the file's
+    PROBLEM joins the experiments for this command and the processes it starts
+    (gpulab.experiments.load_problem). The other words are left for the command."""
+    rest, i = [], 0
+    while i < len(args):
+        word = args[i]
+        if word == "--problem" or word.startswith("--problem="):
+            path = word.partition("=")[2] if "=" in word else (args[i + 1] if i + 1 < len(args) else "")
+            if not path:
+                raise GpulabError("--problem needs a file, e.g. --problem softmax.py")
+            load_problem(path)
+            i += 1 if "=" in word else 2
+            continue
+        rest.append(word)
+        i += 1
+    return rest
 
 
 def _fail(message: str, code: int) -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment
 from gpulab.experiments.declared import variant_from_file
+from gpulab.experiments.torch_problem import INSTALL_HINT as TORCH_HINT
 
 EXPERIMENT_MODULES = ("sgemm", "coalesce", "stencil", "grayscale", "gemm_bf16")
 PATH_VARIABLE = "GPULAB_PATH"
@@ -130,6 +131,12 @@ def _problems(file: str) -> tuple[tuple[Experiment, str], ...]:
     except SyntaxError as exc:
         del sys.modules[name]
         raise GpulabError(f"{exc.filename}:{exc.lineno}: {exc.msg}") from None
+    except ModuleNotFoundError as exc:
+        del sys.modules[name]
+        if exc.name == "torch":
+            raise GpulabError(f"{_where(exc, path)}: this problem is written in PyTorch, which is not installed here; "
+                              f"{TORCH_HINT}") from None
+        raise GpulabError(f"{_where(exc, path)}: loading the problem file failed: {exc}") from None
     except Exception as exc:
         del sys.modules[name]
         raise GpulabError(f"{_where(exc, path)}: loading the problem file failed: {type(exc).__name__}: {exc}") from None
