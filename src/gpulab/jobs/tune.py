@@ -312,7 +312,7 @@ class TunePlan:
         done = done_keys(self.rows) & planned
         if self.search is not None:
             labels = {label for label, _ in done}
-            known = [p for p in self.candidates if self.variant.params_label(p) in labels
+            known = [p for p in self.candidates if self.variant.params_label(p) in labels and p not in self.configs
                      and all((self.variant.params_label(p), s.label) in done for s in self.shapes)]
             self.tell(known)
             self.configs += known
