@@ -28,8 +28,8 @@ RESULTS = Path(__file__).resolve().parents[1] / "results" / "h200"
 
 
 def rate(params: dict) -> float:
-    """A stand-in card's rate for a v14 config: a smooth bowl with one best config."""
-    best = {"BN": 192, "STAGES": 4, "GROUP_M": 8, "CLUSTER": 2, "STORE": 1, "SCHEDULE": 0, "FLUSH": 2}
+    """A stand-in card's rate for a v14 config: a smooth bowl around one best config (not the default)."""
+    best = {"BN": 128, "STAGES": 6, "GROUP_M": 8, "CLUSTER": 1, "STORE": 1, "SCHEDULE": 0, "FLUSH": 8}
     far = sum(abs(V14.param(n).choices.index(params[n]) - V14.param(n).choices.index(v)) for n, v in best.items())
     return 1000.0 - 50.0 * far
 
@@ -151,7 +151,7 @@ def test_a_bayes_tune_times_only_feasible_configs_within_its_budget_and_records_
     assert len(lab.asked) == 12 and len({V14.params_label(c) for c in lab.asked}) == 12
     assert all(V14.constraints(c, None) is None for c in lab.asked)  # nothing the constraints reject
     assert lab.asked[0] == V14.default_params()  # what the card runs today, first
-    assert result.best == max(lab.asked, key=rate)
+    assert result.best == max(lab.asked, key=rate) != lab.asked[0]  # the search found better than the default
     assert len(tune.resume_rows(p.path)) == 12
 
 
@@ -275,6 +275,14 @@ def gpulab(*args, cwd=None):
 def test_a_bad_budget_or_strategy_is_one_line_before_any_gpu(tmp_path, args, words):
     r = gpulab("tune", "sgemm", "v14", *args, cwd=tmp_path)
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr + r.stdout
+
+
+def test_bayes_without_optuna_is_one_line_before_any_gpu(tmp_path):
+    (tmp_path / "optuna.py").write_text("raise ImportError('not installed here')\n")  # shadows the real one
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "tune", "sgemm", "v14", "--strategy", "bayes"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env={**os.environ, "GPULAB_NO_GPU": "1", "PYTHONPATH": str(tmp_path)})
+    assert r.returncode == 2 and "pip install 'gpulab[tune]'" in r.stderr and "Traceback" not in r.stderr + r.stdout
 
 
 def test_tune_replay_prints_each_strategy_against_the_recorded_best(tmp_path):

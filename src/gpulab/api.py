@@ -402,6 +402,8 @@ def tune(experiment_name: str, variant: str, params: dict | None = None, shapes:
         raise GpulabError(f"{exp.name} {v.name} has no params to tune")
     budget = search.Budget.parse(budget)
     search.check_strategy(strategy)
+    if strategy == "bayes":
+        search.load_optuna()  # missing: one line, before a GPU is opened
     overrides = param_values(params)
     for name, values in overrides.items():
         v.param(name)  # a param the variant does not have would leave the whole search space

@@ -121,7 +121,7 @@ def startup_trials(budget: Budget) -> int:
     return max(3, min(10, budget.configs // 3))
 
 
-def _optuna():
+def load_optuna():
     """optuna, imported on the first bayes search only: an optional dependency (the `tune` extra)
     that takes a second to import."""
     try:
@@ -141,7 +141,7 @@ class BayesSearch:
 
     def __init__(self, axes: dict[str, tuple[int, ...]], feasible: list[Params], seed: int = 0,
                  first: Params | None = None, startup: int = 10):
-        optuna = _optuna()
+        optuna = load_optuna()
         self._optuna = optuna
         self.names = [n for n, choices in axes.items() if len(choices) > 1]
         self.axes = {n: tuple(axes[n]) for n in self.names}
