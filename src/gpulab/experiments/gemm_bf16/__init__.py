@@ -30,6 +30,7 @@ from gpulab.check import compare_exact, compare_float
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
+from gpulab.experiments.gemm_bf16.decode import D0
 from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4
 from gpulab.experiments.gemm_bf16.staging import needs_staging, padded_k
 from gpulab.experiments.gemm_common import (
@@ -180,6 +181,7 @@ class GemmBf16(Experiment):
         T2,  # the Hopper rungs (wgmma, TMA, sm_90a) and their tensor-map arguments: tma_rungs.py
         T3,
         T4,
+        D0,  # for few output tiles (not rungs of the ladder): decode batches of M <= 16, decode.py
     )
 
     def flops(self, shape: Shape) -> float:
