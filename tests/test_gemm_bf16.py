@@ -593,8 +593,9 @@ def test_d0_reads_bt_once_and_a_once_per_block_column_at_the_llama_shapes(h200_s
 
 
 def test_kc_splits_every_tile_over_a_cluster_and_keeps_its_partial_in_the_ring():
-    p = KC.default_params()  # BN 128, SPLIT 2, 4 stages
-    assert KC.launch(p, EXP.shape(128, 6144, 4096)).grid == (48 * 2, 1, 1)
+    p = KC.default_params()  # BN 256, SPLIT 3, 4 stages
+    assert KC.launch(p, EXP.shape(128, 6144, 4096)).grid == (24 * 3, 1, 1)
+    assert KC.launch(p | {"BN": 128, "SPLIT": 2}, EXP.shape(128, 6144, 4096)).grid == (48 * 2, 1, 1)
     assert KC.launch(p | {"BN": 256, "SPLIT": 8}, EXP.shape(257, 129, 8191)).grid == (3 * 8, 1, 1)
     assert KC.launch(p | {"SPLIT": 1}, EXP.shape(1, 1, 1)).grid == (1, 1, 1)
     for dims in EXP.test_shapes + EXP.default_shapes + cluster_split_k.KC_TUNE_SHAPES:
@@ -635,6 +636,6 @@ def test_kc_model_is_t3s_without_a_split_and_declines_the_cluster_reduction():
     one = KC.access(p | {"SPLIT": 1}, s)
     check_launch(one, KC.launch(p | {"SPLIT": 1}, s))
     t3 = EXP.variant("t3")
-    assert predict(one) == predict(t3.access(t3.default_params() | {"BN": 128}, s))
+    assert predict(one) == predict(t3.access(t3.default_params(), s))  # both 128 x 256 tiles
     with pytest.raises(NotModelled, match="ld.shared::cluster"):
         KC.access(p, s)

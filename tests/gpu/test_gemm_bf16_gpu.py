@@ -165,10 +165,11 @@ SMALL_CONFIGS = [
     ("d0", {"G": 1, "U": 1, "KW": 2}),  # 16-row blocks, one chunk a step
     ("d0", {"G": 4, "U": 1, "KW": 4, "S": 2}),
     ("kc", {"SPLIT": 1}),  # no cluster: t3's mainloop with t4's wait depth, the register epilogue
-    ("kc", {}),  # 128 x 128 tiles in clusters of 2
+    ("kc", {}),  # 128 x 256 tiles in clusters of 3: uneven slices, uneven bands (32 float4s over 3)
+    ("kc", {"BN": 128, "SPLIT": 2}),
     ("kc", {"BN": 256, "SPLIT": 4}),
     ("kc", {"BN": 64, "SPLIT": 8}),  # 8 slices: at K = 8 seven of them empty; at K = 1000 two k-tiles each
-    ("kc", {"BN": 192, "SPLIT": 3, "STAGES": 3}),  # uneven bands (24 float4s over 3) and slices
+    ("kc", {"BN": 192, "SPLIT": 5, "STAGES": 3}),  # 24 float4s over 5
 ]
 
 
@@ -191,7 +192,7 @@ def test_small_tile_kernels_correct_at_ragged_shapes(lab, name, changes, exact):
 # Where partial sums cross warps, blocks or a cluster: d0 with slices (the workspace, the ticket and
 # its counter, launched three times on one workspace) and kc's cluster reduction, staged K included.
 SAME_BITS = [("d0", {}, (16, 4096, 4096)), ("d0", {"S": 3}, (7, 4097, 4099)), ("d0", {"S": 8}, (1, 6144, 4096)),
-             ("kc", {}, (128, 1024, 4096)), ("kc", {"BN": 256, "SPLIT": 8}, (257, 129, 8191))]
+             ("kc", {}, (128, 1024, 4096)), ("kc", {"SPLIT": 8}, (257, 129, 8191))]
 
 
 @pytest.mark.gpu

@@ -72,9 +72,12 @@ KC = Variant(
     launch=kc_launch,
     params=(
         TWO_CONSUMERS_BM,
-        Param("BN", (64, 128, 192, 256), 128, "block columns: the wgmma's N"),
+        # 256: A's 128 rows are re-read by every tile column, a third of the L2 -> SM bytes at BN = 256 and
+        # half at 128 (M = 128: as much as Bt's, ~8.4 TB/s at the copy ceiling); 3 x 256: 72-96 blocks at
+        # the Llama shapes of M = 128, in clusters of three (132 / 4 SMs hold only 30 clusters of four)
+        Param("BN", (64, 128, 192, 256), 256, "block columns: the wgmma's N"),
         Param("STAGES", (2, 3, 4, 5, 6, 7, 8), 4, "TMA ring slots (with SPLIT > 1 also the partial's room)"),
-        Param("SPLIT", tuple(range(1, PORTABLE_CLUSTER_MAX + 1)), 2, "blocks per cluster, each a slice of K of one tile"),
+        Param("SPLIT", tuple(range(1, PORTABLE_CLUSTER_MAX + 1)), 3, "blocks per cluster, each a slice of K of one tile"),
         GROUP_M,
     ),
     constraints=kc_constraints,

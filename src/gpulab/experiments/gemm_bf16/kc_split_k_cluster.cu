@@ -23,10 +23,15 @@
 //     shared memory's bandwidth is not measured here (published figures vary): the tune decides.
 // Expected effect: at M = 128, K = 4096, N = 6144 (Bt 50 MB: ~12 us at the copy ceiling, compute
 //   ~6.4 GFLOP) t3/t4 run 24-48 tiles on as many SMs, each the whole K: the time of 64 k-tiles on one
-//   SM (~35 us at t4's ~1,050 cycles per 128 x 256 k-tile). Split two or four ways the tiles fill
-//   96-128 SMs and the time falls to the copy ceiling's (~13-15 us). 1024 x 1024 x 4096: 32 tiles of
-//   128 x 256 or 64 of 128 x 128 (t4: 0.375x cuBLAS), 128 blocks at SPLIT 4 or 2. 257 x 129 x 8191: 3-6
-//   tiles (t4: 0.179x cuBLAS), 24-48 blocks at SPLIT 8, each 16 of the 128 k-tiles.
+//   SM (~35 us at t4's ~1,050 cycles per 128 x 256 k-tile). Split three ways the 24 tiles of 128 x 256
+//   fill 72 SMs, each with 4 stages of 48 KiB in flight (13.8 MB in all, ~3x what the copy ceiling
+//   needs): the time falls towards the copy ceiling's (~13-15 us). Why BN = 256 by default: A's 128
+//   rows are re-read by every tile column, so at BN = 128 the L2 -> SM traffic is twice Bt's bytes
+//   (~8.4 TB/s at the copy ceiling, near what the L2 serves), at 256 1.5x. Why clusters of three or
+//   two: the H200 holds 66 clusters of two and 30 of four (gpulab.gpu.clusters); 96-128 blocks in
+//   clusters of four run a second wave. 1024 x 1024 x 4096: 32 tiles of 128 x 256 (t4: 0.375x
+//   cuBLAS), 96 blocks at SPLIT 3. 257 x 129 x 8191: 3-9 tiles (t4: 0.179x cuBLAS), 24-72 blocks at
+//   SPLIT 8, each 16 of the 128 k-tiles.
 // Params: BN (64, 128, 192, 256: the wgmma's N), STAGES (ring slots; with SPLIT > 1 the ring must
 //   hold the 128 x BN partial: STAGES x (128 + BN) x 128 >= 512 BN), SPLIT (blocks per cluster, k
 //   slices: 1 is t3 with t4's wait depth, 2-8), GROUP_M (tile-rows per rasterization group). BM = 128
