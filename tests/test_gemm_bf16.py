@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gpulab.check import compare_float
-from gpulab.errors import GpulabError, NotModelled
+from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.gemm_bf16 import SMEM_BLOCK_OPTIN_MAX, t0_smem_bytes
 from gpulab.experiments.gemm_bf16 import cluster_split_k, decode
@@ -471,15 +471,18 @@ def test_small_tile_kernels_compile_without_spills(variant, params, arch):
     assert launch.smem_dynamic_bytes + res.smem_static_bytes <= SMEM_BLOCK_OPTIN_MAX
 
 
-def test_d0_takes_at_most_16_rows_and_states_its_limits():
+def test_d0_takes_any_m_in_rows_of_16_and_states_its_limits():
     p = D0.default_params()
-    for dims in DECODE_RAGGED + [(m, n, k) for m in (1, 16) for n, k in decode.LLAMA_NK]:
+    for dims in DECODE_RAGGED + [(m, n, k) for m in (1, 16) for n, k in decode.LLAMA_NK] + list(EXP.test_shapes):
         assert D0.constraints(p, EXP.shape(*dims)) is None, dims
-    assert "M <= 16" in D0.constraints(p, EXP.shape(17, 4096, 4096))
-    # 512 threads at 2 blocks an SM leave 64 registers; 2 x 2 row groups and chunks need ~108
+    assert D0.launch(p, EXP.shape(16, 4096, 4096)).grid[2] == 1  # a decode batch: one pass over Bt
+    assert D0.launch(p, EXP.shape(17, 4096, 4096)).grid[2] == 2
+    assert D0.launch(p, EXP.shape(1024, 4096, 4096)).grid[2] == 64
+    assert "grid.z" in D0.constraints(p, EXP.shape(16 * 65535 + 1, 1, 1))
+    # 512 threads at 2 blocks an SM leave 64 registers; 2 x 2 row groups and chunks take 113
     assert "registers" in D0.constraints(p | {"KW": 16}, None)
     assert "registers" in D0.constraints(p | {"G": 4, "U": 4, "MINB": 2}, None)
-    assert D0.constraints(p | {"G": 4, "U": 4, "KW": 4, "MINB": 1}, None) is None  # 238 of 255, measured
+    assert D0.constraints(p | {"G": 4, "U": 4, "KW": 4, "MINB": 1}, None) is None  # 240 of 255, measured
 
 
 def test_d0_grid_covers_n_and_slices_k_where_n_alone_leaves_the_card_short(h200_sms):
@@ -506,6 +509,7 @@ def test_d0_workspace_is_one_plane_per_block_and_a_counter_per_column(h200_sms):
     assert decode.d0_workspace_sizes(p, EXP.shape(16, 6144, 4096)) == (1, 1)  # one slice: none
     assert decode.d0_workspace_sizes(p, EXP.shape(16, 4096, 4096)) == (2 * 128 * 16 * 32, 128)
     assert decode.d0_workspace_sizes(p | {"S": 3}, EXP.shape(1, 31, 1000)) == (3 * 1 * 16 * 32, 1)
+    assert decode.d0_workspace_sizes(p | {"S": 3}, EXP.shape(40, 31, 1000)) == (3 * 3 * 16 * 32, 3)  # 3 block rows
 
 
 def test_d0_fragments_with_k_permuted_multiply_the_rows_they_load():
@@ -561,13 +565,15 @@ def test_d0_fragments_with_k_permuted_multiply_the_rows_they_load():
         assert np.array_equal(red[:M, :rows], A @ Bt.T), (G, U, M)
 
 
-@pytest.mark.parametrize("dims", [(1, 1, 1), (7, 31, 1000), (16, 31, 8), (16, 100, 4099), (9, 40, 777), (1, 65, 2048)],
+@pytest.mark.parametrize("dims", [(1, 1, 1), (7, 31, 1000), (16, 31, 8), (16, 100, 4099), (9, 40, 777), (1, 65, 2048),
+                                  (17, 33, 65), (40, 31, 100), (32, 70, 1000)],
                          ids=lambda d: "x".join(map(str, d)))
 @pytest.mark.parametrize("over", [{}, {"S": 1}, {"S": 3}, {"G": 1, "U": 1}, {"G": 4, "U": 1, "KW": 4, "S": 2}],
                          ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()) or "default")
 def test_d0_model_classes_are_exact(h200_sms, dims, over):
     """Both load paths (K % 8 == 0 or not), one n8 tile of A or two, ragged columns, one slice or
-    several (the workspace, the ticket's counter and the fixup), warps with one step more than others."""
+    several (the workspace, the ticket's counter and the fixup), warps with one step more than others,
+    several block rows of 16 (the last one ragged, with one n8 tile or two, or whole)."""
     p, s = D0.default_params() | over, EXP.shape(*dims)
     model = D0.access(p, s)
     check_launch(model, D0.launch(p, s))
@@ -630,12 +636,26 @@ def test_kc_reduction_bands_add_every_partial_once_in_rank_order():
         assert not np.isnan(tile).any(), (BN, split)
 
 
-def test_kc_model_is_t3s_without_a_split_and_declines_the_cluster_reduction():
-    p = KC.default_params()
-    s = EXP.shape(300, 388, 200)
-    one = KC.access(p | {"SPLIT": 1}, s)
-    check_launch(one, KC.launch(p | {"SPLIT": 1}, s))
+@pytest.mark.parametrize("dims", [(300, 388, 200), (131, 67, 37), (1, 1, 1), (16, 31, 1000)], ids=lambda d: "x".join(map(str, d)))
+def test_kc_model_is_t3s_without_a_split_and_moves_the_same_bytes_with_one(dims):
+    """SPLIT = 1 is t3's model (the same tiles and boxes); split, the TMA boxes and wgmma are the same
+    in all, C's stores spread over the cluster's bands are the same sectors, and each block adds one
+    partial tile's STS.128 and SPLIT loads of its band: 4 wavefronts per warp instruction, no conflict."""
+    s = EXP.shape(*dims)
     t3 = EXP.variant("t3")
-    assert predict(one) == predict(t3.access(t3.default_params(), s))  # both 128 x 256 tiles
-    with pytest.raises(NotModelled, match="ld.shared::cluster"):
-        KC.access(p, s)
+    one = predict(KC.access(KC.default_params() | {"SPLIT": 1}, s))
+    assert one == predict(t3.access(t3.default_params(), s))  # both 128 x 256 tiles
+    for over in ({}, {"BN": 256, "SPLIT": 7}, {"BN": 192, "SPLIT": 5, "STAGES": 3}):
+        p = KC.default_params() | over
+        model = KC.access(p, s)
+        check_launch(model, KC.launch(p, s))
+        got = predict(model)
+        assert predict(model, exhaustive=True) == got
+        alone = predict(KC.access(p | {"SPLIT": 1}, s))
+        for key in ("tma_load_requests", "tma_load_bytes", "gmma_requests", "gmem_store_sectors"):
+            assert got[key] == alone[key], key
+        blocks, warps = model.grid[0], 8
+        assert got["smem_store_requests"] == blocks * warps * p["BN"] // 8
+        assert got["smem_load_requests"] == (blocks // p["SPLIT"]) * warps * p["BN"] // 8 * p["SPLIT"]
+        assert got["smem_load_wavefronts"] == 4 * got["smem_load_requests"]
+        assert got["smem_store_bank_conflicts"] == got["smem_load_bank_conflicts"] == 0

@@ -159,6 +159,8 @@ def test_bf16_ceilings_measured_and_plausible(lab):
 SMALL_RAGGED = [(m, n, k) for m in (1, 7, 16) for n in (31, 4097) for k in (8, 1000, 4099)]
 # kc's shapes of few tiles beside those: M = 128 tokens, a ragged product with K past 8000, M and N odd.
 KC_FEW_TILES = [(128, 640, 4096), (257, 129, 8191), (1000, 1531, 777)]
+# d0 past one block row of 16: 17 (a second row of one), 40 (a ragged third with one n8 tile), 32.
+D0_MORE_ROWS = [(17, 33, 65), (40, 4097, 1000), (32, 31, 4099)]
 SMALL_CONFIGS = [
     ("d0", {}),  # the host's k slices: 1 or more (16 x 4097 x 4099: 2, the workspace and the fixup)
     ("d0", {"S": 3}),  # three slices everywhere: the fixup at every shape, empty warp ranges at K = 8
@@ -182,7 +184,7 @@ def test_small_tile_kernels_correct_at_ragged_shapes(lab, name, changes, exact):
     if reason := variant.arch_reason(lab.arch):
         pytest.skip(reason)
     params = variant.default_params() | changes
-    for dims in SMALL_RAGGED + (KC_FEW_TILES if name == "kc" else []):
+    for dims in SMALL_RAGGED + (KC_FEW_TILES if name == "kc" else D0_MORE_ROWS):
         spec = RunSpec(EXP, variant, params, EXP.shape(*dims))
         assert variant.constraints(params, spec.shape) is None, dims
         result = lab.verify(spec, exact=exact)

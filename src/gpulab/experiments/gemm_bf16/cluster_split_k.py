@@ -11,9 +11,8 @@ header has the schedule and its cost.
 from __future__ import annotations
 
 from gpulab.arith import cdiv
-from gpulab.errors import NotModelled
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
-from gpulab.experiments.gemm_bf16.access import tma_access
+from gpulab.experiments.gemm_bf16.access_small import kc_access
 from gpulab.experiments.gemm_bf16.tma_rungs import (
     BK, GROUP_M, TWO_CONSUMERS_BM, WARPGROUP, one_wave, ring_smem_bytes, smem_reason, staged_in, tensor_maps,
 )
@@ -54,17 +53,6 @@ def kc_constraints(p: Params, s: Shape | None) -> str | None:
     return None
 
 
-def kc_model(p: Params, s: Shape):
-    """SPLIT = 1: t3's accesses (its tile order, TMA boxes, wgmma and register epilogue; kc waits one
-    wgmma group deeper, which moves nothing). SPLIT > 1 is declined."""
-    if p["SPLIT"] > 1:
-        raise NotModelled(
-            "kc with SPLIT > 1 reads its peers' partials from their shared memory (ld.shared::cluster, SASS "
-            "LD.E.128 on the cluster window): the model has no kind for it, nor a measured rule for how "
-            "Nsight Compute counts it")
-    return tma_access(p, s, consumer_first=WARPGROUP, threads=3 * WARPGROUP)
-
-
 KC = Variant(
     name="kc",
     file="kc_split_k_cluster.cu",
@@ -86,7 +74,7 @@ KC = Variant(
     arch_specific=True,
     extra_args=tensor_maps,
     stage=staged_in(one_wave(kc_launch)),
-    access=kc_model,
+    access=kc_access,
     tune_shapes=KC_TUNE_SHAPES,
     rung=False,
 )

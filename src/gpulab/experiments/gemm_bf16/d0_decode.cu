@@ -48,12 +48,14 @@
 //   per block, each its own k range), S (k slices across blocks, grid.y; 0: chosen on the host,
 //   gemm_bf16.decode.auto_slices: MINB x SMs blocks where N alone gives fewer), MINB (blocks per SM
 //   the registers are sized for). Dynamic shared memory KW x 16 x (16G + 4) x 4 bytes.
-// Shapes: M <= 16 (the registry refuses more), any N >= 1 and K >= 1. K % 8 == 0: 16-byte loads (rows
-//   16-byte aligned); any other K: the same chunks element by element (LDG.U16, guarded), correct
-//   and slow, no staging copy (which would double the bytes). Rows of Bt past N and of A past M, and
-//   k past K, load zeros; C's stores are masked.
-// Arguments: the experiment's, then the workspace (S x gridDim.x x 16 x 16G FP32) and a counter per
-//   block column (zeroed once by the host, left zero by the kernel); with S = 1 neither is touched.
+// Shapes: any M, N, K >= 1, made for M <= 16: each further 16 rows of A are a block row of grid.z,
+//   one more pass over Bt (M = 1024: 64 passes; the registry's only limit is grid.z's 65535). K % 8
+//   == 0: 16-byte loads (rows 16-byte aligned); any other K: the same chunks element by element
+//   (LDG.U16, guarded), correct and slow, no staging copy (which would double the bytes). Rows of Bt
+//   past N and of A past M, and k past K, load zeros; C's stores are masked.
+// Arguments: the experiment's, then the workspace (gridDim.z x S x gridDim.x x 16 x 16G FP32) and a
+//   counter per tile (gridDim.z x gridDim.x, zeroed once by the host, left zero by the kernel); with
+//   S = 1 neither is touched.
 #include "gemm_bf16/tc.cuh"
 #include "sgemm/split_k.cuh"  // last_to_arrive: the ticket of the ordered fixup
 
@@ -194,24 +196,32 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const int n0 = blockIdx.x * ROWS;
     // S (the param) is the host's to choose (0: auto); the launch's is gridDim.y.
     const int n_slices = gridDim.y, s = blockIdx.y;
+    // Rows 16z .. 16z + 15 of A and C (grid.z): a decode batch is one group; each 16 rows more of a
+    // larger M are one more pass over Bt (correct at any M, made for M <= 16).
+    const int m0 = blockIdx.z * RED_ROWS, rows_a = min(M - m0, RED_ROWS);
+    A += (long long)m0 * K;
+    C += (long long)m0 * N;
+    const long long tile = (long long)blockIdx.z * gridDim.x + blockIdx.x;  // this block's tile of C
 
     // Warp-slice w of the S x KW takes steps [w T / (S KW), (w + 1) T / (S KW)): even to one step.
     const long long steps = (K + STEP_K - 1) / STEP_K, slices = (long long)n_slices * KW, w = (long long)s * KW + warp;
     const int sb = (int)(w * steps / slices), se = (int)((w + 1) * steps / slices);
     float* red_w = red + warp * RED_ROWS * RED_PITCH;
     if (K % 8 == 0) {
-        if (M > 8) warp_partial<2, true>(M, N, K, A, Bt, n0, sb, se, red_w);
-        else warp_partial<1, true>(M, N, K, A, Bt, n0, sb, se, red_w);
+        if (rows_a > 8) warp_partial<2, true>(rows_a, N, K, A, Bt, n0, sb, se, red_w);
+        else warp_partial<1, true>(rows_a, N, K, A, Bt, n0, sb, se, red_w);
     } else {
-        if (M > 8) warp_partial<2, false>(M, N, K, A, Bt, n0, sb, se, red_w);
-        else warp_partial<1, false>(M, N, K, A, Bt, n0, sb, se, red_w);
+        if (rows_a > 8) warp_partial<2, false>(rows_a, N, K, A, Bt, n0, sb, se, red_w);
+        else warp_partial<1, false>(rows_a, N, K, A, Bt, n0, sb, se, red_w);
     }
     __syncthreads();
 
-    // The block's tile: element i = m * ROWS + n (m < M), its KW warps' partials added in warp order;
-    // consecutive threads take consecutive columns of C (coalesced stores, conflict-free reads).
-    const int elements = M * ROWS;
-    float* plane = work + ((long long)s * gridDim.x + blockIdx.x) * (RED_ROWS * ROWS);
+    // The block's tile: element i = m * ROWS + n (m < rows_a), its KW warps' partials added in warp
+    // order; consecutive threads take consecutive columns of C (coalesced stores, conflict-free reads).
+    // Slice s's plane of the tile in the workspace: [z][s][x], RED_ROWS x ROWS floats each.
+    const int elements = rows_a * ROWS;
+    const long long plane_floats = RED_ROWS * ROWS, slice_stride = (long long)gridDim.x * plane_floats;
+    float* first = work + ((long long)blockIdx.z * n_slices * gridDim.x + blockIdx.x) * plane_floats;
 #pragma unroll 1
     for (int i = threadIdx.x; i < elements; i += THREADS) {
         const int m = i / ROWS, n = i % ROWS;
@@ -221,21 +231,19 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         if (n_slices == 1) {
             if (n0 + n < N) C[(long long)m * N + n0 + n] = sum;
         } else {
-            __stcg(plane + i, sum);  // L2: the last block of the tile runs on another SM
+            __stcg(first + s * slice_stride + i, sum);  // L2: the last block of the tile runs on another SM
         }
     }
     if (n_slices == 1) return;
 
     // The ordered fixup: the last of the tile's S blocks adds the S planes in slice order.
-    if (!last_to_arrive(counters + blockIdx.x, n_slices)) return;
-    const float* first = work + (long long)blockIdx.x * (RED_ROWS * ROWS);
-    const long long stride = (long long)gridDim.x * (RED_ROWS * ROWS);  // one slice's planes
+    if (!last_to_arrive(counters + tile, n_slices)) return;
 #pragma unroll 1
     for (int i = threadIdx.x; i < elements; i += THREADS) {
         const int m = i / ROWS, n = i % ROWS;
         float sum = __ldcg(first + i);
 #pragma unroll 1
-        for (int p = 1; p < n_slices; ++p) sum += __ldcg(first + p * stride + i);
+        for (int p = 1; p < n_slices; ++p) sum += __ldcg(first + p * slice_stride + i);
         if (n0 + n < N) C[(long long)m * N + n0 + n] = sum;
     }
 }

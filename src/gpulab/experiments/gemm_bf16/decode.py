@@ -1,5 +1,6 @@
-"""d0, gemm_bf16's decode kernel (d0_decode.cu) as data: M <= 16 rows of A against a weight matrix
-Bt streamed once, its launch, the k slices chosen on the host and the split-K workspace.
+"""d0, gemm_bf16's decode kernel (d0_decode.cu) as data: up to 16 rows of A against a weight matrix
+Bt streamed once (each further 16 rows one more pass), its launch, the k slices chosen on the host and
+the split-K workspace.
 
 The shapes it is for are a language model's linear layers at decode time: a batch of 1 to 16 tokens
 (M) times the layer's N x K weights (Llama-3-8B's and -70B's, N 4096-57344, K 4096-28672), where the
@@ -17,7 +18,8 @@ from gpulab.experiments.gemm_common import (
 from gpulab.gpu.device import sm_count
 from gpulab.gpu.seam import cupy
 
-M_MAX = 16  # rows of A: two n8 tiles of the mma's B operand
+M_GROUP = 16  # rows of A per block row (grid.z): two n8 tiles of the mma's B operand
+GRID_Z_MAX = 65535
 F32 = 4
 # The largest k split across blocks the host picks by itself (S = 0): past it the fixup's S planes
 # cost more than the blocks they fill (and every N of the Llama shapes needs at most 2).
@@ -47,53 +49,57 @@ def block_columns(p: Params, s: Shape) -> int:
     return cdiv(s["N"], rows_per_block(p))
 
 
+def row_groups(s: Shape) -> int:
+    """Block rows along grid.z: 16 rows of A each (one for a decode batch)."""
+    return cdiv(s["M"], M_GROUP)
+
+
 def auto_slices(p: Params, s: Shape) -> int:
     """The k slices across blocks (grid.y): S where it is given, else (S = 0) enough to give
     MINB x SMs blocks where N alone gives fewer (N = 4096 at G = 2: 128 block columns, 2 slices),
     at most AUTO_SLICES_MAX and no more than leave AUTO_MIN_STEPS steps to each warp."""
     if p["S"]:
         return p["S"]
-    want = (p["MINB"] * sm_count()) // block_columns(p, s)
+    want = (p["MINB"] * sm_count()) // (block_columns(p, s) * row_groups(s))
     most = cdiv(s["K"], step_k(p)) // (AUTO_MIN_STEPS * p["KW"])
     return max(1, min(want, most, AUTO_SLICES_MAX))
 
 
 def d0_smem_bytes(p: Params) -> int:
     """Each warp's partial tile, 16 rows of A by 16G + 4 floats (the pad: conflict-free stores)."""
-    return p["KW"] * M_MAX * (rows_per_block(p) + 4) * F32
+    return p["KW"] * M_GROUP * (rows_per_block(p) + 4) * F32
 
 
 def d0_launch(p: Params, s: Shape) -> Launch:
-    return Launch(grid=(block_columns(p, s), auto_slices(p, s), 1), block=(32 * p["KW"], 1, 1),
+    return Launch(grid=(block_columns(p, s), auto_slices(p, s), row_groups(s)), block=(32 * p["KW"], 1, 1),
                   smem_dynamic_bytes=d0_smem_bytes(p))
 
 
-def d0_registers(p: Params) -> int:
-    """ptxas's registers (NVRTC 13.5, sm_90, M > 8 path: 2 n8 tiles), fitted within +6 over every
-    G x U: the step's Bt chunks (2 U G uint4), A's (2 U), the accumulators (8 G), the row pointers
-    (4 G) and ~36 for the rest; 64 / 108 / 238 measured at G, U = 1, 1 / 2, 2 / 4, 4."""
-    g, u = p["G"], p["U"]
-    return 8 * g * u + 8 * u + 8 * g + 4 * g + 36
+# ptxas's registers per thread (NVRTC 13.5, sm_90, no register cap: __launch_bounds__(128, 1)) by
+# (G, U): the step's Bt chunks (2 U G uint4), A's (2 U), the accumulators (8 G), the row pointers
+# and the rest. A config whose cap is below its count would spill; one at or above it cannot.
+D0_REGISTERS = {(1, 1): 64, (1, 2): 80, (1, 4): 115, (2, 1): 80, (2, 2): 113, (2, 4): 156,
+                (4, 1): 108, (4, 2): 162, (4, 4): 240}
 
 
 def d0_constraints(p: Params, s: Shape | None) -> str | None:
-    if s is not None and s["M"] > M_MAX:
-        return f"d0 is for M <= {M_MAX} rows of A (decode batches; its mma's n8 tiles): M = {s['M']}"
+    if s is not None and row_groups(s) > GRID_Z_MAX:
+        return f"M = {s['M']} makes {row_groups(s)} block rows of 16, over grid.z's {GRID_Z_MAX}: d0 is for decode batches"
     smem = d0_smem_bytes(p)
     if smem > SMEM_BLOCK_OPTIN_MAX:
         return f"KW={p['KW']} warps' partial tiles need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
     if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
         return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
-    return check_regs(d0_registers(p), 32 * p["KW"], p["MINB"])
+    return check_regs(D0_REGISTERS[p["G"], p["U"]], 32 * p["KW"], p["MINB"])
 
 
 def d0_workspace_sizes(p: Params, s: Shape) -> tuple[int, int]:
-    """(FP32 elements of the workspace, counters): a 16 x 16G plane per block, one counter per block
-    column, where S > 1; one-element stand-ins where it is 1 (the kernel touches neither)."""
-    slices, columns = auto_slices(p, s), block_columns(p, s)
+    """(FP32 elements of the workspace, counters): a 16 x 16G plane per block, one counter per tile
+    (block column and row), where S > 1; one-element stand-ins where it is 1 (the kernel touches neither)."""
+    slices, tiles = auto_slices(p, s), block_columns(p, s) * row_groups(s)
     if slices == 1:
         return 1, 1
-    return slices * columns * M_MAX * rows_per_block(p), columns
+    return slices * tiles * M_GROUP * rows_per_block(p), tiles
 
 
 def d0_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
