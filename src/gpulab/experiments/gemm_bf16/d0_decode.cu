@@ -28,9 +28,12 @@
 //   - FLOP rate at the copy ceiling, M = 16: 2 * 16 * N * K flops per 2 N K bytes = 16 FLOP/byte,
 //     67 TFLOP/s. FP32 FMA on CUDA cores: 132 SMs x 128 lanes x 2 x 1.98 GHz = 67 TFLOP/s, the whole
 //     FMA pipe with nothing left for the BF16 -> FP32 conversions (one per element of Bt) or the loads
-//     of A: FMA cannot keep up at M = 16. mma.sync m16n8k16 runs at ~0.5-0.6 of the 990 TFLOP/s dense
-//     rate, 7x what is needed, and takes BF16 as it is. At M <= 8 one mma per 512 bytes of Bt: per
-//     SM ~1 mma every 32 cycles; at M = 16 two. FMA would do at M = 1 (4 TFLOP/s), mma does too.
+//     of A: FMA cannot keep up at M = 16. mma.sync m16n8k16 runs at 632 TFLOP/s on the H200
+//     (results/h200/ceilings.csv, tensor_bf16_mma_sync), 9x what is needed, and takes BF16 as it is.
+//     At M <= 8 one mma per 512 bytes of Bt: per SM ~1 mma every 32 cycles; at M = 16 two. FMA would
+//     do at M = 1 (4 TFLOP/s); mma does too, and one kernel serves every M up to 16.
+//   - Copy ceiling: 4.29-4.31 TB/s read + written (copy_memcpy, copy_kernel, same file); a stream
+//     of reads alone may run somewhat faster or slower, the bench says which.
 //   - Bytes in flight: 4.2 TB/s x ~1 us of loaded DRAM latency = 4.2 MB, ~32 KB per SM. A warp step
 //     has 2 U G LDG.128 of Bt in flight per lane: 1 KB x U G a warp (4 KB at the defaults U = G = 2);
 //     MINB blocks of KW warps per SM: 2 x 8 x 4 KB = 64 KB, twice the need.
