@@ -151,7 +151,8 @@ def d0_access(params: Params, shape: Shape, slices: int) -> KernelAccess:
     work_blocks = {"x": same(nx), "y": ys, "z": zs(0)}  # planes of 64 x 16G bytes: whole lines
     out.append(Instruction(
         "stg.strong.gpu work[z][s][x][e] (the block's plane)", "global", "store", F32,
-        address=lambda i: first(i) + F32 * i.by * nx * plane, active=in_tile, loops=(element_loop,), blocks=work_blocks))
+        address=lambda i: first(i) + F32 * i.by * nx * plane, active=in_tile, loops=(element_loop,),
+        blocks=work_blocks))
     out.append(Instruction(
         "stg counters[z][x] = 0 (the last block)", "global", "store", F32,
         address=lambda i: base["counters"] + F32 * (i.bz * nx + i.bx),

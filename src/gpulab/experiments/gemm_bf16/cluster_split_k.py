@@ -56,7 +56,8 @@ def kc_constraints(p: Params, s: Shape | None) -> str | None:
 KC = Variant(
     name="kc",
     file="kc_split_k_cluster.cu",
-    summary="t3 split over K across a cluster of SPLIT blocks, partials added in slice order through distributed shared memory",
+    summary="t3 split over K across a cluster of SPLIT blocks, partials added in slice order through "
+            "distributed shared memory",
     launch=kc_launch,
     params=(
         TWO_CONSUMERS_BM,
@@ -65,7 +66,8 @@ KC = Variant(
         # the Llama shapes of M = 128, in clusters of three (132 / 4 SMs hold only 30 clusters of four)
         Param("BN", (64, 128, 192, 256), 256, "block columns: the wgmma's N"),
         Param("STAGES", (2, 3, 4, 5, 6, 7, 8), 4, "TMA ring slots (with SPLIT > 1 also the partial's room)"),
-        Param("SPLIT", tuple(range(1, PORTABLE_CLUSTER_MAX + 1)), 3, "blocks per cluster, each a slice of K of one tile"),
+        Param("SPLIT", tuple(range(1, PORTABLE_CLUSTER_MAX + 1)), 3,
+              "blocks per cluster, each a slice of K of one tile"),
         GROUP_M,
     ),
     constraints=kc_constraints,

@@ -84,7 +84,8 @@ D0_REGISTERS = {(1, 1): 64, (1, 2): 80, (1, 4): 115, (2, 1): 80, (2, 2): 113, (2
 
 def d0_constraints(p: Params, s: Shape | None) -> str | None:
     if s is not None and row_groups(s) > GRID_Z_MAX:
-        return f"M = {s['M']} makes {row_groups(s)} block rows of 16, over grid.z's {GRID_Z_MAX}: d0 is for decode batches"
+        return (f"M = {s['M']} makes {row_groups(s)} block rows of 16, over grid.z's {GRID_Z_MAX}: "
+                "d0 is for decode batches")
     smem = d0_smem_bytes(p)
     if smem > SMEM_BLOCK_OPTIN_MAX:
         return f"KW={p['KW']} warps' partial tiles need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
@@ -124,7 +125,8 @@ D0 = Variant(
         Param("G", (1, 2, 4), 2, "row groups of 16 per warp (16G rows of Bt per block; A reused G times)"),
         Param("U", (1, 2, 4), 2, "chunks of 8 k per lane per step: 2 U G LDG.128 of Bt in flight"),
         Param("KW", (2, 4, 8, 16), 8, "warps per block, each a k range; partials added in warp order"),
-        Param("S", (0, 1, 2, 3, 4, 6, 8), 0, "k slices across blocks (grid.y), added in slice order; 0: chosen on the host"),
+        Param("S", (0, 1, 2, 3, 4, 6, 8), 0,
+              "k slices across blocks (grid.y), added in slice order; 0: chosen on the host"),
         Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
     ),
     constraints=d0_constraints,
