@@ -30,6 +30,8 @@ from gpulab.check import compare_exact, compare_float
 from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
 from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
+from gpulab.experiments.gemm_bf16.cluster_split_k import KC
+from gpulab.experiments.gemm_bf16.decode import D0
 from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4
 from gpulab.experiments.gemm_bf16.staging import needs_staging, padded_k
 from gpulab.experiments.gemm_common import (
@@ -133,7 +135,7 @@ class GemmBf16(Experiment):
     default_shapes = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
                       (4000, 4000, 4000), (4097, 4097, 4097), (1000, 3000, 777))
     test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (256, 256, 4104), (4096, 4096, 4096),
-                   (4097, 4097, 4097))
+                   (4097, 4097, 4097), (7, 31, 1000))  # the last: a decode batch, what d0 takes (M <= 16)
     # What `gpulab fidelity` measures beside the first default shape: ragged M and N with K % 8 == 0
     # (the 16-byte copies), then everything odd (the per-element copies).
     ragged_shapes = ((300, 388, 200), (131, 67, 37))
@@ -180,6 +182,8 @@ class GemmBf16(Experiment):
         T2,  # the Hopper rungs (wgmma, TMA, sm_90a) and their tensor-map arguments: tma_rungs.py
         T3,
         T4,
+        D0,  # for few output tiles (not rungs of the ladder): decode batches of M <= 16, decode.py;
+        KC,  # split-K across a cluster, cluster_split_k.py
     )
 
     def flops(self, shape: Shape) -> float:
