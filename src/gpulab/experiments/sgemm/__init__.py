@@ -4,7 +4,8 @@ The napkin math: 2*M*N*K flops; the compulsory DRAM traffic is A and B read once
 once, 4*(M*K + K*N + M*N) bytes. At 4096^3 that is 137 GFLOP against 201 MB: 683 flop per byte,
 far to the compute side of any card's ridge point, so the FMA rate and cuBLAS are the ceilings.
 
-This module is the problem and the list of its variants; each family of kernels declares its own, with its launch geometry,
+This module is the problem (gpulab.experiments.gemm_common.GemmProblem with FP32 operands) and the
+list of its variants; each family of kernels declares its own, with its launch geometry,
 constraints and access models:
   ladder/     v0-v11, one idea a rung, and the tile params they share
   splitk/     kernels that split K: v12 (stream-K), v13 (split tail), sk (sliced K), sx (split-K)
@@ -15,25 +16,19 @@ The .cu files all lie here, beside this module.
 
 from __future__ import annotations
 
-import numpy as np
-
-from gpulab.check import compare_exact, compare_float
-from gpulab.errors import GpulabError
-from gpulab.experiments.base import Experiment, Params, Shape
-from gpulab.experiments.gemm_common import CPU_REFERENCE_MAX_MACS, to_host
+from gpulab.experiments.base import Params, Shape
+from gpulab.experiments.gemm_common import GemmProblem
 from gpulab.experiments.sgemm import ladder, skinny, splitk, tf32x3
 from gpulab.experiments.sgemm.skinny.policy import SKINNY_SHAPES, best_default
 from gpulab.experiments.sgemm.tf32x3.tf32_split import PARTS, padded_k
 from gpulab.gpu.seam import cupy
 
 
-class Sgemm(Experiment):
+class Sgemm(GemmProblem):
     name = "sgemm"
     title = "FP32 matrix multiply C = A*B (row-major)"
-    dims = ("M", "N", "K")
     entry = "sgemm"
     baseline = "v0"
-    bound = "compute"
     # The Shared Memory Tiling wiki page's sweep (512..4096, docs/SOURCES.md), the large size, the
     # ragged shapes the ladder must also be fast on, and the skinny classes whose few output tiles
     # cannot fill the card with the ladder's tiles: tall (N = 64), wide (M = 64), and a 1 x N x K
@@ -48,9 +43,6 @@ class Sgemm(Experiment):
     tune_shapes = ((1024, 1024, 1024), (1000, 3000, 777), (2048, 2048, 2048), (4096, 4096, 4096),
                    (4097, 4097, 4097), (8192, 8192, 8192))
     readme_variants = ("v0", "v1", "cublas")  # the wiki page's V0-vs-V1 table; the ladder has its own
-    headline_shape = (4096, 4096, 4096)
-    # Grids are computed in int32 on the device; 2^20 keeps every index product inside size_t math.
-    max_dim = 1 << 20
 
     # The ladder's order: its rungs, the schedules on v11's loop, v14; then the kernels made for
     # one shape class.
@@ -59,56 +51,9 @@ class Sgemm(Experiment):
     def best_default(self, shape: Shape) -> tuple[str, Params, str] | None:
         return best_default(self, shape)
 
-    def flops(self, shape: Shape) -> float:
-        return 2.0 * shape["M"] * shape["N"] * shape["K"]
-
-    def bytes_moved(self, shape: Shape) -> int:
+    def staged_bytes(self, shape: Shape) -> int:
         m, n, k = shape.values
-        return 4 * (m * k + k * n + m * n)
-
-    def device_bytes(self, shape: Shape) -> int:
-        m, n, k = shape.values
-        total = 4 * (m * k + k * n + m * n)
-        total += 4 * PARTS * (m + n) * padded_k(k)  # v14's split copies of A and B (tf32x3/tf32_split.py)
-        if m * n * k > CPU_REFERENCE_MAX_MACS:
-            total += 8 * (m * k + k * n + m * n)  # the float64 copies for the GPU reference
-        return total
-
-    def make_inputs(self, shape: Shape, rng: np.random.Generator, exact: bool) -> dict:
-        m, n, k = shape.values
-        if exact:
-            # Small integers: |a*b| <= 6, so every partial sum stays an exact float32 integer while
-            # K <= 2^24 / 6. Periods 7 and 5 divide no tile size, so a transposed or shifted index
-            # reads a different value instead of the same one back.
-            if k > (1 << 24) // 6:
-                raise GpulabError(f"--exact needs K <= {(1 << 24) // 6} so that sums stay exact")
-            a = (rng.integers(-3, 4, size=(m, k))).astype(np.float32)
-            b = (rng.integers(-2, 3, size=(k, n))).astype(np.float32)
-        else:
-            a = rng.uniform(-1.0, 1.0, size=(m, k)).astype(np.float32)
-            b = rng.uniform(-1.0, 1.0, size=(k, n)).astype(np.float32)
-        return {"A": a, "B": b}
-
-    def output(self, shape: Shape, xp):
-        return xp.full((shape["M"], shape["N"]), xp.nan, dtype=xp.float32)
-
-    def kernel_args(self, inputs: dict, out, shape: Shape, params: Params) -> tuple:
-        m, n, k = shape.values
-        return (np.int32(m), np.int32(n), np.int32(k), inputs["A"], inputs["B"], out)
-
-    def reference(self, inputs: dict, shape: Shape, xp):
-        """float64 A*B, on the CPU for small shapes, else on the GPU; returned in `xp`."""
-        m, n, k = shape.values
-        if m * n * k <= CPU_REFERENCE_MAX_MACS:
-            a = to_host(inputs["A"]).astype(np.float64)
-            b = to_host(inputs["B"]).astype(np.float64)
-            ref = a @ b
-            return xp.asarray(ref)
-        return inputs["A"].astype(xp.float64) @ inputs["B"].astype(xp.float64)
-
-    def check(self, out, inputs: dict, shape: Shape, exact: bool, xp):
-        ref = self.reference(inputs, shape, xp)
-        return compare_exact(out, ref, xp) if exact else compare_float(out, ref, xp)
+        return 4 * PARTS * (m + n) * padded_k(k)  # v14's split copies of A and B (tf32x3/tf32_split.py)
 
     def vendor_baselines(self) -> dict:
         return {"cublas": _cublas_sgemm}
@@ -118,8 +63,6 @@ def _cublas_sgemm(inputs: dict, out, shape: Shape) -> None:
     """cuBLAS FP32 through CuPy, TF32 off: CuPy uses TF32 only when CUPY_TF32=1 is set (the lab
     refuses to run with it set), so this is the honest FP32 baseline."""
     cupy().matmul(inputs["A"], inputs["B"], out=out)
-
-
 
 
 EXPERIMENT = Sgemm()
