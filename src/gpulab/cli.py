@@ -18,7 +18,6 @@ from gpulab import api
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import sanitize as san
 from gpulab.jobs import tune as tuning
-from gpulab.api import shapes_of
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError, RunsFailed
 from gpulab.experiments import all_experiments, get_experiment
@@ -57,11 +56,6 @@ err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 400)
 # -- shared option parsing --------------------------------------------------------------------
 def split_list(text: Optional[str]) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()] if text else []
-
-
-def resolve_shapes(experiment, sizes: Optional[str], shapes: Optional[list[str]]):
-    """--size 512,1024 (every dimension n) and --shape MxNxK (repeatable); else the defaults."""
-    return shapes_of(experiment, split_list(sizes) if sizes is not None else None, shapes)
 
 
 def progress_bar():
