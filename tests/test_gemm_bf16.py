@@ -659,3 +659,24 @@ def test_kc_model_is_t3s_without_a_split_and_moves_the_same_bytes_with_one(dims)
         assert got["smem_load_requests"] == (blocks // p["SPLIT"]) * warps * p["BN"] // 8 * p["SPLIT"]
         assert got["smem_load_wavefronts"] == 4 * got["smem_load_requests"]
         assert got["smem_store_bank_conflicts"] == got["smem_load_bank_conflicts"] == 0
+
+
+@pytest.mark.parametrize("name", ["sgemm", "gemm_bf16"])
+def test_inputs_drawn_on_the_device_are_the_host_draws_kinds(name):
+    """make_device_inputs (the lab's path: drawn where they are used, from the seed) gives what
+    make_inputs gives: the same names, shapes and stored types, values in the same range, exact
+    inputs small integers, and the same values again from the same seed. numpy stands in for CuPy:
+    the code is the same for both."""
+    from gpulab.experiments import get_experiment
+
+    exp = get_experiment(name)
+    shape = exp.shape(33, 17, 65)
+    host = exp.make_inputs(shape, np.random.default_rng(0), False)
+    device = exp.make_device_inputs(shape, 5, False, np)
+    assert {k: (v.shape, v.dtype) for k, v in host.items()} == {k: (v.shape, v.dtype) for k, v in device.items()}
+    values = {k: exp.values(v, np) for k, v in device.items()}
+    assert all(np.abs(v).max() <= 1.0 and np.abs(v).max() > 0.9 for v in values.values())
+    again = exp.make_device_inputs(shape, 5, False, np)
+    assert all((again[k] == device[k]).all() for k in device)
+    exact = {k: exp.values(v, np) for k, v in exp.make_device_inputs(shape, 5, True, np).items()}
+    assert all((v == np.round(v)).all() and np.abs(v).max() <= 3 for v in exact.values())

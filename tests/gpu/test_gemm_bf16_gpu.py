@@ -3,6 +3,7 @@ cuBLAS BF16 row correct; planted wrong kernels rejected by the checker; bench ro
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpulab.jobs import ceilings as measuring
