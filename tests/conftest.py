@@ -31,12 +31,13 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def sms(monkeypatch):
-    """Sets the SM count sgemm's persistent and wave-planned grids see (v12, v13): 132, the H200's,
-    or what the test calls it with."""
-    import gpulab.experiments.sgemm as sgemm
+    """Sets the SM count sgemm's persistent and wave-planned grids see (v12, v13: the one module that
+    asks for it, gpulab.experiments.sgemm.splitk.launch): 132, the H200's, or what the test calls it
+    with."""
+    from gpulab.experiments.sgemm.splitk import launch
 
     def set_count(n):
-        monkeypatch.setattr(sgemm, "sm_count", lambda: n)
+        monkeypatch.setattr(launch, "sm_count", lambda: n)
     set_count(132)
     return set_count
 

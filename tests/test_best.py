@@ -15,7 +15,7 @@ from gpulab.jobs import best
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Experiment, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import SK_DEFAULTS
+from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.records.ceilings import attach_copy
 from gpulab.jobs.tune import accepted_params, shape_distance
 

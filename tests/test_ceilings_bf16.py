@@ -106,7 +106,7 @@ def test_the_wgmma_kernel_compiles_for_sm90a_with_its_accumulators_in_registers(
 
 
 def test_the_tf32_operand_is_a_power_of_two_exact_in_tf32():
-    from gpulab.experiments.sgemm.tf32_split import tf32_rna
+    from gpulab.experiments.sgemm.tf32x3.tf32_split import tf32_rna
 
     x = np.array([measuring.TF32_OPERAND], dtype=np.uint32).view(np.float32)
     assert x[0] == 2.0**-10 and tf32_rna(x)[0] == x[0]

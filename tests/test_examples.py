@@ -132,3 +132,17 @@ def test_new_never_overwrites(tmp_path):
     (tmp_path / "mine").mkdir()
     r = _cli("new", "mine", "--dir", str(tmp_path))
     assert r.returncode == 2 and "already exists" in r.stderr and not any((tmp_path / "mine").iterdir())
+
+
+GENERATED = Path(__file__).resolve().parent / "fixtures" / "gpulab_new"
+
+
+@pytest.mark.parametrize("like", ["copy", "sgemm", "stencil"])
+def test_new_writes_byte_for_byte_what_it_wrote_before_its_templates_were_files(tmp_path, like):
+    """The templates moved from Python strings in gpulab/jobs/new.py to files under gpulab/templates:
+    `gpulab new my_kernels --like LIKE` writes what the strings gave, byte for byte
+    (tests/fixtures/gpulab_new/LIKE/*.expected, written by that code before the move)."""
+    folder = gpulab.new("my_kernels", tmp_path, like)
+    expected = {p.name.removesuffix(".expected"): p.read_bytes() for p in (GENERATED / like).iterdir()}
+    assert sorted(expected) == sorted(["__init__.py", "access.py", "v0_naive.cu", "test_my_kernels.py"])
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == expected

@@ -13,6 +13,7 @@ from gpulab.check import compare_float
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.gemm_bf16 import SMEM_BLOCK_OPTIN_MAX, t0_smem_bytes
+from gpulab.experiments.gemm_bf16 import cluster_split_k, decode
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
 from gpulab.experiments.gemm_bf16.tma_rungs import t4_launch
 from gpulab.gpu.compile import compile_kernel
@@ -418,3 +419,264 @@ def test_t4_model_classes_are_exact_over_several_rounds(tma_sms, over):
         model = v.access(p, shape)
         assert model.grid[0] == 8 and -(-(-(-600 // (128 * p["CLUSTER"])) * -(-shape["N"] // p["BN"])) // (8 // p["CLUSTER"])) > 2
         assert predict(model) == predict(model, exhaustive=True)
+
+
+# -- the kernels for few output tiles: d0 (decode, M <= 16) and kc (split-K across a cluster) ------------
+D0, KC = EXP.variant("d0"), EXP.variant("kc")
+SMALL = [D0, KC]
+# The shapes the brief names for M <= 16: ragged M, N and K (both load paths of d0, every edge).
+DECODE_RAGGED = [(m, n, k) for m in (1, 7, 16) for n in (31, 4097) for k in (8, 1000, 4099)]
+
+
+@pytest.fixture
+def h200_sms(monkeypatch):
+    """d0's host-chosen k slices as on the H200 (132 SMs), whatever card runs the tests."""
+    monkeypatch.setattr(decode, "sm_count", lambda: 132)
+
+
+@pytest.mark.parametrize("variant", SMALL, ids=lambda v: v.name)
+def test_small_tile_kernels_open_with_their_header_and_stay_off_the_ladder(variant):
+    text = EXP.source(variant).read_text()
+    assert text.startswith(f"// {variant.name} ")
+    header = text[: text.index("#include")]
+    for part in ("Changed from", "Expected effect", "Params:", "Shapes:"):
+        assert part in header, f"{variant.file}: header lacks '{part}'"
+    for p in variant.params:
+        if p.name != "BM":  # kc's BM is t3's fixed 128 (two consumers), checked by an #error
+            assert re.search(rf"\b{p.name}\b", text[len(header):]), f"{variant.file} never uses {p.name}"
+    assert not variant.rung and variant.tune_shapes  # benched and tuned on their own shapes, no ladder row
+
+
+def _small_cases():
+    for v in SMALL:
+        for params in representative_grid(v):
+            if params.get("S", 0) in (0, v.default_params().get("S", 0)):  # S: grid.y, chosen on the host
+                yield pytest.param(v, params, id=f"{v.name}-{v.params_label(params).replace(' ', '-')}")
+
+
+@pytest.mark.parametrize("variant, params", list(_small_cases()))
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_small_tile_kernels_compile_without_spills(variant, params, arch):
+    reason = variant.constraints(params, None)
+    if reason:
+        assert isinstance(reason, str) and len(reason) > 10
+        pytest.skip(f"rejected: {reason}")
+    if reason := variant.arch_reason(arch):  # kc: sm_90a alone
+        pytest.skip(reason)
+    res = compile_kernel(EXP.source(variant), EXP.entry, params, arch=variant.compile_arch(arch)).resources
+    assert res.spill_stores_bytes == 0 and res.spill_loads_bytes == 0, res
+    assert res.stack_frame_bytes == 0, res
+    launch = variant.launch(params, EXP.shape(16, 4096, 4096))
+    assert launch.threads_per_block <= 1024
+    assert launch.smem_dynamic_bytes + res.smem_static_bytes <= SMEM_BLOCK_OPTIN_MAX
+
+
+def test_d0_takes_any_m_in_rows_of_16_and_states_its_limits():
+    p = D0.default_params()
+    for dims in DECODE_RAGGED + [(m, n, k) for m in (1, 16) for n, k in decode.LLAMA_NK] + list(EXP.test_shapes):
+        assert D0.constraints(p, EXP.shape(*dims)) is None, dims
+    assert D0.launch(p, EXP.shape(16, 4096, 4096)).grid[2] == 1  # a decode batch: one pass over Bt
+    assert D0.launch(p, EXP.shape(17, 4096, 4096)).grid[2] == 2
+    assert D0.launch(p, EXP.shape(1024, 4096, 4096)).grid[2] == 64
+    assert "grid.z" in D0.constraints(p, EXP.shape(16 * 65535 + 1, 1, 1))
+    # 512 threads at 2 blocks an SM leave 64 registers; 2 x 2 row groups and chunks take 113
+    assert "registers" in D0.constraints(p | {"KW": 16}, None)
+    assert "registers" in D0.constraints(p | {"G": 4, "U": 4, "MINB": 2}, None)
+    assert D0.constraints(p | {"G": 4, "U": 4, "KW": 4, "MINB": 1}, None) is None  # 240 of 255, measured
+
+
+def test_d0_grid_covers_n_and_slices_k_where_n_alone_leaves_the_card_short(h200_sms):
+    p = D0.default_params()  # 32 rows a block, 8 warps of 64 k a step, 2 blocks an SM
+    at = lambda dims, **over: D0.launch(p | over, EXP.shape(*dims))  # noqa: E731
+    assert at((1, 4096, 4096)).grid == (128, 2, 1)  # 128 block columns: 2 slices make 256 of 264 slots
+    assert at((16, 6144, 4096)).grid == (192, 1, 1)  # 192 columns: one wave already
+    assert at((16, 57344, 8192)).grid == (1792, 1, 1)
+    assert at((1, 4096, 14336)).grid == (128, 2, 1)
+    assert at((16, 31, 1000)).grid == (1, 1, 1)  # 16 steps of 64 k: one slice keeps 2 steps a warp
+    assert at((16, 31, 4096)).grid == (1, 4, 1)  # 64 steps: 4 slices of 8 warps x 2 steps
+    assert at((1, 4097, 8), S=3).grid == (129, 3, 1)  # S given: taken as it is, empty slices and all
+    assert at((1, 4097, 8)).block == (256, 1, 1)
+    assert at((1, 4097, 8)).smem_dynamic_bytes == 8 * 16 * (32 + 4) * 4
+    for dims in DECODE_RAGGED:
+        for over in ({}, {"G": 1}, {"G": 4, "U": 1, "KW": 4}):
+            g = at(dims, **over).grid
+            assert g[0] * 16 * (p | over)["G"] >= dims[1] > (g[0] - 1) * 16 * (p | over)["G"]
+            assert 1 <= g[1] <= decode.AUTO_SLICES_MAX
+
+
+def test_d0_workspace_is_one_plane_per_block_and_a_counter_per_column(h200_sms):
+    p = D0.default_params()
+    assert decode.d0_workspace_sizes(p, EXP.shape(16, 6144, 4096)) == (1, 1)  # one slice: none
+    assert decode.d0_workspace_sizes(p, EXP.shape(16, 4096, 4096)) == (2 * 128 * 16 * 32, 128)
+    assert decode.d0_workspace_sizes(p | {"S": 3}, EXP.shape(1, 31, 1000)) == (3 * 1 * 16 * 32, 1)
+    assert decode.d0_workspace_sizes(p | {"S": 3}, EXP.shape(40, 31, 1000)) == (3 * 3 * 16 * 32, 3)  # 3 block rows
+
+
+def test_d0_fragments_with_k_permuted_multiply_the_rows_they_load():
+    """The index math of d0_decode.cu for one warp (warp_partial and the block's sum): lane l = 4r + q
+    loads chunk 4u + q of each step from Bt rows r, r + 8 (of each row group g) and A row r (+8), feeds
+    words 2j, 2j + 1 of the chunks to mma j through the m16n8k16 fragment layout of the PTX ISA (Bt as
+    the A operand, A as the B operand), and stores the C^T fragment where the block's sum reads it: the
+    product must be A * Bt^T exactly (small integers), for either number of n8 tiles and any U, G. A
+    permutation of k applied to one operand only, a word taken from the wrong row or a fragment stored
+    at the wrong row or column fails here."""
+    rng = np.random.default_rng(5)
+    for G, U, M in ((1, 1, 16), (2, 2, 7), (2, 4, 16), (4, 1, 1)):
+        K, rows, nm = 64 * U + 24, 16 * G, (2 if M > 8 else 1)
+        A = rng.integers(-3, 4, (M, K)).astype(np.float64)
+        Bt = rng.integers(-2, 3, (rows, K)).astype(np.float64)
+
+        def chunk(mat, row, c):  # 8 consecutive k, zeros past the matrix (load_chunk)
+            out = np.zeros(8)
+            if row < mat.shape[0]:
+                got = mat[row, 8 * c: 8 * c + 8]
+                out[: got.size] = got
+            return out
+
+        acc = np.zeros((G, nm, 32, 4))
+        for step in range(-(-K // (32 * U))):
+            for u in range(U):
+                for j in range(2):
+                    for g in range(G):
+                        for t in range(nm):
+                            fa, fb = np.zeros((16, 16)), np.zeros((16, 8))
+                            for lane in range(32):
+                                r, q = lane // 4, lane % 4
+                                c = step * 4 * U + 4 * u + q
+                                lo, hi = chunk(Bt, 16 * g + r, c), chunk(Bt, 16 * g + r + 8, c)
+                                a = chunk(A, 8 * t + r, c)
+                                # a0 (r, 2q..), a1 (r+8, 2q..), a2 (r, 2q+8..), a3 (r+8, 2q+8..) <- words
+                                # 2j, 2j, 2j+1, 2j+1 of the row-r and row-(r+8) chunks; b0, b1 <- A's
+                                fa[r, 2 * q: 2 * q + 2], fa[r + 8, 2 * q: 2 * q + 2] = lo[4 * j: 4 * j + 2], hi[4 * j: 4 * j + 2]
+                                fa[r, 2 * q + 8: 2 * q + 10] = lo[4 * j + 2: 4 * j + 4]
+                                fa[r + 8, 2 * q + 8: 2 * q + 10] = hi[4 * j + 2: 4 * j + 4]
+                                fb[2 * q: 2 * q + 2, r], fb[2 * q + 8: 2 * q + 10, r] = a[4 * j: 4 * j + 2], a[4 * j + 2: 4 * j + 4]
+                            d = fa @ fb
+                            for lane in range(32):
+                                r, q = lane // 4, lane % 4
+                                acc[g, t, lane] += (d[r, 2 * q], d[r, 2 * q + 1], d[r + 8, 2 * q], d[r + 8, 2 * q + 1])
+        red = np.full((16, rows + 4), np.nan)  # one warp's partial: m rows, 16G + 4 floats
+        for g in range(G):
+            for t in range(nm):
+                for lane in range(32):
+                    r, q = lane // 4, lane % 4
+                    for i in range(4):
+                        red[8 * t + 2 * q + i % 2, 16 * g + r + 8 * (i // 2)] = acc[g, t, lane, i]
+        assert np.array_equal(red[:M, :rows], A @ Bt.T), (G, U, M)
+
+
+@pytest.mark.parametrize("dims", [(1, 1, 1), (7, 31, 1000), (16, 31, 8), (16, 100, 4099), (9, 40, 777), (1, 65, 2048),
+                                  (17, 33, 65), (40, 31, 100), (32, 70, 1000)],
+                         ids=lambda d: "x".join(map(str, d)))
+@pytest.mark.parametrize("over", [{}, {"S": 1}, {"S": 3}, {"G": 1, "U": 1}, {"G": 4, "U": 1, "KW": 4, "S": 2}],
+                         ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()) or "default")
+def test_d0_model_classes_are_exact(h200_sms, dims, over):
+    """Both load paths (K % 8 == 0 or not), one n8 tile of A or two, ragged columns, one slice or
+    several (the workspace, the ticket's counter and the fixup), warps with one step more than others,
+    several block rows of 16 (the last one ragged, with one n8 tile or two, or whole)."""
+    p, s = D0.default_params() | over, EXP.shape(*dims)
+    model = D0.access(p, s)
+    check_launch(model, D0.launch(p, s))
+    assert predict(model) == predict(model, exhaustive=True)
+
+
+def test_d0_reads_bt_once_and_a_once_per_block_column_at_the_llama_shapes(h200_sms):
+    """16 x 4096 x 4096 at the defaults (2 slices of 128 block columns of 32 rows): every 16-byte load
+    is two lanes' halves of a 64-byte run, so Bt's sectors are its bytes / 32 exactly; A's 16 rows are
+    read by every block column, 1/G of Bt's bytes (napkin math in the kernel's header); the stores are
+    C once and the workspace's 2 planes; the fixup reads the 2 planes back."""
+    p, s = D0.default_params(), EXP.shape(16, 4096, 4096)
+    got = predict(D0.access(p, s))
+    columns, slices, plane = 128, 2, 16 * 32 * 4
+    bt, a = 4096 * 4096 * 2 // 32, columns * 16 * 4096 * 2 // 32
+    assert got["gmem_load_sectors"] == bt + a + columns * slices * plane // 32
+    # 512 bytes a warp's LDG.128; the fixup's 2 loads of 512 elements: 2 passes of 8 warps each
+    assert got["gmem_load_requests"] == (bt + a) * 32 // 512 + columns * slices * 2 * 8
+    assert got["gmem_store_sectors"] == 16 * 4096 * 4 // 32 + columns * slices * plane // 32 + columns
+    assert got["smem_store_bank_conflicts"] == 0 == got["smem_load_bank_conflicts"]
+    one = predict(D0.access(p, EXP.shape(1, 6144, 4096)))  # one row of A: 4 lanes load it
+    assert one["gmem_load_sectors"] == 6144 * 4096 * 2 // 32 + 192 * 4096 * 2 // 32
+
+
+def test_kc_splits_every_tile_over_a_cluster_and_keeps_its_partial_in_the_ring():
+    p = KC.default_params()  # BN 256, SPLIT 3, 4 stages
+    assert KC.launch(p, EXP.shape(128, 6144, 4096)).grid == (24 * 3, 1, 1)
+    assert KC.launch(p | {"BN": 128, "SPLIT": 2}, EXP.shape(128, 6144, 4096)).grid == (48 * 2, 1, 1)
+    assert KC.launch(p | {"BN": 256, "SPLIT": 8}, EXP.shape(257, 129, 8191)).grid == (3 * 8, 1, 1)
+    assert KC.launch(p | {"SPLIT": 1}, EXP.shape(1, 1, 1)).grid == (1, 1, 1)
+    for dims in EXP.test_shapes + EXP.default_shapes + cluster_split_k.KC_TUNE_SHAPES:
+        assert KC.constraints(p, EXP.shape(*dims)) is None, dims
+    # the 128 x 256 FP32 partial (128 KiB) needs 3 stages of 48 KiB; two leave it no room
+    assert "more STAGES" in KC.constraints(p | {"BN": 256, "STAGES": 2}, None)
+    assert KC.constraints(p | {"BN": 256, "STAGES": 2, "SPLIT": 1}, None) is None  # no partial
+    assert KC.constraints(p | {"BN": 256, "STAGES": 3}, None) is None
+    assert "shared memory" in KC.constraints(p | {"BN": 256, "STAGES": 5}, None)
+
+
+def test_kc_reduction_bands_add_every_partial_once_in_rank_order():
+    """The index math of kc's reduction: consumer thread t (warp w, lane l) of warpgroup c writes
+    float4 q of its accumulators at [c][q][t] of its ring; block s of the cluster reads band
+    q in [s Q / SPLIT, (s + 1) Q / SPLIT) of every block and stores float4 q at rows 16w + l/4 (+8),
+    columns 8q + 2(l % 4) (+1) of its 64-row half (the wgmma D fragment): every element of the tile
+    is stored once, by one block, as the sum of the SPLIT partials."""
+    rng = np.random.default_rng(7)
+    for BN, split in ((64, 8), (128, 2), (192, 3), (192, 5), (256, 4), (256, 7)):
+        quads = BN // 8
+        partials = rng.integers(-9, 10, (split, 2, quads, 128, 4)).astype(np.float64)  # [rank][c][q][t]
+        tile = np.full((128, BN), np.nan)
+        for s in range(split):
+            for c in range(2):
+                for t in range(128):
+                    w, lane = t // 32, t % 32
+                    for q in range(s * quads // split, (s + 1) * quads // split):
+                        v = partials[:, c, q, t].sum(axis=0)
+                        row, col = 64 * c + 16 * w + lane // 4, 8 * q + 2 * (lane % 4)
+                        assert np.isnan(tile[row, col: col + 2]).all() and np.isnan(tile[row + 8, col: col + 2]).all()
+                        tile[row, col: col + 2], tile[row + 8, col: col + 2] = v[:2], v[2:]
+        assert not np.isnan(tile).any(), (BN, split)
+
+
+@pytest.mark.parametrize("dims", [(300, 388, 200), (131, 67, 37), (1, 1, 1), (16, 31, 1000)], ids=lambda d: "x".join(map(str, d)))
+def test_kc_model_is_t3s_without_a_split_and_moves_the_same_bytes_with_one(dims):
+    """SPLIT = 1 is t3's model (the same tiles and boxes); split, the TMA boxes and wgmma are the same
+    in all, C's stores spread over the cluster's bands are the same sectors, and each block adds one
+    partial tile's STS.128 and SPLIT loads of its band: 4 wavefronts per warp instruction, no conflict."""
+    s = EXP.shape(*dims)
+    t3 = EXP.variant("t3")
+    one = predict(KC.access(KC.default_params() | {"SPLIT": 1}, s))
+    assert one == predict(t3.access(t3.default_params(), s))  # both 128 x 256 tiles
+    for over in ({}, {"BN": 256, "SPLIT": 7}, {"BN": 192, "SPLIT": 5, "STAGES": 3}):
+        p = KC.default_params() | over
+        model = KC.access(p, s)
+        check_launch(model, KC.launch(p, s))
+        got = predict(model)
+        assert predict(model, exhaustive=True) == got
+        alone = predict(KC.access(p | {"SPLIT": 1}, s))
+        for key in ("tma_load_requests", "tma_load_bytes", "gmma_requests", "gmem_store_sectors"):
+            assert got[key] == alone[key], key
+        blocks, warps = model.grid[0], 8
+        assert got["smem_store_requests"] == blocks * warps * p["BN"] // 8
+        assert got["smem_load_requests"] == (blocks // p["SPLIT"]) * warps * p["BN"] // 8 * p["SPLIT"]
+        assert got["smem_load_wavefronts"] == 4 * got["smem_load_requests"]
+        assert got["smem_store_bank_conflicts"] == got["smem_load_bank_conflicts"] == 0
+
+
+@pytest.mark.parametrize("name", ["sgemm", "gemm_bf16"])
+def test_inputs_drawn_on_the_device_are_the_host_draws_kinds(name):
+    """make_device_inputs (the lab's path: drawn where they are used, from the seed) gives what
+    make_inputs gives: the same names, shapes and stored types, values in the same range, exact
+    inputs small integers, and the same values again from the same seed. numpy stands in for CuPy:
+    the code is the same for both."""
+    from gpulab.experiments import get_experiment
+
+    exp = get_experiment(name)
+    shape = exp.shape(33, 17, 65)
+    host = exp.make_inputs(shape, np.random.default_rng(0), False)
+    device = exp.make_device_inputs(shape, 5, False, np)
+    assert {k: (v.shape, v.dtype) for k, v in host.items()} == {k: (v.shape, v.dtype) for k, v in device.items()}
+    values = {k: exp.values(v, np) for k, v in device.items()}
+    assert all(np.abs(v).max() <= 1.0 and np.abs(v).max() > 0.9 for v in values.values())
+    again = exp.make_device_inputs(shape, 5, False, np)
+    assert all((again[k] == device[k]).all() for k in device)
+    exact = {k: exp.values(v, np) for k, v in exp.make_device_inputs(shape, 5, True, np).items()}
+    assert all((v == np.round(v)).all() and np.abs(v).max() <= 3 for v in exact.values())

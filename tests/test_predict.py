@@ -18,7 +18,7 @@ import pytest
 
 from gpulab.errors import GpulabError, NotModelled
 from gpulab.experiments.base import Launch, Shape
-from gpulab.experiments.sgemm.access import v0_access, v1_access
+from gpulab.experiments.sgemm.ladder.access import v0_access, v1_access
 from gpulab.model.predict import (
     Instruction,
     KernelAccess,

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from gpulab.arith import cdiv
-import gpulab.experiments.sgemm as sgemm
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm.access import _RingGrid, _grouped_rects
+from gpulab.experiments.sgemm.ladder.ring_access import RingGrid
+from gpulab.experiments.sgemm.splitk.access import _grouped_rects
+from gpulab.experiments.sgemm.splitk.launch import split_tail_plan
 from gpulab.jobs.fidelity import plan
 from gpulab.errors import GpulabError
 from gpulab.model.predict import check_launch, instruction_table, predict
@@ -216,7 +217,7 @@ def test_v13_classes_are_exact_on_its_plan(dims, params, whole, splits):
     """v13's model enumerates its blocks' kinds (whole, or slice z of a tail tile): exact against full
     enumeration on plans with whole tiles and slices, slices alone, and nothing cut."""
     p = SGEMM.variant("v13").default_params() | params
-    plan_ = sgemm.split_tail_plan(p, SGEMM.shape(*dims))
+    plan_ = split_tail_plan(p, SGEMM.shape(*dims))
     assert (plan_.whole, plan_.splits) == (whole, splits)
     _predict("v13", dims, **params)
 
@@ -260,7 +261,7 @@ def test_v13_grouped_id_ranges_are_the_rectangles_the_model_counts(seed):
     for _ in range(10):
         M, N = (int(x) for x in rng.integers(1, 2500, 2))
         p = SGEMM.variant("v13").default_params() | {"GROUP_M": int(rng.choice([1, 4, 8, 16]))}
-        g = _RingGrid(p, SGEMM.shape(M, N, 64))
+        g = RingGrid(p, SGEMM.shape(M, N, 64))
         cut = int(rng.integers(0, g.tiles + 1))
         for lo, hi in ((0, cut), (cut, g.tiles)):
             ids = sorted(int(g.pid_of(bm, bn)) for r0, r1, c0, c1 in _grouped_rects(g, lo, hi)

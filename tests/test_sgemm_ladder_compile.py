@@ -9,7 +9,7 @@ import re
 import pytest
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import SMEM_BLOCK_OPTIN_MAX, SMEM_STATIC_MAX
+from gpulab.experiments.gemm_common import SMEM_BLOCK_OPTIN_MAX, SMEM_STATIC_MAX
 from gpulab.gpu.compile import _headers, compile_kernel, included_headers
 
 LADDER = [v for v in SGEMM.variants if re.fullmatch(r"v\d+", v.name) and int(v.name[1:]) >= 2]

@@ -12,7 +12,8 @@ import pytest
 
 from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import SK_DEFAULTS, SK_TUNE_SHAPES, SMEM_STATIC_MAX
+from gpulab.experiments.gemm_common import SMEM_STATIC_MAX
+from gpulab.experiments.sgemm.splitk import SK_DEFAULTS, SK_TUNE_SHAPES
 from gpulab.gpu.compile import compile_kernel
 from gpulab.jobs.tune import feasible, search_space, tune_shapes
 

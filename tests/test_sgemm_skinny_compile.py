@@ -13,7 +13,10 @@ import pytest
 
 from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import SKINNY_SHAPES, SX_TUNE_SHAPES, SMEM_STATIC_MAX
+from gpulab.experiments.gemm_common import SMEM_STATIC_MAX
+from gpulab.experiments.sgemm import split_workspace
+from gpulab.experiments.sgemm.skinny.policy import SKINNY_SHAPES
+from gpulab.experiments.sgemm.splitk import SX_TUNE_SHAPES
 from gpulab.gpu.compile import compile_kernel, included_headers
 from gpulab.jobs.tune import feasible, search_space, tune_shapes
 
@@ -105,9 +108,7 @@ class FakeCupy:
     ("sx", (512, 512, 512), {"S": 4}, (("zeros", 4 * 512 * 512, "float32"), ("zeros", 8 * 8, "uint32"))),
 ])
 def test_the_workspace_and_counters_follow_the_launch(monkeypatch, name, shape, params, expect):
-    import gpulab.experiments.sgemm as sgemm
-
-    monkeypatch.setattr(sgemm, "cupy", FakeCupy)
+    monkeypatch.setattr(split_workspace, "cupy", FakeCupy)
     variant = SGEMM.variant(name)
     assert variant.extra_args({}, None, SGEMM.shape(*shape), variant.default_params() | params) == expect
 

@@ -10,9 +10,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import gpulab.experiments.sgemm as sgemm
 from gpulab.arith import cdiv
-from gpulab.experiments.sgemm import EXPERIMENT as SGEMM, split_tail_plan
+from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
+from gpulab.experiments.sgemm.splitk import launch as splitk_launch
+from gpulab.experiments.sgemm.splitk.launch import split_tail_plan
 from gpulab.run.lab import compile_record
 from gpulab.report.tables import resources_table
 from gpulab.run.args import make_spec
@@ -84,7 +85,7 @@ class FakeCupy:
 
 @pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1024, 1024, 1024), (1000, 3000, 777), (17, 33, 1000)])
 def test_the_grid_and_the_workspace_follow_the_plan(sms, monkeypatch, shape):
-    monkeypatch.setattr(sgemm, "cupy", lambda: FakeCupy())
+    monkeypatch.setattr(splitk_launch, "cupy", lambda: FakeCupy())
     p = V13.default_params()
     s = SGEMM.shape(*shape)
     plan = split_tail_plan(p, s)

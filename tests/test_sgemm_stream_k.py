@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-import gpulab.experiments.sgemm as sgemm
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
+from gpulab.experiments.sgemm.splitk import launch as splitk_launch
 from gpulab.gpu import device
 
 V12 = SGEMM.variant("v12")
@@ -47,11 +47,11 @@ class FakeCupy:
     ((4096, 4096, 4096), {"BN": 256, "WM": 64, "BK": 8}, 264),
 ])
 def test_the_workspace_is_a_partial_tile_and_a_flag_per_block(sms, monkeypatch, shape, params, blocks):
-    monkeypatch.setattr(sgemm, "cupy", lambda: FakeCupy())
+    monkeypatch.setattr(splitk_launch, "cupy", lambda: FakeCupy())
     p = V12.default_params() | params
     s = SGEMM.shape(*shape)
     assert V12.launch(p, s).grid[0] == blocks
-    assert sgemm.v12_workspace_floats(p, s) == blocks * p["BM"] * p["BN"]
+    assert splitk_launch.v12_workspace_floats(p, s) == blocks * p["BM"] * p["BN"]
     assert V12.extra_args({}, None, s, p) == (("zeros", blocks * p["BM"] * p["BN"], "float32"),
                                              ("zeros", blocks, "uint32"))
 
@@ -77,6 +77,6 @@ def test_candidate_configs_are_accepted(change):
 def test_persistent_grids_share_one_sm_count(monkeypatch):
     from gpulab.experiments.gemm_bf16 import tma_rungs
 
-    assert sgemm.sm_count is device.sm_count and tma_rungs.sm_count is device.sm_count
+    assert splitk_launch.sm_count is device.sm_count and tma_rungs.sm_count is device.sm_count
     monkeypatch.setattr(device, "probe", lambda: (None, "no GPU here"))
     assert device.sm_count() == device.SM_COUNT_WITHOUT_GPU == 132

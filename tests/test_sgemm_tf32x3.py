@@ -13,8 +13,8 @@ from gpulab.experiments.base import Shape
 from gpulab.experiments.gemm_bf16 import tma_rungs
 from gpulab.experiments.gemm_bf16.tma_rungs import t4_launch
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import tf32_split
-from gpulab.experiments.sgemm.tf32_split import split_parts as split, tf32_rna
+from gpulab.experiments.sgemm.tf32x3 import tf32_split
+from gpulab.experiments.sgemm.tf32x3.tf32_split import split_parts as split, tf32_rna
 from gpulab.gpu.compile import _headers, compile_kernel
 
 V14 = SGEMM.variant("v14")

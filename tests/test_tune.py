@@ -1,4 +1,4 @@
-"""Tuning logic that needs no GPU: the search space, constraint rejection with reasons, sampling,
+"""Tuning logic that needs no GPU: the search space, constraint rejection with reasons,
 scoring, resuming from the saved CSV, and tuned defaults that fall back when stale."""
 
 import dataclasses
@@ -37,13 +37,6 @@ def test_space_and_constraints_reject_what_cannot_run():
     assert {"BM": 128, "BK": 8} in ok and len(ok) + len(rejected) == 6
     restricted = tune.search_space(v, {"BK": (16,)})
     assert restricted == [{"BM": 64, "BK": 16}, {"BM": 128, "BK": 16}]
-
-
-def test_sample_is_deterministic_and_keeps_the_current_default_first():
-    configs = [{"A": i} for i in range(50)]
-    a = tune.sample(configs, 10, first={"A": 42})
-    assert a[0] == {"A": 42} and len(a) == 10 and a == tune.sample(configs, 10, first={"A": 42})
-    assert tune.sample(configs, None) == configs
 
 
 def test_score_needs_every_shape_correct():

@@ -3,7 +3,7 @@
 For each rung v2.. and each config of a param grid, it records the constraint verdict, the
 register estimate the constraint used against the cap __launch_bounds__ leaves, and the compiled
 registers, shared memory and spills. Its use: calibrating the register estimates in
-gpulab/experiments/sgemm/__init__.py (an accepted config must never spill) and seeing the
+gpulab/experiments/sgemm/*/launch.py (an accepted config must never spill) and seeing the
 resources of every rung at a glance.
 
     PYTHONPATH=src python notebook/probes/sgemm_ladder_resources.py [--rungs v8,v9] [--full] [--jobs 2]
@@ -23,7 +23,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import __dict__ as sgemm_module
+from gpulab.experiments.sgemm.ladder import launch as ladder_launch
+from gpulab.experiments.sgemm.skinny import launch as skinny_launch
+from gpulab.experiments.sgemm.splitk import launch as splitk_launch
 from gpulab.gpu.compile import compile_kernel
 
 LADDER = [v for v in SGEMM.variants if v.name not in ("v0", "v1")]
@@ -49,12 +51,15 @@ def configs(variant, full: bool) -> list[dict]:
 def verdicts(variant, params: dict) -> tuple[str | None, str | None]:
     """(structural reason, register reason): the constraint with and without its register check."""
     full = variant.constraints(params, None)
-    real = sgemm_module["check_regs"]
-    sgemm_module["check_regs"] = lambda *a, **k: None
+    modules = (ladder_launch, skinny_launch, splitk_launch)  # where the constraints call check_regs
+    real = [m.check_regs for m in modules]
+    for m in modules:
+        m.check_regs = lambda *a, **k: None
     try:
         structural = variant.constraints(params, None)
     finally:
-        sgemm_module["check_regs"] = real
+        for m, f in zip(modules, real):
+            m.check_regs = f
     return structural, (full if full and not structural else None)
 
 

@@ -37,6 +37,8 @@ from gpulab.gpu.ncu import find_ncu
 from gpulab.jobs import bench as bench_job
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import new as scaffold
+from gpulab.jobs import replay as replaying
+from gpulab.jobs import search
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.best import picker
@@ -416,12 +418,16 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
 
 
 def tune(experiment_name: str, variant: str, params: dict | None = None, shapes: Sequence[Any] | None = None, *,
-         limit: int = 120, kernels: Sequence[str | Path] = (), workers: int | None = None,
+         budget: int | str = search.DEFAULT_BUDGET, strategy: str | None = None, seed: int = 0,
+         kernels: Sequence[str | Path] = (), workers: int | None = None,
          scheduler: str | None = None, progress: Progress | None = None) -> Records:
     """Search a variant's params (`params` restricts them), time each config on several shapes
     (default: the experiment's tune shapes), saving as it goes (a re-run resumes), and record the
     best config for this card in results/<gpu>/tuned.json. Records: every result of this tune;
     `.result` (scored configs, best per shape), `.plan`. progress.say tells what it found first.
+    `strategy`: 'grid', 'random' or 'bayes' (optuna's TPE; the `tune` extra), by default grid when
+    the space fits in the budget, else random; `budget`: configs (40) or time ('10m'); `seed`: random's
+    and bayes's (gpulab.jobs.search).
     `workers` or `scheduler`: compiled in parallel, timed on every GPU (gpulab.run.sweep), one tune per
     card model, each in `.per_card` (this Records is the first's)."""
     progress = progress or QUIET
@@ -429,8 +435,10 @@ def tune(experiment_name: str, variant: str, params: dict | None = None, shapes:
     v = exp.variant(variant)
     if not v.params:
         raise GpulabError(f"{exp.name} {v.name} has no params to tune")
-    if not isinstance(limit, int) or limit < 1:
-        raise GpulabError("--limit must be at least 1")
+    budget = search.Budget.parse(budget)
+    search.check_strategy(strategy)
+    if strategy == "bayes":
+        search.load_optuna()  # missing: one line, before a GPU is opened
     overrides = param_values(params)
     for name, values in overrides.items():
         v.param(name)  # a param the variant does not have would leave the whole search space
@@ -439,22 +447,40 @@ def tune(experiment_name: str, variant: str, params: dict | None = None, shapes:
     if workers is not None or scheduler:
         with sweep.open_cluster(workers, scheduler, tuning.tune_options()) as cluster:
             per_card = [_tune_plan(plan, lambda plan, progress: tuning.run_tune_on(cluster, plan, progress), progress)
-                        for plan in tuning.plan_tunes_on(cluster, exp, v, overrides, chosen, limit)]
+                        for plan in tuning.plan_tunes_on(cluster, exp, v, overrides, chosen, budget,
+                                                         strategy=strategy, seed=seed)]
     else:
-        per_card = [_tune_plan(tuning.plan_tune(exp, v, overrides, chosen, limit), tuning.run_tune, progress)]
+        per_card = [_tune_plan(tuning.plan_tune(exp, v, overrides, chosen, budget, strategy=strategy, seed=seed),
+                               tuning.run_tune, progress)]
     per_card[0].per_card = per_card
     return per_card[0]
+
+
+def tune_replay(csv: str | Path, shapes: Sequence[str], evaluations: int | None = None, seeds: int = 20,
+                strategies: Sequence[str] = replaying.REPLAYED) -> tuple:
+    """Replay search strategies against a tune already recorded in `csv` (gpulab.jobs.replay): each
+    strategy, seeds 0..seeds-1, `evaluations` configs (default: a quarter of those recorded at every
+    one of `shapes`), each told the rate the CSV holds for it. Nothing is timed. (Recorded, [Replayed])."""
+    rec = replaying.recorded(csv, list(shapes))
+    if not isinstance(seeds, int) or seeds < 1:
+        raise GpulabError(f"--seeds must be at least 1; got {seeds}")
+    return rec, replaying.replay_seeds(rec, strategies, evaluations or replaying.quarter(rec), seeds)
 
 
 def _tune_plan(plan, run_tune, progress: Progress) -> Records:
     """One tune plan, timed by `run_tune(plan, progress)` (gpulab.jobs.tune's, or a cluster's)."""
     v, chosen = plan.variant, plan.shapes
+    within = f"{plan.budget.label} of " if plan.search is not None or plan.budget.seconds is not None else ""
+    count = len(plan.configs) if plan.search is None else len(plan.candidates)
     progress.say(f"{plan.experiment.name} {v.name}: {plan.space_size} configs, {len(plan.rejected)} rejected "
-                 f"by constraints, timing {len(plan.configs)} on {', '.join(s.label for s in chosen)}")
+                 f"by constraints, timing {within}{count} on {', '.join(s.label for s in chosen)} ({plan.strategy})")
     for p, reason in plan.rejected[:5]:
         progress.say(f"  skipped {v.params_label(p)}: {reason}")
     if done := plan.resume():
         progress.say(f"resuming: {len(done)} config x shape results already in {plan.path}")
+    if plan.search is not None and plan.configs:
+        progress.say(f"the search starts from the {len(plan.configs)} configs timed at every shape before "
+                     f"(they count in the budget)")
     if plan.stale:
         progress.say(f"timing {len(plan.stale)} results again: {v.name}'s source changed since they were timed "
                      f"(now {plan.source_sha}, they record {', '.join(sorted({r['source_sha'] for r in plan.stale}))})")

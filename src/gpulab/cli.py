@@ -30,6 +30,7 @@ from gpulab.jobs import sanitize as san
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.profile import access_model, sass_profile
+from gpulab.jobs.search import DEFAULT_BUDGET
 from gpulab.model.predict import instruction_table
 from gpulab.records import RESULTS_ROOT, card_folder, environment, read_csv, write_csv
 from gpulab.report import fidelity_tables, predict_tables
@@ -40,8 +41,8 @@ from gpulab.report.profile_tables import (
 )
 from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 from gpulab.report.tables import (
-    ab_table, bench_table, card_state, ceilings_table, experiment_table, resources_table, run_line, run_summary_table,
-    sanitize_table, summary_table, tune_table,
+    ab_table, bench_table, card_state, ceilings_table, experiment_table, replay_table, resources_table, run_line,
+    run_summary_table, sanitize_table, summary_table, tune_table,
 )
 from gpulab.run.args import single_params
 from gpulab.run.lab import parse_param_overrides
@@ -302,7 +303,12 @@ def tune(
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="restrict a param: NAME=V1,V2"),
     size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes to score on"),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="shapes to score on (repeatable)"),
-    limit: int = typer.Option(120, "--limit", help="at most this many configs (a deterministic sample)"),
+    budget: Optional[str] = typer.Option(None, "--budget", help="how much to time: configs (40) or time "
+                                         "(90s, 10m, 1h); default 120 configs"),
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="grid, random or bayes (optuna's TPE, the "
+                                           "tune extra); default grid when the space fits in the budget, else random"),
+    seed: int = typer.Option(0, "--seed", help="the seed of random and bayes"),
+    limit: Optional[int] = typer.Option(None, "--limit", hidden=True, help="the old name of --budget N"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="a running Dask cluster, e.g. tcp://host:8786"),
@@ -310,7 +316,9 @@ def tune(
     """Search a variant's params, time each config on several shapes, save results as it goes
     (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json."""
     with Live("tuning") as live:
-        rows = api.tune(experiment, variant, params_arg(param), shapes_arg(size, shape), limit=limit,
+        rows = api.tune(experiment, variant, params_arg(param), shapes_arg(size, shape),
+                        budget=budget if budget is not None else limit if limit is not None else DEFAULT_BUDGET,
+                        strategy=strategy, seed=seed,
                         kernels=kernels_of(kernel), workers=workers, scheduler=scheduler, progress=live)
     for card in rows.per_card:  # one per card model (several only on a cluster)
         plan, result = card.plan, card.result
@@ -325,6 +333,26 @@ def tune(
                       f"{tuning.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
     for card in rows.per_card:
         exit_if_unfinished(card.lab)
+
+
+@app.command("tune-replay")
+def tune_replay(
+    csv: Path = typer.Argument(..., help="a recorded tune: results/<gpu>/tune-<experiment>-<variant>.csv"),
+    shape: list[str] = typer.Option(..., "--shape", help="the shapes a config is scored on (repeatable); "
+                                    "only configs recorded at every one take part"),
+    budget: Optional[int] = typer.Option(None, "--budget", help="configs per search (default: a quarter of those recorded)"),
+    seeds: int = typer.Option(20, "--seeds", help="searches per strategy, seeds 0 to N-1"),
+) -> None:
+    """Replay random and bayes against a tune already recorded: how near each comes, with fewer
+    evaluations, to the best config the recorded tune found. Nothing is timed: a config's score is
+    the rate the CSV holds for it (on the card and dates it names)."""
+    rec, replays = api.tune_replay(csv, shape, budget, seeds)
+    best = max(rec.scores, key=lambda label: rec.scores[label] or 0.0)
+    console.print(f"{rec.experiment.name} {rec.variant.name} at {', '.join(s.label for s in rec.shapes)}: "
+                  f"{len(rec.configs)} configs recorded at every shape ({rec.dates[0]} to {rec.dates[1]}), "
+                  f"{sum(v is None for v in rec.scores.values())} of them could not run; the best {best} at "
+                  f"{rec.best:,.0f}", highlight=False)
+    console.print(replay_table(f"the best found by each search, % of the recorded best ({csv})", replays))
 
 
 @app.command()

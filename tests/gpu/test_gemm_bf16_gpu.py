@@ -3,6 +3,7 @@ cuBLAS BF16 row correct; planted wrong kernels rejected by the checker; bench ro
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpulab.jobs import ceilings as measuring
@@ -11,7 +12,9 @@ from gpulab.experiments import get_experiment
 from gpulab.experiments.gemm_bf16.bf16 import tolerance
 from gpulab.experiments.gemm_bf16.tma_rungs import t4_main_dims
 from gpulab.experiments.base import Launch, Variant
-from gpulab.run.lab import RunSpec, derive, plan
+from gpulab.gpu.launch import load
+from gpulab.gpu.seam import cupy
+from gpulab.run.lab import RunSpec, compile_spec, derive, plan
 
 from configs import declared_and_tuned
 
@@ -148,3 +151,84 @@ def test_bf16_ceilings_measured_and_plausible(lab):
         assert r["max_rel_err"] <= tolerance(n) and r["gflops"] > 0
         if datasheet:
             assert r["gflops"] < 1.05 * datasheet
+
+
+# -- d0 (decode, M <= 16) and kc (split-K across a cluster) at the ragged shapes of few output tiles -------
+# M 1, 7, 16 (one n8 tile of A or two; rows past M); N 31 and 4097 (a ragged last block column or tile);
+# K 8 (one step, one k-tile: most warps and slices empty), 1000 (16-byte rows, a ragged last step) and
+# 4099 (rows off 16 bytes: d0's per-element loads, kc's staged copies).
+SMALL_RAGGED = [(m, n, k) for m in (1, 7, 16) for n in (31, 4097) for k in (8, 1000, 4099)]
+# kc's shapes of few tiles beside those: M = 128 tokens, a ragged product with K past 8000, M and N odd.
+KC_FEW_TILES = [(128, 640, 4096), (257, 129, 8191), (1000, 1531, 777)]
+# d0 past one block row of 16: 17 (a second row of one), 40 (a ragged third with one n8 tile), 32.
+D0_MORE_ROWS = [(17, 33, 65), (40, 4097, 1000), (32, 31, 4099)]
+SMALL_CONFIGS = [
+    ("d0", {}),  # the host's k slices: 1 or more (16 x 4097 x 4099: 2, the workspace and the fixup)
+    ("d0", {"S": 3}),  # three slices everywhere: the fixup at every shape, empty warp ranges at K = 8
+    ("d0", {"G": 1, "U": 1, "KW": 2}),  # 16-row blocks, one chunk a step
+    ("d0", {"G": 4, "U": 1, "KW": 4, "S": 2}),
+    ("kc", {"SPLIT": 1}),  # no cluster: t3's mainloop with t4's wait depth, the register epilogue
+    ("kc", {}),  # 128 x 256 tiles in clusters of 3: uneven slices, uneven bands (32 float4s over 3)
+    ("kc", {"BN": 128, "SPLIT": 2}),
+    ("kc", {"BN": 256, "SPLIT": 4}),
+    ("kc", {"BN": 64, "SPLIT": 8}),  # 8 slices: at K = 8 seven of them empty; at K = 1000 two k-tiles each
+    ("kc", {"BN": 192, "SPLIT": 5, "STAGES": 3}),  # 24 float4s over 5
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
+@pytest.mark.parametrize("name, changes", SMALL_CONFIGS, ids=lambda c: c if isinstance(c, str) else
+                         "-".join(f"{k}={v}" for k, v in c.items()) or "default")
+def test_small_tile_kernels_correct_at_ragged_shapes(lab, name, changes, exact):
+    variant = EXP.variant(name)
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    params = variant.default_params() | changes
+    for dims in SMALL_RAGGED + (KC_FEW_TILES if name == "kc" else D0_MORE_ROWS):
+        spec = RunSpec(EXP, variant, params, EXP.shape(*dims))
+        assert variant.constraints(params, spec.shape) is None, dims
+        result = lab.verify(spec, exact=exact)
+        assert result.ok, f"{spec.label}: {result.describe()}"
+
+
+# Where partial sums cross warps, blocks or a cluster: d0 with slices (the workspace, the ticket and
+# its counter, launched three times on one workspace) and kc's cluster reduction, staged K included.
+SAME_BITS = [("d0", {}, (16, 4096, 4096)), ("d0", {"S": 3}, (7, 4097, 4099)), ("d0", {"S": 8}, (1, 6144, 4096)),
+             ("kc", {}, (128, 1024, 4096)), ("kc", {"SPLIT": 8}, (257, 129, 8191))]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name, changes, dims", SAME_BITS,
+                         ids=lambda x: x if isinstance(x, str) else "x".join(map(str, x)) if isinstance(x, tuple)
+                         else "-".join(f"{k}={v}" for k, v in x.items()) or "default")
+def test_split_k_kernels_give_the_same_bits_on_every_launch(lab, name, changes, dims):
+    """Three launches of one launcher (one workspace and its counters): the same bits each time,
+    every element written, and the third still correct (a counter left non-zero by a launch would
+    make the next one's fixup run early or never). Then d0 on a fresh workspace leaves every counter
+    at zero."""
+    variant = EXP.variant(name)
+    if reason := variant.arch_reason(lab.arch):
+        pytest.skip(reason)
+    cp = cupy()
+    params = variant.default_params() | changes
+    spec = RunSpec(EXP, variant, params, EXP.shape(*dims))
+    inputs = lab.device_inputs(spec, exact=False, seed=5)
+    out = EXP.output(spec.shape, cp)
+    once = lab.launcher(spec, inputs, out)
+    bits = []
+    for _ in range(3):
+        out.fill(cp.nan)
+        once()
+        bits.append(cp.asnumpy(out).view(np.uint32))
+    assert all(np.array_equal(bits[0], b) for b in bits[1:])
+    result = EXP.check(out, inputs, spec.shape, False, cp)
+    assert result.ok, f"{spec.label}: {result.describe()}"
+    if name == "d0" and variant.launch(params, spec.shape).grid[1] > 1:
+        extra = variant.extra_args(inputs, out, spec.shape, params)  # fresh: (workspace, counters)
+        launch = variant.launch(params, spec.shape)
+        load(compile_spec(spec, lab.arch))(launch.grid, launch.block,
+                                           (*EXP.kernel_args(inputs, out, spec.shape, params), *extra),
+                                           launch.smem_dynamic_bytes)
+        cp.cuda.Device().synchronize()
+        assert int(extra[1].sum()) == 0

@@ -10,7 +10,7 @@ import pytest
 
 from gpulab.jobs import bench as bench_job
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import SK_DEFAULTS
+from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.run.lab import RunSpec
 
 SK = SGEMM.variant("sk")

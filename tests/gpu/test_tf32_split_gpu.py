@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm import tf32_split
-from gpulab.experiments.sgemm.tf32_split import split_parts as split
+from gpulab.experiments.sgemm.tf32x3 import tf32_split
+from gpulab.experiments.sgemm.tf32x3.tf32_split import split_parts as split
 from gpulab.gpu.launch import synchronize
 from gpulab.gpu.seam import cupy
 

@@ -332,6 +332,11 @@ class Experiment:
         """Host (numpy) inputs, fresh for each check; `exact` gives small integers."""
         raise NotImplementedError
 
+    def make_device_inputs(self, shape: Shape, seed: int, exact: bool, xp) -> dict[str, Any] | None:
+        """Inputs drawn straight on the device (`xp` is CuPy) from `seed`, where the experiment can
+        and the host would be slow; None (the default): make_inputs draws them on the host."""
+        return None
+
     def output(self, shape: Shape, xp) -> Any:
         """A fresh output array filled with a poison value (NaN for floats)."""
         raise NotImplementedError

@@ -1,11 +1,15 @@
-"""What the GEMM experiments (sgemm, gemm_bf16) share: the card limits their constraints check
-against, the register check, and where the float64 reference runs. One place, below both, so each
-may use the other's kernels (sgemm's v14 runs gemm_bf16's t4) without importing back and forth."""
+"""What the GEMM experiments (sgemm, gemm_bf16) share: the problem itself (GemmProblem: shapes
+M x N x K, inputs, the float64 reference and the check, flops and bytes, the cuBLAS row), the card
+limits their constraints check against and the register check. One place, below both, so each may
+use the other's kernels (sgemm's v14 runs gemm_bf16's t4) without importing back and forth."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from gpulab.check import FP32_TOLERANCE, compare_exact, compare_float
+from gpulab.errors import GpulabError
+from gpulab.experiments.base import Experiment, Params, Shape
 from gpulab.gpu.occupancy import SM_LIMITS
 
 # Above this many multiply-adds the float64 reference is computed on the GPU (cuBLAS DGEMM):
@@ -44,3 +48,109 @@ def check_regs(estimate: int, threads: int, min_blocks: int = 1) -> str | None:
 
 def to_host(array) -> np.ndarray:
     return array.get() if hasattr(array, "get") else np.asarray(array)
+
+
+# --exact's inputs are small integers, |a*b| <= 6, so every partial sum stays an exact FP32 integer
+# (in any order, with truncating adders too) while K is at most this.
+EXACT_MAX_K = (1 << 24) // 6
+
+
+class GemmProblem(Experiment):
+    """C = A * op(B) with C M x N FP32, row-major: what every GEMM experiment is alike in. A subclass
+    says what differs: `b_name` and `b_transposed` (B given K x N as "B", or N x K as "Bt", K
+    contiguous in both), `encode` (float32 values to the operands' stored form) and `values` (the
+    stored form back to float64, in the array module `xp`), `operand_bytes`, `tolerance(K)`, the
+    bytes its variants stage beside the problem (`staged_bytes`), and its vendor_baselines (the
+    cuBLAS call for its types and layouts)."""
+
+    dims = ("M", "N", "K")
+    bound = "compute"
+    headline_shape = (4096, 4096, 4096)
+    # Grids are computed in int32 on the device; 2^20 keeps every index product inside size_t math,
+    # and K below EXACT_MAX_K.
+    max_dim = 1 << 20
+    b_name = "B"
+    b_transposed = False
+    operand_bytes = 4
+
+    @staticmethod
+    def encode(values, xp=np):
+        return values
+
+    @staticmethod
+    def values(stored, xp):
+        return stored.astype(xp.float64)
+
+    def tolerance(self, k: int) -> float:
+        return FP32_TOLERANCE
+
+    def staged_bytes(self, shape: Shape) -> int:
+        return 0
+
+    def flops(self, shape: Shape) -> float:
+        return 2.0 * shape["M"] * shape["N"] * shape["K"]
+
+    def bytes_moved(self, shape: Shape) -> int:
+        m, n, k = shape.values
+        return self.operand_bytes * (m * k + k * n) + 4 * m * n
+
+    def device_bytes(self, shape: Shape) -> int:
+        m, n, k = shape.values
+        total = self.bytes_moved(shape) + self.staged_bytes(shape)
+        if m * n * k > CPU_REFERENCE_MAX_MACS:
+            total += 8 * (m * k + k * n + m * n)  # the float64 copies for the GPU reference
+        return total
+
+    def make_inputs(self, shape: Shape, rng: np.random.Generator, exact: bool) -> dict:
+        m, n, k = shape.values
+        b_size = (n, k) if self.b_transposed else (k, n)
+        if exact:
+            # Small integers (exact in BF16 too: 8-bit significand): |a*b| <= 6, see EXACT_MAX_K.
+            # Periods 7 and 5 divide no tile size, so a transposed or shifted index reads a
+            # different value instead of the same one back.
+            if k > EXACT_MAX_K:
+                raise GpulabError(f"--exact needs K <= {EXACT_MAX_K} so that sums stay exact")
+            a = rng.integers(-3, 4, size=(m, k)).astype(np.float32)
+            b = rng.integers(-2, 3, size=b_size).astype(np.float32)
+        else:
+            a = rng.uniform(-1.0, 1.0, size=(m, k)).astype(np.float32)
+            b = rng.uniform(-1.0, 1.0, size=b_size).astype(np.float32)
+        return {"A": self.encode(a), self.b_name: self.encode(b)}
+
+    def make_device_inputs(self, shape: Shape, seed: int, exact: bool, xp) -> dict:
+        """The same kinds of values as make_inputs, drawn on the device from `seed`: at the shapes of
+        a model's layers (57344 x 8192 weights, 940 MB in BF16) the host took seconds per draw, and
+        a run draws twice (check, then timing)."""
+        m, n, k = shape.values
+        b_size = (n, k) if self.b_transposed else (k, n)
+        rng = xp.random.RandomState(seed)
+        if exact:
+            if k > EXACT_MAX_K:
+                raise GpulabError(f"--exact needs K <= {EXACT_MAX_K} so that sums stay exact")
+            a = rng.randint(-3, 4, size=(m, k)).astype(xp.float32)
+            b = rng.randint(-2, 3, size=b_size).astype(xp.float32)
+        else:
+            a = rng.uniform(-1.0, 1.0, size=(m, k)).astype(xp.float32)
+            b = rng.uniform(-1.0, 1.0, size=b_size).astype(xp.float32)
+        return {"A": self.encode(a, xp), self.b_name: self.encode(b, xp)}
+
+    def output(self, shape: Shape, xp):
+        return xp.full((shape["M"], shape["N"]), xp.nan, dtype=xp.float32)
+
+    def kernel_args(self, inputs: dict, out, shape: Shape, params: Params) -> tuple:
+        m, n, k = shape.values
+        return (np.int32(m), np.int32(n), np.int32(k), inputs["A"], inputs[self.b_name], out)
+
+    def reference(self, inputs: dict, shape: Shape, xp):
+        """The float64 product of the operands' values, on the CPU for small shapes, else on the GPU
+        (cuBLAS DGEMM); returned in `xp`."""
+        m, n, k = shape.values
+        if m * n * k <= CPU_REFERENCE_MAX_MACS:
+            a, b = (self.values(to_host(inputs[name]), np) for name in ("A", self.b_name))
+            return xp.asarray(a @ (b.T if self.b_transposed else b))
+        a, b = (self.values(inputs[name], xp) for name in ("A", self.b_name))
+        return a @ (b.T if self.b_transposed else b)
+
+    def check(self, out, inputs: dict, shape: Shape, exact: bool, xp):
+        ref = self.reference(inputs, shape, xp)
+        return compare_exact(out, ref, xp) if exact else compare_float(out, ref, xp, self.tolerance(shape["K"]))

@@ -3,7 +3,10 @@ harness on several shapes, keep every result as it comes (an interrupted tune re
 the best config per card, which `bench` and `run` then use as the variant's defaults.
 
 `gpulab tune` is plan_tune (the configs; opens the lab), TunePlan.resume and .preflight, then run_tune
-(times, scores, writes tuned.json); the command prints between the steps.
+(times, scores, writes tuned.json); the command prints between the steps. Which configs, in which
+order and how many is the search's (gpulab.jobs.search: grid, random or bayes, within a budget of
+configs or of time); a bayes search is told each batch's scores before it is asked for the next,
+and a resumed tune's rows before its first.
 
 A result is resumed only while its kernel is the one that was timed: each row records the source's
 fingerprint (source_sha: the .cu file and its headers, gpulab.gpu.compile.source_fingerprint), and a
@@ -22,8 +25,8 @@ import functools
 import itertools
 import json
 import math
-import random
 import re
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -31,6 +34,7 @@ from gpulab.errors import DeviceFault, GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.files import locked, write_atomic
 from gpulab.gpu.timing import TimingPolicy
+from gpulab.jobs.search import Budget, bayes_search, listed, resolve
 from gpulab.params import parse_params_label
 from gpulab.records import card_folder, read_csv, read_text, write_csv
 from gpulab.run.lab import LabOptions, RunSpec, compile_spec
@@ -55,16 +59,6 @@ def feasible(variant: Variant, space: list[Params]) -> tuple[list[Params], list[
         reason = variant.constraints(params, None)
         (rejected.append((params, reason)) if reason else ok.append(params))
     return ok, rejected
-
-
-def sample(configs: list[Params], limit: int | None, first: Params | None = None, seed: int = 0) -> list[Params]:
-    """At most `limit` configs drawn deterministically; `first` (the current default) leads if feasible,
-    so a tune always measures what the variant runs today."""
-    rest = [c for c in configs if c != first]
-    head = [first] if first is not None and first in configs else []
-    if limit is not None and len(head) + len(rest) > limit:
-        rest = random.Random(seed).sample(rest, max(limit - len(head), 0))
-    return head + rest
 
 
 def tuned_path(folder: Path) -> Path:
@@ -256,10 +250,11 @@ def tune_shapes(experiment: Experiment, variant: Variant | None = None) -> list[
 
 @dataclasses.dataclass
 class TunePlan:
-    """What a tune will time, fixed before the first run: the size of the search space, the sampled
-    configs (today's default first), those the constraints rejected with the reason, the lab that
-    times them and the CSV that keeps every result (rows: what it held when the tune resumed, then
-    each result as it comes)."""
+    """What a tune will time: the size of the search space, the configs (a grid's or a random
+    sample's, fixed before the first run, today's default first; a bayes search's, growing as the
+    search asks for them), those the constraints rejected with the reason, the lab that times them
+    and the CSV that keeps every result (rows: what it held when the tune resumed, then each result
+    as it comes). `search` (gpulab.jobs.search.BayesSearch) is None for a list of configs."""
 
     experiment: Experiment
     variant: Variant
@@ -272,14 +267,26 @@ class TunePlan:
     rejected: list[tuple[Params, str]]
     rows: list[dict] = dataclasses.field(default_factory=list)
     stale: list[dict] = dataclasses.field(default_factory=list)  # rows resume() set aside: another source timed them
+    search: Any = None
+    budget: Budget = dataclasses.field(default_factory=Budget)
+    strategy: str = "grid"
 
     @property
     def path(self) -> Path:
         return self.folder / f"tune-{self.experiment.name}-{self.variant.name}.csv"
 
     @property
+    def candidates(self) -> list[Params]:
+        """The configs this tune may time: its list, or every feasible one a search chooses from."""
+        return self.configs if self.search is None else list(self.search.feasible.values())
+
+    @property
     def runs(self) -> int:
-        return len(self.configs) * len(self.shapes)
+        """The config x shape runs ahead, at most (a bayes search: those it has not been told yet)."""
+        if self.search is None:
+            return len(self.configs) * len(self.shapes)
+        ahead = self.search.left if self.budget.configs is None else min(self.budget.configs - len(self.configs), self.search.left)
+        return max(ahead, 0) * len(self.shapes)
 
     @functools.cached_property
     def source_sha(self) -> str:
@@ -292,20 +299,64 @@ class TunePlan:
         to `stale` and are timed again, each replaced in the CSV as its new row comes; rows without a
         source_sha (saved before tunes recorded it) are resumed as they are. Rows of other configs or shapes stay in the CSV
         whatever their source: each says which kernel it timed, and a tune that asks for them again
-        sets them aside then."""
+        sets them aside then. A search is told the score of every config resumed at every shape,
+        before it is asked for its first config."""
         sha = self.source_sha
-        planned = {(self.variant.params_label(p), s.label) for p in self.configs for s in self.shapes}
+        planned = {(self.variant.params_label(p), s.label) for p in self.candidates for s in self.shapes}
         rows = resume_rows(self.path)
         def stale(r: dict) -> bool:
             return r.get("source_sha") not in (None, "", sha) and row_key(r) in planned
 
         self.stale = [r for r in rows if stale(r)]
         self.rows = [r for r in rows if not stale(r)]
-        return done_keys(self.rows) & planned
+        done = done_keys(self.rows) & planned
+        if self.search is not None:
+            labels = {label for label, _ in done}
+            known = [p for p in self.candidates if self.variant.params_label(p) in labels and p not in self.configs
+                     and all((self.variant.params_label(p), s.label) in done for s in self.shapes)]
+            self.tell(known)
+            self.configs += known
+        return done
 
     def preflight(self) -> None:
         """Stop before the first run if a shape does not fit in the card's free memory."""
         self.lab.preflight([RunSpec(self.experiment, self.variant, self.current, s) for s in self.shapes])
+
+    def batches(self, parallel: int = 1, deadline: float | None = None, chunk: bool = False):
+        """The configs to time, batch by batch, each timed before the next is asked for: a list's
+        configs at once (in chunks of `parallel` with `chunk`, so a time budget is looked at between
+        them), a search's next configs after it was told the last batch's (plan.tell). Stops at the
+        budget: its number of configs, or once `deadline` (time.monotonic()) has passed."""
+        if self.search is None:
+            step = max(parallel, 1) if chunk else max(len(self.configs), 1)
+            for i in range(0, len(self.configs), step):
+                if past(deadline):
+                    return
+                yield self.configs[i:i + step]
+            return
+        while not past(deadline):
+            n = self.search.batch(parallel)
+            if self.budget.configs is not None:
+                n = min(n, self.budget.configs - len(self.configs))
+            batch = self.search.ask(n) if n > 0 else []
+            if not batch:
+                return
+            self.configs += batch
+            yield batch
+
+    def tell(self, configs: list[Params]) -> None:
+        """Tell the search each config's score over the shapes (None where it failed at one)."""
+        if self.search is None:
+            return
+        by_label: dict[str, list[dict]] = {}
+        for r in self.rows:
+            by_label.setdefault(r.get("params") or "", []).append(r)
+        for params in configs:
+            self.search.tell(params, score(by_label.get(self.variant.params_label(params), []), self.shapes))
+
+
+def past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
 
 
 @dataclasses.dataclass
@@ -319,10 +370,12 @@ class TuneResult:
 
 
 def plan_tune(experiment: Experiment, variant: Variant, overrides: dict[str, tuple[int, ...]],
-              shapes: list[Shape], limit: int, results_root: Path | None = None) -> TunePlan:
-    """Split the search space by the constraints, open the lab (this needs the GPU) and sample at
-    most `limit` configs, the one this card runs today leading."""
-    return plan_on(open_lab(tune_options()), experiment, variant, overrides, shapes, limit, results_root)
+              shapes: list[Shape], budget: Budget | int | str, results_root: Path | None = None, *,
+              strategy: str | None = None, seed: int = 0) -> TunePlan:
+    """Split the search space by the constraints, open the lab (this needs the GPU) and choose the
+    configs within `budget` by `strategy` (gpulab.jobs.search), the one this card runs today leading."""
+    return plan_on(open_lab(tune_options()), experiment, variant, overrides, shapes, budget, results_root,
+                   strategy=strategy, seed=seed)
 
 
 def tune_options():
@@ -331,34 +384,52 @@ def tune_options():
 
 
 def plan_on(lab, experiment: Experiment, variant: Variant, overrides: dict[str, tuple[int, ...]],
-            shapes: list[Shape], limit: int, results_root: Path | None = None) -> TunePlan:
+            shapes: list[Shape], budget: Budget | int | str, results_root: Path | None = None, *,
+            strategy: str | None = None, seed: int = 0) -> TunePlan:
     """The plan of a tune timed by `lab` (anything with device, arch, env, preflight and execute:
     a Lab, an IsolatedLab, or a sweep's card, gpulab.run.sweep.CardGroup)."""
+    budget = Budget.parse(budget)
     ok, rejected = feasible(variant, search_space(variant, overrides))
+    strategy = resolve(strategy, len(ok), budget)
     if reason := variant.arch_reason(lab.arch):
         raise GpulabError(f"{experiment.name} {variant.name} cannot run on this card: {reason}")
     folder = card_folder(lab.device.slug, results_root)
     current = tuned_defaults(experiment, folder)(variant)
-    return TunePlan(experiment, variant, shapes, lab, folder, current, len(ok) + len(rejected),
-                    sample(ok, limit, first=current), rejected)
+    if strategy == "bayes":
+        configs, search = [], bayes_search(variant, overrides, ok, budget, seed, current)
+    else:
+        configs, search = listed(strategy, ok, budget, current, seed), None
+    return TunePlan(experiment, variant, shapes, lab, folder, current, len(ok) + len(rejected), configs, rejected,
+                    search=search, budget=budget, strategy=strategy)
 
 
 def run_tune(plan: TunePlan, progress: Progress = QUIET) -> TuneResult:
-    """Time every planned config on every shape, skipping what plan.resume() found done and saving
-    each result as it comes; score each config over the shapes and record the best one, and the
-    fastest per shape, in tuned.json. progress.started(label) and .finished(row or None, where
-    resumed) bracket each config x shape."""
+    """Time the planned configs on every shape, batch by batch (plan.batches: a list at once, a
+    search's next configs after it was told the last ones), skipping what plan.resume() found done
+    and saving each result as it comes; no config starts past a time budget. Score each config over
+    the shapes and record the best one, and the fastest per shape, in tuned.json.
+    progress.started(label) and .finished(row or None, where resumed) bracket each config x shape."""
     exp, v = plan.experiment, plan.variant
+    deadline = plan.budget.deadline()
     done = done_keys(plan.rows)
-    todo = [RunSpec(exp, v, params, s) for params in plan.configs for s in plan.shapes]
-    with precompiled([s for s in todo if (v.params_label(s.params), s.shape.label) not in done], plan.lab.arch):
-        for spec in todo:
-            progress.started(spec.label)
-            row = None
-            if (v.params_label(spec.params), spec.shape.label) not in done:
-                row = _tune_one(plan.lab, spec, plan.path, plan.source_sha)
-                plan.rows.append(row)
-            progress.finished(row)
+    for batch in plan.batches(deadline=deadline):
+        ahead = [RunSpec(exp, v, p, s) for p in batch for s in plan.shapes
+                 if (v.params_label(p), s.label) not in done] if len(batch) > 1 else []
+        ran = []
+        with precompiled(ahead, plan.lab.arch):
+            for params in batch:
+                if past(deadline):
+                    break  # no config starts past a time budget; the one under way finished its shapes
+                ran.append(params)
+                for shape in plan.shapes:
+                    spec = RunSpec(exp, v, params, shape)
+                    progress.started(spec.label)
+                    row = None
+                    if (v.params_label(params), shape.label) not in done:
+                        row = _tune_one(plan.lab, spec, plan.path, plan.source_sha)
+                        plan.rows.append(row)
+                    progress.finished(row)
+        plan.tell(ran)
     return finish_tune(plan)
 
 
@@ -412,28 +483,35 @@ def _tune_one(lab, spec, path: Path, source_sha: str) -> dict:
 
 
 # -- on a Dask cluster (gpulab.run.sweep): compiles spread out, timings on every GPU ----------------
-def plan_tunes_on(cluster, experiment, variant, overrides, shapes, limit: int, results_root=None) -> list:
+def plan_tunes_on(cluster, experiment, variant, overrides, shapes, budget, results_root=None, *,
+                  strategy: str | None = None, seed: int = 0) -> list:
     """One tune plan per card model among the cluster's GPUs (a TunePlan, its lab a CardGroup)."""
-    return [plan_on(group, experiment, variant, overrides, shapes, limit, results_root) for group in cluster.groups()]
+    return [plan_on(group, experiment, variant, overrides, shapes, budget, results_root, strategy=strategy, seed=seed)
+            for group in cluster.groups()]
 
 
 def run_tune_on(cluster, plan, progress: Progress = QUIET) -> TuneResult:
     """run_tune on a cluster (gpulab.run.sweep.Cluster): what the plan's CSV does not hold yet is compiled and
-    timed on the card group's GPUs, each row saved as it comes back (a re-run resumes)."""
+    timed on the card group's GPUs, each row saved as it comes back (a re-run resumes). A search asks
+    for as many configs at a time as the group has GPUs; on a time budget a list goes in such
+    batches too, so that no batch starts past the time."""
     exp, v = plan.experiment, plan.variant
+    deadline = plan.budget.deadline()
     done = done_keys(plan.rows)
-    todo = []
-    for params in plan.configs:
-        for shape in plan.shapes:
-            if (v.params_label(params), shape.label) in done:
-                progress.finished(None)
-            else:
-                todo.append(RunSpec(exp, v, params, shape))
     sha = plan.source_sha
-    for spec, record in cluster.time(todo, plan.lab, skip_spills=True):
-        progress.started(spec.label)
-        row = record | {"source_sha": sha}
-        plan.rows.append(row)
-        put_row(plan.path, row_key(row), row)
-        progress.finished(row)
+    for batch in plan.batches(len(plan.lab.cards), deadline, chunk=deadline is not None):
+        todo = []
+        for params in batch:
+            for shape in plan.shapes:
+                if (v.params_label(params), shape.label) in done:
+                    progress.finished(None)
+                else:
+                    todo.append(RunSpec(exp, v, params, shape))
+        for spec, record in cluster.time(todo, plan.lab, skip_spills=True):
+            progress.started(spec.label)
+            row = record | {"source_sha": sha}
+            plan.rows.append(row)
+            put_row(plan.path, row_key(row), row)
+            progress.finished(row)
+        plan.tell(batch)
     return finish_tune(plan)

@@ -233,6 +233,22 @@ def tune_table(exp, variant, scored: list[tuple[float, dict]], n_shapes: int, to
     return table
 
 
+def replay_table(title: str, replays: list, within: float = 0.02) -> Table:
+    """`gpulab tune-replay`: per strategy, the best each search found as a % of the recorded best,
+    seed by seed, with the mean, the worst and how many came within `within` of it."""
+    table = Table(title=title, title_justify="left")
+    for name in ("strategy", "evaluations", "seeds", "mean %", "worst %", f"within {within:.0%}", "% of best, seed by seed"):
+        table.add_column(name, justify="left" if name in ("strategy", "% of best, seed by seed") else "right",
+                         overflow="fold")
+    for strategy in dict.fromkeys(r.strategy for r in replays):
+        mine = [r for r in replays if r.strategy == strategy]
+        ratios = [100 * r.ratio for r in mine]
+        table.add_row(strategy, str(mine[0].evaluations), str(len(mine)), f"{sum(ratios) / len(ratios):.1f}",
+                      f"{min(ratios):.1f}", f"{sum(r.ratio >= 1 - within for r in mine)}/{len(mine)}",
+                      " ".join(f"{x:.1f}" for x in ratios))
+    return table
+
+
 def sanitize_table(rows: list[dict], title: str) -> Table:
     """One line per run, one column per tool: clean, the error count, or what went wrong."""
     tools = list(dict.fromkeys(r["tool"] for r in rows))

@@ -354,6 +354,9 @@ class Lab:
         """The run's inputs drawn from `seed` (small integers when `exact`), on the device."""
         cupy = seam.cupy()
 
+        made = spec.experiment.make_device_inputs(spec.shape, seed, exact, cupy)
+        if made is not None:
+            return made
         rng = np.random.default_rng(seed)
         host = spec.experiment.make_inputs(spec.shape, rng, exact)
         return {k: (cupy.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in host.items()}

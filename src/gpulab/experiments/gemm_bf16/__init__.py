@@ -26,14 +26,15 @@ from __future__ import annotations
 import numpy as np
 
 from gpulab.arith import cdiv
-from gpulab.check import compare_exact, compare_float
-from gpulab.experiments.base import Experiment, Launch, Param, Params, Shape, Variant
+from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
-from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance
+from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance as bf16_tolerance
+from gpulab.experiments.gemm_bf16.cluster_split_k import KC
+from gpulab.experiments.gemm_bf16.decode import D0
 from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4
 from gpulab.experiments.gemm_bf16.staging import needs_staging, padded_k
 from gpulab.experiments.gemm_common import (
-    CPU_REFERENCE_MAX_MACS, SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX, check_regs, to_host,
+    SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX, GemmProblem, check_regs,
 )
 from gpulab.gpu import seam
 
@@ -122,24 +123,23 @@ def _t1_constraints(p: Params, s: Shape | None) -> str | None:
     return check_regs(estimate, 32 * _warps(p), p["MINB"])
 
 
-class GemmBf16(Experiment):
+class GemmBf16(GemmProblem):
     name = "gemm_bf16"
     title = "BF16 matrix multiply C = A*B^T on tensor cores (A M x K, Bt N x K, BF16; C FP32)"
-    dims = ("M", "N", "K")
     entry = "gemm_bf16"
     baseline = "t0"
-    bound = "compute"
     compute_ceiling = "tensor_bf16"  # gpulab.ceilings: the measured tensor rate (wgmma on Hopper), not the FP32 FMAs
     default_shapes = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
                       (4000, 4000, 4000), (4097, 4097, 4097), (1000, 3000, 777))
     test_shapes = ((1, 1, 1), (17, 33, 65), (1000, 1531, 777), (256, 256, 4104), (4096, 4096, 4096),
-                   (4097, 4097, 4097))
+                   (4097, 4097, 4097), (7, 31, 1000))  # the last: a decode batch, what d0 takes (M <= 16)
     # What `gpulab fidelity` measures beside the first default shape: ragged M and N with K % 8 == 0
     # (the 16-byte copies), then everything odd (the per-element copies).
     ragged_shapes = ((300, 388, 200), (131, 67, 37))
     tune_shapes = ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4097, 4097, 4097))
-    headline_shape = (4096, 4096, 4096)
-    max_dim = 1 << 20  # below 2^24 / 6: every --exact sum stays an exact FP32 integer
+    # The layouts (this module's docstring) and BF16 held as its bits in uint16 (bf16.py).
+    b_name, b_transposed, operand_bytes = "Bt", True, 2
+    encode = staticmethod(to_bf16_bits)
 
     variants = (
         Variant(
@@ -180,60 +180,20 @@ class GemmBf16(Experiment):
         T2,  # the Hopper rungs (wgmma, TMA, sm_90a) and their tensor-map arguments: tma_rungs.py
         T3,
         T4,
+        D0,  # for few output tiles (not rungs of the ladder): decode batches of M <= 16, decode.py;
+        KC,  # split-K across a cluster, cluster_split_k.py
     )
 
-    def flops(self, shape: Shape) -> float:
-        return 2.0 * shape["M"] * shape["N"] * shape["K"]
+    @staticmethod
+    def values(stored, xp):
+        return from_bf16_bits(stored, xp).astype(xp.float64)
 
-    def bytes_moved(self, shape: Shape) -> int:
+    def tolerance(self, k: int) -> float:
+        return bf16_tolerance(k)
+
+    def staged_bytes(self, shape: Shape) -> int:
         m, n, k = shape.values
-        return 2 * m * k + 2 * n * k + 4 * m * n
-
-    def device_bytes(self, shape: Shape) -> int:
-        m, n, k = shape.values
-        total = self.bytes_moved(shape)
-        if needs_staging(k):  # the TMA rungs' padded copies of A and Bt (staging.py)
-            total += 2 * (m + n) * padded_k(k)
-        if m * n * k > CPU_REFERENCE_MAX_MACS:
-            total += 8 * (m * k + k * n + m * n)  # the float64 copies for the GPU reference
-        return total
-
-    def make_inputs(self, shape: Shape, rng: np.random.Generator, exact: bool) -> dict:
-        m, n, k = shape.values
-        if exact:
-            # Small integers, exact in BF16 (8-bit significand): |a*b| <= 6, so every partial sum is
-            # an exact FP32 integer while K <= 2^24 / 6, in any order and with truncating adders.
-            # (max_dim keeps K below that.) Periods 7 and 5 divide no tile size, so a shifted or
-            # transposed index reads a different value instead of the same one back.
-            a = rng.integers(-3, 4, size=(m, k)).astype(np.float32)
-            bt = rng.integers(-2, 3, size=(n, k)).astype(np.float32)
-        else:
-            a = rng.uniform(-1.0, 1.0, size=(m, k)).astype(np.float32)
-            bt = rng.uniform(-1.0, 1.0, size=(n, k)).astype(np.float32)
-        return {"A": to_bf16_bits(a), "Bt": to_bf16_bits(bt)}
-
-    def output(self, shape: Shape, xp):
-        return xp.full((shape["M"], shape["N"]), xp.nan, dtype=xp.float32)
-
-    def kernel_args(self, inputs: dict, out, shape: Shape, params: Params) -> tuple:
-        m, n, k = shape.values
-        return (np.int32(m), np.int32(n), np.int32(k), inputs["A"], inputs["Bt"], out)
-
-    def reference(self, inputs: dict, shape: Shape, xp):
-        """float64 A * Bt^T of the BF16 values, on the CPU for small shapes, else on the GPU
-        (cuBLAS DGEMM); returned in `xp`."""
-        m, n, k = shape.values
-        if m * n * k <= CPU_REFERENCE_MAX_MACS:
-            a = from_bf16_bits(to_host(inputs["A"])).astype(np.float64)
-            bt = from_bf16_bits(to_host(inputs["Bt"])).astype(np.float64)
-            return xp.asarray(a @ bt.T)
-        a = from_bf16_bits(inputs["A"], xp).astype(xp.float64)
-        bt = from_bf16_bits(inputs["Bt"], xp).astype(xp.float64)
-        return a @ bt.T
-
-    def check(self, out, inputs: dict, shape: Shape, exact: bool, xp):
-        ref = self.reference(inputs, shape, xp)
-        return compare_exact(out, ref, xp) if exact else compare_float(out, ref, xp, tolerance(shape["K"]))
+        return 2 * (m + n) * padded_k(k) if needs_staging(k) else 0  # the TMA rungs' padded copies (staging.py)
 
     def vendor_baselines(self) -> dict:
         return {"cublas": cublas_bf16}

@@ -1,4 +1,4 @@
-// v14's staging (sgemm/tf32_split.py): splits each FP32 element x of A and B into a TF32 high part
+// v14's staging (sgemm/tf32x3/tf32_split.py): splits each FP32 element x of A and B into a TF32 high part
 // hi = rna(x) and a TF32 low part lo = rna(x - hi), and lays them out for three products on t4's
 // K-major TMA path, one launch before every launch of the GEMM:
 //   A3  M x 3KP, row m = [ lo(A[m, :]) | hi(A[m, :]) | hi(A[m, :]) ]

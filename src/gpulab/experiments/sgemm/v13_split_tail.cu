@@ -3,7 +3,7 @@
 // Changed from v11: the grid. v11 launches one block per 64 x 128 tile and the card runs them in
 // waves of W = RESIDENT x SMs blocks (396 at three blocks on each of 132 SMs); when the tiles are
 // not a multiple of W the last wave is partial and most of the card idles through it. Here the host
-// (sgemm.split_tail_plan) keeps the first D = tiles - (tiles % W) tiles whole, one block each, run
+// (sgemm.splitk.launch.split_tail_plan) keeps the first D = tiles - (tiles % W) tiles whole, one block each, run
 // by v11's own kernel body, and cuts each of the last tiles % W tiles into `splits` slices of K,
 // one block each, with `splits` chosen so that the slices fill the card's slots as evenly as they
 // can. Blocks start in index order, so the whole tiles run first and the slices fill the end. A

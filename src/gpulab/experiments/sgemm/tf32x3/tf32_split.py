@@ -21,7 +21,7 @@ from gpulab.gpu.compile import compile_kernel
 from gpulab.gpu.launch import load
 from gpulab.gpu.tma import F32_BYTES, STRIDE_ALIGN_BYTES
 
-SOURCE = Path(__file__).resolve().parent / "tf32_split.cu"
+SOURCE = Path(__file__).resolve().parent.parent / "tf32_split.cu"  # beside the variants' .cu files
 ENTRY = "split_tf32"
 THREADS = 256
 TILE = 32  # the B transpose's tile, k rows by n columns
