@@ -31,6 +31,7 @@ class RecordedLab:
 
     crash_at = 5
     arch = "sm_90"
+    env = {"gpu": "NVIDIA H200"}
 
     def __init__(self, options=None):
         self.device = type("Device", (), {"slug": "h200", "name": "NVIDIA H200"})()

@@ -513,40 +513,24 @@ def sanitize(
     experiments: Optional[list[str]] = typer.Argument(None, help="experiments to check (default: all)"),
     variant: Optional[str] = typer.Option(None, "--variant", "-v", help="comma-separated variants (default: all)"),
     tool: Optional[str] = typer.Option(None, "--tool", help="comma-separated: memcheck, racecheck, synccheck, initcheck (default: all)"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="only the configs with NAME=V1,V2 (repeatable)"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     jobs: int = typer.Option(min(8, os.cpu_count() or 1), "--jobs", "-j", help="sanitizer processes at once"),
     out: Optional[Path] = typer.Option(None, "--out", help="the CSV (default results/<gpu>/sanitize.csv; rows of the same runs are replaced)"),
+    logs: Optional[Path] = typer.Option(None, "--logs", help="keep compute-sanitizer's full log of every run and tool in this folder"),
 ) -> None:
     """Every variant (and every tuned config) at a small ragged shape under compute-sanitizer's
     memcheck, racecheck, synccheck and initcheck: one row per (run, tool) with the error count and
     the first report. The value check cannot see a discarded out-of-bounds load or a race that
     happened to go right; these tools can."""
-    sanitizer = san.find_sanitizer()
-    tools = tuple(split_list(tool)) or san.TOOLS
-    if unknown := [t for t in tools if t not in san.TOOLS]:
-        raise GpulabError(f"--tool {', '.join(unknown)}: choose from {', '.join(san.TOOLS)}")
-    if jobs < 1:
-        raise GpulabError("--jobs must be at least 1")
-    exps = [get_experiment(e) for e in experiments] if experiments else all_experiments()
-    names = split_list(variant)
-    for name in names:  # each must name a variant of a chosen experiment; the error lists them
-        if not any(v.name == name for e in exps for v in e.variants):
-            exps[0].variant(name)
-    device = require_gpu()
-    folder = card_folder(device.slug)
-    specs, skipped = san.plan(exps, tuning.load_tuned(folder), device.arch)
-    if names:
-        specs = [s for s in specs if s.variant.name in names]
-    for spec, reason in skipped:
+    with Live("sanitize", describe=lambda row: None) as live:
+        rows = api.sanitize(experiments, split_list(variant) or None, tools=split_list(tool) or None,
+                            params=params_arg(param) or None, kernels=kernels_of(kernel), jobs=jobs, out=out,
+                            logs=logs, progress=live)
+    for spec, reason in rows.skipped:
         console.print(f"  skipped {spec.label}: {reason}", markup=False)
-    path = out or folder / san.FILE_NAME
-    with progress_bar() as bar:
-        task = bar.add_task(f"sanitize: {len(specs)} runs x {len(tools)} tools", total=len(specs) * len(tools))
-        rows = san.run_all(sanitizer, specs, tools, device.arch, jobs, on_done=lambda row: bar.advance(task))
-    env = environment(device, device.arch)
-    rows = [r | env for r in rows]
-    write_csv(path, san.merge(read_csv(path) if path.exists() else [], rows))
-    console.print(sanitize_table(rows, f"compute-sanitizer {sanitizer}: errors per run and tool"))
-    line = san.summary_line(rows, path)
+    console.print(sanitize_table(rows, "compute-sanitizer: errors per run and tool"))
+    line = san.summary_line(rows, rows.path)
     if any(san.failed(r) for r in rows):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)

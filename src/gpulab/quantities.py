@@ -205,6 +205,16 @@ FIDELITY_FILE = "fidelity.csv"
 PROFILE_FILE = "profile.csv"
 SANITIZE_FILE = "sanitize.csv"
 SANITIZE_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "tool", "errors", "verdict")
+# A bench row's verdict from the sanitizer gate (gpulab.jobs.clean): CLEAN, or why not. Only a clean
+# row is called the best of its shape (gpulab.report.tables.best_per_shape).
+SANITIZED = "sanitized"
+CLEAN = "clean"
+
+
+def may_be_best(row: Mapping) -> bool:
+    """Whether a bench row may be called the best of its shape: the gate found it clean, or the row
+    predates the gate (no verdict recorded: it is taken as it was)."""
+    return row.get(SANITIZED) in (None, "", CLEAN)
 # What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
 FIDELITY_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured",
                              "exact", "verdict")

@@ -174,6 +174,9 @@ def pivot(records: list[dict], rate: str, merged: frozenset = frozenset()) -> st
 def best_lines(records: list[dict], baseline: str) -> str:
     out = []
     for b in best_per_shape(records):
+        if b["time_ms"] is None:  # no row of the shape the sanitizer gate found clean
+            out.append(f"- {b['shape']}: {b['best']}")
+            continue
         cub = f", {b['pct_of_cublas']:.0f}% of cuBLAS" if b.get("pct_of_cublas") else ""
         speed = f", {b['speedup']:.2f}x over {baseline}" if b.get("speedup") else ""
         out.append(f"- {b['shape']}: best {b['best']} ({b['time_ms']:.4f} ms{speed}{cub})")
