@@ -33,6 +33,15 @@ TAIL=16 trial bench 40 gpulab bench sgemm --kernel "$RACY" -v racy_v1,v1 -p TILE
 TAIL=4 trial smem 25 python3 notebook/probes/probe_ragged_counts.py --set smem --csv "$dir/smem.csv"
 # ~20 s: v14's fidelity at 1536x2560x1000
 TAIL=12 trial fid14 40 gpulab fidelity sgemm -v v14 --shape 1536x2560x1000 --out "$dir/fid.csv"
+# The parser's fixtures (tests/test_sanitize.py replays them): one log of each kind, short names.
+mkdir -p "$dir/fixtures"
+for tool in memcheck racecheck synccheck initcheck; do
+    for f in "$LOGS"/gemm_bf16-t4-*CLUSTER=2*SCHEDULE=0*-"$tool".log; do cp "$f" "$dir/fixtures/t4-cluster2-$tool.log"; break; done
+done
+for tool in memcheck racecheck; do
+    for f in "$LOGS"/sgemm-racy_v1-*-"$tool".log; do cp "$f" "$dir/fixtures/racy_v1-$tool.log"; break; done
+done
+ls "$dir/fixtures"
 cp results/h200/sanitize.csv "$dir/sanitize.csv" 2>/dev/null
 cp results/h200/tuned.json "$dir/tuned.json" 2>/dev/null
 trials_end

@@ -55,8 +55,7 @@ def judge(rows: dict[str, dict], missing: str = NO_SANITIZER) -> Verdict:
         if (r := rows.get(tool)) is None:
             return Verdict(False, missing)
         if r["verdict"] == san.TOOL_FAULT:
-            return Verdict(False, f"not sanitized: {tool} failed inside the tool, so it checked nothing"
-                                  f" ({r.get('evidence') or 'no evidence recorded'})"[:240])
+            return Verdict(False, f"not sanitized: {tool} checked nothing ({r.get('evidence') or 'a tool fault'})"[:240])
         if r["verdict"] != CLEAN:
             return Verdict(False, f"not sanitized: {tool}: {r['verdict']}"[:240])
     return Verdict(True, CLEAN)

@@ -241,7 +241,8 @@ def judge_tool_faults(rows: list[dict], recorded: list[dict] = ()) -> list[dict]
         others = {}
         for r in same:  # this batch's row of a tool first, else the latest recorded
             others.setdefault(r["tool"], r)
-        parts = [f"{row['tool']} stopped inside itself ({row.get('first_report') or 'Internal Sanitizer Error'})",
+        said = (row.get("first_report") or "Internal Sanitizer Error").split(":")[0]  # the whole line is first_report
+        parts = [f"{row['tool']} stopped inside itself ({said})",
                  f"outside the tool: {row.get('outside_tool') or 'not checked'}"]
         bad = row.get("outside_tool") != "correct"
         for tool in ("memcheck", "synccheck"):

@@ -403,14 +403,18 @@ def sanitize_block(csv_path: Path) -> str:
     demonstration (a kernel kept wrong on purpose, judged by its race alone)."""
     rows = read_sanitize(csv_path)
     tools = list(dict.fromkeys(r["tool"] for r in rows))
-    lines = ["| tool | correct runs clean | demonstrations |", "|---|---|---|"]
+    # A fault inside the tool (TOOL_FAULT, gpulab.jobs.sanitize) is neither clean nor the kernel's error.
+    faults = any(r["verdict"] == "TOOL_FAULT" for r in rows)
+    lines = ["| tool | correct runs clean |" + (" tool faults (not the kernel's) |" if faults else "")
+             + " demonstrations |", "|---|---|" + ("---|" if faults else "") + "---|"]
     for tool in tools:
         mine = [r for r in rows if r["tool"] == tool]
         correct = [r for r in mine if not r.get("expected_wrong")]
         clean = sum(1 for r in correct if r["verdict"] == "clean")
         demos = "; ".join(f"{_column(r)} {r['shape']}: {r['verdict']}, {_count(r.get('errors') or 0, 'report')}"
                           for r in mine if r.get("expected_wrong"))
-        lines.append(f"| {tool} | {clean} of {len(correct)} | {demos} |")
+        tool_faults = f" {sum(1 for r in correct if r['verdict'] == 'TOOL_FAULT')} |" if faults else ""
+        lines.append(f"| {tool} | {clean} of {len(correct)} |{tool_faults} {demos} |")
     runs = {(r["experiment"], r["variant"], r.get("params"), r["shape"]) for r in rows}
     return ("\n".join(lines) + f"\n\n{len(runs)} runs: every variant and every tuned config at a small ragged "
             f"shape.\n\n{provenance(rows)}\n")
