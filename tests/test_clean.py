@@ -55,8 +55,7 @@ def _spec(variant="v1", params=None, shape=(97, 65, 33), exp=SGEMM):
 
 
 def test_no_sanitizer_is_a_verdict_not_a_failure(tmp_path):
-    gate = clean.Gate(tmp_path, "sm_90", sanitizer=None)
-    gate.sanitizer = None  # as where compute-sanitizer is not installed
+    gate = clean.Gate(tmp_path, "sm_90", sanitizer=None)  # as where compute-sanitizer is not installed
     verdict = gate.verdict(_spec())
     assert verdict == clean.Verdict(False, "not sanitized: compute-sanitizer not found")
     assert not (tmp_path / "sanitize.csv").exists()
@@ -96,7 +95,6 @@ def test_the_racy_user_kernel_is_never_clean_and_its_record_decides_without_the_
     assert verdict.text == ("not clean: racecheck reported 1 error(s): Error: Race reported between Write access at "
                             "sgemm+0x1c0 in racy_v1.cu:23; and Read access at sgemm+0x2b0 in racy_v1.cu:27 [4,480 hazards]")
     later = clean.Gate(tmp_path, "sm_90", sanitizer=None)
-    later.sanitizer = None
     assert later.verdict(spec) == verdict  # where the tool is gone, the recorded race still decides
 
 
@@ -182,7 +180,6 @@ def test_a_tunes_winner_is_the_fastest_clean_config_among_the_first_few(tmp_path
     assert (at, verdict.clean) == (1, True)
     assert [(p.params["TILE"], why) for p, why in passed] == [(8, "not clean: memcheck reported 2 error(s)")]
     nothing = clean.Gate(tmp_path / "none", "sm_90", sanitizer=None)
-    nothing.sanitizer = None
     at, verdict, passed = clean.first_clean(configs, nothing)
     assert (at, verdict.text, passed) == (0, clean.NO_SANITIZER, [])  # written as the fastest, with why
 

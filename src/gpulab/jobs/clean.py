@@ -67,11 +67,11 @@ class Gate:
     columns that say where (gpulab.records.environment), added to rows it writes."""
 
     def __init__(self, folder: Path | None, arch: str, env: dict | None = None, progress: Progress = QUIET,
-                 sanitizer: Path | None = None):
+                 sanitizer: Path | None | str = "find"):
         self.path = Path(folder) / SANITIZE_FILE if folder is not None else None
         self.arch, self.env, self.progress = arch, env or {}, progress
-        self.sanitizer = sanitizer
-        if self.sanitizer is None:
+        self.sanitizer = sanitizer  # "find": where gpulab.jobs.sanitize.find_sanitizer looks; None: none
+        if sanitizer == "find":
             try:
                 self.sanitizer = san.find_sanitizer()
             except GpulabError:

@@ -355,13 +355,25 @@ def fidelity_block(csv_path: Path) -> str:
     dram = [r for r in rows if r.get("quantity") == "dram_read_bytes" and str(r.get("verdict", "")).startswith(("within", "outside"))]
     within = sum(1 for r in dram if str(r["verdict"]).startswith("within"))
     text = "\n".join(lines) + f"\n\n{len(runs)} runs. DRAM bytes read within 15% of the compulsory bytes in {within} of " \
-        f"the {len(dram)} runs whose inputs exceed the L2.{_hardware_line(rows)}\n"
+        f"the {len(dram)} runs whose inputs exceed the L2.{_hardware_line(rows)}{_unmeasurable_line(rows)}\n"
     if notes:
         text += "\nWhere they differ:\n\n" + "\n".join(notes) + "\n"
     r = next((r for r in rows if r.get("gpu")), {})
     dates = sorted({str(r.get("date", ""))[:10] for r in rows if r.get("date")})
     return text + (f"\n_{r.get('gpu', '?')}, driver {r.get('driver', '?')}, NVRTC {r.get('nvrtc', '?')}, "
                    f"Nsight Compute {r.get('ncu_version', '?')}, {', '.join(dates) or '?'}._\n")
+
+
+def _unmeasurable_line(rows: list[dict]) -> str:
+    """Where a derived count's inputs contradicted each other (gpulab.quantities.unmeasurable): how
+    many rows, not judged, and of which quantities."""
+    gone = [r for r in rows if r.get("verdict") == "unmeasurable"]
+    if not gone:
+        return ""
+    quantities = ", ".join(dict.fromkeys(r["quantity"] for r in gone))
+    runs = len({tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in gone})
+    return (f" Not judged, in {runs} runs: {quantities}, whose hardware ideal exceeded the instrumented wavefronts "
+            "(a count below zero is never reported; the note gives both numbers).")
 
 
 def fidelity_headline_block(csv_path: Path) -> str:

@@ -276,7 +276,8 @@ def run_summary_table(rows: list[dict], title: str) -> Table:
         table.add_column(col, justify="left" if col in ("experiment", "shape", "best row") else "right")
     for r in rows:
         rate = (f"{r['gflops']:,.0f} GFLOP/s" if r.get("gflops") else f"{r['gbps']:,.0f} GB/s" if r.get("gbps") else "")
-        best = f"{r.get('best_variant', '')} {r.get('best_params') or ''}".strip() or "[yellow]none timed[/]"
+        best = (f"{r.get('best_variant', '')} {r.get('best_params') or ''}".strip()
+                or (f"[yellow]none: {escape(str(r[SANITIZED]))}[/]" if r.get(SANITIZED) else "[yellow]none timed[/]"))
         ceiling = _num(r.get("pct_of_ceiling"), ".1f") + (f" {r['ceiling']}" if r.get("ceiling") else "")
         failed = r.get("runs_failed") or 0
         table.add_row(r["experiment"], r.get("shape", ""), best, _num(r.get("time_ms"), ".4f"), rate, ceiling,
