@@ -379,3 +379,42 @@ def test_the_cards_racecheck_of_t4_in_clusters_of_two_reads_as_what_happened():
         assert san.verdict({"tool": "racecheck"}, r) == san.TOOL_FAULT
     else:
         assert r.tool_error == ""
+
+
+# -- what can be sanitized: your own experiments and kernels, as every command takes them --------
+def test_an_experiment_on_gpulab_path_is_planned_at_its_own_small_ragged_shape(monkeypatch):
+    monkeypatch.setenv("GPULAB_PATH", str(Path(__file__).resolve().parents[1] / "examples"))
+    transpose = get_experiment("transpose")
+    specs, skipped = san.plan([transpose], {}, "sm_90")
+    assert {s.variant.name for s in specs} == {v.name for v in transpose.variants} and not skipped
+    assert all(min(s.shape.values) > 1 for s in specs)  # ragged: more than one element in every dimension
+
+
+def test_a_kernel_given_with_kernel_is_planned_and_crosses_to_the_child_by_its_file(tmp_path):
+    """The racy user kernel of issue 42 (tests/gpu/planted/racy_v1.cu), added with --kernel: planned
+    at sgemm's sanitize shape, and the spec the child unpickles rebuilds the experiment from the file."""
+    import pickle
+
+    racy = Path(__file__).parent / "gpu" / "planted" / "racy_v1.cu"
+    exp = get_experiment("sgemm", kernels=(racy,))
+    specs, _ = san.plan([exp], {}, "sm_90")
+    (spec,) = san.select(specs, ["racy_v1"], None)
+    assert spec.shape.label == "257x131x77" and spec.params == {"TILE": 16}
+    back = pickle.loads(pickle.dumps(spec))
+    assert back.variant.name == "racy_v1" and back.experiment.source(back.variant) == racy.resolve()
+    assert back.source_sha() == spec.source_sha()
+
+
+def test_the_command_takes_kernel_and_param_and_needs_compute_sanitizer(tmp_path):
+    env = os.environ | {"PATH": str(tmp_path), "CUDA_HOME": str(tmp_path)}
+    env.pop("GPULAB_SANITIZER", None)
+    if Path("/usr/local/cuda/bin/compute-sanitizer").exists():
+        pytest.skip("this machine has /usr/local/cuda/bin/compute-sanitizer")
+    racy = Path(__file__).parent / "gpu" / "planted" / "racy_v1.cu"
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "sanitize", "sgemm", "--kernel", str(racy), "-v", "racy_v1",
+                        "-p", "TILE=16", "--tool", "memcheck,racecheck"], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and "compute-sanitizer not found" in r.stderr and "Traceback" not in r.stderr
+    bad = subprocess.run([sys.executable, "-m", "gpulab.cli", "sanitize", "sgemm", "--tool", "memcheck,nope"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert bad.returncode == 2 and "--tool nope: choose from memcheck, racecheck, synccheck, initcheck" in bad.stderr
