@@ -109,6 +109,7 @@ def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Prog
         if path.exists():
             read_csv(path)  # a damaged file is refused before any work, not after the first run
     ceilings = ensure_ceilings(lab.device, folder, progress) if execute is None else load(ceilings_path(folder))
+    gate = Gate(folder, lab.arch, lab.env, progress)  # reads sanitize.csv: a damaged one stops us before any run
 
     def finished(rows: list[dict]) -> list[dict]:
         return attach_copy(attach(derive(rows, exp.baseline), exp, ceilings), exp, ceilings)
@@ -119,7 +120,7 @@ def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Prog
 
     records = Records(finished((execute or run_one_by_one)(lab, specs, progress, save)), path)
     # No row is called best before compute-sanitizer finds its kernel clean (gpulab.jobs.clean).
-    vet_best(records, specs, Gate(folder, lab.arch, lab.env, progress), tuple(exp.vendor_baselines()))
+    vet_best(records, specs, gate, tuple(exp.vendor_baselines()))
     if path is not None:
         upsert_runs(path, list(records), key=config_run_key)
     records.lab = lab

@@ -34,6 +34,9 @@ from gpulab.run.progress import QUIET, Progress
 
 GATE_TOOLS = ("memcheck", "racecheck")
 NO_SANITIZER = "not sanitized: compute-sanitizer not found"
+# A child that runs longer under a tool is cut off (the verdict says so): the check before a best
+# row should cost seconds; a kernel that hangs under the tool must not hold a bench for minutes.
+TIMEOUT_S = 120.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,10 +45,10 @@ class Verdict:
     text: str  # CLEAN, or why not: what the `sanitized` column says
 
 
-def judge(rows: dict[str, dict], missing: str = NO_SANITIZER) -> Verdict:
+def judge(rows: dict[str, dict]) -> Verdict:
     """The verdict of one config from its rows by tool: an error any tool reported decides it; then
-    a tool that failed inside itself or could not finish; then a gate tool with no row (`missing`
-    says why); else clean. Texts are cut at 240 characters (a report line can be long)."""
+    a gate tool with no row (compute-sanitizer is missing), or one that failed inside itself or
+    could not finish; else clean. Texts are cut at 240 characters (a report line can be long)."""
     for tool in GATE_TOOLS:
         if (r := rows.get(tool)) is not None and r["verdict"] == san.ERRORS:
             found = (r.get("errors") or 0) + (r.get("warnings") or 0)
@@ -53,7 +56,7 @@ def judge(rows: dict[str, dict], missing: str = NO_SANITIZER) -> Verdict:
             return Verdict(False, f"not clean: {tool} reported {found:,} error(s){first}"[:240])
     for tool in GATE_TOOLS:
         if (r := rows.get(tool)) is None:
-            return Verdict(False, missing)
+            return Verdict(False, NO_SANITIZER)
         if r["verdict"] == san.TOOL_FAULT:
             return Verdict(False, f"not sanitized: {tool} checked nothing ({r.get('evidence') or 'a tool fault'})"[:240])
         if r["verdict"] != CLEAN:
@@ -109,7 +112,8 @@ class Gate:
         shape = san.sanitize_shape(spec.experiment, lambda s: not spec.variant.constraints(spec.params, s))
         at = RunSpec(spec.experiment, spec.variant, spec.params, shape)
         self.progress.status(f"compute-sanitizer ({', '.join(tools)}): {at.label}, before it can be a best row")
-        rows = san.run_all(self.sanitizer, [at], tuple(tools), self.arch, jobs=len(tools), recorded=self.recorded)
+        rows = san.run_all(self.sanitizer, [at], tuple(tools), self.arch, jobs=len(tools), recorded=self.recorded,
+                           timeout_s=TIMEOUT_S)
         rows = [r | self.env for r in rows]
         if self.path is not None:
             san.save(self.path, rows)

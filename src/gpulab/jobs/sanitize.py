@@ -334,16 +334,17 @@ def log_name(spec: RunSpec, tool: str) -> str:
 
 
 def run_all(sanitizer: Path, specs: list[RunSpec], tools: tuple[str, ...], arch: str, jobs: int,
-            on_done=lambda row: None, log_dir: Path | None = None, recorded: list[dict] = ()) -> list[dict]:
-    """Every (spec, tool), `jobs` child processes at a time; rows in plan order, tool faults judged
-    (judge_tool_faults, with the `recorded` rows as further evidence). With `log_dir`, every
-    compute-sanitizer log is kept there (log_name)."""
+            on_done=lambda row: None, log_dir: Path | None = None, recorded: list[dict] = (),
+            timeout_s: float = CHILD_TIMEOUT_S) -> list[dict]:
+    """Every (spec, tool), `jobs` child processes at a time, each cut off after `timeout_s`; rows in
+    plan order, tool faults judged (judge_tool_faults, with the `recorded` rows as further evidence).
+    With `log_dir`, every compute-sanitizer log is kept there (log_name)."""
     for spec in specs:  # compile here, once: the children then load every cubin from the cache
         compile_spec(spec, arch)
     pairs = [(s, t) for s in specs for t in tools]
     with tempfile.TemporaryDirectory(prefix="gpulab-sanitize-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(sanitize_one, sanitizer, s, t, Path(tmp) / str(i // len(tools)),
+        futures = [pool.submit(sanitize_one, sanitizer, s, t, Path(tmp) / str(i // len(tools)), timeout_s,
                                keep_log=log_dir / log_name(s, t) if log_dir is not None else None)
                    for i, (s, t) in enumerate(pairs)]
         for f in concurrent.futures.as_completed(futures):
