@@ -18,19 +18,18 @@ from rich.progress import Progress as Bar
 from gpulab import api
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError, RunsFailed
-from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import parse_positive_int
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
-from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
+from gpulab.gpu.device import NO_GPU_HINT, probe
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import sanitize as san
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.profile import access_model, sass_profile
 from gpulab.model.predict import instruction_table
-from gpulab.records import RESULTS_ROOT, card_folder, environment, read_csv, write_csv
+from gpulab.records import RESULTS_ROOT, environment, write_csv
 from gpulab.report import fidelity_tables, predict_tables
 from gpulab.report.fidelity_tables import rejudge_line
 from gpulab.report.markdown import card_folders, page_files, readme_blocks, unplaced, update_pages
