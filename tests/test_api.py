@@ -80,6 +80,7 @@ def test_bench_hands_each_record_to_the_progress_observer(monkeypatch):
     bench returns, in order, with progress.planned told the count first."""
     class FakeLab:
         arch = "sm_90"
+        env = {"gpu": "Stand-in"}
 
         def __init__(self, options):
             self.device = type("D", (), {"slug": "fake"})()

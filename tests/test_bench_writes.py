@@ -31,6 +31,7 @@ class RecordedLab:
 
     crash_at = 5
     arch = "sm_90"
+    env = {"gpu": "NVIDIA H200"}
 
     def __init__(self, options=None):
         self.device = type("Device", (), {"slug": "h200", "name": "NVIDIA H200"})()
@@ -95,3 +96,23 @@ def test_a_damaged_out_file_is_refused_before_the_first_run_and_left_as_it_was(t
         cli.main()
     assert exit_info.value.code == 2 and lab.done == 0 and out.read_bytes() == damaged
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_damaged_sanitize_record_is_refused_before_the_first_run(tmp_path, monkeypatch, capsys):
+    """The sanitizer gate (gpulab.jobs.clean) reads results/<gpu>/sanitize.csv to crown the best row:
+    a damaged one stops the bench before anything runs, in one line, and is left as it was."""
+    monkeypatch.chdir(tmp_path)
+    lab = RecordedLab()
+    monkeypatch.setattr(bench_job, "open_lab", lambda options=None: lab)
+    monkeypatch.setattr(bench_job, "ensure_ceilings", lambda device, folder, progress=None: table.load(
+        REPO / "results" / "h200" / "ceilings.csv"))
+    damaged = (REPO / "results" / "h200" / "sanitize.csv").read_bytes()[:300]  # cut mid-row
+    (tmp_path / "results" / "h200").mkdir(parents=True)
+    (tmp_path / "results" / "h200" / "sanitize.csv").write_bytes(damaged)
+    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "v1",
+                                      "--out", str(tmp_path / "sgemm.csv")])
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main()
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and lab.done == 0 and "sanitize.csv" in err and "Traceback" not in err
+    assert (tmp_path / "results" / "h200" / "sanitize.csv").read_bytes() == damaged

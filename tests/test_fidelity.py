@@ -7,6 +7,7 @@ import math
 import os
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -23,6 +24,7 @@ from gpulab.params import parse_params_label
 from gpulab.records import read_csv, write_csv
 from ncu_reports import metric, stub_interface, stub_report
 
+REPO = Path(__file__).resolve().parents[1]
 L2 = 62_914_560
 INFO = {"device": {"name": "NVIDIA H200", "slug": "h200", "l2_bytes": L2},
         "env": {"gpu": "NVIDIA H200", "arch": "sm_90", "driver": "580", "nvrtc": "13.0", "date": "2026-11-29"}}
@@ -127,6 +129,45 @@ def test_arbitration_in_the_hardware_counters_costs_nothing_and_a_missed_conflic
     assert rows["smem_load_wavefronts"]["verdict"] == rows["smem_load_bank_conflicts"]["verdict"] == "differs"
     assert rows["smem_load_bank_conflicts"]["measured"] == rows["smem_load_bank_conflicts"]["predicted"] + 37
     assert rows["smem_load_ideal_wavefronts"]["verdict"] == "exact"
+
+
+def test_an_ideal_above_the_instrumented_wavefronts_is_unmeasurable_never_a_negative_count():
+    """t4 at 1536x2560x1000 on the H200 (issue 42): 123,000 instrumented store wavefronts (the
+    model's), but the hardware's wavefronts less its conflicts 123,930. The ideal is the one that is
+    wrong (it holds wavefronts no instruction issued); the conflicts would read -930. Neither row gets
+    a number or a verdict against the model; both say why with the counts; the wavefronts are judged."""
+    s = spec("gemm_bf16", "t4", (1536, 2560, 1000))
+    # 124,000 hardware wavefronts, 70 of them counted as conflicts: an ideal of 123,930
+    res = fidelity.measure_one(s, profile=fake_profile({"hw_smem_store_wavefronts": 1000, "hw_smem_store_bank_conflicts": 70}))
+    rows = by_quantity(res)
+    assert rows["smem_store_wavefronts"]["predicted"] == 123_000 and rows["smem_store_wavefronts"]["verdict"] == "exact"
+    for q in ("smem_store_bank_conflicts", "smem_store_ideal_wavefronts"):
+        assert rows[q]["measured"] is None and rows[q]["exact"] is None and rows[q]["verdict"] == "unmeasurable", q
+        assert rows[q]["note"].startswith("unmeasurable: the ideal wavefronts (hardware wavefronts - conflicts), "
+                                          "123,930, exceed the shared store wavefronts, 123,000, by 930; "), q
+    assert not any(isinstance(r["measured"], (int, float)) and r["measured"] < 0 for r in res.rows)
+    assert res.exact == (len(fidelity.COUNTED) - 2, len(fidelity.COUNTED) - 2)  # the two are not judged
+    # The ideal at or below the wavefronts is a measurement as before.
+    ok = by_quantity(fidelity.measure_one(s, profile=fake_profile({"hw_smem_store_bank_conflicts": 0})))
+    assert ok["smem_store_bank_conflicts"]["verdict"] == ok["smem_store_ideal_wavefronts"]["verdict"] == "exact"
+
+
+def test_rejudging_a_recorded_negative_count_makes_it_unmeasurable(tmp_path):
+    """results/h200/fidelity.csv held t4 rows recorded with bank conflicts below zero (-1,426 at
+    1024^3, 2026-12-02); rejudged, they keep their recorded inputs and lose the number."""
+    rows = [r for r in read_csv(REPO / "results" / "h200" / "fidelity.csv")
+            if r["variant"] == "t4" and r["shape"] == "1024x1024x1024"
+            and r["params"].startswith("BM=128 BN=256 STAGES=4 GROUP_M=8 CLUSTER=2 STORE=1 PINGPONG=0 SCHEDULE=0")]
+    assert rows and all((r["measured"] or 0) >= 0 for r in rows)  # none is below zero as recorded today
+    for r in rows:  # as they were recorded before
+        if r["quantity"] in ("smem_store_bank_conflicts", "smem_store_ideal_wavefronts"):
+            r |= {"measured": {"smem_store_bank_conflicts": -1426.0}.get(r["quantity"], 34_226.0), "verdict": "differs",
+                  "exact": False, "note": ""}
+    again, kept = fidelity.rejudge(rows)
+    by = {r["quantity"]: r for r in again}
+    assert by["smem_store_bank_conflicts"]["verdict"] == "unmeasurable" and by["smem_store_bank_conflicts"]["measured"] is None
+    assert "34,226, exceed the shared store wavefronts, 32,800, by 1,426" in by["smem_store_bank_conflicts"]["note"]
+    assert by["hw_smem_store_wavefronts"]["measured"] == 34_664 and by["hw_smem_store_bank_conflicts"]["measured"] == 438
 
 
 @pytest.mark.parametrize("scale, verdict", [(1.0, "within 15%"), (1.14, "within 15%"), (0.9, "within 15%"),
@@ -382,15 +423,15 @@ def test_rejudge_leaves_a_count_recorded_from_another_metric_as_it_was():
 def test_rejudge_computes_a_derived_quantity_again_from_the_runs_recorded_inputs():
     """A derived row recorded under an older formula (the load ideal before LDSM was taken out of
     it) is computed again from the run's own recorded rows and judged; none is left as recorded."""
-    rows = fidelity.measure_one(spec("gemm_bf16", "t1", (131, 67, 37)), profile=fake_profile()).rows
-    ldsm = next(r["measured"] for r in rows if r["quantity"] == "smem_ldsm_wavefronts")
+    s = spec("gemm_bf16", "t1", (131, 67, 37))
+    ldsm = fidelity.predicted_quantities(s)["smem_ldsm_wavefronts"]
     assert ldsm > 0
-    # As the H200 recorded it under the old formula: the hardware op_ld count holds the LDSM's.
+    # As the H200 counts: the hardware op_ld count holds the LDSM's wavefronts too.
+    rows = fidelity.measure_one(s, profile=fake_profile({"hw_smem_load_wavefronts": ldsm})).rows
+    # As it was recorded under the old formula: the ideal with the LDSM's in it.
     old = []
     for r in rows:
-        if r["quantity"] == "hw_smem_load_wavefronts":
-            r = dict(r, measured=r["measured"] + ldsm)
-        elif r["quantity"] == "smem_load_ideal_wavefronts":
+        if r["quantity"] == "smem_load_ideal_wavefronts":
             r = dict(r, measured=r["measured"] + ldsm, exact=False, verdict="differs",
                      ncu_metric="l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum - "
                                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")

@@ -12,7 +12,9 @@ from rich.console import Console
 from gpulab import api, cli
 from gpulab.experiments import all_experiments
 from gpulab.jobs import bench as bench_job
+from gpulab.jobs import clean
 from gpulab.jobs import main as main_job
+from gpulab.quantities import CLEAN
 from gpulab.records import ceilings as table
 from gpulab.records import read_csv
 
@@ -45,6 +47,16 @@ class RecordedLab:
         return spec.base_record() | {k: rows[0][k] for k in keep if k in rows[0]}
 
 
+class CleanGate:
+    """The sanitizer gate as a card where compute-sanitizer found every kernel clean."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def verdict(self, spec):
+        return clean.Verdict(True, CLEAN)
+
+
 @pytest.fixture
 def lab(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
@@ -52,6 +64,7 @@ def lab(monkeypatch, tmp_path):
     monkeypatch.setattr(main_job, "open_lab", lambda options=None: one)
     for module in (bench_job, main_job):
         monkeypatch.setattr(module, "ensure_ceilings", lambda device, folder, progress=None: CEILINGS)
+    monkeypatch.setattr(bench_job, "Gate", CleanGate)  # the sanitizer gate has its own tests (test_clean.py)
     return one
 
 
@@ -105,3 +118,13 @@ def test_the_tour_shape_is_the_headline_shape_or_the_last_default():
     for exp in all_experiments():
         assert exp.tour_shape == (exp.headline_shape or exp.default_shapes[-1])
         exp.shape(*exp.tour_shape)  # a shape the experiment accepts
+
+
+def test_without_compute_sanitizer_the_tour_names_no_best_and_says_why(lab, monkeypatch):
+    """A machine without compute-sanitizer runs the tour as ever; its summary crowns no row, and says why."""
+    monkeypatch.setattr(bench_job, "Gate", lambda folder, arch, env, progress: clean.Gate(folder, arch, env, progress,
+                                                                                         sanitizer=None))
+    done = api.run(["coalesce"])
+    (row,) = done.summary
+    assert row["best_variant"] == "" and row["sanitized"] == "not sanitized: compute-sanitizer not found"
+    assert row["runs_timed"] > 0

@@ -255,3 +255,166 @@ def test_merge_replaces_only_the_same_run_and_tool():
     new = [{"experiment": "sgemm", "variant": "v1", "params": "TILE=16", "shape": "257x131x77", "tool": "memcheck", "errors": 0}]
     merged = san.merge(old, new)
     assert [(r["tool"], r["errors"]) for r in merged] == [("racecheck", 5), ("memcheck", 0)]
+
+
+# -- a fault inside the tool, told apart from the kernel's by evidence ---------------------------
+RACECHECK_TOOL_FAULT = """\
+========= COMPUTE-SANITIZER
+========= Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.
+=========
+========= ERROR SUMMARY: 1 error
+"""
+
+
+def test_an_internal_sanitizer_error_is_the_tools_own_failure():
+    r = san.parse_log(RACECHECK_TOOL_FAULT)
+    assert r.errors == 1 and r.tool_error.startswith("Internal Sanitizer Error: The Sanitizer failed")
+    assert san.parse_log(RACECHECK_NOSYNC).tool_error == "" and san.parse_log(MEMCHECK_OOB).tool_error == ""
+
+
+def _row(tool, verdict, outside="", sha="abc", variant="t4", **extra):
+    return {"experiment": "gemm_bf16", "variant": variant, "params": "CLUSTER=2", "shape": "17x33x65",
+            "source_sha": sha, "tool": tool, "verdict": verdict, "outside_tool": outside,
+            "first_report": "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception." if verdict == san.TOOL_FAULT else "",
+            "errors": 1 if verdict != "clean" else 0, "warnings": 0, **extra}
+
+
+def test_a_tool_fault_with_its_evidence_keeps_its_own_verdict():
+    rows = [_row("memcheck", "clean"), _row("racecheck", san.TOOL_FAULT, "correct"), _row("synccheck", "clean")]
+    judged = san.judge_tool_faults(rows)
+    fault = judged[1]
+    assert fault["verdict"] == san.TOOL_FAULT and not san.failed(fault)
+    assert fault["evidence"] == ("racecheck stopped inside itself (Internal Sanitizer Error); outside the tool: correct; "
+                                 "memcheck: clean; synccheck: clean")
+    assert judged[0] is rows[0] and judged[2] is rows[2]  # the other rows are left alone
+
+
+@pytest.mark.parametrize("rows, why", [
+    ([_row("racecheck", san.TOOL_FAULT, "faulted: cudaErrorIllegalAddress")], "outside the tool: faulted"),
+    ([_row("racecheck", san.TOOL_FAULT, "wrong: 3 wrong elements")], "outside the tool: wrong"),
+    ([_row("memcheck", "ERRORS"), _row("racecheck", san.TOOL_FAULT, "correct")], "memcheck: ERRORS"),
+])
+def test_without_the_evidence_a_fault_under_the_tool_is_the_kernels_error(rows, why):
+    fault = next(r for r in san.judge_tool_faults(rows) if r["tool"] == "racecheck")
+    assert fault["verdict"] == "ERRORS" and san.failed(fault) and why in fault["evidence"]
+
+
+def test_a_tool_fault_takes_recorded_rows_of_the_same_source_as_evidence_and_says_what_was_not_run():
+    fault = [_row("racecheck", san.TOOL_FAULT, "correct")]
+    recorded = [_row("memcheck", "clean"), _row("synccheck", "ERRORS", sha="older")]  # another kernel source
+    (judged,) = san.judge_tool_faults(fault, recorded)
+    assert judged["verdict"] == san.TOOL_FAULT
+    assert judged["evidence"].endswith("memcheck: clean; synccheck: not run")
+
+
+def test_sanitize_one_checks_outside_the_tool_only_after_a_tool_fault(tmp_path, monkeypatch):
+    outside = []
+    monkeypatch.setattr(san, "check_outside", lambda spec_file, timeout_s=0: outside.append(spec_file) or {"correct": True})
+    fault = san.sanitize_one(_fake_sanitizer(tmp_path, RACECHECK_TOOL_FAULT), _spec("stencil", "shared"),
+                             "racecheck", tmp_path / "a", keep_log=tmp_path / "logs" / "a.log")
+    assert fault["verdict"] == san.TOOL_FAULT and fault["outside_tool"] == "correct" and len(outside) == 1
+    assert (tmp_path / "logs" / "a.log").read_text() == RACECHECK_TOOL_FAULT  # --logs keeps the log
+    (tmp_path / "b").mkdir()
+    clean = san.sanitize_one(_fake_sanitizer(tmp_path / "b", MEMCHECK_CLEAN), _spec("stencil", "shared"), "memcheck",
+                             tmp_path / "c")
+    assert clean["verdict"] == "clean" and clean["outside_tool"] == "" and len(outside) == 1
+    assert clean["source_sha"] == _spec("stencil", "shared").source_sha() != ""
+
+
+def test_select_keeps_the_named_variants_and_configs_and_refuses_what_is_not_planned():
+    specs, _ = san.plan([get_experiment("gemm_bf16")], {}, "sm_90")
+    t4 = san.select(specs, ["t4"], {"CLUSTER": (2,)})
+    assert [s.variant.name for s in t4] == ["t4"] and t4[0].params["CLUSTER"] == 2
+    assert san.select(specs, ["t4"], {"CLUSTER": (1,)}) == []  # t4's default is in clusters of two
+    with pytest.raises(GpulabError, match="no variant nope to sanitize; planned: t0, t1, t2, t3, t4"):
+        san.select(specs, ["nope"], None)
+    with pytest.raises(GpulabError, match="--param TILE: no planned run has that param"):
+        san.select(specs, ["t4"], {"TILE": (16,)})
+
+
+def test_a_kept_log_is_named_by_the_run_and_tool():
+    name = san.log_name(_spec("stencil", "nosync"), "racecheck")
+    assert name == "stencil-nosync-R=3-100003-racecheck.log"
+
+
+# -- the card's own logs (tests/fixtures/sanitize/), replayed through the parser ------------------
+FIXTURES = Path(__file__).parent / "fixtures" / "sanitize"
+CAPTURE = ("bash notebook/device/device_sanitize_models.sh on an H200 writes it to $OUT/sanitize_models/fixtures/; "
+           "copy that folder's logs to tests/fixtures/sanitize/")
+
+
+def _fixture(name: str) -> str:
+    path = FIXTURES / name
+    if not path.exists():
+        pytest.skip(f"{path.name} not recorded yet: {CAPTURE}")
+    return path.read_text()
+
+
+@pytest.mark.parametrize("name", ["t4-cluster2-memcheck.log", "t4-cluster2-synccheck.log", "t4-cluster2-initcheck.log",
+                                  "racy_v1-memcheck.log"])
+def test_the_cards_clean_logs_read_as_clean(name):
+    """Logs compute-sanitizer wrote on the H200 for runs it found nothing in."""
+    r = san.parse_log(_fixture(name))
+    assert (r.errors, r.warnings, r.first, r.tool_error) == (0, 0, "", "")
+
+
+def test_the_cards_racecheck_of_the_racy_kernel_reads_as_its_race():
+    """The planted kernel (tests/gpu/planted/racy_v1.cu) under racecheck on the H200: hazards, the
+    first of them in the planted file, nothing of the tool's own."""
+    r = san.parse_log(_fixture("racy_v1-racecheck.log"))
+    assert r.errors + r.warnings > 0 and r.tool_error == ""
+    assert r.first.startswith(("Error: Race reported", "Warning: Race reported")) and "racy_v1.cu" in r.first
+    row = {"tool": "racecheck", "expected_wrong": False}
+    assert san.verdict(row, r) == "ERRORS"
+
+
+def test_the_cards_racecheck_of_t4_in_clusters_of_two_reads_as_what_happened():
+    """t4 in clusters of two under racecheck on the H200: where the tool failed inside itself the
+    parser says so (and the row is a provisional TOOL_FAULT); otherwise a summary like any other."""
+    text = _fixture("t4-cluster2-racecheck.log")
+    r = san.parse_log(text)
+    assert r.errors is not None
+    if "Internal Sanitizer Error" in text:
+        assert r.tool_error.startswith("Internal Sanitizer Error") and r.first.startswith("Internal Sanitizer Error")
+        assert san.verdict({"tool": "racecheck"}, r) == san.TOOL_FAULT
+    else:
+        assert r.tool_error == ""
+
+
+# -- what can be sanitized: your own experiments and kernels, as every command takes them --------
+def test_an_experiment_on_gpulab_path_is_planned_at_its_own_small_ragged_shape(monkeypatch):
+    monkeypatch.setenv("GPULAB_PATH", str(Path(__file__).resolve().parents[1] / "examples"))
+    transpose = get_experiment("transpose")
+    specs, skipped = san.plan([transpose], {}, "sm_90")
+    assert {s.variant.name for s in specs} == {v.name for v in transpose.variants} and not skipped
+    assert all(min(s.shape.values) > 1 for s in specs)  # ragged: more than one element in every dimension
+
+
+def test_a_kernel_given_with_kernel_is_planned_and_crosses_to_the_child_by_its_file(tmp_path):
+    """The racy user kernel of issue 42 (tests/gpu/planted/racy_v1.cu), added with --kernel: planned
+    at sgemm's sanitize shape, and the spec the child unpickles rebuilds the experiment from the file."""
+    import pickle
+
+    racy = Path(__file__).parent / "gpu" / "planted" / "racy_v1.cu"
+    exp = get_experiment("sgemm", kernels=(racy,))
+    specs, _ = san.plan([exp], {}, "sm_90")
+    (spec,) = san.select(specs, ["racy_v1"], None)
+    assert spec.shape.label == "257x131x77" and spec.params == {"TILE": 16}
+    back = pickle.loads(pickle.dumps(spec))
+    assert back.variant.name == "racy_v1" and back.experiment.source(back.variant) == racy.resolve()
+    assert back.source_sha() == spec.source_sha()
+
+
+def test_the_command_takes_kernel_and_param_and_needs_compute_sanitizer(tmp_path):
+    env = os.environ | {"PATH": str(tmp_path), "CUDA_HOME": str(tmp_path)}
+    env.pop("GPULAB_SANITIZER", None)
+    if Path("/usr/local/cuda/bin/compute-sanitizer").exists():
+        pytest.skip("this machine has /usr/local/cuda/bin/compute-sanitizer")
+    racy = Path(__file__).parent / "gpu" / "planted" / "racy_v1.cu"
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "sanitize", "sgemm", "--kernel", str(racy), "-v", "racy_v1",
+                        "-p", "TILE=16", "--tool", "memcheck,racecheck"], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and "compute-sanitizer not found" in r.stderr and "Traceback" not in r.stderr
+    bad = subprocess.run([sys.executable, "-m", "gpulab.cli", "sanitize", "sgemm", "--tool", "memcheck,nope"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert bad.returncode == 2 and "--tool nope: choose from memcheck, racecheck, synccheck, initcheck" in bad.stderr

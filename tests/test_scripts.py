@@ -312,6 +312,39 @@ esac
     assert argv[4:8] == [sys.executable, probe_cluster_sanitizer.__file__, "--case", "5"]
 
 
+def test_the_t4_table_runs_each_case_alone_and_under_racecheck_on_t4s_launches_only(tmp_path, monkeypatch, capsys):
+    """scripts/probe_cluster_sanitizer.py --set t4 against a stand-in compute-sanitizer: one line per
+    case and tool with the tool's error count and first report, the tool filtered to gemm_bf16's
+    launches as gpulab sanitize runs it. (The child itself needs a Hopper GPU: here it stops at once.)"""
+    log = tmp_path / "args.txt"
+    tool = executable(tmp_path / "compute-sanitizer", f"""#!/bin/sh
+printf "%s\\n" "$@" >> {log}
+while [ "$1" != "--log-file" ]; do shift; done
+printf "========= Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.\\n========= ERROR SUMMARY: 1 error\\n" > "$2"
+exit 1
+""")
+    monkeypatch.setenv("GPULAB_SANITIZER", str(tool))
+    monkeypatch.setattr(probe_cluster_sanitizer, "T4_CASES", {"memcpy": probe_cluster_sanitizer.T4_CASES["memcpy"]})
+    assert probe_cluster_sanitizer.run_t4(timeout=60) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["t4", "case", "tool", "exit", "errors", "verdict"]
+    assert lines[1].split()[:2] == ["memcpy", "none"]
+    race = lines[2].split(None, 4)
+    assert race[:4] == ["memcpy", "racecheck", "1", "1"] and race[4].endswith(
+        "| Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.")
+    argv = log.read_text().splitlines()
+    assert argv[:8] == ["--tool", "racecheck", "--kernel-name", "kernel_name=gemm_bf16", "--launch-count", "2",
+                        "--report-api-errors", "no"]
+    assert argv[-4:] == [sys.executable, probe_cluster_sanitizer.__file__, "--t4", "memcpy"]
+    assert lines[-1].startswith("cases: memcpy: 17x33x65, the staged layout built on the host")
+
+
+@pytest.mark.parametrize("how", sorted({how for _, how, _ in probe_cluster_sanitizer.T4_CASES.values()}))
+def test_every_t4_case_prepares_its_operands_with_a_stage_step(how):
+    t4 = get_experiment("gemm_bf16").variant("t4")
+    assert callable(probe_cluster_sanitizer.t4_stage(how, t4))
+
+
 @pytest.mark.parametrize("args, words, code", [
     ([], "GPULAB_SANITIZER=", 2),
     (["--case", "9"], "invalid choice: 9", 2),

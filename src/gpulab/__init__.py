@@ -17,8 +17,8 @@ from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
 # None of them is also the name of a module of the package (those live in run/ and jobs/), so an
 # import of a submodule never replaces one of these names with a module.
 _API = ("card", "bench", "best", "verify", "run", "compile_only", "predict", "profile", "compare", "experiment",
-        "experiments", "variants", "ceilings", "tune", "tune_replay", "fidelity", "Records", "new", "BenchOptions",
-        "Progress", "MainRun", "ab", "Problem", "load_problem")
+        "experiments", "variants", "ceilings", "tune", "tune_replay", "fidelity", "sanitize", "Records", "new",
+        "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem")
 
 
 def __getattr__(name: str):

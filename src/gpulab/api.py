@@ -39,6 +39,7 @@ from gpulab.jobs import fidelity as fid
 from gpulab.jobs import new as scaffold
 from gpulab.jobs import replay as replaying
 from gpulab.jobs import search
+from gpulab.jobs import sanitize as sanitizing
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.best import picker
@@ -57,7 +58,7 @@ from gpulab.run.progress import QUIET, Progress
 
 __all__ = ["BenchOptions", "MainRun", "Prediction", "Problem", "Progress", "Records", "ab", "bench", "load_problem", "best", "card", "ceilings",
            "compare", "compile_only", "experiment", "experiments", "fidelity", "new", "predict", "profile", "run",
-           "tune", "variants", "verify"]
+           "sanitize", "tune", "variants", "verify"]
 
 
 def card():
@@ -490,6 +491,25 @@ def _tune_plan(plan, run_tune, progress: Progress) -> Records:
     records = Records(plan.rows, plan.path)
     records.result, records.plan, records.lab = result, plan, plan.lab
     return records
+
+
+# -- compute-sanitizer ------------------------------------------------------------------------------------
+def sanitize(experiment_names: Sequence[str] | None = None, variants: Sequence[str] | None = None, *,
+             tools: Sequence[str] | None = None, params: dict | None = None, kernels: Sequence[str | Path] = (),
+             jobs: int = 8, out: str | Path | None = None, logs: str | Path | None = None,
+             progress: Progress | None = None) -> Records:
+    """Each variant of the experiments (default: all; with `kernels`, name one) at its default params
+    and every tuned config, at the experiment's small ragged shape, under compute-sanitizer's tools
+    (default: memcheck, racecheck, synccheck, initcheck): one record per (run, tool) with `errors`,
+    `first_report` and a `verdict` (clean, ERRORS, TOOL_FAULT with its `evidence`, or what a
+    demonstration showed), upserted into `out` (default results/<gpu>/sanitize.csv). `params`
+    ({'CLUSTER': 2}) keeps the configs with those values; `logs` keeps every full log in that folder.
+    `.skipped`: the runs this card cannot take, with why. Needs a GPU and compute-sanitizer
+    (GPULAB_SANITIZER, PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)."""
+    chosen = _chosen(experiment_names, kernels)
+    return sanitizing.sanitize(chosen, tuning.load_tuned, _names(variants, "variants"),
+                               tuple(_names(tools, "tools") or sanitizing.TOOLS), param_values(params), jobs,
+                               Path(out) if out else None, Path(logs) if logs else None, progress or QUIET)
 
 
 # -- a new experiment -----------------------------------------------------------------------------------

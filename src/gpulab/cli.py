@@ -18,13 +18,13 @@ from rich.progress import Progress as Bar
 from gpulab import api
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError, RunsFailed
-from gpulab.experiments import all_experiments, get_experiment, load_problem
+from gpulab.experiments import load_problem
 from gpulab.experiments.base import parse_positive_int
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu import nvml
-from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
+from gpulab.gpu.device import NO_GPU_HINT, probe
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import sanitize as san
 from gpulab.jobs import tune as tuning
@@ -32,7 +32,7 @@ from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.profile import access_model, sass_profile
 from gpulab.jobs.search import DEFAULT_BUDGET
 from gpulab.model.predict import instruction_table
-from gpulab.records import RESULTS_ROOT, card_folder, environment, read_csv, write_csv
+from gpulab.records import RESULTS_ROOT, environment, write_csv
 from gpulab.report import fidelity_tables, predict_tables
 from gpulab.report.fidelity_tables import rejudge_line
 from gpulab.report.markdown import card_folders, page_files, readme_blocks, unplaced, update_pages
@@ -609,40 +609,24 @@ def sanitize(
     experiments: Optional[list[str]] = typer.Argument(None, help="experiments to check (default: all)"),
     variant: Optional[str] = typer.Option(None, "--variant", "-v", help="comma-separated variants (default: all)"),
     tool: Optional[str] = typer.Option(None, "--tool", help="comma-separated: memcheck, racecheck, synccheck, initcheck (default: all)"),
+    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="only the configs with NAME=V1,V2 (repeatable)"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     jobs: int = typer.Option(min(8, os.cpu_count() or 1), "--jobs", "-j", help="sanitizer processes at once"),
     out: Optional[Path] = typer.Option(None, "--out", help="the CSV (default results/<gpu>/sanitize.csv; rows of the same runs are replaced)"),
+    logs: Optional[Path] = typer.Option(None, "--logs", help="keep compute-sanitizer's full log of every run and tool in this folder"),
 ) -> None:
     """Every variant (and every tuned config) at a small ragged shape under compute-sanitizer's
     memcheck, racecheck, synccheck and initcheck: one row per (run, tool) with the error count and
     the first report. The value check cannot see a discarded out-of-bounds load or a race that
     happened to go right; these tools can."""
-    sanitizer = san.find_sanitizer()
-    tools = tuple(split_list(tool)) or san.TOOLS
-    if unknown := [t for t in tools if t not in san.TOOLS]:
-        raise GpulabError(f"--tool {', '.join(unknown)}: choose from {', '.join(san.TOOLS)}")
-    if jobs < 1:
-        raise GpulabError("--jobs must be at least 1")
-    exps = [get_experiment(e) for e in experiments] if experiments else all_experiments()
-    names = split_list(variant)
-    for name in names:  # each must name a variant of a chosen experiment; the error lists them
-        if not any(v.name == name for e in exps for v in e.variants):
-            exps[0].variant(name)
-    device = require_gpu()
-    folder = card_folder(device.slug)
-    specs, skipped = san.plan(exps, tuning.load_tuned(folder), device.arch)
-    if names:
-        specs = [s for s in specs if s.variant.name in names]
-    for spec, reason in skipped:
+    with Live("sanitize", describe=lambda row: None) as live:
+        rows = api.sanitize(experiments, split_list(variant) or None, tools=split_list(tool) or None,
+                            params=params_arg(param) or None, kernels=kernels_of(kernel), jobs=jobs, out=out,
+                            logs=logs, progress=live)
+    for spec, reason in rows.skipped:
         console.print(f"  skipped {spec.label}: {reason}", markup=False)
-    path = out or folder / san.FILE_NAME
-    with progress_bar() as bar:
-        task = bar.add_task(f"sanitize: {len(specs)} runs x {len(tools)} tools", total=len(specs) * len(tools))
-        rows = san.run_all(sanitizer, specs, tools, device.arch, jobs, on_done=lambda row: bar.advance(task))
-    env = environment(device, device.arch)
-    rows = [r | env for r in rows]
-    write_csv(path, san.merge(read_csv(path) if path.exists() else [], rows))
-    console.print(sanitize_table(rows, f"compute-sanitizer {sanitizer}: errors per run and tool"))
-    line = san.summary_line(rows, path)
+    console.print(sanitize_table(rows, "compute-sanitizer: errors per run and tool"))
+    line = san.summary_line(rows, rows.path)
     if any(san.failed(r) for r in rows):
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
         sys.exit(1)

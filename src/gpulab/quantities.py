@@ -205,6 +205,16 @@ FIDELITY_FILE = "fidelity.csv"
 PROFILE_FILE = "profile.csv"
 SANITIZE_FILE = "sanitize.csv"
 SANITIZE_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "tool", "errors", "verdict")
+# A bench row's verdict from the sanitizer gate (gpulab.jobs.clean): CLEAN, or why not. Only a clean
+# row is called the best of its shape (gpulab.report.tables.best_per_shape).
+SANITIZED = "sanitized"
+CLEAN = "clean"
+
+
+def may_be_best(row: Mapping) -> bool:
+    """Whether a bench row may be called the best of its shape: the gate found it clean, or the row
+    predates the gate (no verdict recorded: it is taken as it was)."""
+    return row.get(SANITIZED) in (None, "", CLEAN)
 # What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
 FIDELITY_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured",
                              "exact", "verdict")
@@ -398,7 +408,12 @@ def measure_call(launches: Sequence[Mapping[str, float]]) -> dict[str, float]:
 
 def derive(values: Mapping[str, float]) -> dict[str, float]:
     """The derived quantities from the others' values (nan where an input is missing; a ratio over
-    zero requests is 0)."""
+    zero requests is 0; nan where the inputs contradict each other, see unmeasurable)."""
+    out = _derive_raw(values)
+    return out | {key: math.nan for key in unmeasurable(values, out)}
+
+
+def _derive_raw(values: Mapping[str, float]) -> dict[str, float]:
     out: dict[str, float] = {}
 
     def value(key: str) -> float:
@@ -421,6 +436,37 @@ def derive(values: Mapping[str, float]) -> dict[str, float]:
     for q in COUNTED:
         if q.derived:
             value(q.key)
+    return out
+
+
+def unmeasurable(values: Mapping[str, float], derived: Mapping[str, float] | None = None) -> dict[str, str]:
+    """{key: why} for the derived counts these values cannot give: a count derived as a - b that
+    comes out below zero (a count never is), and b with it where b is itself derived, since b is the
+    one that holds more than it should. The case seen: shared bank conflicts = the instrumented
+    wavefronts minus the hardware's conflict-free ("ideal") wavefronts, where the ideal exceeds the
+    instrumented count (t4 at 1536x2560x1000 on the H200: 123,930 against 123,000 store wavefronts,
+    the model's and the instrumented count; at 1024^3 the ideal read 33,295 and 33,115 in two
+    captures against 32,800). The instrumented count is each instruction's own; the hardware's
+    wavefronts hold more, which arbitration adds and its conflict counter does not see, moving from
+    capture to capture: the ideal is the wrong one, and no conflict count can be read from it."""
+    derived = _derive_raw(values) if derived is None else derived
+
+    def value(key: str) -> float:
+        v = derived.get(key, values.get(key, math.nan))
+        return math.nan if v is None else float(v)
+
+    out: dict[str, str] = {}
+    for q in COUNTED:
+        if not (q.derived and q.kind == "count" and q.derived[1] in ("-", "-?")):
+            continue
+        a, _, b = q.derived
+        va, vb = value(a), value(b)
+        if not (math.isnan(va) or math.isnan(vb)) and va - vb < 0:
+            why = (f"unmeasurable: the {BY_KEY[b].label.strip()}, {vb:,.0f}, exceed the {BY_KEY[a].label.strip()}, "
+                   f"{va:,.0f}, by {vb - va:,.0f}")
+            out[q.key] = why
+            if BY_KEY[b].derived:
+                out[b] = why
     return out
 
 

@@ -145,6 +145,26 @@ def test_racecheck_reports_the_nosync_demos_hazard(tmp_path):
     assert row["verdict"] == "hazard reported (a demonstration)", row
 
 
+def test_the_racy_user_kernel_is_caught_by_racecheck_and_the_gate_never_crowns_it(tmp_path):
+    """Issue 42: sgemm's v1 with the second barrier of its loop removed, given as a user's kernel
+    (tests/gpu/planted/racy_v1.cu): racecheck reports its hazard, memcheck does not (it reads nothing
+    out of bounds), and the sanitizer gate refuses it, writing both rows to sanitize.csv."""
+    from gpulab.jobs.clean import Gate
+    from gpulab.jobs.sanitize import sanitize_one, sanitize_shape
+    from gpulab.records import read_csv
+
+    sanitizer = _sanitizer()
+    exp = get_experiment("sgemm", kernels=(PLANTED / "racy_v1.cu",))
+    spec = RunSpec(exp, exp.variant("racy_v1"), {"TILE": 16}, sanitize_shape(exp))
+    race = sanitize_one(sanitizer, spec, "racecheck", tmp_path / "race")
+    assert race["verdict"] == "ERRORS" and race["errors"] + race["warnings"] > 0, race
+    assert "racy_v1.cu" in race["first_report"]
+    verdict = Gate(tmp_path, "sm_90").verdict(RunSpec(exp, spec.variant, spec.params, exp.shape(97, 65, 33)))
+    assert not verdict.clean and verdict.text.startswith("not clean: racecheck reported")
+    rows = read_csv(tmp_path / "sanitize.csv")
+    assert {(r["tool"], r["verdict"]) for r in rows} == {("memcheck", "clean"), ("racecheck", "ERRORS")}
+
+
 # Every variant, but sgemm's v14 apart: under racecheck its launches in clusters of two (its default,
 # and t4's) fault with an illegal address where memcheck, synccheck and initcheck find nothing and
 # every check passes (H200, 2026-12-02): open, see docs/notes/gemm_bf16-notes.md. Its other three tools below.

@@ -336,8 +336,10 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
 
 def variant_from_file(path: Path, experiment=None, access: Callable | None = None) -> Variant:
     """The Variant a .cu file declares. With `experiment`, its names are checked against the
-    experiment's dimensions (and its `experiment:` line, if any, against the experiment's name)."""
-    path = Path(path)
+    experiment's dimensions (and its `experiment:` line, if any, against the experiment's name).
+    A relative path is taken from the working directory (the variant keeps it absolute: its
+    experiment finds the source at directory / file, which an absolute file overrides)."""
+    path = Path(path).absolute()
     if path.suffix != ".cu":
         raise GpulabError(f"{path}: a kernel file is CUDA C++ source ending in .cu")
     if not path.is_file():

@@ -16,6 +16,7 @@ from gpulab.gpu.stats import parse_noise
 from gpulab.gpu.timing import TimingPolicy
 from gpulab.jobs.best import picker
 from gpulab.jobs.ceilings import ensure
+from gpulab.jobs.clean import Gate, vet_best
 from gpulab.jobs.tune import tuned_defaults
 from gpulab.records import BEST, Records, card_folder, read_csv, upsert_runs
 from gpulab.records.ceilings import attach, attach_copy, ceilings_path, load
@@ -107,12 +108,14 @@ def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Prog
     into `path` after every run and at the end: a run's row replaces the file's row of the same run
     (experiment, variant, params, shape), every other row the file holds stays. `execute` runs them
     (default: one after the other on `lab`); one that is given (a cluster's) uses the ceilings already
-    measured on that card, if any, since the card may be on another host."""
+    measured on that card, if any, since the card may be on another host. The rows that could be
+    called best carry the sanitizer gate's verdict (gpulab.jobs.clean.vet_best)."""
     if path is not None:
         check_writable(path)
         if path.exists():
             read_csv(path)  # a damaged file is refused before any work, not after the first run
     ceilings = ensure_ceilings(lab.device, folder, progress) if execute is None else load(ceilings_path(folder))
+    gate = Gate(folder, lab.arch, lab.env, progress)  # reads sanitize.csv: a damaged one stops us before any run
 
     def finished(rows: list[dict]) -> list[dict]:
         return attach_copy(attach(derive(rows, exp.baseline), exp, ceilings), exp, ceilings)
@@ -122,6 +125,8 @@ def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Prog
             upsert_runs(path, finished([dict(r) for r in done]), key=config_run_key)
 
     records = Records(finished((execute or run_one_by_one)(lab, specs, progress, save)), path)
+    # No row is called best before compute-sanitizer finds its kernel clean (gpulab.jobs.clean).
+    vet_best(records, specs, gate, tuple(exp.vendor_baselines()))
     if path is not None:
         upsert_runs(path, list(records), key=config_run_key)
     records.lab = lab

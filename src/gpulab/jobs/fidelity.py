@@ -90,6 +90,14 @@ HW_AGREES_NOTE = ("the hardware counter equals the model ({hw:,.0f}); ncu's inst
                   "it counts the phases of partly active LDS.128/STS.128 differently")
 
 
+# A derived count whose inputs contradict each other (gpulab.quantities.unmeasurable): never a
+# number below zero; the verdict says so and the note gives the inputs.
+UNMEASURABLE = "unmeasurable"
+UNMEASURABLE_NOTE = ("the hardware's wavefronts hold more than the instructions' own (the instrumented count): "
+                     "arbitration adds them, its conflict counter does not see them, and they move from capture "
+                     "to capture, so no bank-conflict count can be read here; the instrumented wavefronts are judged")
+
+
 def ragged_shapes(exp) -> tuple[tuple[int, ...], ...]:
     """The built-ins' ragged shapes above; any other experiment declares its own (ragged_shapes)."""
     return RAGGED_SHAPES.get(exp.name, exp.ragged_shapes)
@@ -150,12 +158,16 @@ def _finite(x) -> bool:
 def compare(predicted: dict | None, measured: dict, l2_bytes: int | None, no_model: str = "") -> list[dict]:
     """One row per quantity: predicted, measured, ratio, exact, verdict, note."""
     rows = []
+    contradicted = Q.unmeasurable({k: v for k, v in measured.items() if not _derived(k)})
     for q in QUANTITIES:
         pred = predicted.get(q) if predicted else None
         meas = measured.get(q)
         row = {"quantity": q, "predicted": pred, "measured": meas if _finite(meas) else None,
                "ratio": None, "exact": None, "verdict": "", "note": ""}
-        if not _finite(meas):
+        if q in contradicted:  # a count its inputs contradict (below zero): no number, the inputs said
+            row["measured"] = None
+            row["verdict"], row["note"] = UNMEASURABLE, f"{contradicted[q]}; {UNMEASURABLE_NOTE}"
+        elif not _finite(meas):
             row["verdict"], row["note"] = "not measured", "ncu gave no value"
         elif q in MEASURED_ONLY and pred is None:
             row["verdict"], row["note"] = "not modelled", UNMODELLED.get(q, ("", UNMODELLED_NOTE))[1]
@@ -456,8 +468,10 @@ def rejudge(rows: list[dict], folder: Path | None = None) -> tuple[list[dict], l
         other_metric = {r["quantity"] for r in recorded if not _derived(r["quantity"])
                         and Q.metric_text(r["quantity"]) not in ("", r.get("ncu_metric") or "")}
         values = {r["quantity"]: r["measured"] for r in recorded if r.get("measured") is not None}
-        no_inputs = {r["quantity"] for r in recorded
-                     if _derived(r["quantity"]) and math.isnan(measured_quantities(values).get(r["quantity"], math.nan))}
+        # a count its recorded inputs contradict (below zero) is unmeasurable, not missing an input
+        contradicted = Q.unmeasurable({k: v for k, v in values.items() if not _derived(k)})
+        no_inputs = {r["quantity"] for r in recorded if _derived(r["quantity"]) and r["quantity"] not in contradicted
+                     and math.isnan(measured_quantities(values).get(r["quantity"], math.nan))}
         from_report, unread = report_measurements(folder, spec, recorded[0]) if other_metric | no_inputs else ({}, "")
         refreshed = other_metric & set(from_report)
         values |= {q: from_report[q] for q in refreshed}
@@ -465,8 +479,9 @@ def rejudge(rows: list[dict], folder: Path | None = None) -> tuple[list[dict], l
             values.setdefault(q, v)  # counts the rows do not hold: inputs of a derived quantity
         recomputed = measured_quantities(values)
         other_metric -= refreshed
-        no_inputs = {r["quantity"] for r in recorded
-                     if _derived(r["quantity"]) and math.isnan(recomputed.get(r["quantity"], math.nan))}
+        contradicted = Q.unmeasurable({k: v for k, v in values.items() if not _derived(k)})
+        no_inputs = {r["quantity"] for r in recorded if _derived(r["quantity"]) and r["quantity"] not in contradicted
+                     and math.isnan(recomputed.get(r["quantity"], math.nan))}
         tail = f" ({unread})" if unread else ""
         if other_metric:
             kept.append(f"{' '.join(key)}: {', '.join(sorted(other_metric))} recorded from another ncu metric than "

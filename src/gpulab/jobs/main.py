@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from gpulab.jobs.bench import bench_plan, ensure_ceilings, sweep_specs
+from gpulab.quantities import SANITIZED, may_be_best
 from gpulab.records import Records, card_folder, did_not_finish, upsert
 from gpulab.run.lab import LabOptions
 from gpulab.run.precompile import precompiled
@@ -69,21 +70,23 @@ def main_run(experiments: list, full: bool = False, out_dir: str | Path | None =
 
 def summary_row(exp, records: list[dict], mode: str, wall_s: float) -> dict:
     """One experiment's line of the summary: its fastest correct row of gpulab's own at the tour
-    shape (or, where the tour shape was not run, the last shape), against the ceiling that binds it
-    and the vendor library."""
+    shape (or, where the tour shape was not run, the last shape) that the sanitizer gate did not
+    refuse (gpulab.jobs.clean), against the ceiling that binds it and the vendor library."""
     libraries = set(exp.vendor_baselines())
     tour = exp.shape(*exp.tour_shape).label
     shapes = [r["shape"] for r in records]
     shape = tour if tour in shapes else (shapes[-1] if shapes else "")
-    own = [r for r in records if r.get("shape") == shape and r.get("time_ms") and r.get("correct")
-           and not r.get("expected_wrong") and r.get("variant") not in libraries]
+    timed = [r for r in records if r.get("shape") == shape and r.get("time_ms") and r.get("correct")
+             and not r.get("expected_wrong") and r.get("variant") not in libraries]
+    own = [r for r in timed if may_be_best(r)]
     # A run that faulted, hung or gave a wrong answer failed; one its constraints skipped did not.
     failed = [r for r in records if did_not_finish(r) or (r.get("correct") is False and not r.get("expected_wrong"))]
     row = {"experiment": exp.name, "mode": mode, "shape": shape, "runs": len(records),
            "runs_timed": sum(1 for r in records if r.get("time_ms")), "runs_failed": len(failed),
            "wall_s": round(wall_s, 2)}
-    if not own:
-        return row
+    if not own:  # where the gate refused every timed row, the fastest one's verdict says why
+        refused = sorted(timed, key=lambda r: r["time_ms"])
+        return row | ({"best_variant": "", SANITIZED: refused[0][SANITIZED]} if refused else {})
     best = min(own, key=lambda r: r["time_ms"])
     rate = "gflops" if best.get("gflops") else "gbps"
     variant = best.get("picked") or best["variant"]

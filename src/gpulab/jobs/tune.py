@@ -34,6 +34,7 @@ from gpulab.errors import DeviceFault, GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.files import locked, write_atomic
 from gpulab.gpu.timing import TimingPolicy
+from gpulab.jobs.clean import Gate, first_clean
 from gpulab.jobs.search import Budget, bayes_search, listed, resolve
 from gpulab.params import parse_params_label
 from gpulab.records import card_folder, read_csv, read_text, write_csv
@@ -191,10 +192,12 @@ def best_by_shape(rows: list[dict], shapes: list[Shape]) -> dict[str, dict]:
 
 
 def write_best(folder: Path, experiment: Experiment, variant: Variant, params: Params, value: float,
-               shapes: list[Shape], env: dict, by_shape: dict[str, dict] | None = None) -> None:
-    """Record a tune's best config over `shapes` and its fastest per shape in tuned.json. The picks an
-    earlier tune of the variant recorded at shapes this one did not time stay: a tune at one new
-    shape does not forget the others."""
+               shapes: list[Shape], env: dict, by_shape: dict[str, dict] | None = None,
+               gated: dict | None = None) -> None:
+    """Record a tune's best config over `shapes` and its fastest per shape in tuned.json, with what
+    the sanitizer gate said of it (`gated`: its verdict and the faster configs it passed over). The
+    picks an earlier tune of the variant recorded at shapes this one did not time stay: a tune at
+    one new shape does not forget the others."""
     with locked(tuned_path(folder)):  # two tunes of different variants both land
         table = load_tuned(folder)
         earlier = (table.get(experiment.name, {}).get(variant.name) or {}).get("by_shape") or {}
@@ -207,6 +210,7 @@ def write_best(folder: Path, experiment: Experiment, variant: Variant, params: P
             "shapes": [s.label for s in shapes],
             "by_shape": by_shape,
             "gpu": env.get("gpu"), "driver": env.get("driver"), "date": env.get("date"),
+            **(gated or {}),
         }
         write_atomic(tuned_path(folder), json.dumps(table, indent=2, sort_keys=True) + "\n")
 
@@ -363,10 +367,14 @@ def past(deadline: float | None) -> bool:
 class TuneResult:
     scored: list[tuple[float, Params]]  # (geomean rate, params), the best first
     by_shape: dict[str, dict]  # best_by_shape of every config this tune timed
+    # What tuned.json records as the best: the fastest config the sanitizer gate found clean
+    # (gpulab.jobs.clean.first_clean), the fastest where it found none; and the gate's word on it.
+    chosen: Params | None = None
+    sanitized: str = ""
 
     @property
     def best(self) -> Params:
-        return self.scored[0][1]
+        return self.chosen if self.chosen is not None else self.scored[0][1]
 
 
 def plan_tune(experiment: Experiment, variant: Variant, overrides: dict[str, tuple[int, ...]],
@@ -446,11 +454,17 @@ def finish_tune(plan: TunePlan) -> TuneResult:
     if not scored:
         raise GpulabError(f"no config of {v.name} ran correctly on every shape; see {plan.path}")
     scored.sort(key=lambda x: -x[0])
-    best_value, best = scored[0]
+    # The winner is checked before it is written (gpulab.jobs.clean): a faster config that is not
+    # clean under memcheck and racecheck does not become the card's default.
+    gate = Gate(plan.folder, plan.lab.arch, plan.lab.env)
+    at, verdict, passed = first_clean([RunSpec(exp, v, p, plan.shapes[0]) for _, p in scored], gate)
+    best_value, best = scored[at]
     tried = [r for r in plan.rows if (r.get("params") or "") in {v.params_label(p) for p in plan.configs}]
     by_shape = best_by_shape(tried, plan.shapes)
-    write_best(plan.folder, exp, v, best, best_value, plan.shapes, plan.lab.env, by_shape)
-    return TuneResult(scored, by_shape)
+    gated = {"sanitized": verdict.text,
+             "passed_over": [{"params": p.params, "why": why} for p, why in passed]}
+    write_best(plan.folder, exp, v, best, best_value, plan.shapes, plan.lab.env, by_shape, gated)
+    return TuneResult(scored, by_shape, best, verdict.text)
 
 
 def _tune_one(lab, spec, path: Path, source_sha: str) -> dict:

@@ -174,6 +174,9 @@ def pivot(records: list[dict], rate: str, merged: frozenset = frozenset()) -> st
 def best_lines(records: list[dict], baseline: str) -> str:
     out = []
     for b in best_per_shape(records):
+        if b["time_ms"] is None:  # no row of the shape the sanitizer gate found clean
+            out.append(f"- {b['shape']}: {b['best']}")
+            continue
         cub = f", {b['pct_of_cublas']:.0f}% of cuBLAS" if b.get("pct_of_cublas") else ""
         speed = f", {b['speedup']:.2f}x over {baseline}" if b.get("speedup") else ""
         out.append(f"- {b['shape']}: best {b['best']} ({b['time_ms']:.4f} ms{speed}{cub})")
@@ -352,13 +355,25 @@ def fidelity_block(csv_path: Path) -> str:
     dram = [r for r in rows if r.get("quantity") == "dram_read_bytes" and str(r.get("verdict", "")).startswith(("within", "outside"))]
     within = sum(1 for r in dram if str(r["verdict"]).startswith("within"))
     text = "\n".join(lines) + f"\n\n{len(runs)} runs. DRAM bytes read within 15% of the compulsory bytes in {within} of " \
-        f"the {len(dram)} runs whose inputs exceed the L2.{_hardware_line(rows)}\n"
+        f"the {len(dram)} runs whose inputs exceed the L2.{_hardware_line(rows)}{_unmeasurable_line(rows)}\n"
     if notes:
         text += "\nWhere they differ:\n\n" + "\n".join(notes) + "\n"
     r = next((r for r in rows if r.get("gpu")), {})
     dates = sorted({str(r.get("date", ""))[:10] for r in rows if r.get("date")})
     return text + (f"\n_{r.get('gpu', '?')}, driver {r.get('driver', '?')}, NVRTC {r.get('nvrtc', '?')}, "
                    f"Nsight Compute {r.get('ncu_version', '?')}, {', '.join(dates) or '?'}._\n")
+
+
+def _unmeasurable_line(rows: list[dict]) -> str:
+    """Where a derived count's inputs contradicted each other (gpulab.quantities.unmeasurable): how
+    many rows, not judged, and of which quantities."""
+    gone = [r for r in rows if r.get("verdict") == "unmeasurable"]
+    if not gone:
+        return ""
+    quantities = ", ".join(dict.fromkeys(r["quantity"] for r in gone))
+    runs = len({tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in gone})
+    return (f" Not judged, in {runs} runs: {quantities}, whose hardware ideal exceeded the instrumented wavefronts "
+            "(a count below zero is never reported; the note gives both numbers).")
 
 
 def fidelity_headline_block(csv_path: Path) -> str:
@@ -400,14 +415,18 @@ def sanitize_block(csv_path: Path) -> str:
     demonstration (a kernel kept wrong on purpose, judged by its race alone)."""
     rows = read_sanitize(csv_path)
     tools = list(dict.fromkeys(r["tool"] for r in rows))
-    lines = ["| tool | correct runs clean | demonstrations |", "|---|---|---|"]
+    # A fault inside the tool (TOOL_FAULT, gpulab.jobs.sanitize) is neither clean nor the kernel's error.
+    faults = any(r["verdict"] == "TOOL_FAULT" for r in rows)
+    lines = ["| tool | correct runs clean |" + (" tool faults (not the kernel's) |" if faults else "")
+             + " demonstrations |", "|---|---|" + ("---|" if faults else "") + "---|"]
     for tool in tools:
         mine = [r for r in rows if r["tool"] == tool]
         correct = [r for r in mine if not r.get("expected_wrong")]
         clean = sum(1 for r in correct if r["verdict"] == "clean")
         demos = "; ".join(f"{_column(r)} {r['shape']}: {r['verdict']}, {_count(r.get('errors') or 0, 'report')}"
                           for r in mine if r.get("expected_wrong"))
-        lines.append(f"| {tool} | {clean} of {len(correct)} | {demos} |")
+        tool_faults = f" {sum(1 for r in correct if r['verdict'] == 'TOOL_FAULT')} |" if faults else ""
+        lines.append(f"| {tool} | {clean} of {len(correct)} |{tool_faults} {demos} |")
     runs = {(r["experiment"], r["variant"], r.get("params"), r["shape"]) for r in rows}
     return ("\n".join(lines) + f"\n\n{len(runs)} runs: every variant and every tuned config at a small ragged "
             f"shape.\n\n{provenance(rows)}\n")

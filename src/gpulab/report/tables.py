@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from gpulab.gpu.nvml import thermal_or_power
+from gpulab.quantities import SANITIZED, may_be_best
 from gpulab.records import ceiling_notes, status
 
 
@@ -108,6 +109,8 @@ def bench_table(records: list[dict], title: str) -> Table:
         spills = f"[yellow]{spill_note(r)}[/]" if spill_note(r) else ""
         plan = f"[yellow]{r['plan_note']}[/]" if r.get("plan_note") else ""
         throttled = f"[red]{throttle_note(r)}[/]" if thermal_or_power(r.get("throttle")) else throttle_note(r)
+        if not may_be_best(r):  # the sanitizer gate's reason this row is never called best
+            plan = _notes(plan, f"[yellow]{escape(str(r[SANITIZED]))}[/]")
         row.append(_num(r.get("speedup_vs_baseline"), ".2f"))
         if has_noise:
             noise = noise_text(r)
@@ -147,7 +150,10 @@ def _winner(r: dict) -> str:
 
 def best_per_shape(records: list[dict], libraries: tuple[str, ...] = ("cublas",)) -> list[dict]:
     """The Shared Memory Tiling wiki page's summary (docs/SOURCES.md): for each shape, the fastest correct variant and its speedup over the
-    baseline variant's best config. Library rows (cuBLAS) are reported beside, not as winners."""
+    baseline variant's best config. Library rows (cuBLAS) are reported beside, not as winners. A row
+    the sanitizer gate did not find clean (gpulab.jobs.clean) is never the best: the faster ones it
+    passed over are listed in `passed_over` (variant and why), and where no row is clean `best` says
+    so and the numbers are left out."""
     out = []
     shapes = list(dict.fromkeys(r["shape"] for r in records))
     for shape in shapes:
@@ -156,13 +162,22 @@ def best_per_shape(records: list[dict], libraries: tuple[str, ...] = ("cublas",)
         own = [r for r in rows if r["variant"] not in libraries]
         if not own:
             continue
-        best = min(own, key=lambda r: r["time_ms"])
+        vetted = [r for r in own if may_be_best(r)]
+        best = min(vetted, key=lambda r: r["time_ms"]) if vetted else None
+        passed = sorted((r for r in own if not may_be_best(r) and (best is None or r["time_ms"] < best["time_ms"])),
+                        key=lambda r: r["time_ms"])
+        passed_over = [f"{_winner(r)}: {r[SANITIZED]}" for r in passed]
+        if best is None:
+            out.append({"shape": shape, "best": f"none sanitized clean ({passed_over[0]})", "time_ms": None,
+                        "speedup": None, "pct_of_cublas": None, "passed_over": passed_over})
+            continue
         out.append({
             "shape": shape,
             "best": _winner(best),
             "time_ms": best["time_ms"],
             "speedup": best.get("speedup_vs_baseline"),
             "pct_of_cublas": best.get("pct_of_cublas"),
+            "passed_over": passed_over,
         })
     return out
 
@@ -173,11 +188,16 @@ def summary_table(records: list[dict], baseline: str, title: str,
     if not rows:
         return None
     table = Table(title=title, title_justify="left")
-    for col in ("shape", "best variant", "time ms", f"speedup vs {baseline}", "% cuBLAS"):
-        table.add_column(col, justify="left" if col in ("shape", "best variant") else "right")
+    passed = any(r["passed_over"] for r in rows)
+    for col in ("shape", "best variant", "time ms", f"speedup vs {baseline}", "% cuBLAS",
+                *(("faster, not best (sanitizer)",) if passed else ())):
+        table.add_column(col, justify="left" if col in ("shape", "best variant") or col.startswith("faster") else "right")
     for r in rows:
-        table.add_row(r["shape"], r["best"], _num(r["time_ms"], ".4f"), _num(r["speedup"], ".2f") + "x"
-                      if r["speedup"] else "", _num(r["pct_of_cublas"], ".1f"))
+        cells = [r["shape"], r["best"], _num(r["time_ms"], ".4f"), _num(r["speedup"], ".2f") + "x"
+                 if r["speedup"] else "", _num(r["pct_of_cublas"], ".1f")]
+        if passed:
+            cells.append(f"[yellow]{escape('; '.join(r['passed_over']))}[/]")
+        table.add_row(*cells)
     return table
 
 
@@ -250,7 +270,8 @@ def replay_table(title: str, replays: list, within: float = 0.02) -> Table:
 
 
 def sanitize_table(rows: list[dict], title: str) -> Table:
-    """One line per run, one column per tool: clean, the error count, or what went wrong."""
+    """One line per run, one column per tool: clean, the error count, a fault of the tool's own (its
+    evidence in place of the first report), or what went wrong."""
     tools = list(dict.fromkeys(r["tool"] for r in rows))
     table = Table(title=title)
     for name in ("experiment", "variant", "params", "shape", *tools, "first report"):
@@ -270,12 +291,16 @@ def sanitize_table(rows: list[dict], title: str) -> Table:
                 cells.append(f"[magenta]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (expected)[/]")
             elif r["verdict"].startswith("reported in a demonstration"):
                 cells.append(f"[dim]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (demo, not judged)[/]")
+            elif r["verdict"] == "TOOL_FAULT":  # the tool failed inside itself: its evidence goes below
+                cells.append("[yellow]tool fault[/]")
             elif r.get("errors") is not None:
                 cells.append(f"[red]{(r.get('errors') or 0) + (r.get('warnings') or 0)}[/]")
             else:
                 cells.append(f"[red]{escape(r['verdict'])}[/]")
         first = next((r["first_report"] for r in by_tool.values() if r.get("first_report")), "")
-        table.add_row(*(escape(str(k)) for k in key), *cells, escape(first))
+        evidence = "; ".join(f"{r['tool']} tool fault: {r['evidence']}" for r in by_tool.values()
+                             if r["verdict"] == "TOOL_FAULT" and r.get("evidence"))
+        table.add_row(*(escape(str(k)) for k in key), *cells, escape(evidence or first))
     return table
 
 
@@ -309,7 +334,8 @@ def run_summary_table(rows: list[dict], title: str) -> Table:
         table.add_column(col, justify="left" if col in ("experiment", "shape", "best row") else "right")
     for r in rows:
         rate = (f"{r['gflops']:,.0f} GFLOP/s" if r.get("gflops") else f"{r['gbps']:,.0f} GB/s" if r.get("gbps") else "")
-        best = f"{r.get('best_variant', '')} {r.get('best_params') or ''}".strip() or "[yellow]none timed[/]"
+        best = (f"{r.get('best_variant', '')} {r.get('best_params') or ''}".strip()
+                or (f"[yellow]none: {escape(str(r[SANITIZED]))}[/]" if r.get(SANITIZED) else "[yellow]none timed[/]"))
         ceiling = _num(r.get("pct_of_ceiling"), ".1f") + (f" {r['ceiling']}" if r.get("ceiling") else "")
         failed = r.get("runs_failed") or 0
         table.add_row(r["experiment"], r.get("shape", ""), best, _num(r.get("time_ms"), ".4f"), rate, ceiling,

@@ -14,6 +14,8 @@ l/4 + 8 at columns 2*(l%4) (+8 for the second n8 half): the mma.sync accumulator
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gpulab.arith import cdiv
@@ -331,36 +333,81 @@ def t1_access(params: Params, shape: Shape) -> KernelAccess:
     return KernelAccess(grid=(blocks, 1, 1), block=(T, 1, 1), instructions=tuple(out), **_work(M, N, K))
 
 
-def _tma_sectors(rows: int, matrix_rows: int, pitch: int, k_tiles: int) -> int:
+def _sectors(start: int, end: int) -> int:
+    """32-byte sectors the bytes [start, end) touch."""
+    return (end - 1) // 32 - start // 32 + 1 if end > start else 0
+
+
+def _sectors_per_line(start: int, end: int, least: int) -> int:
+    """The sectors of [start, end) counted line by line (128 bytes), each line's at least `least`."""
+    total, at = 0, start
+    while at < end:
+        stop = min(end, (at // 128 + 1) * 128)
+        total += max(_sectors(at, stop), least)
+        at = stop
+    return total
+
+
+def _box_row_sectors(offset: int, inside: int, multicast: bool) -> int:
+    """Sectors Nsight Compute counts for one 128-byte TMA box row of a k-tile that starts `offset`
+    bytes into a line and holds `inside` bytes inside K (128 in a whole k-tile), the rest past K.
+
+    Loaded by its own block: the part inside K and the part past it, each the sectors it touches (a
+    sector K ends inside counts in both). Multicast (t4's Bt with CLUSTER = 2): the part inside K
+    line by line, at least 2 sectors a line, and the part past K at least 3 sectors. Both fitted to
+    every capture of notebook/probes/probe_tma_bytes.py on the H200 (tests/fixtures/h200/
+    probe-tma-bytes.csv, 2026-12-02: 10 runs in clusters of one, 45 in clusters of two; _tma_sectors
+    has the story)."""
+    end = offset + inside
+    if not multicast:
+        return _sectors(offset, end) + _sectors(end, offset + 128)
+    past = _sectors(end, offset + 128)
+    return _sectors_per_line(offset, end, 2) + (max(past, 3) if inside < 128 else 0)
+
+
+def _tma_sectors(rows: int, matrix_rows: int, pitch: int, k_tiles: int, multicast: bool = False) -> int:
     """32-byte sectors Nsight Compute counts the TMA boxes (64 BF16 wide, one per k-tile) reading from
     `rows` box rows of a BF16 matrix of `matrix_rows` rows and row pitch `pitch` (the tensor map's K
-    extent), once over all k-tiles. `rows` counts every box row the tiles cover, the matrix's and
+    extent), once over all k-tiles, as received by one block (`multicast`: by each block of a cluster
+    that a multicast box reaches). `rows` counts every box row the tiles cover, the matrix's and
     those past its last row (a last tile row or column holding fewer rows than its box).
 
-    What the counter shows on the H200 (l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld): for
-    blocks that load their own boxes (t2, t3, t4 in clusters of one), every capture at whole and
-    ragged K is exact under this rule, and so is every multicast capture at whole K:
+    What the counter shows on the H200 (l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld), in
+    every capture at whole and ragged K (_box_row_sectors per box row):
     - a box row inside the matrix, in a k-tile wholly inside K, reads the sectors its 128 bytes touch:
       row r starts at 2 (r pitch + 64 kt) bytes, 0 or 16 bytes into a sector (16-byte aligned: the
       pitch is a multiple of 8), so 4 sectors, or 5 at the rows that start 16 bytes in;
-    - in the k-tile that K ends inside, every row inside the matrix counts what a whole 128-byte row
-      at the pitch's offset would: 5 sectors where 2 pitch is not a multiple of 32 (the rows that
-      start 0 bytes into a sector too), else 4; however few of its bytes lie inside K (16 to 112);
-    - a box row past the matrix's last row counts 4 sectors in every k-tile, as if read whole.
+    - in the k-tile that K ends inside, the part of the row inside K and the part past it count
+      apart, each the sectors it touches: 5 where 2 pitch is not a multiple of 32 (at every row: a
+      row that starts on a sector has a sector K ends inside, counted twice), else 4; however few of
+      its bytes lie inside K (16 to 112);
+    - a box row past the matrix's last row counts 4 sectors in every k-tile, as if read whole;
+    - multicast (Bt in t4's clusters of two) counts each 128-byte line of a row's part inside K as
+      at least 2 sectors, and the part past K as at least 3: at whole K nothing changes (every box
+      row is one whole line), but where the pitch is not a multiple of 128 bytes a row that puts 1
+      sector in a line counts 2 there, and the k-tile K ends inside counts more. At 1536x2560x1000
+      (t4, pitch 2000 bytes) that is 8.3% over the rule without multicast, which Nsight Compute
+      measured (issue 42).
     notebook/probes/probe_tma_bytes.py took the rule apart at small shapes (tests/fixtures/h200/probe-tma-bytes.csv,
-    2026-12-02). Where Bt arrives by multicast (t4 with CLUSTER = 2) and K ends inside a k-tile, the
-    counter reads more than this, by amounts these captures do not reduce to a rule (README)."""
-    # Row r starts (2 pitch r) % 32 bytes into a sector (the base is 256-byte aligned): 0 at every row
-    # where 2 pitch is a multiple of 32, else 16 at the odd rows. Counted by class, not row by row:
-    # memory and time stay bounded at the largest shapes (tests/test_predict_memory.py).
+    2026-12-02): in clusters of one and two, N = 1 .. 8 rows at four pitches and 256 rows at ten;
+    notebook/probes/probe_ragged_counts.py (--set tma) takes it row by row at wider pitches."""
+    # Row r starts (2 pitch r) % 128 bytes into a line (the base is 256-byte aligned); the offsets
+    # repeat every `period` rows. Counted by class, not row by row: memory and time stay bounded at
+    # the largest shapes (tests/test_predict_memory.py).
     assert pitch % 8 == 0, "TMA rows are a multiple of 16 bytes"
     inside = min(rows, matrix_rows)
-    at_16 = inside // 2 if (BF16 * pitch) % 32 else 0
+    step = (BF16 * pitch) % 128
+    period = 128 // math.gcd(step, 128) if step else 1
     whole = pitch // 64  # k-tiles wholly inside K
     clipped = k_tiles - whole  # 0 or 1: the k-tile K ends inside
-    clipped_row = 5 if (BF16 * pitch) % 32 else 4
-    per_row = {0: 4 * whole + clipped_row * clipped, 16: 5 * whole + clipped_row * clipped}
-    return (inside - at_16) * per_row[0] + at_16 * per_row[16] + (rows - inside) * 4 * k_tiles
+    tail = BF16 * (pitch - 64 * whole)  # its bytes inside K
+    total = (rows - inside) * 4 * k_tiles
+    for r in range(min(period, inside)):
+        offset = (step * r) % 128
+        per_row = (whole * _box_row_sectors(offset, 128, multicast)
+                   + clipped * _box_row_sectors(offset, tail, multicast))
+        total += per_row * len(range(r, inside, period))
+    return total
 
 
 def tma_access(params: Params, shape: Shape, consumer_first: int, threads: int) -> KernelAccess:
@@ -614,7 +661,8 @@ def t4_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
     bulk = {
         "tma_load_requests": block_tiles * k_tiles * 2 + (block_tiles * 2 * (BN // 32) * 2 if tma_store else 0),
         "tma_load_bytes": 32 * (grid.tiles_n * _tma_sectors(grid.tiles_m * CLUSTER * BM, M, pitch, k_tiles)
-                                + grid.tiles_m * CLUSTER * _tma_sectors(grid.tiles_n * BN, N, pitch, k_tiles)),
+                                + grid.tiles_m * CLUSTER * _tma_sectors(grid.tiles_n * BN, N, pitch, k_tiles,
+                                                                        multicast=CLUSTER > 1)),
         "gmma_requests": block_tiles * 2 * 4 * 4 * k_tiles,
     }
     return KernelAccess(grid=(blocks, 1, 1), block=(384, 1, 1), instructions=tuple(out), bulk=bulk,
