@@ -141,14 +141,26 @@ def test_vet_best_walks_the_fastest_rows_until_one_is_clean(tmp_path):
     assert best[0]["passed_over"] == ["racy_v1 TILE=16: not clean: racecheck reported 4,480 error(s)"]
 
 
-def test_no_clean_row_means_no_best_and_the_table_says_why():
+def test_a_row_with_errors_is_never_best_and_the_table_says_why():
     rows = [{"shape": "97x65x33", "variant": "racy_v1", "params": "TILE=16", "time_ms": 0.01, "correct": True,
-             SANITIZED: "not sanitized: compute-sanitizer not found"}]
+             SANITIZED: "not clean: racecheck reported 4,480 error(s)"}]
     (best,) = best_per_shape(rows)
     assert best["time_ms"] is None
-    assert best["best"] == "none sanitized clean (racy_v1 TILE=16: not sanitized: compute-sanitizer not found)"
+    assert best["best"] == "none sanitized clean (racy_v1 TILE=16: not clean: racecheck reported 4,480 error(s))"
     table = summary_table(rows, "v0", "best per shape")
     assert [c.header for c in table.columns][-1] == "faster, not best (sanitizer)"
+
+
+def test_a_row_the_tools_could_not_check_may_be_best_and_says_so():
+    """compute-sanitizer missing, or faulting inside itself: no evidence against the kernel either
+    way, so the row may be best, and its name says it was not sanitized."""
+    for why in ("not sanitized: compute-sanitizer not found",
+                "not sanitized: racecheck checked nothing (correct outside the tool; memcheck clean)"):
+        rows = [{"shape": "1024", "variant": "t4", "params": "CLUSTER=2", "time_ms": 0.01, "correct": True,
+                 SANITIZED: why},
+                {"shape": "1024", "variant": "t3", "params": "", "time_ms": 0.02, "correct": True, SANITIZED: CLEAN}]
+        (best,) = best_per_shape(rows)
+        assert best["time_ms"] == 0.01 and best["best"] == f"t4 CLUSTER=2 ({why})" and best["passed_over"] == []
 
 
 def test_rows_recorded_before_the_gate_are_taken_as_they_were():

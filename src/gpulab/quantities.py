@@ -211,10 +211,19 @@ SANITIZED = "sanitized"
 CLEAN = "clean"
 
 
+# The start of a verdict that says the tools could not check a config (compute-sanitizer missing, a
+# fault inside the tool, a run past its time): no hazard was found and none was ruled out.
+NOT_SANITIZED = "not sanitized"
+
+
 def may_be_best(row: Mapping) -> bool:
-    """Whether a bench row may be called the best of its shape: the gate found it clean, or the row
-    predates the gate (no verdict recorded: it is taken as it was)."""
-    return row.get(SANITIZED) in (None, "", CLEAN)
+    """Whether a bench row may be called the best of its shape: the gate found it clean; or the tools
+    could not check it (NOT_SANITIZED: the row says so wherever it is shown, but a missing
+    compute-sanitizer or a fault inside the tool is not evidence against the kernel); or the row
+    predates the gate (no verdict recorded: it is taken as it was). A config a tool found errors in
+    never is."""
+    verdict = row.get(SANITIZED)
+    return verdict in (None, "", CLEAN) or str(verdict).startswith(NOT_SANITIZED)
 # What a fidelity CSV must hold to be read back (tables, --rejudge): anything less is a damaged file.
 FIDELITY_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "quantity", "predicted", "measured",
                              "exact", "verdict")

@@ -13,11 +13,14 @@ fingerprint (RunSpec.source_sha: the .cu file and its headers), so a verdict hol
 changes. A config with no record for today's source is sanitized on demand, once: the two tools on
 one config at one small shape, a few seconds (the rows join sanitize.csv). Where compute-sanitizer
 is not installed the verdict says so ("not sanitized: compute-sanitizer not found") and nothing
-fails; such a row is simply never called best.
+fails. A config a tool found errors in is never called best. One the tools could not check (the
+tool missing, a fault inside the tool, a run past its time) may still be, and says so wherever it is
+shown ("not sanitized: ..." with the evidence): the tools ruled nothing out, and found nothing.
 
 The verdict goes into the row's `sanitized` column (gpulab.quantities.SANITIZED): "clean", or why
-not. gpulab.report.tables.best_per_shape crowns only clean rows (a row recorded before the gate,
-with no such column, is taken as it was).
+not. gpulab.report.tables.best_per_shape crowns only rows that may be best
+(gpulab.quantities.may_be_best; a row recorded before the gate, with no such column, is taken as it
+was).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from gpulab.errors import GpulabError
 from gpulab.jobs import sanitize as san
-from gpulab.quantities import CLEAN, SANITIZE_FILE, SANITIZED
+from gpulab.quantities import CLEAN, SANITIZE_FILE, SANITIZED, may_be_best
 from gpulab.records import BEST
 from gpulab.run.lab import RunSpec
 from gpulab.run.progress import QUIET, Progress
@@ -43,6 +46,11 @@ TIMEOUT_S = 120.0
 class Verdict:
     clean: bool
     text: str  # CLEAN, or why not: what the `sanitized` column says
+
+    @property
+    def may_be_best(self) -> bool:
+        """Clean, or not checked by the tools (gpulab.quantities.may_be_best): never after an error."""
+        return may_be_best({SANITIZED: self.text})
 
 
 def judge(rows: dict[str, dict]) -> Verdict:
@@ -126,16 +134,14 @@ TRIES = 3  # a tune's fastest configs checked for a clean one, at most: each che
 
 def first_clean(specs: list[RunSpec], gate: Gate, tries: int = TRIES) -> tuple[int, Verdict, list[tuple[RunSpec, str]]]:
     """(index, verdict, passed over) of the first of `specs` (a tune's configs, fastest first) the
-    gate finds clean, among the first `tries`; the faster ones it passed over, with why. Where none
-    of them is clean, or compute-sanitizer is missing (every verdict would say so), the fastest,
-    with its verdict: tuned.json records it, and the best row refuses it (vet_best)."""
+    gate lets be best (clean, or not checkable by the tools: Verdict.may_be_best), among the first
+    `tries`; the faster ones it passed over, with why. Where none of them may be, the fastest, with
+    its verdict: tuned.json records it, and the best row refuses it (vet_best)."""
     passed = []
     for i, spec in enumerate(specs[:tries]):
         verdict = gate.verdict(spec)
-        if verdict.clean:
+        if verdict.may_be_best:
             return i, verdict, passed
-        if verdict.text == NO_SANITIZER:
-            break
         passed.append((spec, verdict.text))
     return 0, gate.verdict(specs[0]), [p for p in passed if p[0] is not specs[0]]
 
@@ -143,8 +149,9 @@ def first_clean(specs: list[RunSpec], gate: Gate, tries: int = TRIES) -> tuple[i
 def vet_best(records: list[dict], specs: list[RunSpec], gate: Gate, libraries=()) -> None:
     """Mark the rows that could be called best with their verdict (the `sanitized` column), in place.
 
-    Per shape, the correct timed rows of gpulab's own kernels, fastest first, until one is clean:
-    each walked row is marked, the rows slower than the first clean one need no verdict. Every
+    Per shape, the correct timed rows of gpulab's own kernels, fastest first, until one may be best
+    (clean, or not checkable by the tools): each walked row is marked, the rows slower than that one
+    need no verdict. Every
     `best` row (gpulab.jobs.best's pick) is marked too, wherever it ranks. A row whose spec is not
     among `specs` (none ran it here) is left as it is."""
     by_key = {_key(s.base_record()): s for s in specs}
@@ -155,7 +162,7 @@ def vet_best(records: list[dict], specs: list[RunSpec], gate: Gate, libraries=()
             if (spec := by_key.get(_key(r))) is None:
                 continue
             r[SANITIZED] = gate.verdict(spec).text
-            if r[SANITIZED] == CLEAN:
+            if may_be_best(r):
                 break
         for r in own:
             if r.get("variant") == BEST and SANITIZED not in r and (spec := by_key.get(_key(r))) is not None:

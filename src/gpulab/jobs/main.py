@@ -93,4 +93,5 @@ def summary_row(exp, records: list[dict], mode: str, wall_s: float) -> dict:
     return row | {"best_variant": str(variant).split(" (")[0], "best_params": best.get("params", ""),
                   "time_ms": best["time_ms"], rate: best.get(rate), "ceiling": best.get("ceiling", ""),
                   "pct_of_ceiling": best.get("pct_of_ceiling"), "pct_of_copy": best.get("pct_of_copy"),
-                  "vendor": ", ".join(sorted(libraries)), "pct_of_vendor": best.get("pct_of_cublas")}
+                  "vendor": ", ".join(sorted(libraries)), "pct_of_vendor": best.get("pct_of_cublas"),
+                  SANITIZED: best.get(SANITIZED, "")}

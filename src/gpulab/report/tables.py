@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from gpulab.gpu.nvml import thermal_or_power
-from gpulab.quantities import SANITIZED, may_be_best
+from gpulab.quantities import CLEAN, SANITIZED, may_be_best
 from gpulab.records import ceiling_notes, status
 
 
@@ -109,7 +109,7 @@ def bench_table(records: list[dict], title: str) -> Table:
         spills = f"[yellow]{spill_note(r)}[/]" if spill_note(r) else ""
         plan = f"[yellow]{r['plan_note']}[/]" if r.get("plan_note") else ""
         throttled = f"[red]{throttle_note(r)}[/]" if thermal_or_power(r.get("throttle")) else throttle_note(r)
-        if not may_be_best(r):  # the sanitizer gate's reason this row is never called best
+        if r.get(SANITIZED) and r[SANITIZED] != CLEAN:  # the gate's word: why it is never best, or not checked
             plan = _notes(plan, f"[yellow]{escape(str(r[SANITIZED]))}[/]")
         row.append(_num(r.get("speedup_vs_baseline"), ".2f"))
         if has_noise:
@@ -151,9 +151,9 @@ def _winner(r: dict) -> str:
 def best_per_shape(records: list[dict], libraries: tuple[str, ...] = ("cublas",)) -> list[dict]:
     """The Shared Memory Tiling wiki page's summary (docs/SOURCES.md): for each shape, the fastest correct variant and its speedup over the
     baseline variant's best config. Library rows (cuBLAS) are reported beside, not as winners. A row
-    the sanitizer gate did not find clean (gpulab.jobs.clean) is never the best: the faster ones it
-    passed over are listed in `passed_over` (variant and why), and where no row is clean `best` says
-    so and the numbers are left out."""
+    a sanitizer tool found errors in (gpulab.jobs.clean) is never the best: the faster ones passed
+    over are listed in `passed_over` (variant and why), and where no row may be best `best` says so
+    and the numbers are left out. A best row the tools could not check says so beside its name."""
     out = []
     shapes = list(dict.fromkeys(r["shape"] for r in records))
     for shape in shapes:
@@ -171,9 +171,10 @@ def best_per_shape(records: list[dict], libraries: tuple[str, ...] = ("cublas",)
             out.append({"shape": shape, "best": f"none sanitized clean ({passed_over[0]})", "time_ms": None,
                         "speedup": None, "pct_of_cublas": None, "passed_over": passed_over})
             continue
+        unchecked = f" ({best[SANITIZED]})" if best.get(SANITIZED) and best[SANITIZED] != CLEAN else ""
         out.append({
             "shape": shape,
-            "best": _winner(best),
+            "best": _winner(best) + unchecked,
             "time_ms": best["time_ms"],
             "speedup": best.get("speedup_vs_baseline"),
             "pct_of_cublas": best.get("pct_of_cublas"),
