@@ -4,38 +4,44 @@
 row, its `picked` column the variant it ran and its `chosen_by` column why; `gpulab best` (gpulab.api.
 best) says what it would run, with no GPU. The rule, in full:
 
-1. Tuned here: where this card's tune (results/<gpu>/tuned.json, jobs/tune.py) timed a config at the
-   shape, or very near it (shape_distance <= VERY_NEAR: 4000^3 for 4096^3, 1000x3000x776 for ...x777),
-   the fastest tuned config there runs ('tuned here', 'tuned at 4096x4096x4096'). Any tuned variant
-   counts, whatever its name; one the experiment no longer has, or whose params it no longer accepts
-   or whose constraints refuse the shape, is left out.
-2. Else a model chooses, among candidates: every variant whose constraints accept the shape and whose
-   architecture the card has (demonstrations never), each at its tuned params for the shape, its
-   declared defaults, every config a tune found best anywhere, the experiment's own default for the
-   shape (Experiment.best_default), and the one-param moves from the first two that change its
-   launch grid (a move its constraints refuse is repaired by a second param where one can): at most
-   MAX_CONFIGS per variant, kept by the model's cheap bound below.
-3. The model, per candidate (Estimate), on this card's measured ceilings (records/ceilings.py):
-   - work: the launch's blocks; tiles = ceil(M/BM) * ceil(N/BN) where the params name BM and BN
-     (else every block is a unit); more blocks than tiles is a split over K (split = blocks / tiles),
-     fewer is a persistent grid looping over its tiles. The busiest SM's share of the units, against
-     an even share, is the quantization q >= 1 (0.2 waves on 132 SMs: q = 5.5; 1.9 waves: q = 1.05);
-     a persistent grid that splits its tiles (stream-K: its access model writes partials) shares
-     them evenly. The padded tiles compute whole (T*BM*BN of M*N, and K rounded up to BK).
-   - time = max(compute, DRAM, L2) + workspace, where compute = q x padded FLOPs / the variant's
-     compute ceiling; DRAM = the compulsory bytes (Experiment.bytes_moved) / the copy ceiling; L2 =
-     q x the bytes the SMs load and store (the access model's global sectors x 32 plus its TMA
-     bytes; model/predict.py) / the L2 read ceiling; workspace = the partials a split writes beyond
-     the output (the access model's requested store bytes past the output's), written and read back
-     at the copy ceiling.
-   - divided by the variant's efficiency: the median, over up to CALIBRATION_ROWS of its measured
-     runs on this card (results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows),
-     of model time / measured time; a variant never measured gets the experiment's median, and an
-     experiment with nothing measured the bare model (efficiency 1, said so).
-   The cheap bound (no access model: compute and DRAM only) ranks every candidate; the access model
-   is evaluated in that order, at most MAX_MODELLED per shape, until the next bound cannot beat the
-   best modelled time (one whose evaluation would pass LANE_BUDGET lanes keeps its bound).
-4. Nothing accepts the shape: no pick, and `Selector.refusal` says why in one line.
+1. Tuned here: where this card's tune (results/<gpu>/tuned.json, jobs/tune.py) timed configs at the
+   shape, or very near it (shape_distance <= VERY_NEAR: 4000^3 for 4096^3), the fastest tuned there
+   runs ('tuned here', 'tuned at 4096x4096x4096'). Any tuned variant counts, whatever its name; one
+   the experiment no longer has, or whose params or constraints refuse the shape, is left out.
+2. Else a model chooses among candidates: every variant the card's architecture runs (demonstrations
+   never), each at its tuned params for the shape, its declared defaults, every config a tune found
+   best anywhere, the experiment's own default for the shape (Experiment.best_default), and the
+   one-param moves from the first two that change its grid or its padded work (a move its
+   constraints refuse is repaired by a second param where one can); every one its constraints accept,
+   at most MAX_CONFIGS per variant, kept by the cheap bound below.
+3. The model of one candidate (Estimate), on this card's measured ceilings (records/ceilings.py):
+   - work: the launch's blocks, and its tiles, ceil(M/BM) * ceil(N/BN) where the params name BM and
+     BN (else each block is one). More blocks than tiles are a split over K where the access model
+     shows partials (else the extra blocks idle: a cluster's past M); fewer blocks loop over the tiles
+     (a persistent grid), evenly where they split them (stream-K). The busiest SM's share of the work
+     over an even share is the quantization q >= 1 (24 tiles on 132 SMs: 5.5; 250 blocks: 1.06). The
+     padded tiles compute whole (tiles*BM*BN of M*N, K rounded up to BK).
+   - time = max(compute, DRAM, L2) + partials: compute = q x the padded FLOPs / the variant's compute
+     ceiling; DRAM = the compulsory bytes (Experiment.bytes_moved) / the copy ceiling; L2 = q x what
+     the SMs load and store (the access model's global sectors x 32 and TMA bytes, model/predict.py)
+     / the L2 read ceiling; the memory terms over the share of the warps that issue the loads (a
+     launch whose guards idle 7 warps in 8 has an eighth of the loads in flight); partials = what a
+     split stores beyond the output (the access model's requested store bytes), written and read
+     back at the copy ceiling. Where the access model declines a config or is too large to evaluate
+     here (LANE_BUDGET), the L2 bytes of the nearest config it models (one param changed), else of
+     the tiles' panels of A and B.
+   - divided by the variant's efficiency: the median, over its CALIBRATION_ROWS measured runs on
+     this card nearest the shape among shapes of the same kind (memory-bound: flops per compulsory
+     byte below the ridge of its compute ceiling over the copy), of the model's time there over the
+     measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows).
+     Measured only on the other kind: that, capped at the median of the variants measured on this
+     kind; never measured: that median; nothing measured on the card: 1 (the bare model, said so).
+   Every candidate's cheap bound (no access model: compute and DRAM alone, which the model only adds
+   to) orders the access model's evaluations; at most MAX_MODELLED per shape, skipping a bound that
+   cannot beat the best time found and a variant whose first modelled time is twice it, and at most
+   MODELLED_PER_VARIANT more of each variant's own best bounds, so every variant is weighed
+   (ranking); the best modelled time is the pick.
+4. Nothing accepts the shape: no pick; Selector.why_none says why in one line.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.gpu.device import sm_count
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
-from gpulab.model.predict import instruction_table, summarize
+from gpulab.model.predict import LDGSTS, instruction_table, summarize
 from gpulab.params import parse_params_label
 from gpulab.records import read_csv, variant_ran
 from gpulab.records.ceilings import H200_REFERENCE_CEILINGS, ceilings_path
@@ -114,6 +120,7 @@ class Traffic:
 
     l2_bytes: float
     workspace_bytes: float | None  # None: not known (the L2 bytes came from elsewhere, see Estimate.note)
+    warps_loading: float | None = None  # the share of the launch's warps that issue its loads (_warps_loading)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,9 +148,15 @@ class Estimate:
     @property
     def limits_s(self) -> dict:
         """Each limit's time at this launch: the quantized compute and L2, the DRAM's (which no
-        share of SMs slows: the copy ceiling is the whole card's)."""
-        return {"compute": self.quantization * self.padding * self.ideal_s["compute"], "DRAM": self.ideal_s["DRAM"],
-                "L2": self.quantization * self.ideal_s["L2"]}
+        share of SMs slows: the copy ceiling is the whole card's); the memory limits over the share
+        of the warps that load (memory-bound, a kernel is fed by the loads it has in flight)."""
+        share = self.warps_loading or 1.0
+        return {"compute": self.quantization * self.padding * self.ideal_s["compute"],
+                "DRAM": self.ideal_s["DRAM"] / share, "L2": self.quantization * self.ideal_s["L2"] / share}
+
+    @property
+    def warps_loading(self) -> float | None:
+        return self.traffic.warps_loading if self.traffic is not None else None
 
     @property
     def roof_s(self) -> float:
@@ -177,6 +190,8 @@ class Estimate:
             parts.append(f"split {self.blocks / self.tiles:.3g}")
         if self.padding >= 1.5 and self.bound == "compute":
             parts.append(f"padded tiles compute {self.padding:.3g}x the product")
+        if self.warps_loading is not None and self.warps_loading < 0.75 and self.bound != "compute":
+            parts.append(f"{100 * self.warps_loading:.0f}% of its warps load")
         if self.traffic is not None and self.traffic.workspace_bytes:
             parts.append(f"{self.traffic.workspace_bytes / 1e6:.3g} MB of partials")
         name = {"compute": self.rate_name, "DRAM": "copy", "L2": "L2 read"}[self.bound]
@@ -256,14 +271,29 @@ def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Sh
         model = variant.access(p, shape)
         if _lanes(model) > LANE_BUDGET:
             return "access model too large to evaluate here"
-        summary = summarize(instruction_table(model), model)
+        rows = instruction_table(model)
+        summary = summarize(rows, model)
     except GpulabError:  # NotModelled and its kin: the model declines this config
         return "the access model declines this config"
     except Exception as exc:  # a user's model that fails costs its candidate the L2 term, not the pick
         return f"the access model failed ({type(exc).__name__})"
     l2 = 32.0 * (summary["gmem_load_sectors"] + summary["gmem_store_sectors"]) + summary["tma_load_bytes"]
     beyond = summary["gmem_store_requested_bytes"] - _output_bytes(experiment, shape)
-    return Traffic(float(l2), max(0.0, float(beyond)))
+    return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows))
+
+
+def _warps_loading(model, rows: list[dict]) -> float | None:
+    """The share of the launch's warps that issue its global loads: the loads' warp requests (a warp
+    whose lanes are all guarded off makes none) over what every warp of every block would make on
+    every trip of the loops (None: no warp-level global loads, TMA's say). sgemm's v0 at M = 1 keeps
+    one row of threads of its 16 x 16 blocks: 1 warp in 8 loads."""
+    warps = cdiv(math.prod(model.block), WARP) * math.prod(model.grid)
+    made = possible = 0
+    for instr, row in zip(model.instructions, rows):
+        if instr.space == "global" and instr.kind in ("load", LDGSTS):
+            made += row["instructions"]
+            possible += warps * math.prod(loop.trips for loop in instr.loops)
+    return min(1.0, made / possible) if possible else None
 
 
 def _grid_blocks(variant: Variant, params: Params, shape: Shape) -> int | None:
@@ -392,6 +422,7 @@ class Selector:
         self._ratios: dict[tuple, float | None] = {}
         self._efficiency: dict[tuple, tuple[float, str]] = {}
         self._configs: dict[tuple, list[Params]] = {}
+        self._ranking: dict[tuple, list[Estimate]] = {}
 
     # -- efficiency ----------------------------------------------------------------------------
     def shape_class(self, v: Variant, shape: Shape | tuple[int, ...]) -> str:
@@ -407,21 +438,21 @@ class Selector:
     def efficiency(self, v: Variant, shape: Shape) -> tuple[float, str]:
         """(efficiency, where from) of `v` at `shape`: the median, over its CALIBRATION_ROWS measured
         shapes of the same class (shape_class) nearest to `shape` (shape_distance), of the model's
-        time there over the measured one. Where it was measured on the other class only, that, scaled
-        by how the measured variants' medians on the two classes compare (a kernel weak beside its
-        peers on compute-bound shapes is taken as weak beside them on memory-bound ones); where it was
-        never measured, the median of the variants measured on the class; where nothing was measured
-        on the class, its own on the other; where nothing at all, 1 (the bare model)."""
+        time there over the measured one. Where it was measured on the other class only, that, but at
+        most the median of the variants measured on this class (sgemm's v0, modelled well on squares,
+        is not taken to stream a GEMV better than the kernels measured at one); where it was never
+        measured, that median; where nothing was measured on the class, its own on the other; where
+        nothing at all, 1 (the bare model)."""
         key = (v.name, shape.values)
         if key not in self._efficiency:
             kind = self.shape_class(v, shape)
             other = "memory" if kind == "compute" else "compute"
             own, elsewhere = self._own_efficiency(v, shape, kind), self._own_efficiency(v, shape, other)
-            typical, typical_other = self._typical_efficiency(v, shape, kind), self._typical_efficiency(v, shape, other)
+            typical = self._typical_efficiency(v, shape, kind)
             if own:
                 found = own
-            elif elsewhere and typical and typical_other:
-                found = elsewhere[0] * typical / typical_other, f"{elsewhere[1]}, scaled to {kind}-bound"
+            elif elsewhere and typical:
+                found = min(elsewhere[0], typical), f"{elsewhere[1]} ({other}-bound), capped at the {kind}-bound median"
             elif typical:
                 found = typical, f"(unmeasured {kind}-bound: the measured variants' median)"
             elif elsewhere:
@@ -642,20 +673,26 @@ class Selector:
         return self._modelled(self._bounds(shape, self.variants), MAX_MODELLED)
 
     def ranking(self, shape: Shape) -> list[Estimate]:
-        """Each variant's best estimate at the shape (its own few configs modelled), best first."""
-        out = []
-        for v in self.variants:
-            found = self._modelled(self._bounds(shape, [v]), MODELLED_PER_VARIANT)
-            if found:
-                out.append(found[0])
-        return sorted(out, key=lambda e: e.seconds)
+        """Each variant's best estimate at the shape, best first: the best of what estimates() modelled
+        and of its own few configs modelled in their own order (at most MODELLED_PER_VARIANT), so
+        that every variant is weighed by its access model, not its bound alone."""
+        if shape.values not in self._ranking:
+            shared = self.estimates(shape)
+            out = []
+            for v in self.variants:
+                found = [e for e in shared if e.variant.name == v.name]
+                found += self._modelled(self._bounds(shape, [v]), MODELLED_PER_VARIANT)
+                if found:
+                    out.append(min(found, key=lambda e: (round(e.seconds, 12), bool(e.note))))
+            self._ranking[shape.values] = sorted(out, key=lambda e: (round(e.seconds, 12), bool(e.note)))
+        return self._ranking[shape.values]
 
     def pick(self, shape: Shape) -> Pick | None:
         """The best row's variant and params at `shape` (rules 1-3), or None (why_none says why)."""
         chosen = self.tuned(shape)
         if chosen is not None:
             return chosen
-        found = self.estimates(shape)
+        found = self.ranking(shape)
         if not found:
             return None
         top = found[0]

@@ -6,6 +6,10 @@ anything was timed there) within a tolerance of the fastest kernel gpulab timed 
     found = pick_accuracy(read_csv("results/h200/gemm_bf16-llm.csv"))
     print(found.line())   # 'the pick was within 5% of the fastest gpulab row at 37 of 40 shapes (92%) ...'
 
+or, for several CSVs at once (what notebook/device/device_llm_suite.sh prints):
+
+    python3 -c 'import sys; from gpulab.report.picks import summary; print(summary(sys.argv[1:]))' results/h200/*-llm.csv
+
 Read from the CSV rows, never from printed text. A shape is judged where the best row and at least
 one other of gpulab's own kernels were timed there (the vendor library does not count: the
 question is whether the model chose well among gpulab's kernels); a best row that failed its check
@@ -16,7 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from gpulab.records import BEST
+from pathlib import Path
+
+from gpulab.records import BEST, read_csv
 
 TOLERANCE = 0.05  # within 5% of the fastest row's time
 
@@ -89,3 +95,19 @@ def pick_accuracy(rows: list[dict], tolerance: float = TOLERANCE, libraries: tup
             misses.append(Miss(shape, str(best.get("picked") or ""), best.get("time_ms") if _timed(best) else None,
                                f"{fastest['variant']} {fastest.get('params') or ''}".strip(), fastest["time_ms"]))
     return PickAccuracy(len(shapes), judged, within, tolerance, tuple(misses))
+
+
+def summary(paths: list[str | Path], tolerance: float = TOLERANCE) -> str:
+    """Per CSV: the line of pick_accuracy and each miss (the pick, the fastest, how much slower);
+    then the figure over all of them together."""
+    out, judged, within = [], 0, 0
+    for path in map(Path, paths):
+        found = pick_accuracy(read_csv(path), tolerance)
+        judged, within = judged + found.judged, within + found.within
+        out.append(f"{path.name}: {found.line()}")
+        for miss in found.misses:
+            ran = f"{miss.picked_ms:.4f} ms ({100 * miss.slower:+.0f}%)" if miss.picked_ms else "did not run correctly"
+            out.append(f"  {miss.shape}: picked {miss.picked} {ran}; fastest {miss.fastest} {miss.fastest_ms:.4f} ms")
+    if len(out) > 1 and judged:
+        out.append(f"all: within {100 * tolerance:.0f}% at {within} of {judged} shapes ({100 * within / judged:.0f}%)")
+    return "\n".join(out)
