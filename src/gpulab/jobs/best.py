@@ -139,7 +139,7 @@ class Estimate:
     padding: float  # the work the padded tiles compute over the problem's (>= 1)
     workspace_s: float
     efficiency: float
-    efficiency_from: str  # 'as at <shape>' (measured there) or why no measurement was used
+    efficiency_from: str  # 'from <shape>' (the nearest measured there) or where else it came from
     traffic: Traffic | None  # None: the access model was not evaluated (see note)
     note: str = ""
     sms: int = 132
@@ -177,8 +177,8 @@ class Estimate:
         return self.blocks if self.split or self.blocks == self.tiles else self.tiles
 
     def reason(self) -> str:
-        """'model: 1.9 waves (250 blocks, 132 SMs), split 4, L2-bound at 61% of its ceiling, efficiency 0.78
-        as at 8192x8192x8192': the numbers that decided the pick (the row's chosen_by)."""
+        """'model: 1.9 waves (250 blocks, 132 SMs), split 4, L2-bound at 61% of the L2 read ceiling,
+        efficiency 0.78 from 8192x8192x8192': the numbers that decided the pick (the row's chosen_by)."""
         if self.blocks < self.tiles:
             work = (f"{self.tiles} tiles on {self.blocks} persistent blocks"
                     + (", shared evenly" if self.balanced else f" ({self.tiles / self.blocks:.2g} rounds)"))
