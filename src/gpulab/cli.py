@@ -292,7 +292,8 @@ def tune(
     (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json.
     With --suite and no variant: at each of the suite's shapes the model (gpulab best) ranks the
     variants; each of the first --top (2) is tuned at the shapes where it is among them, one tune
-    after the other, so the best row there then runs what was measured fastest ('tuned here')."""
+    after the other, so the best row there then runs what was measured fastest ('tuned here').
+    Each tune times up to --limit configs at each of its shapes: with a suite, give a small --limit."""
     with Live("tuning") as live:
         rows = api.tune(experiment, variant, params_arg(param), shapes_arg(size, shape), limit=limit,
                         kernels=kernels_of(kernel), workers=workers, scheduler=scheduler, progress=live,
