@@ -236,3 +236,15 @@ def test_a_suite_tune_with_no_variant_tunes_the_models_top_two_where_they_rank(m
     for shape in shapes:
         top = [e.variant.name for e in chooser.ranking(shape)[:2]]
         assert all(shape.label in dict(calls)[name] for name in top)
+
+
+def test_the_device_scripts_summary_names_each_miss(tmp_path):
+    from gpulab.report.picks import summary
+
+    write_csv(tmp_path / "sgemm-mine.csv", SYNTHETIC)
+    write_csv(tmp_path / "gemm_bf16-mine.csv", [r | {"experiment": "gemm_bf16"} for r in SYNTHETIC[:4]])
+    text = summary([tmp_path / "sgemm-mine.csv", tmp_path / "gemm_bf16-mine.csv"]).splitlines()
+    assert text[0].startswith("sgemm-mine.csv: the pick was within 5% of the fastest gpulab row at 2 of 4")
+    assert "  b: picked v9 1.2000 ms (+20%); fastest sx 1.0000 ms" in text
+    assert "  d: picked sk did not run correctly; fastest v9 3.0000 ms" in text
+    assert text[-1] == "all: within 5% at 3 of 5 shapes (60%)"
