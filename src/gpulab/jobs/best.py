@@ -50,7 +50,7 @@ import dataclasses
 import math
 import statistics
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError
@@ -400,10 +400,6 @@ class Pick:
     why: str
     estimate: Estimate | None = None
 
-    @property
-    def label(self) -> str:
-        """'sk (tuned at 1x8192x8192)': the pick and its reason in one line."""
-        return f"{self.variant.name} ({self.why})"
 
 
 class Selector:
@@ -717,11 +713,6 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
     experiment's CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings)."""
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
     return Selector(experiment, table, card_for(folder), measured_runs(experiment, folder, table))
-
-
-def picker(experiment: Experiment, folder: Path | None) -> Callable[[Shape], Pick | None]:
-    """Selector.pick on `folder`'s card: shape -> Pick or None."""
-    return selector(experiment, folder).pick
 
 
 # -- a suite's tune and its benchmark ---------------------------------------------------------------
