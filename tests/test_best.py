@@ -198,7 +198,7 @@ def test_many_tiles_run_whole_a_split_would_only_add_its_partials():
     est = chosen.estimate
     assert chosen.variant.name == "whole" and est.bound == "L2" and not est.split
     assert est.tiles == 4096 and est.quantization == pytest.approx(32 * 132 / 4096)
-    assert est.traffic.workspace_bytes == 0 and "waves (4096 blocks, 132 SMs)" in chosen.why
+    assert est.traffic.workspace_bytes == 0 and "waves (4096 blocks, 132 SMs, the last 3% full)" in chosen.why
     runner_up = best.Selector(STANDIN, {}, CARD).ranking(STANDIN.shape(8192, 8192, 1000))[1]
     assert runner_up.variant.name == "split" and runner_up.workspace_s > 0 and runner_up.seconds > est.seconds
 

@@ -184,7 +184,9 @@ class Estimate:
                     + (", shared evenly" if self.balanced else f" ({self.tiles / self.blocks:.2g} rounds)"))
         else:
             what = "blocks" if self.units == self.blocks else f"tiles of {self.blocks} blocks"
-            work = f"{self.units / self.sms:.2g} waves ({self.units} {what}, {self.sms} SMs)"
+            last = self.units % self.sms
+            fill = f", the last {100 * last / self.sms:.0f}% full" if last and self.units > self.sms else ""
+            work = f"{self.units / self.sms:.2g} waves ({self.units} {what}, {self.sms} SMs{fill})"
         parts = [work]
         if self.split:
             parts.append(f"split {self.blocks / self.tiles:.3g}")
