@@ -133,6 +133,7 @@ BAD = [
     (MINE.replace('name = "mine"', 'name = "My Suite"'), 3, "lower-case letters"),
     (MINE.replace('M = 300\nN = 4096', 'M = 7\nN = 31'), 15, "shape 7x31x1000 is listed twice (first at line 10)"),
     ("[suite]\nname = \"empty\"\n", 1, "names no shapes"),
+    (MINE.replace('experiments = ["sgemm"]', 'experiments = ["sgemm", "sgem"]'), 5, "no experiment 'sgem'; gpulab has"),
     ("[sweet]\nM = 1\n", 1, "unknown table or key 'sweet'"),
 ]
 

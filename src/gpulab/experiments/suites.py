@@ -21,8 +21,8 @@ the files in src/gpulab/suites/ (`llm`: the linear layers of Llama-3-8B and -70B
     K = 4096
 
 A bad file is refused before anything runs, in one line that names the file and the line: TOML it
-cannot read, a key it does not know, a dimension the experiment does not have or lacks, a shape the
-experiment refuses (too big), a shape listed twice, no shapes at all.
+cannot read, a key it does not know, an experiment gpulab does not have, a dimension the experiment
+does not have or lacks, a shape the experiment refuses (too big), a shape listed twice, no shapes.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from gpulab.errors import GpulabError
+from gpulab.experiments import all_experiments
 from gpulab.experiments.base import Experiment, Shape
 
 # The built-in suites: package data beside the experiments (src/gpulab/suites/NAME.toml).
@@ -203,6 +204,10 @@ def parse(source: str, path: Path) -> Suite:
             fail(at, f"unknown key {key!r} in [suite]; it takes {', '.join(SUITE_KEYS)}")
         if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
             fail(at, f"[suite] {key} must be {'text' if kind is str else 'a list of text'}")
+    known = {e.name for e in all_experiments()}
+    if unknown := [e for e in head.get("experiments", ()) if e not in known]:
+        fail(lines.key(head_line, "experiments") or head_line,
+             f"no experiment {unknown[0]!r}; gpulab has {', '.join(sorted(known))} (gpulab list shows them)")
     name = head.get("name", path.stem)
     if not NAME_RE.fullmatch(name):
         fail(lines.key(head_line, "name") or head_line,
