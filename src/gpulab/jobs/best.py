@@ -172,6 +172,14 @@ class Estimate:
         return max(limits, key=lambda k: limits[k])
 
     @property
+    def order(self) -> tuple:
+        """How estimates rank: by time (to a part in 10^12 of a second: float noise breaks no tie); a
+        tie to the config its own access model evaluated, then to the one with the most headroom on
+        its other limits (two DRAM-bound kernels: the one whose padded tiles compute and load less)."""
+        limits = sorted(self.limits_s.values())
+        return round(self.seconds, 12), bool(self.note), limits[-2] + self.workspace_s
+
+    @property
     def units(self) -> int:
         """What the SMs share: the blocks, or a persistent grid's (or idle-padded launch's) tiles."""
         return self.blocks if self.split or self.blocks == self.tiles else self.tiles
@@ -285,17 +293,20 @@ def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Sh
 
 
 def _warps_loading(model, rows: list[dict]) -> float | None:
-    """The share of the launch's warps that issue its global loads: the loads' warp requests (a warp
-    whose lanes are all guarded off makes none) over what every warp of every block would make on
-    every trip of the loops (None: no warp-level global loads, TMA's say). sgemm's v0 at M = 1 keeps
-    one row of threads of its 16 x 16 blocks: 1 warp in 8 loads."""
+    """The share of the launch's warps that issue its global loads, weighted by what each load moves:
+    per load instruction, its warp requests (a warp whose lanes are all guarded off makes none) over
+    what every warp of every block would make on every trip of its loops, averaged by its sectors
+    (None: no warp-level global loads, TMA's say). sgemm's v0 at M = 1 keeps one row of threads of
+    its 16 x 16 blocks, 1 warp in 8 loads; gemm_bf16's d0 at M = 1 guards off most of its loads of A,
+    which move little beside its loads of Bt, which every warp makes."""
     warps = cdiv(math.prod(model.block), WARP) * math.prod(model.grid)
-    made = possible = 0
+    weighted = moved = 0.0
     for instr, row in zip(model.instructions, rows):
-        if instr.space == "global" and instr.kind in ("load", LDGSTS):
-            made += row["instructions"]
-            possible += warps * math.prod(loop.trips for loop in instr.loops)
-    return min(1.0, made / possible) if possible else None
+        if instr.space == "global" and instr.kind in ("load", LDGSTS) and row["sectors"]:
+            possible = warps * math.prod(loop.trips for loop in instr.loops)
+            weighted += row["sectors"] * min(1.0, row["instructions"] / possible)
+            moved += row["sectors"]
+    return weighted / moved if moved else None
 
 
 def _grid_blocks(variant: Variant, params: Params, shape: Shape) -> int | None:
@@ -664,7 +675,7 @@ class Selector:
             tried.setdefault(b.variant.name, []).append(est.seconds)
             best = min(best, est.seconds)
         rank = {id(e): i for i, e in enumerate(found)}
-        return sorted(found, key=lambda e: (round(e.seconds, 12), bool(e.note), rank[id(e)]))
+        return sorted(found, key=lambda e: (*e.order, rank[id(e)]))
 
     def estimates(self, shape: Shape) -> list[Estimate]:
         """The candidates the access model evaluated at the shape (at most MAX_MODELLED), best first."""
@@ -681,8 +692,8 @@ class Selector:
                 found = [e for e in shared if e.variant.name == v.name]
                 found += self._modelled(self._bounds(shape, [v]), MODELLED_PER_VARIANT)
                 if found:
-                    out.append(min(found, key=lambda e: (round(e.seconds, 12), bool(e.note))))
-            self._ranking[shape.values] = sorted(out, key=lambda e: (round(e.seconds, 12), bool(e.note)))
+                    out.append(min(found, key=lambda e: e.order))
+            self._ranking[shape.values] = sorted(out, key=lambda e: e.order)
         return self._ranking[shape.values]
 
     def pick(self, shape: Shape) -> Pick | None:
