@@ -24,8 +24,9 @@ best) says what it would run, with no GPU. The rule, in full:
    - time = max(compute, DRAM, L2) + partials: compute = q x the padded FLOPs / the variant's compute
      ceiling; DRAM = the compulsory bytes (Experiment.bytes_moved) / the copy ceiling; L2 = q x what
      the SMs load and store (the access model's global sectors x 32 and TMA bytes, model/predict.py)
-     / the L2 read ceiling; the memory terms over the share of the warps that issue the loads (a
-     launch whose guards idle 7 warps in 8 has an eighth of the loads in flight); partials = what a
+     / the L2 read ceiling; the memory terms over the share of the warps that issue the loads,
+     weighted by what each load moves (a launch whose guards idle 7 warps in 8 has an eighth of the
+     loads in flight: sgemm's v0 at M = 1); partials = what a
      split stores beyond the output (the access model's requested store bytes), written and read
      back at the copy ceiling. Where the access model declines a config or is too large to evaluate
      here (LANE_BUDGET), the L2 bytes of the nearest config it models (one param changed), else of
@@ -40,7 +41,8 @@ best) says what it would run, with no GPU. The rule, in full:
    to) orders the access model's evaluations; at most MAX_MODELLED per shape, skipping a bound that
    cannot beat the best time found and a variant whose first modelled time is twice it, and at most
    MODELLED_PER_VARIANT more of each variant's own best bounds, so every variant is weighed
-   (ranking); the best modelled time is the pick.
+   (ranking); the best modelled time is the pick (a tie: to the config its own access model
+   evaluated, then to the one with the most headroom on its other limits, Estimate.order).
 4. Nothing accepts the shape: no pick; Selector.why_none says why in one line.
 """
 
