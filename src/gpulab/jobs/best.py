@@ -37,9 +37,10 @@ best) says what it would run, with no GPU. The rule, in full:
      measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows).
      Measured only on the other kind: that, capped at the median of the variants measured on this
      kind; never measured: that median; nothing measured on the card: 1 (the bare model, said so).
-   Every candidate's cheap bound (no access model: compute and DRAM alone, which the model only adds
-   to) orders the access model's evaluations; at most MAX_MODELLED per shape, skipping a bound that
-   cannot beat the best time found and a variant whose first modelled time is twice it, and at most
+   Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
+   only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
+   panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the
+   best time found and a variant whose first modelled time is twice it, and at most
    MODELLED_PER_VARIANT more of each variant's own best bounds, so every variant is weighed
    (ranking); the best modelled time is the pick (a tie: to the config its own access model
    evaluated, then to the one with the most headroom on its other limits, Estimate.order).
