@@ -18,7 +18,7 @@ from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
 # import of a submodule never replaces one of these names with a module.
 _API = ("card", "bench", "best", "verify", "run", "compile_only", "predict", "profile", "compare", "experiment",
         "experiments", "variants", "ceilings", "tune", "tune_replay", "fidelity", "sanitize", "Records", "new",
-        "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem")
+        "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem", "suite")
 
 
 def __getattr__(name: str):

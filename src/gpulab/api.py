@@ -30,6 +30,7 @@ from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments import load_problem as load_problem_file
 from gpulab.experiments.torch_problem import Problem
+from gpulab.experiments import suites as suite_files
 from gpulab.experiments.base import Shape
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
@@ -42,13 +43,14 @@ from gpulab.jobs import search
 from gpulab.jobs import sanitize as sanitizing
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
-from gpulab.jobs.best import picker
+from gpulab.jobs import best as choosing
 from gpulab.jobs.ceilings import this_card
 from gpulab.jobs.main import MainRun, main_run
+from gpulab.jobs.main import suite_experiments as main_suite_experiments
 from gpulab.jobs.profile import check_profile_csv, reports_folder, save_profiles
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.model.predict import check_launch, instruction_table, summarize
-from gpulab.records import Records, card_folder, check_run_file
+from gpulab.records import RESULTS_ROOT, Records, card_folder, check_run_file
 from gpulab.records.ceilings import ceilings_for_roofline
 from gpulab.run import sweep
 from gpulab.gpu.stats import parse_noise
@@ -58,7 +60,7 @@ from gpulab.run.progress import QUIET, Progress
 
 __all__ = ["BenchOptions", "MainRun", "Prediction", "Problem", "Progress", "Records", "ab", "bench", "load_problem", "best", "card", "ceilings",
            "compare", "compile_only", "experiment", "experiments", "fidelity", "new", "predict", "profile", "run",
-           "sanitize", "tune", "variants", "verify"]
+           "sanitize", "suite", "tune", "variants", "verify"]
 
 
 def card():
@@ -145,9 +147,22 @@ def one_shape(exp, shape: Any = None) -> Shape:
 
 
 # -- checking and timing ----------------------------------------------------------------------------
+def suite(name_or_path: str | Path):
+    """A shape suite (gpulab.experiments.suites.Suite): a built-in by name ('llm') or a .toml file
+    of your own (docs/contract.md, section 5), read and checked."""
+    return _load_suite(name_or_path)
+
+
+def _load_suite(name_or_path):
+    """suite(), under a name the functions whose `suite=` argument hides it can call."""
+    if not isinstance(name_or_path, (str, Path)) or not str(name_or_path).strip():
+        raise GpulabError(f"a suite is named ('llm') or a path ('mine.toml'); got {name_or_path!r:.60}")
+    return suite_files.load(name_or_path)
+
+
 def bench(experiment_name: str, variants: Sequence[str] | None = None, shapes: Sequence[Any] | None = None,
           params: dict | None = None, *, kernels: Sequence[str | Path] = (), options: BenchOptions | None = None,
-          progress: Progress | None = None) -> Records:
+          progress: Progress | None = None, suite: str | Path | None = None) -> Records:
     """Check and time variants of one experiment (default: all, with their sweeps, the vendor library
     beside, and gpulab's best row per shape, gpulab.jobs.best; name it in `variants` as 'best'),
     against this card's ceilings. Every finished row reaches the CSV as the sweep goes (default
@@ -155,11 +170,16 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, shapes: S
     crash late in it keeps the rest. Runs go through the isolated worker (gpulab.run.worker): one
     that faults or hangs is marked in its row; `.lab` says which (gpulab.run.worker.unfinished_line).
     On a cluster (options.workers or .scheduler) `.per_card` holds the Records of each card model,
-    written to its own folder (this Records is the first's)."""
+    written to its own folder (this Records is the first's). `suite` (a built-in's name or a .toml
+    file) gives the shapes instead, and its columns to every row, which go to
+    results/<gpu>/<experiment>-<suite>.csv."""
     exp = experiment(experiment_name, kernels)
     names = _names(variants, "variants")
-    return bench_job.bench(exp, names, param_values(params), shapes_of(exp, shapes), options or BenchOptions(),
-                           progress or QUIET)
+    if suite is not None and shapes is not None:
+        raise GpulabError("give shapes or a suite, not both")
+    found = _load_suite(suite) if suite is not None else None
+    return bench_job.bench(exp, names, param_values(params), shapes_of(exp, shapes) if found is None else [],
+                           options or BenchOptions(), progress or QUIET, suite=found)
 
 
 def _names(names, what: str) -> list[str] | None:
@@ -176,25 +196,41 @@ def _names(names, what: str) -> list[str] | None:
 
 
 def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: Sequence[str | Path] = (),
-         results: str | Path | None = None, gpu: str | None = None) -> Records:
-    """What gpulab's best row runs at each shape (default: the experiment's default shapes), from the
-    tuned.json of card `gpu` (a results folder's name, e.g. 'h200'; default: this machine's card,
-    else nothing tuned): one row per shape with `variant`, `params` and `picked` (why); a shape
-    with no pick (nothing tuned near, no default) has `picked` saying so. Needs no GPU."""
+         results: str | Path | None = None, gpu: str | None = None, suite: str | Path | None = None) -> Records:
+    """What gpulab's best row runs at each shape (default: the experiment's default shapes; or a
+    suite's), from what card `gpu` measured (a results folder's name, e.g. 'h200'; default: this
+    machine's card, else the one card with results, else none): its tune, its runs and its
+    ceilings (gpulab.jobs.best). One row per shape with `variant`, `params`, `chosen_by` (why:
+    'tuned here', 'tuned at <shape>' or the model's numbers) and `model_ms` (the model's time, where
+    it chose), with a suite's columns; a shape no variant runs has an empty `variant` and
+    `chosen_by` saying why. Needs no GPU."""
     exp = experiment(experiment_name, kernels)
-    here = card() if gpu is None else None
-    slug = gpu or (here.slug if here is not None else None)
-    choose = picker(exp, card_folder(slug, results) if slug else None)
-    rows = Records()
-    for shape in shapes_of(exp, shapes):
-        chosen = choose(shape)
-        if chosen is None:
-            rows.append({"experiment": exp.name, **shape.as_record(), "variant": "", "params": "",
-                         "picked": "nothing tuned near and no default: run gpulab tune"})
-            continue
-        rows.append({"experiment": exp.name, **shape.as_record(), "variant": chosen.variant.name,
-                     "params": chosen.variant.params_label(chosen.params), "picked": chosen.label})
-    return rows
+    if suite is not None and shapes is not None:
+        raise GpulabError("give shapes or a suite, not both")
+    chooser = choosing.selector(exp, _results_folder(gpu, results))
+    if suite is not None:
+        found = [(s.shape, s.columns) for s in _load_suite(suite).shapes(exp)]
+    else:
+        found = [(s, {}) for s in shapes_of(exp, shapes)]
+    return Records(choosing.pick_record(exp, chooser, shape, columns) for shape, columns in found)
+
+
+def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
+    """results/<gpu>/ of the card named, else of this machine's, else of the one card with results
+    under `results` (None: none)."""
+    root = Path(results) if results is not None else RESULTS_ROOT
+    if gpu is not None:
+        folder = card_folder(gpu, root)
+        if not folder.is_dir():
+            known = sorted(p.name for p in root.glob("*") if p.is_dir())
+            raise GpulabError(f"no results for card {gpu!r} under {root}/" + (f"; there are: {', '.join(known)}"
+                                                                                if known else ""))
+        return folder
+    here = card()
+    if here is not None:
+        return card_folder(here.slug, root)
+    found = sorted(p for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
+    return found[0] if len(found) == 1 else None
 
 
 def verify(experiment_name: str, variants: Sequence[str] | None = None, shapes: Sequence[Any] | None = None,
@@ -217,12 +253,36 @@ def verify(experiment_name: str, variants: Sequence[str] | None = None, shapes: 
 
 
 def run(experiment_names: Sequence[str] | None = None, *, kernels: Sequence[str | Path] = (), full: bool = False,
-        out_dir: str | Path | None = None, progress: Progress | None = None) -> MainRun:
+        out_dir: str | Path | None = None, progress: Progress | None = None,
+        suite: str | Path | None = None) -> MainRun:
     """The main job on a GPU (gpulab.jobs.main): each experiment (default: all) as the tour, its
     ladder at one representative shape beside the vendor library and gpulab's best row, or with
-    `full` at every default shape with every sweep; one CSV each under results/<gpu>/ (or out_dir)
-    and run-summary.csv. A MainRun: `.by_experiment` {name: Records}, `.summary`, `.lab`."""
-    return main_run(_chosen(experiment_names, kernels), full, out_dir, progress or QUIET)
+    `full` at every default shape with every sweep, or with `suite` at the suite's shapes (the
+    experiments it is for); one CSV each under results/<gpu>/ (or out_dir) and run-summary.csv. A
+    MainRun: `.by_experiment` {name: Records}, `.summary`, `.lab`."""
+    if suite is not None and full:
+        raise GpulabError("--full is the default shapes' grid and --suite a suite's shapes: give one")
+    chosen = _chosen(experiment_names, kernels)
+    found = None
+    if suite is not None:
+        found = _load_suite(suite)
+        chosen = suite_experiments(found, chosen, named=bool(experiment_names))
+    return main_run(chosen, full, out_dir, progress or QUIET, suite=found)
+
+
+def suite_experiments(suite, experiments: Sequence | None = None, *, named: bool = True,
+                      kernels: Sequence[str | Path] = ()) -> list:
+    """The experiments a run of `suite` covers (those named, each one the suite is for; else all it is
+    for), each checked against the suite (its dimensions, its limits): a bad suite is refused here, in
+    one line, before anything runs."""
+    if isinstance(suite, (str, Path)):
+        suite = _load_suite(suite)
+    if experiments is None or (experiments and isinstance(experiments[0], str)):
+        experiments, named = _chosen(experiments, kernels), bool(experiments)
+    chosen = main_suite_experiments(list(experiments), suite, named)
+    for exp in chosen:
+        suite.shapes(exp)
+    return chosen
 
 
 def _chosen(names: Sequence[str] | None, kernels: Sequence[str | Path]) -> list:
@@ -418,10 +478,10 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
     return records
 
 
-def tune(experiment_name: str, variant: str, params: dict | None = None, shapes: Sequence[Any] | None = None, *,
-         budget: int | str = search.DEFAULT_BUDGET, strategy: str | None = None, seed: int = 0,
-         kernels: Sequence[str | Path] = (), workers: int | None = None,
-         scheduler: str | None = None, progress: Progress | None = None) -> Records:
+def tune(experiment_name: str, variant: str | None = None, params: dict | None = None,
+         shapes: Sequence[Any] | None = None, *, budget: int | str = search.DEFAULT_BUDGET, strategy: str | None = None,
+         seed: int = 0, kernels: Sequence[str | Path] = (), workers: int | None = None, scheduler: str | None = None,
+         progress: Progress | None = None, suite: str | Path | None = None, top: int = 2) -> Records:
     """Search a variant's params (`params` restricts them), time each config on several shapes
     (default: the experiment's tune shapes), saving as it goes (a re-run resumes), and record the
     best config for this card in results/<gpu>/tuned.json. Records: every result of this tune;
@@ -430,9 +490,23 @@ def tune(experiment_name: str, variant: str, params: dict | None = None, shapes:
     the space fits in the budget, else random; `budget`: configs (40) or time ('10m'); `seed`: random's
     and bayes's (gpulab.jobs.search).
     `workers` or `scheduler`: compiled in parallel, timed on every GPU (gpulab.run.sweep), one tune per
-    card model, each in `.per_card` (this Records is the first's)."""
+    card model, each in `.per_card` (this Records is the first's).
+
+    `suite` (a built-in's name or a .toml file) gives the shapes; with no `variant` named, each of
+    the `top` variants the model ranks first at each of its shapes (gpulab.jobs.best.tune_targets)
+    is tuned at the shapes where it ranks so, one tune after the other: Records of every tune's
+    results, `.tunes` each tune's Records (with `.plan`, `.result`, `.per_card`)."""
     progress = progress or QUIET
     exp = experiment(experiment_name, kernels)
+    if suite is not None:
+        if shapes is not None:
+            raise GpulabError("give shapes or a suite, not both")
+        shapes = [s.shape for s in _load_suite(suite).shapes(exp)]
+    if variant is None:
+        if suite is None:
+            raise GpulabError("name the variant to tune, or give a suite (--suite llm) to tune the model's "
+                              "top variants at each of its shapes")
+        return _tune_suite(exp, shapes, params, budget, strategy, seed, kernels, workers, scheduler, progress, top)
     v = exp.variant(variant)
     if not v.params:
         raise GpulabError(f"{exp.name} {v.name} has no params to tune")
@@ -466,6 +540,32 @@ def tune_replay(csv: str | Path, shapes: Sequence[str], evaluations: int | None 
     if not isinstance(seeds, int) or seeds < 1:
         raise GpulabError(f"--seeds must be at least 1; got {seeds}")
     return rec, replaying.replay_seeds(rec, strategies, evaluations or replaying.quarter(rec), seeds)
+
+
+def _tune_suite(exp, shapes: list[Shape], params, budget, strategy, seed: int, kernels, workers, scheduler,
+                progress: Progress, top: int) -> Records:
+    """A suite's tune with no variant named: the model's `top` variants at each shape, each tuned at
+    its shapes (with a GPU here: this card's folder; else the one card with results)."""
+    if not isinstance(top, int) or top < 1:
+        raise GpulabError("--top must be at least 1")
+    here = card()
+    chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else _results_folder(None, None))
+    targets = choosing.tune_targets(chooser, shapes, top)
+    for name, mine in targets.items():
+        progress.say(f"{exp.name} {name}: tuned at {len(mine)} shape(s) where the model ranks it in the top {top}")
+    rows = Records()
+    rows.tunes = []
+    for name, mine in targets.items():
+        if not exp.variant(name).params:
+            progress.say(f"{exp.name} {name} has no params to tune; skipped")
+            continue
+        done = tune(exp.name, name, params={k: v for k, v in (params or {}).items()
+                                            if any(p.name == k for p in exp.variant(name).params)} or None,
+                    shapes=mine, budget=budget, strategy=strategy, seed=seed, kernels=kernels, workers=workers,
+                    scheduler=scheduler, progress=progress)
+        rows.tunes.append(done)
+        rows.extend(done)
+    return rows
 
 
 def _tune_plan(plan, run_tune, progress: Progress) -> Records:

@@ -41,8 +41,8 @@ from gpulab.report.profile_tables import (
 )
 from gpulab.report.sass_tables import hot_table, kinds_table, model_by_kind
 from gpulab.report.tables import (
-    ab_table, bench_table, card_state, ceilings_table, experiment_table, replay_table, resources_table, run_line,
-    run_summary_table, sanitize_table, summary_table, tune_table,
+    ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, replay_table, resources_table,
+    run_line, run_summary_table, sanitize_table, summary_table, tune_table,
 )
 from gpulab.run.args import single_params
 from gpulab.run.lab import parse_param_overrides
@@ -150,6 +150,7 @@ class Live(Progress):
 
 
 KERNEL_HELP = "a .cu file that declares a variant in a /* gpulab variant */ block, added beside the built-ins (repeatable)"
+SUITE_HELP = "the shapes of a suite: a built-in (llm: Llama-3 8B and 70B linear layers) or your own .toml file"
 
 
 def kernels_of(kernel: Optional[list[Path]]) -> tuple[Path, ...]:
@@ -231,14 +232,17 @@ def bench(
     retime_throttled: bool = typer.Option(False, "--retime-throttled", help="time a row again after a cool-down "
                                           "where it was timed under a heat or power slowdown"),
     lock_clocks: Optional[int] = typer.Option(None, "--lock-clocks", metavar="MHZ", help=LOCK_HELP),
+    suite: Optional[str] = typer.Option(None, "--suite", help=SUITE_HELP + "; rows to results/<gpu>/<experiment>-<suite>.csv"),
+    contenders: Optional[float] = typer.Option(None, "--contenders", help="at each shape only the variants the model "
+                                               "puts within this factor of its pick's time (gpulab best shows the pick)"),
 ) -> None:
     """Check and time variants of one experiment; print a table; write a CSV."""
     say_card_state()
     with clocks_locked(lock_clocks), Live(f"bench {experiment}") as live:
         options = BenchOptions(warm_l2=warm_l2, exact=exact, seed=seed, out=out, workers=workers, scheduler=scheduler,
-                               noise=noise, retime_throttled=retime_throttled)
+                               noise=noise, retime_throttled=retime_throttled, contenders=contenders)
         records = api.bench(experiment, split_list(variant) or None, shapes_arg(size, shape), params_arg(param),
-                            kernels=kernels_of(kernel), options=options, progress=live)
+                            kernels=kernels_of(kernel), options=options, progress=live, suite=suite)
     for card in records.per_card:  # one per card model (several only on a cluster)
         show_bench(api.experiment(experiment, kernels_of(kernel)), card)
         console.print(f"wrote {len(card)} rows to {card.path}")
@@ -270,6 +274,8 @@ def run(
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     full: bool = typer.Option(False, "--full", help="every variant's sweep at every default shape (the tour: one "
                               "representative shape per experiment)"),
+    suite: Optional[str] = typer.Option(None, "--suite", help=SUITE_HELP + ": every variant of each experiment it "
+                                        "is for, at its shapes"),
 ) -> None:
     """The main job, a tour: each experiment's ladder at one representative shape beside the vendor
     library and gpulab's best row, then one screen of summary (also results/<gpu>/run-summary.csv);
@@ -277,6 +283,8 @@ def run(
     say what needs a GPU."""
     if arch is not None:
         check_arch(arch)  # an empty or unknown --arch is refused, GPU or not
+    if suite is not None:
+        api.suite_experiments(suite, experiments or None, kernels=kernels_of(kernel))  # a bad suite: one line, GPU or not
     info, reason = probe()
     if info is None:
         _compile_only(experiments, kernels_of(kernel), arch or "sm_90", out_dir, reason)
@@ -286,12 +294,12 @@ def run(
                   f"CUDA runtime {info.cuda_runtime_version}): {'the whole grid' if full else 'the tour'}", highlight=False)
     say_card_state()
     with Live("run") as live:
-        done = api.run(experiments, kernels=kernels_of(kernel), full=full, out_dir=out_dir, progress=live)
+        done = api.run(experiments, kernels=kernels_of(kernel), full=full, out_dir=out_dir, progress=live, suite=suite)
     for name, records in done.by_experiment.items():
         show_bench(api.experiment(name, kernels_of(kernel) if experiments else ()), records)
         console.print(f"wrote {records.path}\n", highlight=False)
-    console.print(run_summary_table(done.summary, f"gpulab run ({'full' if full else 'tour'}): the best row of "
-                                    f"each experiment"))
+    mode = f"suite {suite}" if suite else "full" if full else "tour"
+    console.print(run_summary_table(done.summary, f"gpulab run ({mode}): the best row of each experiment"))
     console.print(f"wrote {done.summary.path}", highlight=False)
     exit_if_unfinished(done.lab)
 
@@ -299,7 +307,8 @@ def run(
 @app.command()
 def tune(
     experiment: str = typer.Argument(..., help="experiment name"),
-    variant: str = typer.Argument(..., help="the variant whose params to search"),
+    variant: Optional[str] = typer.Argument(None, help="the variant whose params to search (with --suite and no "
+                                            "variant: the model's top variants at each of the suite's shapes)"),
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="restrict a param: NAME=V1,V2"),
     size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes to score on"),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="shapes to score on (repeatable)"),
@@ -312,14 +321,27 @@ def tune(
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="a running Dask cluster, e.g. tcp://host:8786"),
+    suite: Optional[str] = typer.Option(None, "--suite", help=SUITE_HELP + ": score on its shapes"),
+    top: int = typer.Option(2, "--top", help="with --suite and no variant: tune the variants the model ranks in the "
+                            "first TOP at each shape (gpulab best), each at the shapes where it does"),
 ) -> None:
     """Search a variant's params, time each config on several shapes, save results as it goes
-    (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json."""
+    (re-running resumes), and record the best config for this card in results/<gpu>/tuned.json.
+    With --suite and no variant: at each of the suite's shapes the model (gpulab best) ranks the
+    variants; each of the first --top (2) is tuned at the shapes where it is among them, one tune
+    after the other, so the best row there then runs what was measured fastest ('tuned here').
+    Each tune times up to --budget configs at each of its shapes: with a suite, give a small --budget."""
     with Live("tuning") as live:
         rows = api.tune(experiment, variant, params_arg(param), shapes_arg(size, shape),
                         budget=budget if budget is not None else limit if limit is not None else DEFAULT_BUDGET,
-                        strategy=strategy, seed=seed,
-                        kernels=kernels_of(kernel), workers=workers, scheduler=scheduler, progress=live)
+                        strategy=strategy, seed=seed, kernels=kernels_of(kernel), workers=workers,
+                        scheduler=scheduler, progress=live, suite=suite, top=top)
+    for done in getattr(rows, "tunes", [rows]):
+        _show_tune(done)
+
+
+def _show_tune(rows) -> None:
+    """One tune's tables and what it saved, per card model."""
     for card in rows.per_card:  # one per card model (several only on a cluster)
         plan, result = card.plan, card.result
         exp, v, shapes = plan.experiment, plan.variant, plan.shapes
@@ -353,6 +375,36 @@ def tune_replay(
                   f"{sum(v is None for v in rec.scores.values())} of them could not run; the best {best} at "
                   f"{rec.best:,.0f}", highlight=False)
     console.print(replay_table(f"the best found by each search, % of the recorded best ({csv})", replays))
+
+
+@app.command()
+def best(
+    experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
+    size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes; every dimension = size"),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="e.g. 300x1000x1000 (repeatable)"),
+    suite: Optional[str] = typer.Option(None, "--suite", help=SUITE_HELP),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="whose results to choose from: results/<gpu>/ (default: "
+                                      "this machine's card, else the one card with results)"),
+    results: Path = typer.Option(RESULTS_ROOT, "--results", help="the folder of per-GPU results"),
+    kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
+    csv_path: Optional[Path] = typer.Option(None, "--csv", help="also write the picks to this CSV"),
+) -> None:
+    """What gpulab's best row runs at each shape, and why: tuned there, or chosen by the model (waves
+    of tiles on the SMs, the access model's bytes against the card's measured ceilings, a split's
+    partials, each variant's efficiency where it was measured). Needs no GPU."""
+    if shape is not None or size is not None:
+        shapes = shapes_arg(size, shape)
+    else:
+        shapes = None
+    if csv_path is not None:
+        check_writable(csv_path)
+    rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite)
+    console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {suite} suite" if suite else "")))
+    if csv_path is not None:
+        write_csv(csv_path, rows)
+        console.print(f"wrote {len(rows)} picks to {csv_path}", markup=False)
+    if missing := [r for r in rows if not r.get("variant")]:
+        raise RunsFailed(f"{len(missing)} shape(s) have no best row (see chosen_by above)")
 
 
 @app.command()

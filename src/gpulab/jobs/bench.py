@@ -2,7 +2,11 @@
 vendor library beside every shape and gpulab's best row of each shape, run them on a lab (this
 machine's isolated worker, or a Dask cluster's card group), and keep every finished row in the
 experiment's CSV as the sweep goes, compared with the vendor library and held to the card's
-ceilings (measured once per card, gpulab.jobs.ceilings)."""
+ceilings (measured once per card, gpulab.jobs.ceilings).
+
+A suite's shapes (gpulab.experiments.suites) are benched the same way; their rows carry the suite's
+columns (`suite`, `layer`, ...) and go to results/<gpu>/<experiment>-<suite>.csv. Every best row
+says in `chosen_by` why it runs what it runs (gpulab.jobs.best)."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from gpulab.errors import GpulabError
 from gpulab.files import check_writable
 from gpulab.gpu.stats import parse_noise
 from gpulab.gpu.timing import TimingPolicy
-from gpulab.jobs.best import picker
+from gpulab.jobs.best import Pick, Selector, contenders, selector
 from gpulab.jobs.ceilings import ensure
 from gpulab.jobs.clean import Gate, vet_best
 from gpulab.jobs.tune import tuned_defaults
@@ -48,6 +52,9 @@ class BenchOptions:
     scheduler: str | None = None
     noise: float | str = TimingPolicy.noise
     retime_throttled: bool = False
+    # At each shape, only the variants the model (gpulab.jobs.best) puts within this factor of its
+    # pick's time, beside the best row and the vendor library; None: every variant named.
+    contenders: float | None = None
 
     def lab_options(self) -> LabOptions:
         timing = TimingPolicy(flush_l2=not self.warm_l2, noise=parse_noise(self.noise))
@@ -70,22 +77,55 @@ def variant_names(exp, variants) -> list[str] | None:
     return [n for n in variants if n != BEST and n not in exp.vendor_baselines()]
 
 
-def bench_plan(exp, names, overrides, shapes, folder: Path, with_best: bool) -> list[RunSpec]:
+def best_picks(chooser: Selector, shapes, progress: Progress = QUIET) -> dict[str, Pick | None]:
+    """gpulab's best row at each shape (gpulab.jobs.best), by shape label; where no variant runs a
+    shape, None, and progress.say gives the one line that says why."""
+    picks = {}
+    for shape in dict.fromkeys(shapes):
+        picks[shape.label] = chooser.pick(shape)
+        if picks[shape.label] is None:
+            progress.say(f"no best row at {shape.label}: {chooser.why_none(shape)}")
+    return picks
+
+
+def bench_plan(exp, names, overrides, shapes, folder: Path, with_best: bool,
+               picks: dict[str, Pick | None] | None = None, within: float | None = None,
+               chooser: Selector | None = None) -> list[RunSpec]:
     """bench's runs: the variants (tuned defaults from `folder`) and the vendor rows, and with
-    `with_best` gpulab's best row of each shape (gpulab.jobs.best) just before that shape's vendor rows."""
+    `with_best` gpulab's best row of each shape (`picks`, else gpulab.jobs.best's from `folder`) just
+    before that shape's vendor rows. With `within`, at each shape only the variants the model puts
+    within that factor of its pick's time (gpulab.jobs.best.contenders)."""
     specs = plan(exp, names, overrides, shapes, defaults=tuned_defaults(exp, folder))
-    if not with_best:
+    if not with_best and within is None:
         return specs
-    choose = picker(exp, folder)
+    if (with_best and picks is None) or within is not None:
+        chooser = chooser or selector(exp, folder)
+    if with_best and picks is None:
+        picks = best_picks(chooser, shapes)
     libraries = set(exp.vendor_baselines())
     out: list[RunSpec] = []
     for shape in dict.fromkeys(shapes):  # once each: `mine` already holds every spec of a repeated shape
         mine = [s for s in specs if s.shape == shape]
-        chosen = choose(shape)
-        best = [RunSpec(exp, chosen.variant, chosen.params, shape, picked=chosen.label)] if chosen else []
         own = [s for s in mine if s.library not in libraries]
+        if within is not None:
+            keep = set(contenders(chooser, shape, within))
+            own = [s for s in own if s.variant is not None and s.variant.name in keep]
+        chosen = picks.get(shape.label) if with_best else None
+        best = [RunSpec(exp, chosen.variant, chosen.params, shape, picked=chosen.variant.name)] if chosen else []
         out += own + best + [s for s in mine if s.library in libraries]
     return out
+
+
+def row_columns(picks: dict[str, Pick | None] | None, by_shape: dict[str, dict] | None = None) -> Callable[[dict], dict]:
+    """What bench adds to each finished row: its shape's columns (`by_shape`: a suite's `suite`,
+    `layer`, ...), and on a best row `chosen_by`, why it ran what it ran."""
+    def columns(row: dict) -> dict:
+        extra = dict((by_shape or {}).get(row.get("shape"), {}))
+        chosen = (picks or {}).get(row.get("shape"))
+        if row.get("variant") == BEST and chosen is not None:
+            extra["chosen_by"] = chosen.why
+        return extra
+    return columns
 
 
 def run_one_by_one(lab, specs, progress: Progress, save: Callable | None = None) -> list[dict]:
@@ -103,13 +143,14 @@ def run_one_by_one(lab, specs, progress: Progress, save: Callable | None = None)
 
 
 def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Progress = QUIET,
-                execute: Callable | None = None) -> Records:
+                execute: Callable | None = None, columns: Callable[[dict], dict] | None = None) -> Records:
     """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, merged
     into `path` after every run and at the end: a run's row replaces the file's row of the same run
     (experiment, variant, params, shape), every other row the file holds stays. `execute` runs them
     (default: one after the other on `lab`); one that is given (a cluster's) uses the ceilings already
-    measured on that card, if any, since the card may be on another host. The rows that could be
-    called best carry the sanitizer gate's verdict (gpulab.jobs.clean.vet_best)."""
+    measured on that card, if any, since the card may be on another host. `columns(row)` gives what
+    each row carries beside the run's own (row_columns). The rows that could be called best carry the
+    sanitizer gate's verdict (gpulab.jobs.clean.vet_best)."""
     if path is not None:
         check_writable(path)
         if path.exists():
@@ -118,6 +159,8 @@ def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Prog
     gate = Gate(folder, lab.arch, lab.env, progress)  # reads sanitize.csv: a damaged one stops us before any run
 
     def finished(rows: list[dict]) -> list[dict]:
+        if columns is not None:
+            rows = [r | columns(r) for r in rows]
         return attach_copy(attach(derive(rows, exp.baseline), exp, ceilings), exp, ceilings)
 
     def save(done: list[dict]) -> None:
@@ -133,35 +176,56 @@ def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Prog
     return records
 
 
-def bench(exp, names, overrides, shapes, options: BenchOptions, progress: Progress = QUIET) -> Records:
+def bench(exp, names, overrides, shapes, options: BenchOptions, progress: Progress = QUIET,
+          suite=None) -> Records:
     """Check and time `names` (None: every variant, with its sweep) of `exp` at `shapes`, with the
     vendor library and gpulab's best row beside (the best row only when no params are overridden
-    and it is asked for or nothing is named); the rows of the first card model, with `.per_card`."""
+    and it is asked for or nothing is named); the rows of the first card model, with `.per_card`.
+    With `suite` (gpulab.experiments.suites.Suite) its shapes for `exp` instead, every row carrying
+    the suite's columns, into results/<gpu>/<experiment>-<suite>.csv unless options.out says."""
     with_best = not overrides and (names is None or BEST in names)
+    by_shape = None
+    if suite is not None:
+        found = suite.shapes(exp)  # a bad suite file is refused before anything runs
+        shapes, by_shape = [s.shape for s in found], {s.shape.label: s.columns for s in found}
     chosen = variant_names(exp, names)
     plan(exp, chosen, overrides, shapes)  # names and values are checked before the GPU is touched
+    if options.contenders is not None and not options.contenders >= 1:
+        raise GpulabError(f"--contenders {options.contenders}: a factor of the pick's modelled time, at least 1 (e.g. 1.5)")
     if options.save and options.out is not None:
         check_writable(Path(options.out))  # ... and where the rows go (a folder, no permission)
     if options.workers is not None or options.scheduler:
-        return _bench_on_cluster(exp, chosen, overrides, shapes, options, with_best, progress)
+        return _bench_on_cluster(exp, chosen, overrides, shapes, options, with_best, progress, suite, by_shape)
     lab = open_lab(options.lab_options())
     folder = card_folder(lab.device.slug)
-    specs = bench_plan(exp, chosen, overrides, shapes, folder, with_best)
+    specs, columns = _planned(exp, chosen, overrides, shapes, folder, with_best, options, progress, by_shape)
     lab.preflight(specs)
     with precompiled(specs, lab.arch):
-        records = sweep_specs(exp, lab, specs, folder, _csv_path(exp, folder, options), progress)
+        records = sweep_specs(exp, lab, specs, folder, _csv_path(exp, folder, options, suite), progress,
+                              columns=columns)
     records.per_card = [records]
     return records
 
 
-def _csv_path(exp, folder: Path, options: BenchOptions) -> Path | None:
+def _planned(exp, names, overrides, shapes, folder: Path, with_best: bool, options: BenchOptions,
+             progress: Progress, by_shape: dict | None):
+    """(specs, row columns) of one card's bench: the picks made once, for the plan and the rows."""
+    chooser = selector(exp, folder) if with_best or options.contenders is not None else None
+    picks = best_picks(chooser, shapes, progress) if with_best else None
+    specs = bench_plan(exp, names, overrides, shapes, folder, with_best, picks, options.contenders, chooser)
+    return specs, row_columns(picks, by_shape)
+
+
+def _csv_path(exp, folder: Path, options: BenchOptions, suite=None) -> Path | None:
     if not options.save:
         return None
-    return Path(options.out) if options.out else folder / f"{exp.name}.csv"
+    if options.out:
+        return Path(options.out)
+    return folder / (suite.csv_name(exp.name) if suite is not None else f"{exp.name}.csv")
 
 
 def _bench_on_cluster(exp, names, overrides, shapes, options: BenchOptions, with_best: bool,
-                      progress: Progress) -> Records:
+                      progress: Progress, suite=None, by_shape: dict | None = None) -> Records:
     """bench on a Dask cluster (gpulab.run.sweep): every run once per card model among its GPUs."""
     per_card = []
     with sweep.open_cluster(options.workers, options.scheduler, options.lab_options()) as cluster:
@@ -170,9 +234,9 @@ def _bench_on_cluster(exp, names, overrides, shapes, options: BenchOptions, with
             raise GpulabError(f"--out names one CSV and the cluster has {len(groups)} card models; leave it out")
         for group in groups:
             folder = card_folder(group.device.slug)
-            specs = bench_plan(exp, names, overrides, shapes, folder, with_best)
+            specs, columns = _planned(exp, names, overrides, shapes, folder, with_best, options, progress, by_shape)
             group.preflight(specs)
-            per_card.append(sweep_specs(exp, group, specs, folder, _csv_path(exp, folder, options), progress,
-                                        execute=cluster.execute))
+            per_card.append(sweep_specs(exp, group, specs, folder, _csv_path(exp, folder, options, suite), progress,
+                                        execute=cluster.execute, columns=columns))
     per_card[0].per_card = per_card
     return per_card[0]

@@ -6,6 +6,10 @@ declared sweep (the memory experiments' strides and widths, v1's tile sizes), be
 library and gpulab's best row. `full`: every variant's sweep at every
 default shape, the whole grid the result pages are made from.
 
+A suite (`suite`, gpulab.experiments.suites): each experiment the suite is for, at the suite's shapes,
+every variant at its tuned or default params with its sweep; its rows (with the suite's columns)
+join results/<gpu>/<experiment>-<suite>.csv.
+
 Each experiment's rows join results/<gpu>/<experiment>.csv as they finish (gpulab.jobs.bench), and
 results/<gpu>/run-summary.csv gets one row per experiment: its best row at the tour shape, how far
 it is from the ceiling that binds and from the vendor library, and the wall seconds it took.
@@ -17,7 +21,9 @@ import dataclasses
 import time
 from pathlib import Path
 
-from gpulab.jobs.bench import bench_plan, ensure_ceilings, sweep_specs
+from gpulab.errors import GpulabError
+from gpulab.jobs.bench import bench_plan, best_picks, ensure_ceilings, row_columns, sweep_specs
+from gpulab.jobs.best import selector
 from gpulab.quantities import SANITIZED, may_be_best
 from gpulab.records import Records, card_folder, did_not_finish, upsert
 from gpulab.run.lab import LabOptions
@@ -43,24 +49,52 @@ def shapes_of(exp, full: bool) -> list:
     return exp.default_shape_list() if full else [exp.shape(*exp.tour_shape)]
 
 
+def suite_experiments(experiments: list, suite, named: bool) -> list:
+    """The experiments a suite run covers: those named (each must be one the suite is for), or
+    of all, those it is for."""
+    if named:
+        if wrong := [e.name for e in experiments if not suite.is_for(e)]:
+            raise GpulabError(f"suite {suite.name} is for {', '.join(suite.experiments)}, not {', '.join(wrong)}")
+        return experiments
+    chosen = [e for e in experiments if suite.is_for(e) and (suite.experiments or _gives_dims(suite, e))]
+    if not chosen:
+        raise GpulabError(f"suite {suite.name} ({suite.path}) is for no experiment gpulab has")
+    return chosen
+
+
+def _gives_dims(suite, exp) -> bool:
+    """Whether every entry of a suite that names no experiments gives `exp`'s dimensions."""
+    return all(set(entry.dims) == set(exp.dims) for entry in suite.entries)
+
+
 def main_run(experiments: list, full: bool = False, out_dir: str | Path | None = None,
-             progress: Progress = QUIET) -> MainRun:
-    """Run `experiments` (Experiment objects) as the tour or, with `full`, the whole grid."""
+             progress: Progress = QUIET, suite=None) -> MainRun:
+    """Run `experiments` (Experiment objects) as the tour or, with `full`, the whole grid, or with
+    `suite` (a gpulab.experiments.suites.Suite) at its shapes."""
+    shapes, by_shape = {}, {}
+    for exp in experiments:  # a bad suite file is refused before the GPU is touched
+        if suite is not None:
+            found = suite.shapes(exp)
+            shapes[exp.name], by_shape[exp.name] = [s.shape for s in found], {s.shape.label: s.columns for s in found}
+        else:
+            shapes[exp.name] = shapes_of(exp, full)
     lab = open_lab(LabOptions())
     folder = Path(out_dir) if out_dir else card_folder(lab.device.slug)
     ensure_ceilings(lab.device, folder, progress)
-    plans = {}
+    plans, columns = {}, {}
     for exp in experiments:
-        specs = bench_plan(exp, None, {}, shapes_of(exp, full), folder, with_best=True)
+        picks = best_picks(selector(exp, folder), shapes[exp.name], progress)
+        specs = bench_plan(exp, None, {}, shapes[exp.name], folder, with_best=True, picks=picks)
         lab.preflight(specs)
-        plans[exp.name] = specs
-    mode = "full" if full else "tour"
+        plans[exp.name], columns[exp.name] = specs, row_columns(picks, by_shape.get(exp.name))
+    mode = f"suite {suite.name}" if suite is not None else "full" if full else "tour"
     by_experiment, summary = {}, Records()
     every = [s for specs in plans.values() for s in specs]
     with precompiled(every, lab.arch):
         for exp in experiments:
             start = time.perf_counter()
-            records = sweep_specs(exp, lab, plans[exp.name], folder, folder / f"{exp.name}.csv", progress)
+            path = folder / (suite.csv_name(exp.name) if suite is not None else f"{exp.name}.csv")
+            records = sweep_specs(exp, lab, plans[exp.name], folder, path, progress, columns=columns[exp.name])
             by_experiment[exp.name] = records
             summary.append(summary_row(exp, records, mode, time.perf_counter() - start) | lab.env)
     summary.path = folder / SUMMARY_FILE

@@ -153,7 +153,11 @@ def tuned_defaults(experiment: Experiment, folder: Path) -> Callable[[Variant, S
     overall best (its choice over all its shapes), else the variant's declared defaults. A config
     tuned only at small squares thus never becomes a variant's default at 8192^3. Tuned params no
     longer accepted by the variant are ignored."""
-    table = load_tuned(folder).get(experiment.name, {})
+    return defaults_from(load_tuned(folder).get(experiment.name, {}))
+
+
+def defaults_from(table: dict) -> Callable[[Variant, Shape | None], Params]:
+    """tuned_defaults on a tuned.json entry of one experiment ({variant: {"params", "by_shape"}})."""
 
     def defaults(variant: Variant, shape: Shape | None = None) -> Params:
         entry = table.get(variant.name) or {}

@@ -4,6 +4,7 @@ self-contained HTML page, report.html, with the plots embedded.
 The pictures, and the files they are written to:
   <exp>-ladder.png   a ladder's rungs as % of the vendor library at the headline shape (plots.py)
   <exp>.png          a ladder's GFLOP/s by size; a memory-bound experiment's GB/s per shape
+  <exp>-<suite>.png  the best row's % of the vendor library on a suite's shapes, per layer against M
   roofline.png       every rung that does arithmetic, on the card's measured roofs (roofline.py)
   profiles.png       Nsight Compute's speed of light and stalls per profiled run (profile_plots.py)
 """
@@ -18,7 +19,11 @@ from gpulab.experiments import all_experiments
 from gpulab.quantities import FIDELITY_FILE, PROFILE_FILE
 from gpulab.files import write_atomic
 from gpulab.report import html, plots, profile_plots, roofline
-from gpulab.report.markdown import best_lines, latest_runs, provenance, read_fidelity, read_profiles, read_runs
+from gpulab.report.markdown import (
+    best_lines, latest_in_csv_order, latest_runs, provenance, read_fidelity, read_profiles, read_runs, read_suite_runs,
+    suite_csvs,
+)
+from gpulab.report.picks import pick_accuracy
 
 FIDELITY_NOTE = ("ncu's counts; where the model predicted otherwise, its number below (red: the model is off; "
                  "grey: DRAM bytes within tolerance or not judged; hover for the verdict)")
@@ -88,6 +93,29 @@ def experiment_sections(gpu_dir: Path, ceils) -> tuple[list[dict], list, list[st
     return out, points, no_flops
 
 
+def suite_sections(gpu_dir: Path) -> list[dict]:
+    """One section per suite an experiment ran on this card: the best row's % of the vendor library
+    against the dimension the suite varies, per group of its shapes (plots.suite_figure)."""
+    out = []
+    for exp, suite, path in suite_csvs(gpu_dir):
+        libraries = list(exp.vendor_baselines())
+        if not path.exists() or not libraries:
+            continue
+        records = latest_in_csv_order(read_suite_runs(path))
+        gpu = next((r["gpu"] for r in records if r.get("gpu")), gpu_dir.name)
+        varied, points = suite.points(exp)
+        fig = plots.suite_figure(records, points, varied, libraries[0],
+                                 f"{exp.name} on the {suite.name} suite ({gpu}): best row vs {libraries[0]}")
+        out.append({"title": f"{exp.name} on the {suite.name} suite: {suite.title}",
+                    "images": [{"path": plots.save(fig, gpu_dir / f"{exp.name}-{suite.name}.png"),
+                                "alt": f"{exp.name} {suite.name}",
+                                "caption": f"gpulab's best row as % of {libraries[0]} at each shape, one line per "
+                                           f"{'/'.join(suite.entries[0].columns) or 'entry'}, against {varied}."}],
+                    "notes": [pick_accuracy(records, libraries=tuple(libraries)).line()],
+                    "provenance": provenance(records).strip("_")})
+    return out
+
+
 def roofline_section(gpu_dir: Path, ceils, points: list, no_flops: list[str]) -> dict | None:
     roofs = roofline.roofs(ceils)
     if not points or not roofs:
@@ -128,7 +156,7 @@ def sections(gpu_dir: Path) -> list[dict]:
         out.append({"title": "Ceilings: this card's own limits", "table_html": html.ceilings_table(ceils.rows),
                     "provenance": provenance(ceils.rows).strip("_")})
     experiments, points, no_flops = experiment_sections(gpu_dir, ceils)
-    out += experiments
+    out += experiments + suite_sections(gpu_dir)
     for extra in (roofline_section(gpu_dir, ceils, points, no_flops) if ceils else None, profile_section(gpu_dir)):
         if extra:
             out.append(extra)

@@ -18,10 +18,12 @@ from typing import Callable
 from gpulab.records.ceilings import FILE_NAME as CEILINGS_FILE
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments
+from gpulab.experiments.suites import Suite, builtin_suites
 from gpulab.quantities import (
     FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS, held_exactly,
 )
 from gpulab.records import BEST, ceiling_notes, read_csv, read_text, update_text
+from gpulab.report.picks import pick_accuracy
 from gpulab.report.tables import best_per_shape
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
@@ -36,6 +38,18 @@ CEILING_COLUMNS = ("ceiling", "gbps", "gflops")
 def read_runs(csv_path: Path) -> list[dict]:
     """An experiment's results CSV (results/<gpu>/<experiment>.csv), checked."""
     return read_csv(csv_path, required=RUN_COLUMNS, need_rows=True)
+
+
+def read_suite_runs(csv_path: Path) -> list[dict]:
+    """A suite's results CSV (results/<gpu>/<experiment>-<suite>.csv), checked: runs with a `suite` column."""
+    return read_csv(csv_path, required=RUN_COLUMNS + ("suite",), need_rows=True)
+
+
+def suite_csvs(gpu_dir: Path) -> list[tuple[object, Suite, Path]]:
+    """(experiment, suite, its CSV in gpu_dir, which may not exist yet) for every built-in suite and
+    every experiment it is for."""
+    return [(exp, suite, Path(gpu_dir) / suite.csv_name(exp.name))
+            for suite in builtin_suites() for exp in all_experiments() if suite.experiments and suite.is_for(exp)]
 
 
 def read_ceilings(csv_path: Path) -> list[dict]:
@@ -61,6 +75,7 @@ def results_files(gpu_dir: Path) -> dict[Path, Callable[[Path], list[dict]]]:
     wanted = {gpu_dir / CEILINGS_FILE: read_ceilings, gpu_dir / FIDELITY_FILE: read_fidelity,
               gpu_dir / PROFILE_FILE: read_profiles, gpu_dir / SANITIZE_FILE: read_sanitize}
     wanted |= {gpu_dir / f"{exp.name}.csv": read_runs for exp in all_experiments()}
+    wanted |= {path: read_suite_runs for _, _, path in suite_csvs(gpu_dir)}
     return {path: reader for path, reader in wanted.items() if path.exists()}
 
 
@@ -306,7 +321,8 @@ def best_block(csv_path: Path) -> str | None:
     lines = ["| shape | gpulab best ran | GFLOP/s | % of cuBLAS | % of copy ceiling |", "|---|---|---|---|---|"]
     for r in best:
         pct, copy = r.get("pct_of_cublas"), r.get("pct_of_copy")
-        lines.append(f"| {r['shape']} | {r.get('picked') or ''} {r.get('params') or ''} | {r['gflops']:,.0f} "
+        why = f" ({_cell_text(r['chosen_by'])})" if r.get("chosen_by") else ""  # rows before chosen_by: in `picked`
+        lines.append(f"| {r['shape']} | {r.get('picked') or ''}{why} {r.get('params') or ''} | {r['gflops']:,.0f} "
                      f"| {'' if pct is None else f'{pct:.1f}%'} | {'' if copy is None else f'{copy:.1f}%'} |")
     return "\n".join(lines) + "\n\n" + provenance(records) + "\n"
 
@@ -432,6 +448,77 @@ def sanitize_block(csv_path: Path) -> str:
             f"shape.\n\n{provenance(rows)}\n")
 
 
+# -- a suite's shapes ----------------------------------------------------------------------------------
+def suite_block(csv_path: Path, experiment, suite: Suite) -> str:
+    """One experiment on one suite (its page's block): per shape, in the suite's order, the suite's
+    columns (layer), the best row (what it ran and why: chosen_by), its rate, % of the vendor library
+    and % of the ceiling that binds (the copy on memory-bound shapes); then how often the pick was
+    within 5% of the fastest kernel timed beside it (report.picks). 'Not run yet' where the card has no
+    CSV for it: nothing here is typed by hand."""
+    command = f"`gpulab bench {experiment.name} --suite {suite.name}`"
+    if not Path(csv_path).exists():
+        return f"Not run yet on this card: {command} writes {Path(csv_path).name}.\n"
+    rows = latest_in_csv_order(read_suite_runs(csv_path))
+    found = suite.shapes(experiment)
+    text_columns = list(dict.fromkeys(k for s in found for k in s.columns if k != "suite"))
+    rate = "gflops" if experiment.bound == "compute" else "gbps"
+    unit = "GFLOP/s" if rate == "gflops" else "GB/s"
+    libraries = set(experiment.vendor_baselines())
+    head = [*text_columns, "shape", "best ran", "chosen by", unit, "% of vendor", "% of ceiling"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for entry in found:
+        label = entry.shape.label
+        best = next((r for r in rows if r["shape"] == label and r["variant"] == BEST), None)
+        cells = [str(entry.columns.get(c, "")) for c in text_columns] + [label]
+        if best is None:
+            lines.append("| " + " | ".join(cells + ["not run yet", "", "", "", ""]) + " |")
+            continue
+        ran = f"{best.get('picked') or ''} {best.get('params') or ''}".strip()
+        if not (best.get("correct") and best.get("time_ms")):
+            lines.append("| " + " | ".join(cells + [ran, _cell_text(best.get("chosen_by")),
+                                                   f"did not pass: {_cell_text(best.get('skip_reason'))}", "", ""]) + " |")
+            continue
+        vendor = _pct(best.get("pct_of_cublas")) if libraries else ""
+        lines.append("| " + " | ".join(cells + [ran, _cell_text(best.get("chosen_by")), _fmt(best.get(rate), rate),
+                                               vendor, _ceiling_cell(best)]) + " |")
+    accuracy = pick_accuracy(rows, libraries=tuple(libraries))
+    return ("\n".join(lines) + f"\n\nSuite {suite.name}: {suite.title}. Written by {command}. "
+            f"Of the picks: {accuracy.line()}.\n\n{provenance(rows)}\n")
+
+
+def _cell_text(value) -> str:
+    """Text that is safe inside a table cell."""
+    return str(value or "").replace("|", "/").replace("\n", " ")
+
+
+def suite_summary_block(gpu_dir: Path, suite: Suite) -> str:
+    """The README's line per experiment of a suite: shapes run, the best row against the vendor
+    library (the geometric mean and the range of its %), and how often the pick was within 5% of the
+    fastest kernel timed beside it; 'not run yet' where the card has no CSV for it."""
+    lines = ["| experiment | shapes run | best row, % of vendor (geomean, range) | pick within 5% of the fastest |",
+             "|---|---|---|---|"]
+    dates = []
+    for exp, mine, path in suite_csvs(gpu_dir):
+        if mine.name != suite.name:
+            continue
+        if not path.exists():
+            lines.append(f"| {exp.name} | not run yet on this card (`gpulab bench {exp.name} --suite {suite.name}`) | | |")
+            continue
+        rows = latest_in_csv_order(read_suite_runs(path))
+        best = [r for r in rows if r["variant"] == BEST and r.get("correct") and r.get("time_ms")]
+        pcts = [r["pct_of_cublas"] for r in best if r.get("pct_of_cublas")]
+        spread = (f"{math.exp(sum(math.log(p) for p in pcts) / len(pcts)):.0f}% ({min(pcts):.0f}-{max(pcts):.0f}%)"
+                  if pcts else "")
+        accuracy = pick_accuracy(rows, libraries=tuple(exp.vendor_baselines()))
+        judged = (f"{accuracy.within} of {accuracy.judged} ({100 * accuracy.fraction:.0f}%)" if accuracy.judged
+                  else "no shape with another kernel timed")
+        shapes = len({r["shape"] for r in best})
+        lines.append(f"| {exp.name} | {shapes} of {len(mine.shapes(exp))} | {spread} | {judged} |")
+        dates += [r for r in rows if r.get("date")]
+    tail = f"\n\n{provenance(dates)}" if dates else ""
+    return "\n".join(lines) + f"\n\nSuite {suite.name}: {suite.title}.{tail}\n"
+
+
 def readme_blocks(results_root: Path) -> dict[str, str]:
     """Every generated block the results allow, by name (<GPU>-<experiment>, <GPU>-ceilings, ...).
     Every results file is checked before the first block is built (card_folders)."""
@@ -456,6 +543,10 @@ def readme_blocks(results_root: Path) -> dict[str, str]:
                         csv_path, exp, exp.shape(*exp.headline_shape).label)
                 if (best := best_block(csv_path)) is not None:
                     blocks[f"{gpu_dir.name}-{exp.name}-best"] = best
+        for exp, suite, csv_path in suite_csvs(gpu_dir):
+            blocks[f"{gpu_dir.name}-{exp.name}-suite-{suite.name}"] = suite_block(csv_path, exp, suite)
+        for suite in builtin_suites():
+            blocks[f"{gpu_dir.name}-suite-{suite.name}-headline"] = suite_summary_block(gpu_dir, suite)
     return blocks
 
 

@@ -13,6 +13,8 @@ A ladder (an experiment with a headline shape: sgemm) gets two pictures:
 Where a rung ran with several params (v1 TILE=8/16/32, a tuned rung's per-shape best), its point is
 its fastest correct config at that shape: the rung's best, as the ladder table of docs/results/ reads it.
 Memory-bound experiments: GB/s per shape as grouped bars, the copy ceiling as a horizontal line.
+A suite (gpulab.experiments.suites): suite_figure, the best row's % of the vendor library against the
+dimension the suite varies (M, the tokens), one line per group of its shapes (a model's layer).
 """
 
 from __future__ import annotations
@@ -203,6 +205,31 @@ def memory_figure(records: list[dict], title: str, ceiling_gbps: float | None = 
     return fig
 
 
+# -- a suite's shapes ---------------------------------------------------------------------------------
+def suite_figure(records: list[dict], points: list[tuple[str, str, int]], x_name: str, library: str, title: str):
+    """The best row's % of `library` at each shape of a suite: `points` are (group, shape label, x)
+    in the suite's order (group: a layer, x: the value of the dimension `x_name` it varies, M); one
+    line per group, x on a log2 axis, 100% (the library) marked. A shape whose best row did not run
+    correctly has no point."""
+    best = {r["shape"]: r for r in records if r.get("variant") == "best" and r.get("correct") is True
+            and r.get("pct_of_cublas")}
+    groups = list(dict.fromkeys(g for g, _, _ in points))
+    fig, ax = plt.subplots(figsize=(8.5, 4.8), dpi=DPI)
+    for i, group in enumerate(groups):
+        mine = [(x, best[label]["pct_of_cublas"]) for g, label, x in points if g == group and label in best]
+        if mine:
+            xs, ys = zip(*mine)
+            ax.plot(xs, ys, label=group, linewidth=1.6, **series_style(i))
+    ax.axhline(100.0, label=f"{library} (100%)", **{k: v for k, v in LIBRARY_STYLE.items() if k != "marker"})
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(x_name)
+    ax.set_ylabel(f"% of {library}")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    return fig
+
+
 # -- writing -----------------------------------------------------------------------------------------
 def png_bytes(fig) -> bytes:
     """The figure as PNG bytes (closed afterwards)."""
@@ -233,4 +260,4 @@ def styles_of(fig) -> list[tuple[str, str, str]]:
 
 
 __all__ = ["COLOURS", "MARKERS", "best_per_rung", "is_ragged", "ladder_bars_figure", "ladder_lines_figure", "ladder_rungs",
-           "memory_figure", "png_bytes", "save", "series_style", "styles_of"]
+           "memory_figure", "png_bytes", "save", "series_style", "styles_of", "suite_figure"]

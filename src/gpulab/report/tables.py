@@ -242,6 +242,22 @@ def ceilings_table(ceilings) -> Table:
     return table
 
 
+def best_table(rows: list[dict], title: str) -> Table:
+    """`gpulab best`: per shape (with a suite's text columns, `layer`), what the best row runs and why."""
+    known = {"experiment", "shape", "variant", "params", "chosen_by", "model_ms", "suite"}
+    keys = dict.fromkeys(k for r in rows for k in r if k not in known)
+    extra = [k for k in keys if all(isinstance(r.get(k, ""), str) for r in rows)]
+    table = Table(title=title, title_justify="left")
+    for col in ("shape", *extra, "variant", "params", "model ms", "chosen by"):
+        table.add_column(col, justify="right" if col == "model ms" else "left", overflow="fold")
+    for r in rows:
+        model = r.get("model_ms")
+        table.add_row(escape(str(r["shape"])), *(escape(str(r.get(c, ""))) for c in extra), r.get("variant") or "-",
+                      escape(r.get("params") or ""), "" if model is None else f"{model:.4f}",
+                      escape(str(r.get("chosen_by", ""))))
+    return table
+
+
 def tune_table(exp, variant, scored: list[tuple[float, dict]], n_shapes: int, top: int = 10) -> Table:
     """`gpulab tune`: the best `top` configs by their geomean rate over the n_shapes shapes (scored: best first)."""
     unit = "GFLOP/s" if exp.bound == "compute" else "GB/s"

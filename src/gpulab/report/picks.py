@@ -1,0 +1,113 @@
+"""How good gpulab's best row was: at each shape of a bench, was the kernel it picked (before
+anything was timed there) within a tolerance of the fastest kernel gpulab timed at that shape?
+
+    from gpulab.records import read_csv
+    from gpulab.report.picks import pick_accuracy
+    found = pick_accuracy(read_csv("results/h200/gemm_bf16-llm.csv"))
+    print(found.line())   # 'the pick was within 5% of the fastest gpulab row at 37 of 40 shapes (92%) ...'
+
+or, for several CSVs at once (what notebook/device/device_llm_suite.sh prints):
+
+    python3 -c 'import sys; from gpulab.report.picks import summary; print(summary(sys.argv[1:]))' results/h200/*-llm.csv
+
+Read from the CSV rows, never from printed text. A shape is judged where the best row and at least
+one other of gpulab's own kernels were timed there (the vendor library does not count: the
+question is whether the model chose well among gpulab's kernels); a best row that failed its check
+or did not run is a miss.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pathlib import Path
+
+from gpulab.records import BEST, read_csv
+
+TOLERANCE = 0.05  # within 5% of the fastest row's time
+
+
+@dataclasses.dataclass(frozen=True)
+class Miss:
+    shape: str
+    picked: str
+    picked_ms: float | None
+    fastest: str
+    fastest_ms: float
+
+    @property
+    def slower(self) -> float | None:
+        """How much slower the pick ran than the fastest (0.12: 12%), None where it did not run."""
+        return self.picked_ms / self.fastest_ms - 1 if self.picked_ms else None
+
+
+@dataclasses.dataclass(frozen=True)
+class PickAccuracy:
+    shapes: int  # shapes with a best row
+    judged: int  # ... and another of gpulab's kernels timed there
+    within: int
+    tolerance: float
+    misses: tuple[Miss, ...]
+
+    @property
+    def fraction(self) -> float | None:
+        return self.within / self.judged if self.judged else None
+
+    def line(self) -> str:
+        if not self.judged:
+            return (f"no shape to judge the pick at: {self.shapes} shape(s) with a best row, none with another of "
+                    "gpulab's kernels timed beside it")
+        text = (f"the pick was within {100 * self.tolerance:.0f}% of the fastest gpulab row at {self.within} of "
+                f"{self.judged} shapes ({100 * self.fraction:.0f}%)")
+        if self.judged < self.shapes:
+            text += f"; {self.shapes - self.judged} shape(s) had no other kernel timed beside it"
+        return text
+
+
+def _timed(r: dict) -> bool:
+    return bool(r.get("time_ms")) and r.get("correct") is True and not r.get("skip_reason")
+
+
+def pick_accuracy(rows: list[dict], tolerance: float = TOLERANCE, libraries: tuple[str, ...] = ("cublas",)) -> PickAccuracy:
+    """At each shape with a best row: is the best row's time within `tolerance` of the fastest
+    correct timed row of gpulab's own kernels there (the best row included)? Rows of several runs
+    at one shape: each config's latest counts (a re-run replaces what it ran again)."""
+    latest: dict[tuple, dict] = {}
+    for r in rows:
+        key = (r.get("shape"), r.get("variant"), r.get("params"))
+        if key not in latest or str(r.get("date") or "") >= str(latest[key].get("date") or ""):
+            latest[key] = r
+    shapes = list(dict.fromkeys(r.get("shape") for r in latest.values() if r.get("variant") == BEST))
+    judged = within = 0
+    misses = []
+    for shape in shapes:
+        here = [r for r in latest.values() if r.get("shape") == shape and r.get("variant") not in libraries]
+        best = next(r for r in here if r.get("variant") == BEST)
+        others = [r for r in here if r.get("variant") != BEST and _timed(r)]
+        if not others:
+            continue
+        judged += 1
+        timed = others + ([best] if _timed(best) else [])
+        fastest = min(timed, key=lambda r: r["time_ms"])
+        if _timed(best) and best["time_ms"] <= (1 + tolerance) * fastest["time_ms"]:
+            within += 1
+        else:
+            misses.append(Miss(shape, str(best.get("picked") or ""), best.get("time_ms") if _timed(best) else None,
+                               f"{fastest['variant']} {fastest.get('params') or ''}".strip(), fastest["time_ms"]))
+    return PickAccuracy(len(shapes), judged, within, tolerance, tuple(misses))
+
+
+def summary(paths: list[str | Path], tolerance: float = TOLERANCE) -> str:
+    """Per CSV: the line of pick_accuracy and each miss (the pick, the fastest, how much slower);
+    then the figure over all of them together."""
+    out, judged, within = [], 0, 0
+    for path in map(Path, paths):
+        found = pick_accuracy(read_csv(path), tolerance)
+        judged, within = judged + found.judged, within + found.within
+        out.append(f"{path.name}: {found.line()}")
+        for miss in found.misses:
+            ran = f"{miss.picked_ms:.4f} ms ({100 * miss.slower:+.0f}%)" if miss.picked_ms else "did not run correctly"
+            out.append(f"  {miss.shape}: picked {miss.picked} {ran}; fastest {miss.fastest} {miss.fastest_ms:.4f} ms")
+    if len(out) > 1 and judged:
+        out.append(f"all: within {100 * tolerance:.0f}% at {within} of {judged} shapes ({100 * within / judged:.0f}%)")
+    return "\n".join(out)
