@@ -649,7 +649,8 @@ def test_kc_reduction_bands_add_every_partial_once_in_rank_order():
                         for q, ranks in loaded.items():
                             v = ranks.sum(axis=0)
                             row, col = 64 * c + 16 * w + lane // 4, 8 * q + 2 * (lane % 4)
-                            assert np.isnan(tile[row, col: col + 2]).all() and np.isnan(tile[row + 8, col: col + 2]).all()
+                            assert np.isnan(tile[row, col: col + 2]).all()
+                            assert np.isnan(tile[row + 8, col: col + 2]).all()
                             tile[row, col: col + 2], tile[row + 8, col: col + 2] = v[:2], v[2:]
         assert not np.isnan(tile).any(), (BN, split)
 
@@ -663,7 +664,8 @@ def test_kc_model_is_t3s_without_a_split_and_moves_the_same_bytes_with_one(dims)
     t3 = EXP.variant("t3")
     one = predict(KC.access(KC.default_params() | {"BN": 256, "SPLIT": 1}, s))
     assert one == predict(t3.access(t3.default_params(), s))  # both 128 x 256 tiles
-    for over in ({}, {"BN": 256, "SPLIT": 7}, {"BN": 192, "SPLIT": 5, "STAGES": 3}, {"BN": 96}, {"BN": 160, "SPLIT": 3}):
+    for over in ({}, {"BN": 256, "SPLIT": 7}, {"BN": 192, "SPLIT": 5, "STAGES": 3}, {"BN": 96},
+                 {"BN": 160, "SPLIT": 3}):
         p = KC.default_params() | over
         model = KC.access(p, s)
         check_launch(model, KC.launch(p, s))
