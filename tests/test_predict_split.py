@@ -183,6 +183,24 @@ def test_sx_split_invariants(dims, S):
     assert got["gmem_load_sectors"] - one["gmem_load_sectors"] == S * c_sectors
 
 
+@pytest.mark.parametrize("dims", [(16, 512, 256), (16, 256, 520), (9, 1024, 64)])
+@pytest.mark.parametrize("S", [1, 4])
+def test_sx_decode_tiles_read_b_once_and_a_once_per_tile_column(dims, S):
+    """BM = 16 (splitk.SX_DECODE: one tile row for M <= 16): every k tile of B is copied once (4 K N
+    bytes of 16-byte cp.async, N a multiple of BN), A's 16 x K once per tile column (4-byte copies of
+    rows clamped to M - 1: 16 rows whatever M), the classes exact."""
+    from gpulab.experiments.sgemm.splitk import SX_DECODE
+
+    m, n, k = dims
+    _predict("sx", dims, S=S, **SX_DECODE)
+    v = SGEMM.variant("sx")
+    rows = {r["name"].split(" ")[1]: r for r in instruction_table(v.access(v.default_params() | SX_DECODE | {"S": S},
+                                                                           SGEMM.shape(*dims)))
+            if r["name"].startswith("ldgsts")}
+    assert rows["B"]["bytes_requested"] == 4 * k * n
+    assert rows["A"]["bytes_requested"] == 4 * 16 * k * cdiv(n, SX_DECODE["BN"])
+
+
 def test_sx_with_one_slice_is_v9():
     v9 = SGEMM.variant("v9")
     p = v9.default_params() | {"BN": 64, "WM": 32}

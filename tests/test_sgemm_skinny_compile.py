@@ -16,7 +16,7 @@ from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.gemm_common import SMEM_STATIC_MAX
 from gpulab.experiments.sgemm import split_workspace
 from gpulab.experiments.sgemm.skinny.policy import SKINNY_SHAPES
-from gpulab.experiments.sgemm.splitk import SX_TUNE_SHAPES
+from gpulab.experiments.sgemm.splitk import SX_DECODE, SX_TUNE_SHAPES
 from gpulab.gpu.compile import compile_kernel, included_headers
 from gpulab.jobs.tune import feasible, search_space, tune_shapes
 
@@ -49,7 +49,10 @@ def _sample(name: str, n: int) -> list[tuple[str, dict]]:
 
 
 CONFIGS = ([(n, SGEMM.variant(n).default_params()) for n in NEW] + _best_defaults()
-           + _sample("gv", 10) + _sample("gt", 8) + _sample("sx", 6))
+           + _sample("gv", 10) + _sample("gt", 8) + _sample("sx", 6)
+           + [("sx", SGEMM.variant("sx").default_params() | SX_DECODE | {"S": 16}),  # a decode batch's tiles
+              ("sx", SGEMM.variant("sx").default_params() | {"BM": 16, "BN": 128, "BK": 32, "WM": 16, "STAGES": 3}),
+              ("sx", SGEMM.variant("sx").default_params() | {"BM": 32, "BN": 128, "BK": 16, "STAGES": 4})])
 
 
 @pytest.mark.parametrize("name, params", CONFIGS, ids=lambda x: x if isinstance(x, str) else "-".join(map(str, x.values())))

@@ -10,6 +10,7 @@ import pytest
 from sgemm_checks import assert_correct, assert_same_bits_and_counters_reset, config_id
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
+from gpulab.experiments.sgemm.splitk import SX_DECODE
 
 GV, GT, SX = (SGEMM.variant(n) for n in ("gv", "gt", "sx"))
 
@@ -44,3 +45,23 @@ def test_correct(lab, config, shape, exact):
 def test_same_bits_every_launch_and_counters_left_zero(lab, config, shape):
     variant, params = config
     assert_same_bits_and_counters_reset(lab, config, shape, uses_workspace=params.get("S", 1) > 1)
+
+
+# sx's tiles for a decode batch (BM 16: one warp tile of 16 rows, no rows of padding at M = 16; and
+# 32-row ones): the shapes above, a Llama layer at 16 tokens and a ragged few-row product.
+DECODE_CONFIGS = [(SX, SX.default_params() | c) for c in (
+    SX_DECODE | {"S": 16}, {"BM": 16, "BN": 128, "BK": 32, "WM": 16, "STAGES": 3, "S": 8},
+    {"BM": 32, "BN": 128, "BK": 16, "STAGES": 4, "S": 4})]
+
+
+@pytest.mark.parametrize("shape", SHAPES + [(16, 6144, 4096), (7, 4097, 1000)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
+@pytest.mark.parametrize("config", DECODE_CONFIGS, ids=config_id)
+def test_sx_decode_tiles_correct(lab, config, shape, exact):
+    assert_correct(lab, config, shape, exact)
+
+
+@pytest.mark.parametrize("shape", [(16, 6144, 4096), (9, 4100, 2049)], ids=str)
+@pytest.mark.parametrize("config", DECODE_CONFIGS, ids=config_id)
+def test_sx_decode_tiles_same_bits_and_counters_left_zero(lab, config, shape):
+    assert_same_bits_and_counters_reset(lab, config, shape, uses_workspace=True)

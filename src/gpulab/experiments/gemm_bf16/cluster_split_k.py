@@ -61,12 +61,12 @@ KC = Variant(
     launch=kc_launch,
     params=(
         TWO_CONSUMERS_BM,
-        # 256: A's 128 rows are re-read by every tile column, a third of the L2 -> SM bytes at BN = 256 and
-        # half at 128 (M = 128: as much as Bt's, ~8.4 TB/s at the copy ceiling); 3 x 256: 72-96 blocks at
-        # the Llama shapes of M = 128, in clusters of three (132 / 4 SMs hold only 30 clusters of four)
-        Param("BN", (64, 128, 192, 256), 256, "block columns: the wgmma's N"),
+        # 128 x 2: the best of the first card run at every shape it ran (kc's header has the rows);
+        # 96 and 160 make 64 tiles of the Llama N 6144 and 10240 at M = 128: 128 blocks at SPLIT 2, in
+        # clusters of two (the H200 holds 66), where 128 gives 96 and 160
+        Param("BN", (64, 96, 128, 160, 192, 256), 128, "block columns: the wgmma's N"),
         Param("STAGES", (2, 3, 4, 5, 6, 7, 8), 4, "TMA ring slots (with SPLIT > 1 also the partial's room)"),
-        Param("SPLIT", tuple(range(1, PORTABLE_CLUSTER_MAX + 1)), 3,
+        Param("SPLIT", tuple(range(1, PORTABLE_CLUSTER_MAX + 1)), 2,
               "blocks per cluster, each a slice of K of one tile"),
         GROUP_M,
     ),

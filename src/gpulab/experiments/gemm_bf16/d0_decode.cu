@@ -35,8 +35,9 @@
 //   - Copy ceiling: 4.29-4.31 TB/s read + written (copy_memcpy, copy_kernel, same file); a stream
 //     of reads alone may run somewhat faster or slower, the bench says which.
 //   - Bytes in flight: 4.2 TB/s x ~1 us of loaded DRAM latency = 4.2 MB, ~32 KB per SM. A warp step
-//     has 2 U G LDG.128 of Bt in flight per lane: 1 KB x U G a warp (4 KB at the defaults U = G = 2);
-//     MINB blocks of KW warps per SM: 2 x 8 x 4 KB = 64 KB, twice the need.
+//     has 2 U G LDG.128 of Bt in flight per lane: 1 KB x U G a warp (4 KB at U = G = 2), DEPTH steps
+//     of it while the warp waits; MINB blocks of KW warps per SM: 3 x 4 x 8 KB = 96 KB at the
+//     defaults (the first card run's 2 x 8 x 4 KB = 64 KB held 87% of copy over many waves, below).
 //   - A's traffic: each warp re-reads A's chunks for its k range (L2 -> SM, L1 where another warp of
 //     the SM just read them): per step U LDG.128 per n8 tile against 2 U G of Bt, i.e. 1/(2G) of Bt's
 //     bytes at M <= 8 (only lanes of rows < M load: 1/16 of that at M = 1) and 1/G at M > 8.
@@ -46,11 +47,33 @@
 // Expected effect: the time of one pass over Bt at ~90% of the copy ceiling plus a launch: 1 x 6144 x
 //   4096 (50 MB) ~13-14 us, 16 x 57344 x 8192 (940 MB) ~240 us, where t4 computes 128-row tiles of
 //   which 127 (112) rows are padding and reads Bt through TMA one tile column per cluster.
+// Second pass, from the first card run (H200, 2026-12-04, G 2 U 2 KW 8 MINB 2, one step in flight):
+//   16 x 57344 x 8192 252 us (3.74 TB/s, 87% of copy; 1792 blocks, 6.8 waves), but 1 x 6144 x 4096
+//   19.6 us (0.946x cuBLAS's 18.6) and 16 x 6144 x 4096 21.4 us (0.822x of 17.6). There the launch is
+//   one partial wave, 192 blocks for 264 slots (60 SMs ran two, 72 one), and two things cost:
+//   - In flight: at most 6.3 MB (192 x 8 warps x 4 KB), 75% of what the many waves held, and only
+//     while a warp waited: a step's loads were issued after the previous step's mma, so each of a
+//     warp's 8 steps was a whole DRAM round trip with nothing of that warp in flight during its mma.
+//   - The mma at M = 16 (the 1.8 us between M = 1 and 16): 16 a step a warp (two n8 tiles), and the
+//     warps of an SM, started together and fed by the same round trips, reach them together: 16
+//     warps x 16 mma at ~0.59 mma a cycle an SM (the measured 632 TFLOP/s) is ~430 cycles (0.22 us)
+//     a step with the SM's loads drained, ~1.7 us over 8 steps. Not the reduction (S = 1 there: 18
+//     KiB of shared memory a block) and not the launch (the same at M = 1).
+//   So DEPTH = 2: the next step's loads are issued before this step's mma (two named register sets,
+//   ping-pong), two steps in flight while a warp waits and one during its mma, at twice the chunk
+//   registers (167 at G 2 U 2 under NVRTC 13.0, the H200's); the defaults KW 4 MINB 3 fit 12 such
+//   warps an SM (396 slots), and the host's S = 2 at N = 6144 gives 384 blocks, every SM in the one
+//   wave: 12 x 8 KB = 96 KB in flight per SM, 12.6 MB in all, held through the mma. Cost: S = 2's
+//   planes (2 x 16 x 6144 x 4 B = 0.8 MB through L2, one ticket a block) and the last tile's fixup
+//   (~1 us of tail). The mma run in the same order: DEPTH 1 and 2 give the same bits.
+//   Expected: 16 x 6144 x 4096 and 1 x 6144 x 4096 at ~16-18 us (>= 0.95x cuBLAS), 16 x 57344 x 8192
+//   at >= 90% of copy.
 // Params: G (row groups of 16 per warp: 16G rows of Bt per block; A's chunks are reused G times from
 //   registers), U (chunks of 8 k per lane per step: 2 U G LDG.128 of Bt in flight per lane), KW (warps
 //   per block, each its own k range), S (k slices across blocks, grid.y; 0: chosen on the host,
 //   gemm_bf16.decode.auto_slices: MINB x SMs blocks where N alone gives fewer), MINB (blocks per SM
-//   the registers are sized for). Dynamic shared memory KW x 16 x (16G + 4) x 4 bytes.
+//   the registers are sized for), DEPTH (steps in flight per warp: 1 loads then multiplies, 2 loads
+//   the next step first). Dynamic shared memory KW x 16 x (16G + 4) x 4 bytes.
 // Shapes: any M, N, K >= 1, made for M <= 16: each further 16 rows of A are a block row of grid.z,
 //   one more pass over Bt (M = 1024: 64 passes; the registry's only limit is grid.z's 65535). K % 8
 //   == 0: 16-byte loads (rows 16-byte aligned); any other K: the same chunks element by element
@@ -73,6 +96,9 @@
 #endif
 #if U != 1 && U != 2 && U != 4
 #error "U must be 1, 2 or 4"
+#endif
+#if DEPTH != 1 && DEPTH != 2
+#error "DEPTH must be 1 or 2 steps in flight"
 #endif
 
 // Bt is read once: streamed past L1 (no_allocate), with L2 asked to fetch 256-byte runs (the next
@@ -110,6 +136,54 @@ __device__ __forceinline__ uint4 load_chunk(const bf16_t* row, bool row_ok, int 
     return v;
 }
 
+// One step's chunks of one lane: 2 U G of Bt (rows r, r + 8 of each group), U NM of A.
+template <int NM>
+struct StepChunks {
+    uint4 b[G][2][U], a[NM][U];
+};
+
+// Every load of a step (2 U G + U NM LDG.128 in flight), none where `live` is false (a step past the
+// warp's range, loaded ahead by DEPTH = 2).
+template <int NM, bool VEC>
+__device__ __forceinline__ void load_step(StepChunks<NM>& x, int step, bool live, int K,
+                                          const bf16_t* const (&a_row)[NM], const bool (&a_ok)[NM],
+                                          const bf16_t* const (&b_row)[G][2], const bool (&b_ok)[G][2]) {
+    const int q = threadIdx.x % 4;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const int c = step * 4 * U + 4 * u + q;  // chunk index along the row
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) x.b[g][h][u] = load_chunk<VEC, true>(b_row[g][h], live && b_ok[g][h], c, K);
+#pragma unroll
+        for (int t = 0; t < NM; ++t) x.a[t][u] = load_chunk<VEC, false>(a_row[t], live && a_ok[t], c, K);
+    }
+}
+
+// A step's mma: 2 U G NM of them, words 2j, 2j + 1 of the chunks (k 4j .. 4j + 3 of each) to mma j.
+template <int NM>
+__device__ __forceinline__ void mma_step(float (&acc)[G][NM][4], const StepChunks<NM>& x) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                const unsigned* lo = reinterpret_cast<const unsigned*>(&x.b[g][0][u]);
+                const unsigned* hi = reinterpret_cast<const unsigned*>(&x.b[g][1][u]);
+                const unsigned fa[4] = {lo[2 * j], hi[2 * j], lo[2 * j + 1], hi[2 * j + 1]};
+#pragma unroll
+                for (int t = 0; t < NM; ++t) {
+                    const unsigned* y = reinterpret_cast<const unsigned*>(&x.a[t][u]);
+                    const unsigned fb[2] = {y[2 * j], y[2 * j + 1]};
+                    mma_m16n8k16_bf16(acc[g][t], fa, fb);
+                }
+            }
+        }
+    }
+}
+
 // One warp's partial C^T tile over steps [sb, se) of its rows n0 .. n0 + 16G - 1, stored into its
 // shared slice red_w[m][n] (m < 8 NM, n < 16G). NM: n8 tiles of A rows (1: M <= 8, 2: M <= 16).
 template <int NM, bool VEC>
@@ -145,37 +219,28 @@ __device__ __forceinline__ void warp_partial(int M, int N, int K, const bf16_t* 
 #pragma unroll
             for (int i = 0; i < 4; ++i) acc[g][t][i] = 0.0f;
 
+    if (DEPTH == 1) {
+        // One step at a time: its loads, then its mma.
 #pragma unroll 1
-    for (int step = sb; step < se; ++step) {
-        uint4 b[G][2][U], a[NM][U];
-        // Every load of the step first (2 U G + U NM LDG.128 in flight), then the mma.
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int c = step * 4 * U + 4 * u + q;  // chunk index along the row
-#pragma unroll
-            for (int g = 0; g < G; ++g)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) b[g][h][u] = load_chunk<VEC, true>(b_row[g][h], b_ok[g][h], c, K);
-#pragma unroll
-            for (int t = 0; t < NM; ++t) a[t][u] = load_chunk<VEC, false>(a_row[t], a_ok[t], c, K);
+        for (int step = sb; step < se; ++step) {
+            StepChunks<NM> x;
+            load_step<NM, VEC>(x, step, true, K, a_row, a_ok, b_row, b_ok);
+            mma_step<NM>(acc, x);
         }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-#pragma unroll
-            for (int j = 0; j < 2; ++j) {  // words 2j, 2j+1 of the chunks: k 4j .. 4j + 3 of them
-#pragma unroll
-                for (int g = 0; g < G; ++g) {
-                    const unsigned* lo = reinterpret_cast<const unsigned*>(&b[g][0][u]);
-                    const unsigned* hi = reinterpret_cast<const unsigned*>(&b[g][1][u]);
-                    const unsigned fa[4] = {lo[2 * j], hi[2 * j], lo[2 * j + 1], hi[2 * j + 1]};
-#pragma unroll
-                    for (int t = 0; t < NM; ++t) {
-                        const unsigned* x = reinterpret_cast<const unsigned*>(&a[t][u]);
-                        const unsigned fb[2] = {x[2 * j], x[2 * j + 1]};
-                        mma_m16n8k16_bf16(acc[g][t], fa, fb);
-                    }
-                }
-            }
+    } else {
+        // Two steps in flight: step + 1's loads are issued before step's mma, so the mma (and the
+        // wait for step's data) overlap the next loads. Ping-pong between two named sets (a register
+        // array indexed by a loop variable would go to local memory); a load past se is predicated
+        // off. The mma run in the same step order as DEPTH = 1: the same bits.
+        StepChunks<NM> x0, x1;
+        load_step<NM, VEC>(x0, sb, sb < se, K, a_row, a_ok, b_row, b_ok);
+#pragma unroll 1
+        for (int step = sb; step < se; step += 2) {
+            load_step<NM, VEC>(x1, step + 1, step + 1 < se, K, a_row, a_ok, b_row, b_ok);
+            mma_step<NM>(acc, x0);
+            if (step + 1 >= se) break;
+            load_step<NM, VEC>(x0, step + 2, step + 2 < se, K, a_row, a_ok, b_row, b_ok);
+            mma_step<NM>(acc, x1);
         }
     }
 

@@ -55,9 +55,10 @@ def row_groups(s: Shape) -> int:
 
 
 def auto_slices(p: Params, s: Shape) -> int:
-    """The k slices across blocks (grid.y): S where it is given, else (S = 0) enough to give
-    MINB x SMs blocks where N alone gives fewer (N = 4096 at G = 2: 128 block columns, 2 slices),
-    at most AUTO_SLICES_MAX and no more than leave AUTO_MIN_STEPS steps to each warp."""
+    """The k slices across blocks (grid.y): S where it is given, else (S = 0) as many as fit MINB x
+    SMs blocks where N alone gives fewer (at the defaults' 396 on the H200: N = 4096 at G = 2 is 128
+    block columns, 3 slices; N = 6144 192, 2), at most AUTO_SLICES_MAX and no more than leave
+    AUTO_MIN_STEPS steps to each warp."""
     if p["S"]:
         return p["S"]
     want = (p["MINB"] * sm_count()) // (block_columns(p, s) * row_groups(s))
@@ -75,11 +76,16 @@ def d0_launch(p: Params, s: Shape) -> Launch:
                   smem_dynamic_bytes=d0_smem_bytes(p))
 
 
-# ptxas's registers per thread (NVRTC 13.5, sm_90, no register cap: __launch_bounds__(128, 1)) by
-# (G, U): the step's Bt chunks (2 U G uint4), A's (2 U), the accumulators (8 G), the row pointers
-# and the rest. A config whose cap is below its count would spill; one at or above it cannot.
-D0_REGISTERS = {(1, 1): 64, (1, 2): 80, (1, 4): 115, (2, 1): 80, (2, 2): 113, (2, 4): 156,
-                (4, 1): 108, (4, 2): 162, (4, 4): 240}
+# ptxas's registers per thread by (G, U, DEPTH), under the tightest launch-bound cap (of 255, 168,
+# 128, 80, 64: what 32 KW threads x MINB blocks give) at which neither NVRTC 13.0 (the H200's) nor
+# 13.5 spilled, the larger of the two counts there (sm_90, 2026-12-05). check_regs then admits exactly
+# the caps at or above it, each compiled without a spill. What they hold: the step's Bt chunks (2 U G
+# uint4) and A's (U NM), twice with DEPTH = 2; the accumulators (8 G); the row pointers and the rest.
+# (4, 4, 2) spilled at 255: no cap admits it.
+D0_REGISTERS = {(1, 1, 1): 64, (1, 2, 1): 64, (1, 4, 1): 119, (2, 1, 1): 64, (2, 2, 1): 122, (2, 4, 1): 160,
+                (4, 1, 1): 128, (4, 2, 1): 153, (4, 4, 1): 240,
+                (1, 1, 2): 79, (1, 2, 2): 126, (1, 4, 2): 194, (2, 1, 2): 126, (2, 2, 2): 167, (2, 4, 2): 255,
+                (4, 1, 2): 206, (4, 2, 2): 254, (4, 4, 2): 256}
 
 
 def d0_constraints(p: Params, s: Shape | None) -> str | None:
@@ -91,7 +97,7 @@ def d0_constraints(p: Params, s: Shape | None) -> str | None:
         return f"KW={p['KW']} warps' partial tiles need {smem} B of shared memory, over {SMEM_BLOCK_OPTIN_MAX}"
     if p["MINB"] * (smem + SMEM_PER_BLOCK_RESERVED) > SMEM_SM_MAX:
         return f"MINB={p['MINB']} blocks of {smem} B shared memory do not fit in one SM"
-    return check_regs(D0_REGISTERS[p["G"], p["U"]], 32 * p["KW"], p["MINB"])
+    return check_regs(D0_REGISTERS[p["G"], p["U"], p["DEPTH"]], 32 * p["KW"], p["MINB"])
 
 
 def d0_workspace_sizes(p: Params, s: Shape) -> tuple[int, int]:
@@ -124,10 +130,11 @@ D0 = Variant(
     params=(
         Param("G", (1, 2, 4), 2, "row groups of 16 per warp (16G rows of Bt per block; A reused G times)"),
         Param("U", (1, 2, 4), 2, "chunks of 8 k per lane per step: 2 U G LDG.128 of Bt in flight"),
-        Param("KW", (2, 4, 8, 16), 8, "warps per block, each a k range; partials added in warp order"),
+        Param("KW", (2, 4, 8, 16), 4, "warps per block, each a k range; partials added in warp order"),
         Param("S", (0, 1, 2, 3, 4, 6, 8), 0,
               "k slices across blocks (grid.y), added in slice order; 0: chosen on the host"),
-        Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+        Param("MINB", (1, 2, 3, 4), 3, "blocks per SM the registers are sized for"),
+        Param("DEPTH", (1, 2), 2, "steps in flight per warp: 2 issues the next step's loads before this step's mma"),
     ),
     constraints=d0_constraints,
     min_sm=80,

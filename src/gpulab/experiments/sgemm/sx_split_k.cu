@@ -14,6 +14,15 @@
 // (S*M*N*4 bytes written and read back, L2-resident: 4 MB at 512^3), expect 12-14 TFLOP/s (0.75-0.85
 // of cuBLAS's 16.3). At 4096 x 64 x 4096 (cuBLAS 34.5 TFLOP/s) 64 x 64 tiles, S = 4: 256 blocks of
 // 1024-deep slices, expect 25-30 TFLOP/s; 64 x 4096 x 4096 the same with tiles along N.
+// BM 16 and 32 (issue 40, the Llama layers at M = 16: no code changed, only the params' choices): at
+//   BM = 64 a decode batch of 16 rows computes 48 rows of padding per tile, 4x the FFMAs: 16 x 6144 x
+//   4096 is 0.8 GFLOP of work but 3.2 done, ~75 us at ~43 TFLOP/s (the ladder's best rate), where B's
+//   100 MB take ~29 us at the copy ceiling. One warp tile of 16 rows (WM = BM = 16: 4 lanes x TM = 4)
+//   wastes nothing: the FFMAs, ~17 us at 70% of the FP32 rate, hide under the stream of B. The
+//   copies stay whole per thread (16 rows = THREADS / 8 at 4 warps), the fast path (M >= BM) runs,
+//   and the ring's 16-deep tiles of 256 columns hold 48 KiB of B in flight a block (4 slots), 3
+//   blocks an SM by shared memory (splitk.SX_DECODE). S = 16 at 16 x 6144 x 4096: 24 tiles x 16 = 384
+//   blocks, one wave; the fixup reads 16 planes of 16 x 256 (6 MB in all, 6% of B, L2).
 // Params: v9's BM, BN, BK, WM, WN, WNITER, TM = TN = 4, STAGES, MINB, GROUP_M (rasterization of the
 //   tiles of one slice), and S (k slices, grid.y; 1 = v9 with no workspace). Dynamic shared memory
 //   as v9. Extra arguments: the workspace (S*M*N floats) and a counter per tile (zero before the
