@@ -207,3 +207,13 @@ def test_a_tune_whose_first_configs_are_all_racy_keeps_the_fastest_with_its_verd
     at, verdict, passed = clean.first_clean(configs, Racy(tmp_path, "sm_90", sanitizer=None), tries=tries)
     assert at == 0 and verdict.text == "not clean: racecheck (8)"
     assert [p.params["TILE"] for p, _ in passed] == [16][:tries - 1]
+
+
+def test_a_gate_turned_off_checks_nothing_and_every_verdict_says_so(tmp_path):
+    from gpulab.experiments.sgemm import EXPERIMENT as SGEMM_EXP
+
+    gate = clean.Gate(tmp_path, "sm_90", {}, sanitizer="find", off="the gate was turned off (--no-sanitize)")
+    spec = RunSpec(SGEMM_EXP, SGEMM_EXP.variant("v1"), SGEMM_EXP.variant("v1").default_params(), SGEMM_EXP.shape(64, 64, 64))
+    verdict = gate.verdict(spec)
+    assert verdict.text == "not sanitized: the gate was turned off (--no-sanitize)" and verdict.may_be_best
+    assert not (tmp_path / "sanitize.csv").exists()

@@ -55,6 +55,9 @@ class BenchOptions:
     # At each shape, only the variants the model (gpulab.jobs.best) puts within this factor of its
     # pick's time, beside the best row and the vendor library; None: every variant named.
     contenders: float | None = None
+    # The sanitizer gate before a row is called best (gpulab.jobs.clean); off, every such row says
+    # "not sanitized" (a sweep of many shapes whose picks differ would sanitize each pick first).
+    sanitize: bool = True
 
     def lab_options(self) -> LabOptions:
         timing = TimingPolicy(flush_l2=not self.warm_l2, noise=parse_noise(self.noise))
@@ -143,7 +146,8 @@ def run_one_by_one(lab, specs, progress: Progress, save: Callable | None = None)
 
 
 def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Progress = QUIET,
-                execute: Callable | None = None, columns: Callable[[dict], dict] | None = None) -> Records:
+                execute: Callable | None = None, columns: Callable[[dict], dict] | None = None,
+                sanitize: bool = True) -> Records:
     """Run `specs` of one experiment; the rows, compared (derive) and against the ceilings, merged
     into `path` after every run and at the end: a run's row replaces the file's row of the same run
     (experiment, variant, params, shape), every other row the file holds stays. `execute` runs them
@@ -156,7 +160,8 @@ def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Prog
         if path.exists():
             read_csv(path)  # a damaged file is refused before any work, not after the first run
     ceilings = ensure_ceilings(lab.device, folder, progress) if execute is None else load(ceilings_path(folder))
-    gate = Gate(folder, lab.arch, lab.env, progress)  # reads sanitize.csv: a damaged one stops us before any run
+    # The gate reads sanitize.csv: a damaged one stops us before any run.
+    gate = Gate(folder, lab.arch, lab.env, progress, off="" if sanitize else "the gate was turned off (--no-sanitize)")
 
     def finished(rows: list[dict]) -> list[dict]:
         if columns is not None:
@@ -202,7 +207,7 @@ def bench(exp, names, overrides, shapes, options: BenchOptions, progress: Progre
     lab.preflight(specs)
     with precompiled(specs, lab.arch):
         records = sweep_specs(exp, lab, specs, folder, _csv_path(exp, folder, options, suite), progress,
-                              columns=columns)
+                              columns=columns, sanitize=options.sanitize)
     records.per_card = [records]
     return records
 
@@ -237,6 +242,6 @@ def _bench_on_cluster(exp, names, overrides, shapes, options: BenchOptions, with
             specs, columns = _planned(exp, names, overrides, shapes, folder, with_best, options, progress, by_shape)
             group.preflight(specs)
             per_card.append(sweep_specs(exp, group, specs, folder, _csv_path(exp, folder, options, suite), progress,
-                                        execute=cluster.execute, columns=columns))
+                                        execute=cluster.execute, columns=columns, sanitize=options.sanitize))
     per_card[0].per_card = per_card
     return per_card[0]

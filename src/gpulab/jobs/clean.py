@@ -30,7 +30,7 @@ from pathlib import Path
 
 from gpulab.errors import GpulabError
 from gpulab.jobs import sanitize as san
-from gpulab.quantities import CLEAN, SANITIZE_FILE, SANITIZED, may_be_best
+from gpulab.quantities import CLEAN, NOT_SANITIZED, SANITIZE_FILE, SANITIZED, may_be_best
 from gpulab.records import BEST
 from gpulab.run.lab import RunSpec
 from gpulab.run.progress import QUIET, Progress
@@ -78,7 +78,7 @@ class Gate:
     columns that say where (gpulab.records.environment), added to rows it writes."""
 
     def __init__(self, folder: Path | None, arch: str, env: dict | None = None, progress: Progress = QUIET,
-                 sanitizer: Path | None | str = "find"):
+                 sanitizer: Path | None | str = "find", off: str = ""):
         self.path = Path(folder) / SANITIZE_FILE if folder is not None else None
         self.arch, self.env, self.progress = arch, env or {}, progress
         self.sanitizer = sanitizer  # "find": where gpulab.jobs.sanitize.find_sanitizer looks; None: none
@@ -89,11 +89,16 @@ class Gate:
                 self.sanitizer = None
         self.recorded = san.read_recorded(self.path) if self.path is not None else []
         self._known: dict[tuple, Verdict] = {}
+        # Set when the caller turned the gate off (bench --no-sanitize): every verdict says so, and
+        # nothing is checked or recorded.
+        self.off = off
 
     def verdict(self, spec: RunSpec) -> Verdict:
         """Whether `spec`'s config (its variant, params and source; not its shape) may be a best row."""
         if spec.variant is None:
             return Verdict(False, "a vendor library: gpulab holds no kernel of it to sanitize")
+        if self.off:
+            return Verdict(False, f"{NOT_SANITIZED}: {self.off}")
         key = (spec.experiment.name, spec.variant.name, spec.variant.params_label(spec.params), spec.source_sha())
         if key not in self._known:
             self._known[key] = self._decide(spec, key)
