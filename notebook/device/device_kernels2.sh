@@ -30,20 +30,20 @@ sg="$dir/bench_sgemm.csv"
 TAIL=12 trial tests 60 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 \
     tests/test_gemm_bf16.py tests/test_sgemm_skinny_compile.py tests/gpu/test_gemm_bf16_gpu.py tests/gpu/test_skinny_gpu.py \
     -k "small_tile or split_k_kernels or two_steps or sx_decode or (accepted_configs and sx)"
-TAIL=12 trial bench_d0 25 gpulab bench gemm_bf16 --variant d0,cublas --shape 16x6144x4096 --shape 16x4096x14336 \
+TAIL=12 trial bench_d0 25 gpulab bench gemm_bf16 --no-sanitize --variant d0,cublas --shape 16x6144x4096 --shape 16x4096x14336 \
     --shape 16x57344x8192 --shape 1x6144x4096 --out "$bf16"
-TAIL=4 trial bench_d0_old 10 gpulab bench gemm_bf16 --variant d0 -p KW=8 -p MINB=2 -p DEPTH=1 \
+TAIL=4 trial bench_d0_old 10 gpulab bench gemm_bf16 --no-sanitize --variant d0 -p KW=8 -p MINB=2 -p DEPTH=1 \
     --shape 16x6144x4096 --shape 1x6144x4096 --out "$bf16"
-TAIL=3 trial bench_d0_u1 9 gpulab bench gemm_bf16 --variant d0 -p U=1 -p KW=8 -p MINB=2 --shape 16x6144x4096 --out "$bf16"
-TAIL=3 trial bench_d0_s1 9 gpulab bench gemm_bf16 --variant d0 -p S=1 --shape 16x6144x4096 --out "$bf16"
-TAIL=10 trial bench_kc 22 gpulab bench gemm_bf16 --variant kc,cublas --shape 128x6144x4096 --shape 128x4096x4096 \
+TAIL=3 trial bench_d0_u1 9 gpulab bench gemm_bf16 --no-sanitize --variant d0 -p U=1 -p KW=8 -p MINB=2 --shape 16x6144x4096 --out "$bf16"
+TAIL=3 trial bench_d0_s1 9 gpulab bench gemm_bf16 --no-sanitize --variant d0 -p S=1 --shape 16x6144x4096 --out "$bf16"
+TAIL=10 trial bench_kc 22 gpulab bench gemm_bf16 --no-sanitize --variant kc,cublas --shape 128x6144x4096 --shape 128x4096x4096 \
     --shape 1024x1024x4096 --out "$bf16"
-TAIL=3 trial bench_kc_bn96 9 gpulab bench gemm_bf16 --variant kc -p BN=96 --shape 128x6144x4096 --out "$bf16"
-TAIL=3 trial bench_kc_bn64 9 gpulab bench gemm_bf16 --variant kc -p BN=64 --shape 128x4096x4096 --out "$bf16"
-TAIL=3 trial bench_sx16 9 gpulab bench sgemm --variant sx -p BM=16 -p BN=256 -p BK=16 -p WM=16 -p WN=64 -p WNITER=2 \
+TAIL=3 trial bench_kc_bn96 9 gpulab bench gemm_bf16 --no-sanitize --variant kc -p BN=96 --shape 128x6144x4096 --out "$bf16"
+TAIL=3 trial bench_kc_bn64 9 gpulab bench gemm_bf16 --no-sanitize --variant kc -p BN=64 --shape 128x4096x4096 --out "$bf16"
+TAIL=3 trial bench_sx16 9 gpulab bench sgemm --no-sanitize --variant sx -p BM=16 -p BN=256 -p BK=16 -p WM=16 -p WN=64 -p WNITER=2 \
     -p STAGES=4 -p S=16 --shape 16x6144x4096 --out "$sg"
-TAIL=4 trial bench_sx 9 gpulab bench sgemm --variant sx,cublas --shape 16x6144x4096 --out "$sg"
-TAIL=10 trial bench_sgemm 22 gpulab bench sgemm --variant v13,v14,cublas --shape 128x6144x4096 --shape 1024x4096x4096 \
+TAIL=4 trial bench_sx 9 gpulab bench sgemm --no-sanitize --variant sx,cublas --shape 16x6144x4096 --out "$sg"
+TAIL=10 trial bench_sgemm 22 gpulab bench sgemm --no-sanitize --variant v13,v14,cublas --shape 128x6144x4096 --shape 1024x4096x4096 \
     --out "$sg"
-TAIL=4 trial bench_gv 9 gpulab bench sgemm --variant gv,cublas --shape 1x6144x4096 --out "$sg"
+TAIL=4 trial bench_gv 9 gpulab bench sgemm --no-sanitize --variant gv,cublas --shape 1x6144x4096 --out "$sg"
 trials_end
