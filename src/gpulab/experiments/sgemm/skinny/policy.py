@@ -39,6 +39,13 @@ def _fit_minb(variant: Variant, params: Params, shape: Shape) -> Params:
     return params
 
 
+# sx for a decode batch (M <= 16 tokens x a layer's weights): 16 x 256 tiles of four 16 x 64 warps,
+# 16-deep k tiles in a ring of 4 (48 KiB of B in flight a block, 3 blocks an SM by shared memory);
+# S as the shape needs (16 at 16 x 6144 x 4096: 24 tiles x 16 = 384 blocks, one wave of 3 an SM).
+SX_DECODE = {"BM": 16, "BN": 256, "BK": 16, "WM": 16, "WN": 64, "WNITER": 2, "STAGES": 4}
+DECODE_ROWS = 16  # M at most this: a decode batch, SX_DECODE's one row of 16-row tiles
+
+
 def few_tiles(shape: Shape) -> bool:
     """Whether v9's default 64 x 128 tiles would leave over half of the card's SMs idle."""
     return cdiv(shape["M"], 64) * cdiv(shape["N"], 128) < SMS_TARGET // 2
@@ -64,8 +71,9 @@ def skinny_class(shape: Shape) -> str | None:
 
 
 def best_default(experiment: Experiment, shape: Shape) -> tuple[str, Params, str]:
-    """Untuned: gv for one row, gt for one column, sx for a few rows or columns and for shapes
-    v9's tiles leave the card half idle on (see few_tiles, sx_slices), else v9 at its defaults."""
+    """Untuned: gv for one row, gt for one column, sx for a few rows or columns (with its 16-row
+    decode tiles, SX_DECODE, at M <= 16) and for shapes v9's tiles leave the card half idle on (see
+    few_tiles, sx_slices), else v9 at its defaults."""
     kind = skinny_class(shape)
     if kind == "one row":
         gv = experiment.variant("gv")
@@ -77,7 +85,8 @@ def best_default(experiment: Experiment, shape: Shape) -> tuple[str, Params, str
         return "gt", params, "nothing tuned near: gt for one column"
     if kind is not None or few_tiles(shape):
         sx = experiment.variant("sx")
-        params = sx.default_params()
+        decode = kind == "few rows" and shape["M"] <= DECODE_ROWS
+        params = sx.default_params() | (SX_DECODE if decode else {})
         params["S"] = sx_slices(shape, params, sx.param("S").choices)
-        return "sx", params, f"nothing tuned near: sx for {kind or 'few tiles'}"
+        return "sx", params, f"nothing tuned near: sx for {'a decode batch' if decode else kind or 'few tiles'}"
     return "v9", experiment.variant("v9").default_params(), "nothing tuned near: v9's defaults"

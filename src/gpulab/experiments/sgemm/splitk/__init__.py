@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gpulab.experiments.base import Param, Params, Shape, Variant
 from gpulab.experiments.sgemm.ladder import tile_params, v11_tuned_params, warp_params
-from gpulab.experiments.sgemm.skinny.policy import SKINNY_SHAPES
+from gpulab.experiments.sgemm.skinny.policy import SKINNY_SHAPES, SX_DECODE  # noqa: F401  (sx's decode tiles)
 from gpulab.experiments.sgemm.splitk.access import sk_access, sx_access, v13_access
 from gpulab.experiments.sgemm.splitk.launch import (
     sk_constraints, sk_launch, split_tail_plan, sx_constraints, sx_extra_args, sx_launch, v12_constraints,
@@ -20,10 +20,6 @@ from gpulab.experiments.sgemm.splitk.launch import (
 SK_TUNE_SHAPES = SKINNY_SHAPES + ((512, 512, 512),)
 SX_TUNE_SHAPES = ((4096, 64, 4096), (64, 4096, 4096), (512, 512, 512))
 SX_BM = (16, 32, 64, 128, 256)  # v9's tile rows and two narrower, for a few rows (M = 16: decode)
-# sx for a decode batch (M <= 16 tokens x a layer's weights): 16 x 256 tiles of four 16 x 64 warps,
-# 16-deep k tiles in a ring of 4 (48 KiB of B in flight a block, 3 blocks an SM by shared memory);
-# S as the shape needs (16 at 16 x 6144 x 4096: 24 tiles x 16 = 384 blocks, one wave of 3 an SM).
-SX_DECODE = {"BM": 16, "BN": 256, "BK": 16, "WM": 16, "WN": 64, "WNITER": 2, "STAGES": 4}
 
 # sk's configs by skinny class (skinny.policy.skinny_class): what the best row ran where nothing
 # was tuned near a skinny shape until gv, gt and sx took that over (skinny.policy.best_default), kept
