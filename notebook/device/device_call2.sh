@@ -26,6 +26,12 @@ TAIL=12 part llm_sgemm 100 gpulab bench sgemm --suite llm --contenders 1.3 --no-
 TAIL=30 part llm_figure 15 python3 -c 'import sys; from gpulab.report.picks import summary; print(summary(sys.argv[1:]))' \
     results/h200/gemm_bf16-llm.csv results/h200/sgemm-llm.csv
 TAIL=12 part sanitize_new 30 gpulab sanitize gemm_bf16 -v d0,kc -j 16
+# The report interface: the install's own (extras/python) is what gpulab looks for first; where it
+# does not import, the wheel carried in .whl/ is installed beside (PYTHONPATH) and used instead.
+python3 -c "from gpulab.gpu import ncu, ncu_reader; print(ncu_reader.find_interface(ncu.find_ncu()).describe())" \
+    >"$OUT/interface.log" 2>&1 || { python3 -m pip install -q --no-deps --no-index --target /tmp/site .whl/ncu_report*.whl \
+    && export PYTHONPATH=/tmp/site; echo "install's interface failed; the wheel installed" >>"$OUT/interface.log"; }
+cat "$OUT/interface.log"
 TAIL=40 part ncu 90 bash notebook/device/device_ncu_report.sh
 mkdir -p examples/softmax/results/h200
 TAIL=20 part softmax 30 gpulab bench softmax --problem examples/softmax/softmax.py --shape 8192x4096 \
