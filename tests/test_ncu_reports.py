@@ -60,7 +60,9 @@ def test_the_reports_are_small_and_were_written_by_the_recorded_ncu():
     paths = [recorded(name) for name in (*RUNS, *LIBRARY, "sgemm_v1_512_again", "sgemm_v9_129x67x33_source")]
     manifest = json.loads((FIXTURES / "MANIFEST.json").read_text())
     for path in paths:
-        assert path.stat().st_size < 1 << 20, f"{path.name}: {path.stat().st_size:,} bytes"
+        # a per-instruction capture carries the kernel's SASS and a counter per instruction: 2 MB on the H200
+        limit = 2 << 20 if path.stem.endswith("_source") else 1 << 20
+        assert path.stat().st_size < limit, f"{path.name}: {path.stat().st_size:,} bytes"
         assert ncu_reader.report_writer(path) == manifest["ncu_version"], path.name
 
 

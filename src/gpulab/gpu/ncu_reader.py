@@ -5,14 +5,17 @@ typed value and unit, and the launch's attributes (grid, block, registers, share
 launch__* metrics of the same launch.
 
 Which interface, in this order:
-  1. the one of the Nsight Compute install that the ncu found by gpulab.gpu.ncu.find_ncu belongs
-     to: `extras/python` beside the executable (links resolved), else in the install its version
-     names (/opt/nvidia/nsight-compute/<version>/, <cuda>/nsight-compute-<version>/), for a
-     toolkit's bin/ncu that is a script calling one of those. It is the version of the ncu that
-     writes gpulab's reports, so it reads them.
-  2. an importable `ncu_report`: the `ncu-report` wheel on PyPI (`pip install "gpulab[profile]"`),
-     which carries its own reader library: how a machine without Nsight Compute (CI, a laptop)
-     replays recorded reports.
+  1. an importable `ncu_report` at least as new as the ncu found by gpulab.gpu.ncu.find_ncu (the
+     `ncu-report` wheel on PyPI, `pip install "gpulab[profile]"`, which carries its own reader
+     library): a newer reader reads older reports. It comes first because on the H200
+     (2026-12-04, Python 3.12) the install's own copy of 2025.3.1 imported and then crashed the
+     interpreter (a segmentation fault) on every report it opened, which the 2026.3.1 wheel read.
+  2. the one of the Nsight Compute install that ncu belongs to: `extras/python` beside the
+     executable (links resolved), else in the install its version names
+     (/opt/nvidia/nsight-compute/<version>/, <cuda>/nsight-compute-<version>/), for a toolkit's
+     bin/ncu that is a script calling one of those. It is the version of the ncu that writes
+     gpulab's reports, so it reads them.
+  3. an importable `ncu_report` older than that ncu (each report's writer is checked below).
 A report written by a newer Nsight Compute than the interface is refused before it is opened (an
 interface reads a newer report as empty, without an error), and so is one that opens empty; the
 one-line error names both versions and what to install (`pip install "ncu-report==2025.3.*"`).
@@ -139,20 +142,25 @@ def _import_from(folder: Path | None) -> ModuleType:
 @functools.lru_cache(maxsize=None)
 def _find(ncu: str | None) -> Interface:
     tried: list[str] = []
-    for folder in install_folders(ncu) if ncu else []:
-        try:
-            module = _import_from(folder)
-        except Exception as exc:  # a native module's failures to load carry no common type
-            tried.append(f"{folder}: {' '.join(str(exc).split())}")
-            continue
-        return Interface(module, _module_version(module), str(Path(module.__file__).resolve().parent))
+    wheel = None
     if MODULE in sys.modules or importlib.util.find_spec(MODULE) is not None:
         try:
             module = _import_from(None)
-            return Interface(module, _module_version(module), str(Path(module.__file__).resolve().parent))
-        except Exception as exc:  # as above
+            wheel = Interface(module, _module_version(module), str(Path(module.__file__).resolve().parent))
+        except Exception as exc:  # a native module's failures to load carry no common type
             tried.append(f"the installed {MODULE}: {' '.join(str(exc).split())}")
     version = ncu_mod.ncu_version(ncu) if ncu else ""
+    if wheel is not None and (not version or not wheel.version or release(wheel.version) >= release(version)):
+        return wheel
+    for folder in install_folders(ncu) if ncu else []:
+        try:
+            module = _import_from(folder)
+        except Exception as exc:  # as above
+            tried.append(f"{folder}: {' '.join(str(exc).split())}")
+            continue
+        return Interface(module, _module_version(module), str(Path(module.__file__).resolve().parent))
+    if wheel is not None:
+        return wheel
     where = (f"none in the install of {ncu} ({Path(ncu).resolve().parent / EXTRAS})" if ncu
              else "no ncu found to take it from")
     raise ReportUnreadable(
