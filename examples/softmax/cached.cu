@@ -17,8 +17,9 @@ __device__ float block_max(float v, float* scratch) {
     for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
     __syncthreads();
-    v = threadIdx.x < (blockDim.x >> 5) ? scratch[threadIdx.x] : NEG_INF;
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    // Every thread merges the warps' results itself: each needs the block's value, not only warp 0.
+    v = scratch[0];
+    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v = fmaxf(v, scratch[w]);
     __syncthreads();  // scratch is reused by the next reduction
     return v;
 }
@@ -27,8 +28,8 @@ __device__ float block_sum(float v, float* scratch) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
     __syncthreads();
-    v = threadIdx.x < (blockDim.x >> 5) ? scratch[threadIdx.x] : 0.0f;
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    v = scratch[0];  // in the same order in every thread: every thread gets the same bits
+    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v += scratch[w];
     __syncthreads();
     return v;
 }

@@ -27,12 +27,10 @@ __device__ void block_merge(float& m, float& d, float* sm, float* sd) {
     }
     if ((threadIdx.x & 31) == 0) { sm[threadIdx.x >> 5] = m; sd[threadIdx.x >> 5] = d; }
     __syncthreads();
-    const bool mine = threadIdx.x < (blockDim.x >> 5);
-    m = mine ? sm[threadIdx.x] : NEG_INF;
-    d = mine ? sd[threadIdx.x] : 0.0f;
-    for (int o = 16; o > 0; o >>= 1) {
-        merge(m, d, __shfl_xor_sync(0xffffffffu, m, o), __shfl_xor_sync(0xffffffffu, d, o));
-    }
+    // Every thread merges the warps' pairs itself, in one order: each needs the block's (m, d).
+    m = sm[0];
+    d = sd[0];
+    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) merge(m, d, sm[w], sd[w]);
 }
 
 extern "C" __global__ void softmax(const float* __restrict__ x, float* __restrict__ out, int M, int N) {
