@@ -200,7 +200,9 @@ class Declaration:
         return None
 
     def variant(self, access: Callable | None = None) -> Variant:
-        return Variant(name=self.name, file=str(self.path), summary=self.summary, launch=self.launch,
+        # The file by its absolute path: the compile joins it to the experiment's own folder, where a
+        # relative path (`--kernel mine.cu`, the README's form) would name a file that is not there.
+        return Variant(name=self.name, file=str(self.path.resolve()), summary=self.summary, launch=self.launch,
                        params=self.params, constraints=self.constraints, expected_wrong=self.expected_wrong,
                        access=access or (_lazy_access(self.path, self.access) if self.access else None),
                        sweep=self.sweep, min_sm=self.min_sm, min_sm_for=self.min_sm_for,
