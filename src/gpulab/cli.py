@@ -493,7 +493,10 @@ def fidelity(
     """Every variant's access model against Nsight Compute on this card: predicted | measured per
     counted quantity, at the default and a ragged shape (or --shape), into results/<gpu>/fidelity.csv."""
     if rejudge:
-        _rejudge_fidelity([out] if out else sorted(RESULTS_ROOT.glob("*/" + fid.FILE_NAME)))
+        if shape or param:
+            raise GpulabError("--rejudge reads the recorded runs again: name experiments and --variant, no --shape or --param")
+        chosen = fid.chosen_runs(experiments, split_list(variant))
+        _rejudge_fidelity([out] if out else sorted(RESULTS_ROOT.glob("*/" + fid.FILE_NAME)), chosen)
         return
     with Live("fidelity", describe=fidelity_tables.run_line, lines=True) as live:
         rows = api.fidelity(experiments or None, split_list(variant) or None, shapes, out=out, seed=seed,
@@ -553,12 +556,12 @@ def sanitize(
     console.print(line, markup=False, highlight=False)
 
 
-def _rejudge_fidelity(paths: list[Path]) -> None:
+def _rejudge_fidelity(paths: list[Path], chosen=None) -> None:
 
     if not paths or not all(p.exists() for p in paths):
         raise GpulabError("no fidelity table to rejudge: run `gpulab fidelity` on the card first, or name one with --out")
     for path in paths:
-        rows, kept, changed = fid.rejudge_file(path)
+        rows, kept, changed = fid.rejudge_file(path, chosen)
         for why in kept:
             console.print(f"  left as recorded: {why}", markup=False)
         console.print(rejudge_line(path, rows) + ("" if changed else "; nothing changed, file left as it was"),
