@@ -56,3 +56,50 @@ def test_a_relative_kernel_path_compiles(tmp_path, monkeypatch):
     exp = gpulab.experiment("sgemm", kernels=["mine.cu"])
     spec = RunSpec(exp, exp.variant("mine"), {"TILE": 8}, exp.shape(64, 64, 64))
     assert compile_record(spec, "sm_90")["reg_per_thread"] > 0
+
+
+# -- README blocks that cannot be rewritten safely ---------------------------------------------------
+@pytest.fixture
+def pages(tmp_path):
+    """A copy of the results, the README and its results pages: what `gpulab readme` reads and writes."""
+    import shutil
+
+    shutil.copytree(REPO / "results" / "h200", tmp_path / "results" / "h200",
+                    ignore=shutil.ignore_patterns("*.png", "*.html"))
+    shutil.copy(REPO / "README.md", tmp_path / "README.md")
+    shutil.copytree(REPO / "docs" / "results", tmp_path / "docs" / "results")
+    return tmp_path
+
+
+def _moved_inside(text: str) -> str:
+    """The ladder block moved inside the pivot block: the pivot's rewrite swallowed it."""
+    start, end = "<!-- gpulab:h200-sgemm-ladder -->\n", "<!-- /gpulab:h200-sgemm-ladder -->\n"
+    ladder = text[text.index(start):text.index(end) + len(end)]
+    return text.replace(ladder, "").replace("<!-- gpulab:h200-sgemm -->\n", "<!-- gpulab:h200-sgemm -->\n" + ladder, 1)
+
+
+OPEN, CLOSE, LADDER = "<!-- gpulab:h200-sgemm -->", "<!-- /gpulab:h200-sgemm -->", "<!-- gpulab:h200-sgemm-ladder -->"
+
+
+@pytest.mark.parametrize("damage, words, at", [
+    (_moved_inside, f"opens inside {OPEN}", lambda before, after: after.index(LADDER)),
+    (lambda t: t.replace(CLOSE, "", 1), f"{OPEN} is never closed", lambda before, after: after.index(OPEN)),
+    (lambda t: t.replace(OPEN + "\n", "", 1), "closes a block that is not open", lambda before, after: after.index(CLOSE)),
+    (lambda t: t.replace(CLOSE, "<!-- /gpulab:h200-sgemm-ladder -->", 1), "closes a block that is not open",
+     lambda before, after: before.index(CLOSE)),
+    (lambda t: t.replace(OPEN + "\n", OPEN + " the table\n", 1), "must end its line",
+     lambda before, after: after.index(OPEN)),
+])
+def test_readme_refuses_blocks_it_cannot_rewrite_and_writes_nothing(pages, damage, words, at):
+    """A block opened inside another was destroyed by the outer one's rewrite, and an unclosed one
+    skipped, both with exit 0 (issue 42): now the file, line and column of the marker, and no file
+    written."""
+    page = pages / "docs" / "results" / "sgemm.md"
+    text = damage(original := page.read_text())
+    page.write_text(text)
+    before = {p: p.read_bytes() for p in pages.rglob("*.md")}
+    r = gpulab_cli("readme", cwd=pages)
+    offset = at(original, text)
+    line, column = text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+    one_line(r, 2, words, f"docs/results/sgemm.md:{line}:{column}: ")
+    assert {p: p.read_bytes() for p in pages.rglob("*.md")} == before
