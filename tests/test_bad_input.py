@@ -103,3 +103,15 @@ def test_readme_refuses_blocks_it_cannot_rewrite_and_writes_nothing(pages, damag
     line, column = text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
     one_line(r, 2, words, f"docs/results/sgemm.md:{line}:{column}: ")
     assert {p: p.read_bytes() for p in pages.rglob("*.md")} == before
+
+
+# -- a kernel file's variant that no command could reach -------------------------------------------
+@pytest.mark.parametrize("name, words", [("cublas", "the vendor library"), ("best", "gpulab's best row")])
+def test_a_variant_named_like_the_library_or_the_best_row_is_refused(tmp_path, name, words):
+    """`--variant cublas` and `--variant best` name the library and gpulab's best row, so a file's
+    variant of that name was listed and never run (issue 42)."""
+    (tmp_path / "mine.cu").write_text(KERNEL.replace("name:    mine", f"name:    {name}"))
+    one_line(gpulab_cli("list", "sgemm", "--kernel", "mine.cu", cwd=tmp_path), 2, f"mine.cu:2: variant name '{name}'",
+             words)
+    with pytest.raises(GpulabError, match=f"variant name '{name}' is taken by {words}"):
+        gpulab.experiment("sgemm", kernels=[tmp_path / "mine.cu"])

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Shape
+from gpulab.experiments.declared import parse_declaration
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
@@ -42,7 +43,7 @@ from gpulab.jobs.main import MainRun, main_run
 from gpulab.jobs.profile import check_profile_csv, save_profiles
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.model.predict import check_launch, instruction_table, summarize
-from gpulab.records import Records, card_folder, check_run_file
+from gpulab.records import BEST, Records, card_folder, check_run_file
 from gpulab.records.ceilings import ceilings_for_roofline
 from gpulab.run import sweep
 from gpulab.run.args import spec_for
@@ -69,7 +70,21 @@ def experiment(name: str, kernels: Sequence[str | Path] = ()):
         kernels = [kernels]
     if bad := [k for k in kernels if not isinstance(k, (str, Path))]:
         raise GpulabError(f"kernels are paths of .cu files, e.g. kernels=['mine.cu']; got {bad[0]!r:.60}")
-    return get_experiment(name, kernels=tuple(Path(k) for k in kernels))
+    exp = get_experiment(name, kernels=tuple(Path(k) for k in kernels))
+    _check_reachable(exp, len(kernels))
+    return exp
+
+
+def _check_reachable(exp, added: int) -> None:
+    """The last `added` variants (a kernel file's each) must not take a name that --variant and the
+    plan read as the vendor library's or as gpulab's best row: such a variant would be listed and
+    never run."""
+    taken = {**{lib: "the vendor library" for lib in exp.vendor_baselines()}, BEST: "gpulab's best row"}
+    for v in exp.variants[len(exp.variants) - added:]:
+        if v.name in taken:
+            line = parse_declaration(Path(v.file)).lines.get("name", 1)
+            raise GpulabError(f"{v.file}:{line}: variant name '{v.name}' is taken by {taken[v.name]}; give the file "
+                              "another name (its `name:` line)")
 
 
 def experiments() -> list:
