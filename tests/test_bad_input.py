@@ -115,3 +115,26 @@ def test_a_variant_named_like_the_library_or_the_best_row_is_refused(tmp_path, n
              words)
     with pytest.raises(GpulabError, match=f"variant name '{name}' is taken by {words}"):
         gpulab.experiment("sgemm", kernels=[tmp_path / "mine.cu"])
+
+
+# -- an access model that raises -------------------------------------------------------------------
+def test_an_access_model_that_raises_is_one_line_naming_its_file_and_line(tmp_path):
+    """A user's model with a bug ended `gpulab predict` in a full traceback (issue 42)."""
+    (tmp_path / "model.py").write_text("def mine(params, shape):\n    return 1 // 0\n")
+    (tmp_path / "mine.cu").write_text(KERNEL.replace("*/", "access:  model.py:mine\n*/", 1))
+    r = gpulab_cli("predict", "sgemm", "mine", "--kernel", "mine.cu", cwd=tmp_path)
+    one_line(r, 2, f"{tmp_path / 'model.py'}:2: mine.cu: the access model mine() raised ZeroDivisionError")
+
+
+def test_a_packages_access_model_that_raises_is_one_line_too(monkeypatch):
+    import copy
+    import dataclasses
+
+    def broken(params, shape):
+        return {}["missing"]
+
+    exp = copy.copy(gpulab.experiment("coalesce"))
+    exp.variants = tuple(dataclasses.replace(v, access=broken) if v.name == "rows" else v for v in exp.variants)
+    monkeypatch.setattr(gpulab.api, "get_experiment", lambda name, kernels=(): exp)
+    with pytest.raises(GpulabError, match=rf"test_bad_input.py:\d+: coalesce rows .*the access model raised KeyError"):
+        gpulab.predict("coalesce", "rows")

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Shape
-from gpulab.experiments.declared import parse_declaration
+from gpulab.experiments.declared import parse_declaration, where_raised
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
@@ -310,6 +310,14 @@ def predict(experiment_name: str, variant: str, params: dict | None = None, shap
     start = time.perf_counter()
     try:
         model = v.access(spec.params, spec.shape)
+    except GpulabError:
+        raise
+    except ValueError as exc:  # a config the model refuses to describe
+        raise GpulabError(f"{spec.label}: the access model cannot be evaluated: {exc}") from None
+    except Exception as exc:  # a bug in the model (a user's, on GPULAB_PATH): where it raised, in one line
+        raise GpulabError(f"{where_raised(exc)}: {spec.label}: the access model raised {type(exc).__name__}: "
+                          f"{exc}") from None
+    try:
         check_launch(model, v.launch(spec.params, spec.shape))
         rows = instruction_table(model, exhaustive=exhaustive)
     except ValueError as exc:  # a model the evaluator refuses (too slow without classes, bad classes)

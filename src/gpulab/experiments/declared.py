@@ -36,6 +36,7 @@ import dataclasses
 import importlib.util
 import operator
 import re
+import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -513,6 +514,21 @@ def _lazy_access(cu_path: Path, spec: str) -> Callable[..., Any]:
             raise GpulabError(f"{source}: importing the access model failed: {type(exc).__name__}: {exc}") from None
         if not callable(getattr(module, function, None)):
             raise GpulabError(f"{source} defines no function {function} (named by {cu_path}'s 'access:' line)")
-        return getattr(module, function)(params, shape)
+        try:
+            return getattr(module, function)(params, shape)
+        except GpulabError:
+            raise
+        except Exception as exc:  # a bug in the user's model: where it raised, in one line
+            raise GpulabError(f"{where_raised(exc, source)}: {cu_path.name}: the access model {function}() raised "
+                              f"{type(exc).__name__}: {exc}") from None
 
     return access
+
+
+def where_raised(exc: BaseException, prefer: Path | None = None) -> str:
+    """'file:line' where `exc` was raised: the deepest frame in `prefer` (a model's own file) if
+    any is, else the deepest frame of all."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [f for f in frames if prefer is not None and Path(f.filename).resolve() == Path(prefer).resolve()]
+    frame = (mine or frames or [None])[-1]
+    return f"{frame.filename}:{frame.lineno}" if frame else str(prefer or "?")
