@@ -138,3 +138,24 @@ def test_a_packages_access_model_that_raises_is_one_line_too(monkeypatch):
     monkeypatch.setattr(gpulab.api, "get_experiment", lambda name, kernels=(): exp)
     with pytest.raises(GpulabError, match=rf"test_bad_input.py:\d+: coalesce rows .*the access model raised KeyError"):
         gpulab.predict("coalesce", "rows")
+
+
+# -- names that name nothing, or something twice ---------------------------------------------------
+@pytest.mark.parametrize("args, words", [
+    (["list", ""], "an experiment is named by text"),  # '' meant every experiment
+    (["bench", "sgemm", "--variant", " , ,"], "--variant ' , ,' names nothing"),  # ... every variant
+    (["fidelity", "--variant", ","], "--variant ',' names nothing"),
+    (["sanitize", "--tool", " "], "--tool ' ' names nothing"),
+    (["bench", "sgemm", "--size", ","], "--size ',' names nothing"),
+    (["run", "coalesce", "coalesce"], "coalesce named twice"),  # its rows were written twice
+    (["run", "--arch", ""], "unknown arch ''"),  # compiled for sm_90 without a word
+])
+def test_a_name_that_names_nothing_or_twice_is_refused(tmp_path, args, words):
+    one_line(gpulab_cli(*args, cwd=tmp_path), 2, words)
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_api_refuses_an_experiment_named_twice():
+    for call in (lambda: gpulab.compile_only(["coalesce", "coalesce"]), lambda: gpulab.run(["stencil", "stencil"])):
+        with pytest.raises(GpulabError, match="named twice: name each experiment once"):
+            call()

@@ -60,8 +60,15 @@ err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 400)
 
 
 # -- shared option parsing --------------------------------------------------------------------
-def split_list(text: Optional[str]) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()] if text else []
+def split_list(text: Optional[str], option: str) -> list[str]:
+    """A comma-separated option's names; [] when the option is not given. Given, it must name
+    something: `--variant ' , ,'` is refused, never read as 'all'."""
+    if text is None:
+        return []
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise GpulabError(f"{option} {text!r} names nothing: give comma-separated names, or leave {option} out for all")
+    return names
 
 
 def shapes_arg(sizes: Optional[str], shapes: Optional[list[str]]) -> Optional[list]:
@@ -71,9 +78,7 @@ def shapes_arg(sizes: Optional[str], shapes: Optional[list[str]]) -> Optional[li
         return None
     found: list = []
     if sizes is not None:
-        if not split_list(sizes):
-            raise GpulabError("--size needs at least one number, e.g. --size 512,1024")
-        found += [parse_positive_int(s, "size") for s in split_list(sizes)]
+        found += [parse_positive_int(s, "size") for s in split_list(sizes, "--size")]
     return found + list(shapes or [])
 
 
@@ -182,7 +187,7 @@ def list_command(
     """Experiments, their variants, params and accepted shapes (built-in, on GPULAB_PATH, plugins)."""
     if kernel and not experiment:
         raise GpulabError("--kernel adds a variant to one experiment: name it, e.g. gpulab list sgemm --kernel mine.cu")
-    for exp in [api.experiment(experiment, kernels_of(kernel))] if experiment else api.experiments():
+    for exp in [api.experiment(experiment, kernels_of(kernel))] if experiment is not None else api.experiments():
         console.print(experiment_table(exp))
         console.print(f"  default shapes: {', '.join('x'.join(map(str, s)) for s in exp.default_shapes)}\n")
 
@@ -205,7 +210,7 @@ def bench(
     """Check and time variants of one experiment; print a table; write a CSV."""
     with Live(f"bench {experiment}") as live:
         options = BenchOptions(warm_l2=warm_l2, exact=exact, seed=seed, out=out, workers=workers, scheduler=scheduler)
-        records = api.bench(experiment, split_list(variant) or None, shapes_arg(size, shape), params_arg(param),
+        records = api.bench(experiment, split_list(variant, "--variant") or None, shapes_arg(size, shape), params_arg(param),
                             kernels=kernels_of(kernel), options=options, progress=live)
     for card in records.per_card:  # one per card model (several only on a cluster)
         show_bench(api.experiment(experiment, kernels_of(kernel)), card)
@@ -495,12 +500,12 @@ def fidelity(
     if rejudge:
         if shape or param:
             raise GpulabError("--rejudge reads the recorded runs again: name experiments and --variant, no --shape or --param")
-        chosen = fid.chosen_runs(experiments, split_list(variant))
+        chosen = fid.chosen_runs(experiments, split_list(variant, "--variant"))
         _rejudge_fidelity([out] if out else sorted(RESULTS_ROOT.glob("*/" + fid.FILE_NAME)), chosen)
         return
     with Live("fidelity", describe=fidelity_tables.run_line, lines=True) as live:
-        rows = api.fidelity(experiments or None, split_list(variant) or None, shapes, out=out, seed=seed,
-                            shape_list=[s for text in shape or [] for s in split_list(text)], params=params_arg(param),
+        rows = api.fidelity(experiments or None, split_list(variant, "--variant") or None, shapes, out=out, seed=seed,
+                            shape_list=[s for text in shape or [] for s in split_list(text, "--shape")], params=params_arg(param),
                             progress=live)
     results, path = rows.results, rows.path
     if (table := fidelity_tables.differ_table(results)) is not None:
@@ -523,14 +528,14 @@ def sanitize(
     memcheck, racecheck, synccheck and initcheck: one row per (run, tool) with the error count and
     the first report. The value check cannot see a discarded out-of-bounds load or a race that
     happened to go right; these tools can."""
-    sanitizer = san.find_sanitizer()
-    tools = tuple(split_list(tool)) or san.TOOLS
+    tools = tuple(split_list(tool, "--tool")) or san.TOOLS
     if unknown := [t for t in tools if t not in san.TOOLS]:
         raise GpulabError(f"--tool {', '.join(unknown)}: choose from {', '.join(san.TOOLS)}")
+    sanitizer = san.find_sanitizer()
     if jobs < 1:
         raise GpulabError("--jobs must be at least 1")
     exps = [get_experiment(e) for e in experiments] if experiments else all_experiments()
-    names = split_list(variant)
+    names = split_list(variant, "--variant")
     for name in names:  # each must name a variant of a chosen experiment; the error lists them
         if not any(v.name == name for e in exps for v in e.variants):
             exps[0].variant(name)
