@@ -159,3 +159,20 @@ def test_the_api_refuses_an_experiment_named_twice():
     for call in (lambda: gpulab.compile_only(["coalesce", "coalesce"]), lambda: gpulab.run(["stencil", "stencil"])):
         with pytest.raises(GpulabError, match="named twice: name each experiment once"):
             call()
+
+
+# -- standard output closed ------------------------------------------------------------------------
+def test_a_closed_stdout_is_one_line_on_stderr(tmp_path):
+    """`gpulab list >&-`: an AttributeError's traceback at import (issue 42)."""
+    r = gpulab_cli("list", cwd=tmp_path, preexec_fn=lambda: os.close(1))
+    one_line(r, 2, "standard output is closed")
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
+    """`gpulab list | head -1`: the reader closes the pipe; the command stops quietly, with click's
+    exit code for it (1), no traceback and nothing on stderr."""
+    p = subprocess.Popen([sys.executable, "-m", "gpulab.cli", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=ENV, cwd=tmp_path)
+    p.stdout.close()  # before gpulab writes a byte
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 1 and err == "", err

@@ -54,9 +54,10 @@ app = typer.Typer(
     help="gpulab: is the kernel correct, how fast against this card's ceilings and cuBLAS, "
     "what should the memory system do, and what did the counters say.",
 )
-# Piped output (CI logs, `| less`) gets wide tables instead of rich's 80-column default.
-console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 400)
+# Piped output (CI logs, `| less`) gets wide tables instead of rich's 80-column default. (A stream
+# closed before gpulab started is None: main() says so.)
+console = Console(width=None if sys.stdout is not None and sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, width=None if sys.stderr is not None and sys.stderr.isatty() else 400)
 
 
 # -- shared option parsing --------------------------------------------------------------------
@@ -612,6 +613,8 @@ def _interrupted() -> None:
 
 
 def main() -> None:
+    if sys.stdout is None:  # `gpulab ... >&-`: nowhere to write the tables
+        _fail("standard output is closed; send it somewhere, e.g. > results.txt or > /dev/null", 2)
     # Output that cannot carry a character (PYTHONIOENCODING=ascii, a C locale) shows '?' instead
     # of stopping the command halfway.
     for stream in (sys.stdout, sys.stderr):
@@ -647,7 +650,8 @@ def main() -> None:
 
 
 def _fail(message: str, code: int) -> None:
-
+    if sys.stderr is None:  # nowhere to say it: the exit code alone
+        sys.exit(code)
     err_console.print(f"[red]error:[/] {escape(message)}" if code not in INTERRUPT_CODES.values() else escape(message),
                       soft_wrap=True, highlight=False)
     sys.exit(code)
