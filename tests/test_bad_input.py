@@ -176,3 +176,32 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
     p.stdout.close()  # before gpulab writes a byte
     err = p.stderr.read().decode()
     assert p.wait(timeout=120) == 1 and err == "", err
+
+
+# -- a scheduler's address -------------------------------------------------------------------------
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # a port the system just handed out, and nobody listens on now
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("address, words", [
+    ("not a url", "--scheduler 'not a url' is not a scheduler's address"),  # a ValueError's traceback
+    ("tcp://host", "is not a scheduler's address"),
+    ("tcp://host:99999", "port 99999"),
+    ("udp://host:8786", "is not a scheduler's address"),
+])
+def test_a_scheduler_address_that_is_not_one_is_refused(tmp_path, address, words):
+    one_line(gpulab_cli("bench", "sgemm", "--scheduler", address, cwd=tmp_path), 2, words, "tcp://host:8786")
+
+
+def test_a_scheduler_address_where_nothing_listens_is_refused_at_once(tmp_path):
+    """A closed port took Dask's 30 s connect timeout (issue 42); a refused connection is known at once."""
+    import time
+
+    start = time.monotonic()
+    r = gpulab_cli("tune", "sgemm", "v1", "--scheduler", f"tcp://127.0.0.1:{_closed_port()}", cwd=tmp_path)
+    one_line(r, 2, "no Dask scheduler answered at tcp://127.0.0.1:")
+    assert time.monotonic() - start < 15
