@@ -205,3 +205,16 @@ def test_a_scheduler_address_where_nothing_listens_is_refused_at_once(tmp_path):
     r = gpulab_cli("tune", "sgemm", "v1", "--scheduler", f"tcp://127.0.0.1:{_closed_port()}", cwd=tmp_path)
     one_line(r, 2, "no Dask scheduler answered at tcp://127.0.0.1:")
     assert time.monotonic() - start < 15
+
+
+# -- first contact ---------------------------------------------------------------------------------
+def test_the_no_gpu_message_does_not_ask_for_what_is_installed(tmp_path, monkeypatch):
+    """`pip install 'gpulab[gpu]'` was the advice right after the user ran it (issue 42): with
+    CuPy installed the message says the card or its driver is what is missing."""
+    from gpulab.gpu import device
+
+    r = gpulab_cli("bench", "sgemm", cwd=tmp_path)
+    one_line(r, 2, "no NVIDIA GPU", "CuPy is installed")
+    assert "gpulab[gpu]" not in r.stderr
+    monkeypatch.setattr(device.importlib.util, "find_spec", lambda name: None)  # a machine without CuPy
+    assert "pip install 'gpulab[gpu]'" in device.no_gpu_hint()

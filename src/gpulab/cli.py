@@ -23,7 +23,7 @@ from gpulab.experiments.base import parse_positive_int
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
-from gpulab.gpu.device import NO_GPU_HINT, probe, require_gpu
+from gpulab.gpu.device import no_gpu_hint, probe, require_gpu
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import sanitize as san
 from gpulab.jobs import tune as tuning
@@ -588,7 +588,7 @@ def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reas
         write_csv(target, records)
         console.print(f"wrote the resource table to {target}", markup=False)
     console.print(f"[bold]No NVIDIA GPU here[/] ({reason}).")
-    console.print(f"Everything above compiled for {arch}; {NO_GPU_HINT}.", markup=False)
+    console.print(f"Everything above compiled for {arch}; {no_gpu_hint()}.", markup=False)
     if records.broken:
         raise RunsFailed(f"{len(records.broken)} kernel(s) did not compile (marked in the table): "
                          f"{', '.join(records.broken)}")
