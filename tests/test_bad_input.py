@@ -218,3 +218,18 @@ def test_the_no_gpu_message_does_not_ask_for_what_is_installed(tmp_path, monkeyp
     assert "gpulab[gpu]" not in r.stderr
     monkeypatch.setattr(device.importlib.util, "find_spec", lambda name: None)  # a machine without CuPy
     assert "pip install 'gpulab[gpu]'" in device.no_gpu_hint()
+
+
+def test_help_names_values_in_words_and_shows_nothing_after_a_flag(tmp_path):
+    """typer 0.2x printed Python's type names after each option (<bool> after a flag, <list[Path]>)."""
+    import re
+
+    from gpulab.cli import app
+    from typer.main import get_command
+
+    for args in ([], *([name] for name in get_command(app).commands)):
+        r = gpulab_cli(*args, "--help", cwd=tmp_path, env={**ENV, "COLUMNS": "200"})
+        assert r.returncode == 0, r.stderr
+        assert not re.search(r"<(bool|str|int|float|path|Path|list\[\w+\])>", r.stdout), (args, r.stdout)
+    r = gpulab_cli("bench", "--help", cwd=tmp_path, env={**ENV, "COLUMNS": "200"})
+    assert re.search(r"--warm-l2\s+do not flush L2", r.stdout) and re.search(r"--seed\s+INTEGER", r.stdout), r.stdout

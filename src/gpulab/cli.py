@@ -4,12 +4,14 @@ line on stderr and exit code 2, with no traceback."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -47,7 +49,34 @@ from gpulab.run.lab import parse_param_overrides
 from gpulab.run.progress import Progress
 from gpulab.run.worker import unfinished_line
 
+class PlainTypes(TyperGroup):
+    """Help that names an option's value in words, as click does (TEXT, INTEGER, PATH), and shows
+    nothing after a flag: typer 0.2x prints Python's type names there (<bool>, <list[Path]>)."""
+
+    def get_params(self, ctx):
+        return _plain_types(super().get_params(ctx))
+
+    def get_command(self, ctx, name):
+        command = super().get_command(ctx, name)
+        if command is not None:
+            _plain_types(command.get_params(ctx))
+        return command
+
+
+_WORDS = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "Path": "PATH", "bool": ""}
+
+
+def _plain_types(params: list) -> list:
+    for param in params:
+        if hasattr(param, "bare_type"):  # typer 0.2x's own parameters (older typer prints click's words itself)
+            label = re.sub(r"^list\[(.*)\]$", r"\1", param.bare_type())
+            word = "" if getattr(param, "is_flag", False) else _WORDS.get(label, label.upper())
+            param.display_type_rich = lambda ctx, word=word: word
+    return params
+
+
 app = typer.Typer(
+    cls=PlainTypes,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
