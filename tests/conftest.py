@@ -29,6 +29,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report):
+    """One line per skip reason in the summary (-ra): pytest folds skips by file and place, which
+    without a GPU printed the same "needs an NVIDIA GPU: <reason>" on 103 lines. A skip is reported
+    at this folder, with no line, before the terminal reporter folds it; the count says how many."""
+    if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        report.longrepr = (str(Path(__file__).parent), None, report.longrepr[2])
+
+
 @pytest.fixture
 def sms(monkeypatch):
     """Sets the SM count sgemm's persistent and wave-planned grids see (v12, v13): 132, the H200's,

@@ -233,3 +233,24 @@ def test_help_names_values_in_words_and_shows_nothing_after_a_flag(tmp_path):
         assert not re.search(r"<(bool|str|int|float|path|Path|list\[\w+\])>", r.stdout), (args, r.stdout)
     r = gpulab_cli("bench", "--help", cwd=tmp_path, env={**ENV, "COLUMNS": "200"})
     assert re.search(r"--warm-l2\s+do not flush L2", r.stdout) and re.search(r"--seed\s+INTEGER", r.stdout), r.stdout
+
+
+def test_skips_are_summed_up_one_line_per_reason(tmp_path):
+    """Without a GPU the suite printed 103 SKIPPED lines, one per file and place, for one reason
+    (issue 42): tests/conftest.py folds them into one line per reason, with the count."""
+    import shutil
+
+    shutil.copy(REPO / "tests" / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "fixtures" / "ncu").mkdir(parents=True)
+    for name in ("a", "b"):
+        (tmp_path / f"test_{name}.py").write_text(
+            "import pytest\n\n\n@pytest.mark.gpu\ndef test_on_the_card():\n    pass\n\n\n"
+            "@pytest.mark.gpu\n@pytest.mark.parametrize('n', [1, 2])\ndef test_more(n):\n    pass\n\n\n"
+            "def test_here():\n    pytest.skip('root ignores file permissions')\n")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-ra", "-p", "no:cacheprovider", "-m", "gpu or not gpu",
+                        str(tmp_path)], capture_output=True, text=True, cwd=tmp_path, timeout=300, env=ENV)
+    skipped = [line for line in r.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert len(skipped) == 2 and " 8 skipped" in r.stdout, r.stdout
+    assert any(line.startswith("SKIPPED [6] ") and line.endswith("needs an NVIDIA GPU: GPULAB_NO_GPU is set")
+               for line in skipped), skipped
+    assert any(line.startswith("SKIPPED [2] ") and "root ignores file permissions" in line for line in skipped)
