@@ -254,3 +254,23 @@ def test_skips_are_summed_up_one_line_per_reason(tmp_path):
     assert any(line.startswith("SKIPPED [6] ") and line.endswith("needs an NVIDIA GPU: GPULAB_NO_GPU is set")
                for line in skipped), skipped
     assert any(line.startswith("SKIPPED [2] ") and "root ignores file permissions" in line for line in skipped)
+
+
+# -- the Python API: values of the wrong kind are one GpulabError each, never a TypeError ---------
+@pytest.mark.parametrize("call, words", [
+    (lambda: gpulab.predict("sgemm", None), "a variant is named by text"),
+    (lambda: gpulab.predict("sgemm", "v1", shape=(512, 512)), "needs 3 whole numbers"),
+    (lambda: gpulab.predict("sgemm", "v1", shape=("a", "b", "c")), "needs 3 numbers"),
+    (lambda: gpulab.predict("sgemm", "v1", params=16), "params must be a dict"),
+    (lambda: gpulab.predict("sgemm", "v1", kernels=[None]), "kernels are paths of .cu files"),
+    (lambda: gpulab.predict(None, "v1"), "an experiment is named by text"),
+    (lambda: gpulab.bench("sgemm", shapes=[(512, 512)]), "needs 3 whole numbers"),
+    (lambda: gpulab.bench("sgemm", variants=[5]), "variants are named by text"),
+    (lambda: gpulab.bench("sgemm", shapes=512.5), "a shape is a number, text like"),
+    (lambda: gpulab.verify("sgemm", params={"TILE": "big"}), "values must be whole numbers"),
+    (lambda: gpulab.new(None), "an experiment is named by text"),
+])
+def test_the_api_refuses_values_of_the_wrong_kind_in_one_line(call, words):
+    """Issue 42 found each of these ending in a TypeError or ValueError from deep inside."""
+    with pytest.raises(GpulabError, match=words):
+        call()

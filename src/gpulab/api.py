@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
@@ -130,6 +130,8 @@ def shapes_of(exp, shapes: Sequence[Any] | Any | None = None) -> list[Shape]:
     if isinstance(shapes, (int, str, Shape)) or (isinstance(shapes, tuple) and shapes
                                                   and all(isinstance(v, int) for v in shapes)):
         shapes = [shapes]
+    elif not isinstance(shapes, Iterable) or isinstance(shapes, (bytes, dict)):
+        shapes = [shapes]  # one shape of another kind (2.5, a dict): shape_of says what a shape is
     found = [shape_of(exp, s) for s in shapes]
     if not found:
         raise GpulabError("no shape given: name at least one, e.g. shapes=[1024] (or leave it out for the defaults)")
