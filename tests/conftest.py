@@ -16,6 +16,13 @@ def ncu_metric_types() -> dict[str, str]:
 
 
 def pytest_collection_modifyitems(config, items):
+    # Tests marked `exhaustive` (the slow cross-checks of a fast default) run only when asked for,
+    # by a -m expression that names them: `pytest -m exhaustive`.
+    if "exhaustive" not in (config.getoption("markexpr") or ""):
+        slow = [item for item in items if "exhaustive" in item.keywords]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if "exhaustive" not in item.keywords]
     if not any("gpu" in item.keywords for item in items):
         return
     from gpulab.gpu.device import probe

@@ -274,3 +274,22 @@ def test_the_api_refuses_values_of_the_wrong_kind_in_one_line(call, words):
     """Issue 42 found each of these ending in a TypeError or ValueError from deep inside."""
     with pytest.raises(GpulabError, match=words):
         call()
+
+
+def test_an_exhaustive_test_runs_only_when_asked_for(tmp_path):
+    """The slow cross-checks (test_predict's every config of every access model, about 4 minutes of
+    each CI run before) are marked `exhaustive`: left out unless -m names them."""
+    import shutil
+
+    shutil.copy(REPO / "tests" / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "fixtures" / "ncu").mkdir(parents=True)
+    (tmp_path / "test_x.py").write_text("import pytest\n\n\ndef test_quick():\n    pass\n\n\n"
+                                        "@pytest.mark.exhaustive\ndef test_slow():\n    pass\n")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, str(tmp_path)],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=300, env=ENV).stdout
+
+    assert "1 passed, 1 deselected" in run()
+    assert "1 passed, 1 deselected" in run("-m", "exhaustive")  # test_quick is the one left out now
+    assert "2 passed" in run("-m", "exhaustive or not exhaustive")
