@@ -229,8 +229,9 @@ NON_NEGATIVE_COLUMNS = FINITE_COLUMNS - {"predicted", "measured"}
 # table cell empty without a word.
 NAME_COLUMNS = frozenset(("experiment", "variant"))
 NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
-# No cell gpulab writes is longer (the longest, a sanitizer's first report, is under 1,000).
-MAX_CELL = 4096
+# A cell longer than this is damage: gpulab's longest (a sanitizer's first report) are under 1,000
+# characters, and Python's csv module refuses fields past 131,072.
+MAX_CELL = 65_536
 # Characters no cell or column name holds: the C0 controls but tab, newline and carriage return.
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
