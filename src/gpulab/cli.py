@@ -521,7 +521,7 @@ def fidelity(
     shapes: str = typer.Option("both", "--shapes", help="both, default (the first default shape) or ragged"),
     out: Optional[Path] = typer.Option(None, "--out", help="the CSV (default results/<gpu>/fidelity.csv; rows of the same runs are replaced)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
-    rejudge: bool = typer.Option(False, "--rejudge", help="no GPU: fresh predictions and verdicts for the recorded ncu numbers (--out, or every results/*/fidelity.csv)"),
+    rejudge: bool = typer.Option(False, "--rejudge", help="no GPU: fresh predictions and verdicts for the recorded ncu numbers (--out, or every results/*/fidelity.csv) of the experiments and --variant named (default: all)"),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="these shapes instead of --shapes' (repeatable or comma-separated; one experiment), e.g. 3x1000x777"),
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=V1,V2 for the variants that have it (repeatable)"),
 ) -> None:
