@@ -1,15 +1,15 @@
 """gpulab from Python: the README's example as a script (tests/test_readme_sync.py holds the two
 equal). Without a GPU it predicts and compiles only; with one it also checks and times. It needs
 nothing beyond gpulab's own install (records are lists of dicts; `.to_pandas()` is there for those
-who have pandas). The `__main__` guard is needed: bench checks and times in a worker process
-started with spawn, which imports this file again.
+who have pandas). bench's own worker process starts without running this file again; the
+`__main__` guard is there for a Dask cluster's worker processes (BenchOptions(workers=N)), which do.
 
     python examples/api_example.py
 """
 
 import gpulab
 
-if __name__ == "__main__":  # bench times in a worker process, which imports this file again
+if __name__ == "__main__":  # a Dask cluster's workers (BenchOptions(workers=N)) import this file again
     pred = gpulab.predict("sgemm", "v1:TILE=16", shape="1024x1024x1024")  # the access model: no GPU
     print("bank conflicts", pred.summary["smem_load_bank_conflicts"], "sectors", pred.summary["gmem_load_sectors"])
     for row in gpulab.compile_only(["coalesce"]):                        # ptxas's resources: no GPU

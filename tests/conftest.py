@@ -16,6 +16,13 @@ def ncu_metric_types() -> dict[str, str]:
 
 
 def pytest_collection_modifyitems(config, items):
+    # Tests marked `exhaustive` (the slow cross-checks of a fast default) run only when asked for,
+    # by a -m expression that names them: `pytest -m exhaustive`.
+    if "exhaustive" not in (config.getoption("markexpr") or ""):
+        slow = [item for item in items if "exhaustive" in item.keywords]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if "exhaustive" not in item.keywords]
     if not any("gpu" in item.keywords for item in items):
         return
     from gpulab.gpu.device import probe
@@ -27,6 +34,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report):
+    """One line per skip reason in the summary (-ra): pytest folds skips by file and place, which
+    without a GPU printed the same "needs an NVIDIA GPU: <reason>" on 103 lines. A skip is reported
+    at this folder, with no line, before the terminal reporter folds it; the count says how many."""
+    if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        report.longrepr = (str(Path(__file__).parent), None, report.longrepr[2])
 
 
 @pytest.fixture

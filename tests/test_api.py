@@ -39,6 +39,19 @@ def test_api_names_stay_functions_after_their_jobs_are_imported():
     assert hasattr(experiments, "all_experiments")
 
 
+def test_run_stays_the_main_job_after_the_pipeline_package_is_imported():
+    """gpulab.run is the API's main job and gpulab/run/ the pipeline's package: every import of the
+    pipeline (any API call makes one) replaced the function with the package, so gpulab.run() worked
+    only until then. The pipeline stays importable by its modules' names."""
+    code = ("import gpulab\nfirst = gpulab.run\ngpulab.predict('sgemm', 'v1')\nimport gpulab.run.lab\n"
+            "from gpulab.run.worker import LabWorker\nfrom gpulab.run import sweep\n"
+            "from gpulab import api, experiments\n"
+            "assert first is gpulab.run is api.run, gpulab.run\n"
+            "assert hasattr(sweep, 'Cluster') and hasattr(experiments, 'all_experiments')\nprint('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
 def test_predict_returns_the_cli_numbers():
     p = gpulab.predict("sgemm", "v1", params={"TILE": 16}, shape="512x512x512")
     assert p.spec.params == {"TILE": 16} and p.summary["flops"] == 2 * 512 ** 3

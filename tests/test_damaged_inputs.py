@@ -58,6 +58,15 @@ DAMAGES = {
     "text in a number": ("sgemm.csv", lambda t: set_cell(t, 2, "time_ms", "fast"), "line 2, column time_ms"),
     "not utf-8": ("ceilings.csv", lambda t: t.encode() + b"\xff\xfe,\n", "UTF-8"),
     "fidelity without measured": ("fidelity.csv", lambda t: drop_column(t, "measured"), "column measured"),
+    # Each of these used to change the README without a word (issue 42): a second `variant` column
+    # won over the first (an empty table), a NUL or an unknown 100,000-character name blanked cells,
+    # a negative rate was published.
+    "a column named twice": ("sgemm.csv", lambda t: t.replace(",picked,", ",variant,", 1), "line 1, column variant"),
+    "NUL in the header": ("sgemm.csv", lambda t: t.replace("gflops", "gfl\x00ops", 1), "line 1"),
+    "NUL in a cell": ("sgemm.csv", lambda t: set_cell(t, 3, "params", "TILE=8\x00"), "line 3, column params"),
+    "100,000-character variant": ("sgemm.csv", lambda t: set_cell(t, 2, "variant", "v" * 100_000),
+                                  "line 2, column variant"),
+    "negative rate": ("sgemm.csv", lambda t: set_cell(t, 2, "gflops", "-5000.0"), "line 2, column gflops"),
 }
 
 

@@ -79,12 +79,46 @@ def test_expressions_are_integer_arithmetic_and_nothing_else():
     ("/* gpulab variant\ngrid: 1\nblock: 32\nmin_sm: eighty\n*/\n", 4, "min_sm is a number and a reason"),
     ("/* gpulab variant\ngrid: 1, 2, 3, 4\nblock: 32\n*/\n", 2, "grid takes 1 to 3"),
     ("/* gpulab variant\nparam: T = 1 in 1, 2\nsweep: T = 3\ngrid: 1\nblock: T\n*/\n", 3, "sweep T=3 is not among"),
+    # issue 42: each of these was accepted here and ended in a traceback or a launch CUDA refuses later
+    ("/* gpulab variant\ngrid: min()\nblock: 32\n*/\n", 2, "min() takes two or more values"),
+    ("/* gpulab variant\ngrid: max(N)\nblock: 32\n*/\n", 2, "max() takes two or more values"),
+    ("/* gpulab variant\ngrid: ceil_div(M, 16, 2)\nblock: 32\n*/\n", 2, "ceil_div() takes two values"),
+    ("/* gpulab variant\ngrid: " + "+".join(["M"] * 1200) + "\nblock: 32\n*/\n", 2, "longer than 500 characters"),
+    ("/* gpulab variant\ngrid: " + "-" * 50_000 + "M\nblock: 32\n*/\n", 2, "longer than 500 characters"),
+    ("/* gpulab variant\ngrid: " + "-" * 40 + "M\nblock: 32\n*/\n", 2, "nested deeper than 32"),
+    ("/* gpulab variant\ngrid: 1\nblock: 0\n*/\n", 3, "block x = 0: a block has 1 to 1024 threads in x"),
+    ("/* gpulab variant\ngrid: -1\nblock: 32\n*/\n", 2, "grid x = -1: a grid has 1 to 2147483647 blocks in x"),
+    ("/* gpulab variant\ngrid: 1, 70000\nblock: 32\n*/\n", 2, "grid y = 70000: a grid has 1 to 65535 blocks in y"),
+    ("/* gpulab variant\ngrid: 10000000000000000000000000000000\nblock: 32\n*/\n", 2, "a grid has 1 to 2147483647"),
+    ("/* gpulab variant\ngrid: 1\nblock: 32, 64\n*/\n", 3, "block of 2048 threads: a block has at most 1024"),
+    ("/* gpulab variant\ngrid: 1\nblock: 32\nsmem: -1\n*/\n", 4, "smem = -1: dynamic shared memory is 0 to 232448 bytes"),
+    ("/* gpulab variant\nname: " + "v" * 65 + "\ngrid: 1\nblock: 32\n*/\n", 2, "at most 64 characters"),
 ])
 def test_a_malformed_block_says_where_and_what_to_write(tmp_path, text, line, words):
     path = _file(tmp_path, text)
     with pytest.raises(DeclarationError) as info:
         parse_declaration(path, ("M", "N", "K"))
     assert f"{path}:{line}:" in str(info.value) and words in str(info.value)
+
+
+def test_a_file_that_is_not_utf8_says_where(tmp_path):
+    path = tmp_path / "mine.cu"
+    path.write_bytes(GOOD.encode() + b"// \xe9t\xe9\n")
+    with pytest.raises(DeclarationError, match=f"{path}:{GOOD.count(chr(10)) + 1}: byte 0xe9 is not UTF-8"):
+        get_experiment("sgemm", kernels=[path])
+
+
+def test_a_launch_outside_cudas_limits_at_one_shape_is_skipped_with_the_reason(tmp_path):
+    """An expression over the dimensions is checked where a shape is known: that config is skipped
+    at that shape, saying why; launch() itself refuses such a launch in one line."""
+    exp = get_experiment("sgemm", kernels=[_file(tmp_path, GOOD.replace("ceil_div(N, TILE), ceil_div(M, TILE)",
+                                                                        "ceil_div(N, TILE), M - 100"))])
+    v = exp.variant("mine")
+    small, big = exp.shape(64, 64, 64), exp.shape(512, 512, 512)
+    assert "grid y = -36 at" in v.constraints({"TILE": 16, "UNROLL": 1}, small)
+    assert v.constraints({"TILE": 16, "UNROLL": 1}, big) is None
+    with pytest.raises(GpulabError, match=r"mine.cu:\d+: grid y = -36 at .*M=64"):
+        v.launch({"TILE": 16, "UNROLL": 1}, small)
 
 
 def test_a_variant_name_taken_or_another_experiment(tmp_path):

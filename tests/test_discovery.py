@@ -92,6 +92,19 @@ def test_a_package_that_fails_to_import_names_the_failing_line(tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("body, words", [
+    ("import sys\n\nsys.exit(0)\n", "called sys.exit(0)"),  # ended every command with exit 0 and no output
+    ("\n\nraise BaseException('no')\n", "BaseException: no"),  # a traceback (issue 42)
+    ("import sys\n\nsys.exit('bye')\n", "called sys.exit('bye')"),
+])
+def test_a_package_that_exits_or_raises_baseexception_names_the_line(tmp_path, body, words):
+    init = _package(tmp_path, "rude", body)
+    r = gpulab("list", path=tmp_path)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{init}:3" in r.stderr and words in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr and not r.stdout
+
+
 def test_a_syntax_error_names_the_file_and_line(tmp_path):
     init = _package(tmp_path, "typo", "x = (\n")
     r = gpulab("list", path=tmp_path)

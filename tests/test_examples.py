@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import gpulab
+from gpulab.errors import GpulabError
 from gpulab.jobs import fidelity
 from gpulab.records import read_csv
 
@@ -121,11 +122,57 @@ def test_new_then_list_run_predict_and_its_tests_pass(tmp_path, like):
     (["new", "Bad-Name"], "cannot name an experiment"),
     (["new", "sgemm"], "already exists"),
     (["new", "fine", "--like", "fft"], "choose one of copy, sgemm, stencil"),
+    # Each of these was written, and then broke every later command (a package named like a module
+    # is refused by discovery) or its own kernel's compile (a C++ keyword, a CUDA function): issue 42.
+    (["new", "json"], "'json' is already the name of a Python module"),
+    (["new", "numpy"], "'numpy' is already the name of a Python module"),
+    (["new", "gpulab"], "'gpulab' is already the name of a Python module"),
+    (["new", "float"], "'float' cannot be the kernel's name: NVRTC refuses"),
+    (["new", "max"], "'max' cannot be the kernel's name: NVRTC refuses"),
 ])
 def test_new_refuses_what_it_cannot_make(tmp_path, args, words):
     r = _cli(*args, cwd=tmp_path)
     assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("args, words", [
+    ((None,), "an experiment is named by text"),
+    (("fine", 5), "directory is a folder's path"),
+    (("fine", ".", None), "--like None: choose one of copy, sgemm, stencil"),
+])
+def test_new_from_python_refuses_what_is_not_text(tmp_path, monkeypatch, args, words):
+    import gpulab
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(GpulabError, match=words):
+        gpulab.new(*args)
+    assert not any(tmp_path.iterdir())
+
+
+def test_new_on_a_full_disk_leaves_nothing_behind(tmp_path, monkeypatch):
+    """A write that fails half-way (ENOSPC) left an empty __init__.py, and the folder then blocked
+    a retry (issue 42): now one line and nothing written."""
+    import errno
+    import pathlib
+
+    import gpulab
+
+    real, calls = pathlib.Path.write_text, []
+
+    def full(self, *args, **kwargs):  # the package's second file meets a full disk
+        if self.is_relative_to(tmp_path):
+            calls.append(self)
+        if len(calls) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "write_text", full)
+    with pytest.raises(GpulabError, match="No space left on device.*nothing was left behind"):
+        gpulab.new("mine", tmp_path)
+    assert len(calls) == 2 and not any(tmp_path.iterdir())
+    monkeypatch.setattr(pathlib.Path, "write_text", real)
+    assert (gpulab.new("mine", tmp_path) / "__init__.py").is_file()  # and a retry works
 
 
 def test_new_never_overwrites(tmp_path):

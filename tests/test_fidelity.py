@@ -573,6 +573,53 @@ def test_rejudge_refuses_damaged_input_and_leaves_it(tmp_path, damage, words):
     assert path.read_text() == text
 
 
+def _rejudge_cli(tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "gpulab.cli", "fidelity", *args, "--rejudge"], capture_output=True,
+                          text=True, env={**os.environ, "GPULAB_NO_GPU": "1"}, cwd=tmp_path, timeout=300)
+
+
+@pytest.mark.parametrize("damage, words", [
+    # a second `variant` column: its cells stood for the first, and every variant cell was rewritten
+    (lambda text: text.replace(",note,", ",variant,", 1), "column variant: the header names this column twice"),
+    # a quantity gpulab does not compare: its row was dropped and the file rewritten
+    (lambda text: text.replace(",gmem_load_requests,", ",no_such_quantity,", 1), "column quantity: 'no_such_quantity'"),
+])
+def test_rejudge_refuses_a_column_named_twice_and_an_unknown_quantity(tmp_path, damage, words):
+    """Issue 42: both were rewritten silently (exit 0); now one line with the line and column, and
+    the file as it was."""
+    from gpulab.records import to_csv_text
+
+    path = tmp_path / "fidelity.csv"
+    rows = fidelity.measure_one(spec("stencil", "global", (100_003,)), profile=fake_profile()).rows
+    text = damage(to_csv_text([dict(r, predicted=1) if r["quantity"] == "gmem_load_requests" else r for r in rows]))
+    line = next((n for n, cells in enumerate(text.splitlines(), 1) if "no_such_quantity" in cells), 1)
+    path.write_text(text)
+    r = _rejudge_cli(tmp_path, "--out", str(path))
+    assert r.returncode == 2 and f"line {line}, {words}" in r.stderr, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and path.read_text() == text
+
+
+def test_rejudge_of_named_experiments_leaves_the_others_as_recorded(tmp_path):
+    """`gpulab fidelity stencil --rejudge` rejudged every experiment in the file (issue 42): now the
+    rows of the experiments (and --variant) it names, the others byte for byte as they were."""
+    from gpulab.records import write_csv
+
+    path = tmp_path / "fidelity.csv"
+    stale = [dict(r, predicted=1, exact=False, verdict="differs") if r["quantity"] == "gmem_load_requests" else r
+             for s in (spec("stencil", "global", (100_003,)), spec("coalesce", "rows", (999, 1001)))
+             for r in fidelity.measure_one(s, profile=fake_profile()).rows]
+    write_csv(path, stale)
+    r = _rejudge_cli(tmp_path, "stencil", "--out", str(path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    verdicts = {r["experiment"]: r["verdict"] for r in read_csv(path) if r["quantity"] == "gmem_load_requests"}
+    assert verdicts == {"stencil": "exact", "coalesce": "differs"}
+    r = _rejudge_cli(tmp_path, "coalesce", "--variant", "cols", "--out", str(path))
+    assert r.returncode == 0 and "nothing changed" in r.stdout, r.stdout + r.stderr
+    r = _rejudge_cli(tmp_path, "nope", "--out", str(path))
+    assert r.returncode == 2 and "unknown experiment 'nope'" in r.stderr
+
+
 def test_rejudge_rewrites_only_when_something_changed(tmp_path):
     path = tmp_path / "fidelity.csv"
     rows = fidelity.measure_one(spec("stencil", "global", (100_003,)), profile=fake_profile()).rows

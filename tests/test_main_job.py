@@ -123,8 +123,8 @@ def test_the_tour_shape_is_the_headline_shape_or_the_last_default():
 def test_without_compute_sanitizer_the_tour_names_its_best_as_not_sanitized(lab, monkeypatch):
     """A machine without compute-sanitizer runs the tour as ever; its summary names the fastest row
     and says it was not sanitized."""
-    monkeypatch.setattr(bench_job, "Gate", lambda folder, arch, env, progress: clean.Gate(folder, arch, env, progress,
-                                                                                         sanitizer=None))
+    monkeypatch.setattr(bench_job, "Gate", lambda folder, arch, env, progress, off="": clean.Gate(
+        folder, arch, env, progress, sanitizer=None, off=off))
     done = api.run(["coalesce"])
     (row,) = done.summary
     assert row["best_variant"] and row["sanitized"] == "not sanitized: compute-sanitizer not found"

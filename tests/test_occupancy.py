@@ -71,8 +71,11 @@ def test_before_sm_80_a_block_without_shared_memory_is_not_limited_by_it():
 def test_unknown_arch_and_empty_block():
     with pytest.raises(GpulabError, match="no SM limits known for sm_42"):
         limits_for("sm_42")
-    with pytest.raises(ValueError):
-        occupancy(0, 32, 0, H90)
+    # A variant's launch with an empty or oversized block: one line for the user (a ValueError's
+    # traceback before, issue 42), not a bug of gpulab's.
+    for threads in (0, -32, 2048):
+        with pytest.raises(GpulabError, match=f"a block of {threads} threads: a block has 1 to 1024"):
+            occupancy(threads, 32, 0, H90)
 
 
 def test_card_limits_from_the_driver_attributes():

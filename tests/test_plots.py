@@ -215,3 +215,34 @@ def test_the_ragged_panel_holds_the_shapes_most_rungs_ran():
     _, side = fig.axes
     assert {t.get_text() for t in side.get_xticklabels()} == {
         "4097x4097x4097", "1000x3000x777", "1000x3000x776", "4000x4000x4000"}
+
+
+def _drawn_by(png: bytes) -> str:
+    """The matplotlib version a PNG's Software text chunk names ('' if none)."""
+    import re
+
+    found = re.search(rb"tEXtSoftware\x00Matplotlib version([\w.]+)", png)
+    return found.group(1).decode() if found else ""
+
+
+def test_the_committed_plots_are_what_gpulab_report_draws_from_the_committed_csvs(tmp_path):
+    """The results pages show results/h200/*.png, so they are committed, and they must be the plots
+    `gpulab report` draws from the committed CSVs: in a fresh clone it rewrote two stale ones (issue
+    42). Byte for byte where this matplotlib drew the committed ones (its version is in each PNG)."""
+    import shutil
+    import subprocess
+    import sys
+
+    import matplotlib
+
+    committed = {p.name: p.read_bytes() for p in sorted(H200.glob("*.png"))}
+    if {_drawn_by(png) for png in committed.values()} != {matplotlib.__version__}:
+        pytest.skip(f"the committed plots were drawn by matplotlib {sorted({_drawn_by(p) for p in committed.values()})}, "
+                    f"this is {matplotlib.__version__}: their pixels may differ")
+    shutil.copytree(H200, tmp_path / "results" / "h200", ignore=shutil.ignore_patterns("*.png", "*.html"))
+    r = subprocess.run([sys.executable, "-m", "gpulab.cli", "report"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    drawn = {p.name: p.read_bytes() for p in sorted((tmp_path / "results" / "h200").glob("*.png"))}
+    assert sorted(drawn) == sorted(committed)
+    assert [name for name in drawn if drawn[name] != committed[name]] == []

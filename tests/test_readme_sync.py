@@ -126,7 +126,7 @@ def test_a_page_that_is_not_utf8_stops_the_command_before_any_file_is_written(wo
 def test_the_readme_example_is_the_example_script():
     """One example, kept in two places a reader looks: the README shows it, the script runs it
     (tests/test_api.py). It must need nothing the set-up commands do not install (no pandas), and
-    keep its `__main__` guard (bench's worker process imports the script again)."""
+    keep its `__main__` guard (a Dask cluster's worker processes import the script again)."""
     (block,) = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
     script = (ROOT / "examples" / "api_example.py").read_text()
     assert script.endswith(block)

@@ -248,3 +248,48 @@ def test_a_run_that_cannot_travel_to_the_worker_says_so(lab):
     with pytest.raises(GpulabError, match="cannot be sent to the lab's worker process.*GPULAB_IN_PROCESS=1"):
         lab.execute(RunSpec(exp, stray, {}, exp.shape(1, 1, 1)))
     assert lab.execute(Spec("after"))["time_ms"] == 1.0
+
+
+# -- a caller's script without a __main__ guard ------------------------------------------------------
+# The README's API example once lacked `if __name__ == "__main__":`; Python's spawn method runs the
+# parent's main script again in every child it starts, so bench's worker (and the precompile pool)
+# ran the caller's whole script once more (issue 42). The children now start without it.
+SCRIPT = '''
+import sys
+with open("count.txt", "a") as f:
+    f.write("x")
+from standin import StandIn
+from gpulab.run.worker import LabWorker
+with LabWorker(None, StandIn) as w:
+    print(w.call("hello"))
+if len(sys.argv) > 1:  # the precompile pool too: two processes, the specs of one experiment
+    import gpulab
+    from gpulab.run import precompile
+    from gpulab.run.lab import RunSpec
+    precompile.processes = lambda: 2
+    exp = gpulab.experiment("coalesce")
+    specs = [RunSpec(exp, v, v.default_params(), exp.shape(64, 64)) for v in exp.variants]
+    with precompile.precompiled(specs, "sm_90"):
+        pass
+'''
+STAND_IN = '''
+class StandIn:
+    def __init__(self, options):
+        self.device, self.arch, self.env = "none", "sm_00", {}
+
+    def hello(self):
+        return "hello from the worker"
+'''
+
+
+@pytest.mark.parametrize("how", [["script.py"], ["script.py", "pool"], ["-m", "script"]])
+def test_the_worker_does_not_run_the_callers_script_again(tmp_path, how):
+    import subprocess
+    import sys
+
+    (tmp_path / "script.py").write_text(SCRIPT)
+    (tmp_path / "standin.py").write_text(STAND_IN)
+    r = subprocess.run([sys.executable, *how], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env={**os.environ, "GPULAB_NO_GPU": "1"})
+    assert r.returncode == 0 and "hello from the worker" in r.stdout, r.stdout + r.stderr
+    assert (tmp_path / "count.txt").read_text() == "x"  # the script's top level ran once: here

@@ -11,14 +11,31 @@ The Python API (gpulab.api) is here by name, loaded on first use:
     gpulab.predict("sgemm", "v1:TILE=16", shape="512x512x512").summary        # no GPU needed
 """
 
+import sys
+import types
+
 from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
 
 # name -> the gpulab.api function it is; resolved by __getattr__ so `import gpulab` stays light.
-# None of them is also the name of a module of the package (those live in run/ and jobs/), so an
-# import of a submodule never replaces one of these names with a module.
+# `experiments` is the registry package (gpulab.experiments; the API's list is gpulab.api.experiments).
 _API = ("card", "bench", "best", "verify", "run", "compile_only", "predict", "profile", "compare", "experiment",
-        "experiments", "variants", "ceilings", "tune", "tune_replay", "fidelity", "sanitize", "Records", "new",
-        "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem", "suite")
+        "variants", "ceilings", "tune", "tune_replay", "fidelity", "sanitize", "Records", "new", "BenchOptions",
+        "Progress", "MainRun", "ab", "Problem", "load_problem", "suite")
+
+
+class _Package(types.ModuleType):
+    """gpulab's module type. `run` is both the API's main job and the pipeline's package (run/), and
+    Python's import sets a parent's attribute to each submodule it loads: the first import of
+    gpulab.run.lab (any API call makes one) replaced gpulab.run() with the package. Here a submodule
+    never takes an API name's place; it stays in sys.modules, where every import finds it."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _API and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from gpulab.jobs import ab as ab_job
 from gpulab.errors import CompileError, GpulabError
@@ -32,6 +32,7 @@ from gpulab.experiments import load_problem as load_problem_file
 from gpulab.experiments.torch_problem import Problem
 from gpulab.experiments import suites as suite_files
 from gpulab.experiments.base import Shape
+from gpulab.experiments.declared import parse_declaration, where_raised
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
@@ -50,7 +51,7 @@ from gpulab.jobs.main import suite_experiments as main_suite_experiments
 from gpulab.jobs.profile import check_profile_csv, reports_folder, save_profiles
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.model.predict import check_launch, instruction_table, summarize
-from gpulab.records import RESULTS_ROOT, Records, card_folder, check_run_file
+from gpulab.records import BEST, RESULTS_ROOT, Records, card_folder, check_run_file
 from gpulab.records.ceilings import ceilings_for_roofline
 from gpulab.run import sweep
 from gpulab.gpu.stats import parse_noise
@@ -78,7 +79,21 @@ def experiment(name: str, kernels: Sequence[str | Path] = ()):
         kernels = [kernels]
     if bad := [k for k in kernels if not isinstance(k, (str, Path))]:
         raise GpulabError(f"kernels are paths of .cu files, e.g. kernels=['mine.cu']; got {bad[0]!r:.60}")
-    return get_experiment(name, kernels=tuple(Path(k) for k in kernels))
+    exp = get_experiment(name, kernels=tuple(Path(k) for k in kernels))
+    _check_reachable(exp, len(kernels))
+    return exp
+
+
+def _check_reachable(exp, added: int) -> None:
+    """The last `added` variants (a kernel file's each) must not take a name that --variant and the
+    plan read as the vendor library's or as gpulab's best row: such a variant would be listed and
+    never run."""
+    taken = {**{lib: "the vendor library" for lib in exp.vendor_baselines()}, BEST: "gpulab's best row"}
+    for v in exp.variants[len(exp.variants) - added:]:
+        if v.name in taken:
+            line = parse_declaration(Path(v.file)).lines.get("name", 1)
+            raise GpulabError(f"{v.file}:{line}: variant name '{v.name}' is taken by {taken[v.name]}; give the file "
+                              "another name (its `name:` line)")
 
 
 def load_problem(path: str | Path):
@@ -130,6 +145,8 @@ def shapes_of(exp, shapes: Sequence[Any] | Any | None = None) -> list[Shape]:
     if isinstance(shapes, (int, str, Shape)) or (isinstance(shapes, tuple) and shapes
                                                   and all(isinstance(v, int) for v in shapes)):
         shapes = [shapes]
+    elif not isinstance(shapes, Iterable) or isinstance(shapes, (bytes, dict)):
+        shapes = [shapes]  # one shape of another kind (2.5, a dict): shape_of says what a shape is
     found = [shape_of(exp, s) for s in shapes]
     if not found:
         raise GpulabError("no shape given: name at least one, e.g. shapes=[1024] (or leave it out for the defaults)")
@@ -368,6 +385,14 @@ def predict(experiment_name: str, variant: str, params: dict | None = None, shap
     start = time.perf_counter()
     try:
         model = v.access(spec.params, spec.shape)
+    except GpulabError:
+        raise
+    except ValueError as exc:  # a config the model refuses to describe
+        raise GpulabError(f"{spec.label}: the access model cannot be evaluated: {exc}") from None
+    except Exception as exc:  # a bug in the model (a user's, on GPULAB_PATH): where it raised, in one line
+        raise GpulabError(f"{where_raised(exc)}: {spec.label}: the access model raised {type(exc).__name__}: "
+                          f"{exc}") from None
+    try:
         check_launch(model, v.launch(spec.params, spec.shape))
         rows = instruction_table(model, exhaustive=exhaustive)
     except ValueError as exc:  # a model the evaluator refuses (too slow without classes, bad classes)

@@ -4,12 +4,14 @@ line on stderr and exit code 2, with no traceback."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperGroup
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -24,7 +26,7 @@ from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu import nvml
-from gpulab.gpu.device import NO_GPU_HINT, probe
+from gpulab.gpu.device import no_gpu_hint, probe
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import sanitize as san
 from gpulab.jobs import tune as tuning
@@ -49,7 +51,34 @@ from gpulab.run.lab import parse_param_overrides
 from gpulab.run.progress import Progress
 from gpulab.run.worker import unfinished_line
 
+class PlainTypes(TyperGroup):
+    """Help that names an option's value in words, as click does (TEXT, INTEGER, PATH), and shows
+    nothing after a flag: typer 0.2x prints Python's type names there (<bool>, <list[Path]>)."""
+
+    def get_params(self, ctx):
+        return _plain_types(super().get_params(ctx))
+
+    def get_command(self, ctx, name):
+        command = super().get_command(ctx, name)
+        if command is not None:
+            _plain_types(command.get_params(ctx))
+        return command
+
+
+_WORDS = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "Path": "PATH", "bool": ""}
+
+
+def _plain_types(params: list) -> list:
+    for param in params:
+        if hasattr(param, "bare_type"):  # typer 0.2x's own parameters (older typer prints click's words itself)
+            label = re.sub(r"^list\[(.*)\]$", r"\1", param.bare_type())
+            word = "" if getattr(param, "is_flag", False) else _WORDS.get(label, label.upper())
+            param.display_type_rich = lambda ctx, word=word: word
+    return params
+
+
 app = typer.Typer(
+    cls=PlainTypes,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -57,14 +86,22 @@ app = typer.Typer(
     "what should the memory system do, and what did the counters say. Every command also takes "
     "--problem FILE.py: a problem written in PyTorch (gpulab.Problem.from_torch) joins the experiments.",
 )
-# Piped output (CI logs, `| less`) gets wide tables instead of rich's 80-column default.
-console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 400)
+# Piped output (CI logs, `| less`) gets wide tables instead of rich's 80-column default. (A stream
+# closed before gpulab started is None: main() says so.)
+console = Console(width=None if sys.stdout is not None and sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, width=None if sys.stderr is not None and sys.stderr.isatty() else 400)
 
 
 # -- shared option parsing --------------------------------------------------------------------
-def split_list(text: Optional[str]) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()] if text else []
+def split_list(text: Optional[str], option: str) -> list[str]:
+    """A comma-separated option's names; [] when the option is not given. Given, it must name
+    something: `--variant ' , ,'` is refused, never read as 'all'."""
+    if text is None:
+        return []
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise GpulabError(f"{option} {text!r} names nothing: give comma-separated names, or leave {option} out for all")
+    return names
 
 
 def shapes_arg(sizes: Optional[str], shapes: Optional[list[str]]) -> Optional[list]:
@@ -74,9 +111,7 @@ def shapes_arg(sizes: Optional[str], shapes: Optional[list[str]]) -> Optional[li
         return None
     found: list = []
     if sizes is not None:
-        if not split_list(sizes):
-            raise GpulabError("--size needs at least one number, e.g. --size 512,1024")
-        found += [parse_positive_int(s, "size") for s in split_list(sizes)]
+        found += [parse_positive_int(s, "size") for s in split_list(sizes, "--size")]
     return found + list(shapes or [])
 
 
@@ -209,7 +244,7 @@ def list_command(
     """Experiments, their variants, params and accepted shapes (built-in, on GPULAB_PATH, plugins)."""
     if kernel and not experiment:
         raise GpulabError("--kernel adds a variant to one experiment: name it, e.g. gpulab list sgemm --kernel mine.cu")
-    for exp in [api.experiment(experiment, kernels_of(kernel))] if experiment else api.experiments():
+    for exp in [api.experiment(experiment, kernels_of(kernel))] if experiment is not None else api.experiments():
         console.print(experiment_table(exp))
         console.print(f"  default shapes: {', '.join('x'.join(map(str, s)) for s in exp.default_shapes)}\n")
 
@@ -244,7 +279,7 @@ def bench(
         options = BenchOptions(warm_l2=warm_l2, exact=exact, seed=seed, out=out, workers=workers, scheduler=scheduler,
                                noise=noise, retime_throttled=retime_throttled, contenders=contenders,
                                sanitize=not no_sanitize)
-        records = api.bench(experiment, split_list(variant) or None, shapes_arg(size, shape), params_arg(param),
+        records = api.bench(experiment, split_list(variant, "--variant") or None, shapes_arg(size, shape), params_arg(param),
                             kernels=kernels_of(kernel), options=options, progress=live, suite=suite)
     for card in records.per_card:  # one per card model (several only on a cluster)
         show_bench(api.experiment(experiment, kernels_of(kernel)), card)
@@ -637,18 +672,21 @@ def fidelity(
     shapes: str = typer.Option("both", "--shapes", help="both, default (the first default shape) or ragged"),
     out: Optional[Path] = typer.Option(None, "--out", help="the CSV (default results/<gpu>/fidelity.csv; rows of the same runs are replaced)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
-    rejudge: bool = typer.Option(False, "--rejudge", help="no GPU: fresh predictions and verdicts for the recorded ncu numbers (--out, or every results/*/fidelity.csv)"),
+    rejudge: bool = typer.Option(False, "--rejudge", help="no GPU: fresh predictions and verdicts for the recorded ncu numbers (--out, or every results/*/fidelity.csv) of the experiments and --variant named (default: all)"),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="these shapes instead of --shapes' (repeatable or comma-separated; one experiment), e.g. 3x1000x777"),
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=V1,V2 for the variants that have it (repeatable)"),
 ) -> None:
     """Every variant's access model against Nsight Compute on this card: predicted | measured per
     counted quantity, at the default and a ragged shape (or --shape), into results/<gpu>/fidelity.csv."""
     if rejudge:
-        _rejudge_fidelity([out] if out else sorted(RESULTS_ROOT.glob("*/" + fid.FILE_NAME)))
+        if shape or param:
+            raise GpulabError("--rejudge reads the recorded runs again: name experiments and --variant, no --shape or --param")
+        chosen = fid.chosen_runs(experiments, split_list(variant, "--variant"))
+        _rejudge_fidelity([out] if out else sorted(RESULTS_ROOT.glob("*/" + fid.FILE_NAME)), chosen)
         return
     with Live("fidelity", describe=fidelity_tables.run_line, lines=True) as live:
-        rows = api.fidelity(experiments or None, split_list(variant) or None, shapes, out=out, seed=seed,
-                            shape_list=[s for text in shape or [] for s in split_list(text)], params=params_arg(param),
+        rows = api.fidelity(experiments or None, split_list(variant, "--variant") or None, shapes, out=out, seed=seed,
+                            shape_list=[s for text in shape or [] for s in split_list(text, "--shape")], params=params_arg(param),
                             progress=live)
     results, path = rows.results, rows.path
     if (table := fidelity_tables.differ_table(results)) is not None:
@@ -675,7 +713,7 @@ def sanitize(
     the first report. The value check cannot see a discarded out-of-bounds load or a race that
     happened to go right; these tools can."""
     with Live("sanitize", describe=lambda row: None) as live:
-        rows = api.sanitize(experiments, split_list(variant) or None, tools=split_list(tool) or None,
+        rows = api.sanitize(experiments, split_list(variant, "--variant") or None, tools=split_list(tool, "--tool") or None,
                             params=params_arg(param) or None, kernels=kernels_of(kernel), jobs=jobs, out=out,
                             logs=logs, progress=live)
     for spec, reason in rows.skipped:
@@ -688,12 +726,12 @@ def sanitize(
     console.print(line, markup=False, highlight=False)
 
 
-def _rejudge_fidelity(paths: list[Path]) -> None:
+def _rejudge_fidelity(paths: list[Path], chosen=None) -> None:
 
     if not paths or not all(p.exists() for p in paths):
         raise GpulabError("no fidelity table to rejudge: run `gpulab fidelity` on the card first, or name one with --out")
     for path in paths:
-        rows, kept, changed = fid.rejudge_file(path)
+        rows, kept, changed = fid.rejudge_file(path, chosen)
         for why in kept:
             console.print(f"  left as recorded: {why}", markup=False)
         console.print(rejudge_line(path, rows) + ("" if changed else "; nothing changed, file left as it was"),
@@ -714,7 +752,7 @@ def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reas
         write_csv(target, records)
         console.print(f"wrote the resource table to {target}", markup=False)
     console.print(f"[bold]No NVIDIA GPU here[/] ({reason}).")
-    console.print(f"Everything above compiled for {arch}; {NO_GPU_HINT}.", markup=False)
+    console.print(f"Everything above compiled for {arch}; {no_gpu_hint()}.", markup=False)
     if records.broken:
         raise RunsFailed(f"{len(records.broken)} kernel(s) did not compile (marked in the table): "
                          f"{', '.join(records.broken)}")
@@ -741,6 +779,8 @@ def _interrupted() -> None:
 
 
 def main() -> None:
+    if sys.stdout is None:  # `gpulab ... >&-`: nowhere to write the tables
+        _fail("standard output is closed; send it somewhere, e.g. > results.txt or > /dev/null", 2)
     # Output that cannot carry a character (PYTHONIOENCODING=ascii, a C locale) shows '?' instead
     # of stopping the command halfway.
     for stream in (sys.stdout, sys.stderr):
@@ -797,7 +837,8 @@ def take_problems(args: list[str]) -> list[str]:
 
 
 def _fail(message: str, code: int) -> None:
-
+    if sys.stderr is None:  # nowhere to say it: the exit code alone
+        sys.exit(code)
     err_console.print(f"[red]error:[/] {escape(message)}" if code not in INTERRUPT_CODES.values() else escape(message),
                       soft_wrap=True, highlight=False)
     sys.exit(code)

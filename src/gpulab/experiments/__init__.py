@@ -182,7 +182,12 @@ def _import(name: str, init: Path):
         raise GpulabError(f"{init}: {exc}") from None
     except SyntaxError as exc:
         raise GpulabError(f"{exc.filename}:{exc.lineno}: {exc.msg}") from None
-    except Exception as exc:
+    except KeyboardInterrupt:  # Ctrl-C while it imported: the command's own interrupt
+        raise
+    except SystemExit as exc:  # would end every command, silently, with the package's code
+        raise GpulabError(f"{_where(exc, init)}: importing {name} called sys.exit({exc.code!r}); a package on "
+                          f"{PATH_VARIABLE} must not exit: remove the call") from None
+    except BaseException as exc:
         raise GpulabError(f"{_where(exc, init)}: importing {name} failed: {type(exc).__name__}: {exc}") from None
 
 
@@ -213,7 +218,12 @@ def _from_entry_point(ep) -> tuple[Experiment, str]:
         loaded = ep.load()
     except SyntaxError as exc:
         raise GpulabError(f"{exc.filename}:{exc.lineno}: {exc.msg} ({where})") from None
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as exc:
+        raise GpulabError(f"{_where(exc, Path(ep.value))}: loading the {where} called sys.exit({exc.code!r}); a "
+                          "plugin must not exit: remove the call") from None
+    except BaseException as exc:
         raise GpulabError(f"{_where(exc, Path(ep.value))}: loading the {where} failed: "
                           f"{type(exc).__name__}: {exc}") from None
     return _experiment_of(loaded, where), where

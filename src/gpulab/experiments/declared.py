@@ -19,11 +19,14 @@ is a whole variant (`gpulab bench sgemm --kernel mine.cu`, or `variant_from_file
 
 `param`, `require` may repeat; every other key appears at most once; `grid` and `block` are
 required. Expressions are integer arithmetic over the params and the experiment's dimensions (M, N,
-K, ...): + - * / // % (division is C's integer division), parentheses, min(), max(), ceil_div(a, b),
-comparisons, `and`, `or`, `not`. Nothing else is evaluated: no Python runs from a .cu file (the
-`access:` file is Python the user wrote for the purpose, imported only when a prediction needs it).
-A `require` that names a dimension is checked per shape; one over params alone rejects the config
-before anything compiles.
+K, ...): + - * / // % (division is C's integer division), parentheses, min() and max() of two or
+more values, ceil_div(a, b), comparisons, `and`, `or`, `not`; at most 500 characters, nested at
+most 32 deep. Nothing else is evaluated: no Python runs from a .cu file (the `access:` file is
+Python the user wrote for the purpose, imported only when a prediction needs it). A `require` that
+names a dimension is checked per shape; one over params alone rejects the config before anything
+compiles. The launch must be one CUDA takes (launch_problem): a grid, block or smem that names
+nothing is checked here, one that names a dimension at each shape, where a launch outside the
+limits skips that config with the reason.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import dataclasses
 import importlib.util
 import operator
 import re
+import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -75,6 +79,20 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge}
 FUNCTIONS: dict[str, Callable[..., int]] = {"min": min, "max": max, "ceil_div": ceil_div}
+# How many values each function takes: (fewest, most, in words).
+ARITY = {"min": (2, 64, "two or more values"), "max": (2, 64, "two or more values"), "ceil_div": (2, 2, "two values")}
+MAX_EXPR_CHARS = 500
+MAX_EXPR_DEPTH = 32
+
+
+def _depth(tree: ast.AST) -> int:
+    """How deeply the tree nests, counted without recursion."""
+    deepest, todo = 0, [(tree, 1)]
+    while todo:
+        node, depth = todo.pop()
+        deepest = max(deepest, depth)
+        todo += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
+    return deepest
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,10 +104,20 @@ class Expr:
 
     @classmethod
     def parse(cls, text: str) -> "Expr":
+        text = text.strip()
+        # Python's parser and _eval recurse per level: a long or deep expression would end in a
+        # RecursionError or MemoryError, so it is refused before either sees it.
+        if len(text) > MAX_EXPR_CHARS:
+            raise ValueError(f"'{text[:40]}...' is longer than {MAX_EXPR_CHARS} characters ({len(text):,}); "
+                             "a launch expression is a line of arithmetic")
         try:
-            tree = ast.parse(text.strip(), mode="eval")
+            tree = ast.parse(text, mode="eval")
         except SyntaxError:
-            raise ValueError(f"'{text.strip()}' is not an expression") from None
+            raise ValueError(f"'{text}' is not an expression") from None
+        except (RecursionError, MemoryError):
+            raise ValueError(f"'{text[:40]}...' is nested too deeply to read") from None
+        if (depth := _depth(tree)) > MAX_EXPR_DEPTH:
+            raise ValueError(f"'{text[:40]}...' is nested deeper than {MAX_EXPR_DEPTH} levels ({depth})")
         for node in ast.walk(tree):
             if not isinstance(node, _ALLOWED):
                 raise ValueError(f"'{text.strip()}': {type(node).__name__.lower()} is not allowed "
@@ -97,6 +125,9 @@ class Expr:
             if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS
                                                or node.keywords):
                 raise ValueError(f"'{text.strip()}': only min(), max() and ceil_div() may be called")
+            if isinstance(node, ast.Call) and not ARITY[node.func.id][0] <= len(node.args) <= ARITY[node.func.id][1]:
+                raise ValueError(f"'{text.strip()}': {node.func.id}() takes {ARITY[node.func.id][2]}, "
+                                 f"not {len(node.args)}")
             if isinstance(node, ast.Constant) and (type(node.value) is not int):
                 raise ValueError(f"'{text.strip()}': {node.value!r} is not a whole number")
         return cls(text.strip(), tree)
@@ -141,6 +172,30 @@ def _eval(node, values: dict[str, int]):
     raise ValueError(f"cannot evaluate {type(node).__name__}")  # unreachable: parse() refused it
 
 
+# -- what CUDA launches --------------------------------------------------------------------------
+# The CUDA C++ Programming Guide's limits for every architecture gpulab compiles for (sm_75 on):
+# grid x up to 2^31 - 1 blocks and y, z up to 65535; a block up to 1024 threads (x, y up to 1024, z
+# up to 64); dynamic shared memory up to 227 KiB a block (sm_90's, the largest).
+GRID_MAX = (2**31 - 1, 65535, 65535)
+BLOCK_MAX = (1024, 1024, 64)
+THREADS_MAX = 1024
+SMEM_MAX = 227 * 1024
+
+
+def launch_problem(grid: tuple[int, ...], block: tuple[int, ...], smem: int = 0) -> tuple[str, str, str] | None:
+    """What CUDA would refuse in a launch: (the value, the rule it breaks, the key that sets it:
+    'grid', 'block' or 'smem'); None for a launch it takes."""
+    for key, dims, limits, unit in (("grid", grid, GRID_MAX, "blocks"), ("block", block, BLOCK_MAX, "threads")):
+        for axis, value, most in zip("xyz", dims, limits):
+            if not 1 <= value <= most:
+                return f"{key} {axis} = {value}", f"a {key} has 1 to {most} {unit} in {axis}", key
+    if (threads := block[0] * block[1] * block[2]) > THREADS_MAX:
+        return f"a block of {threads} threads", f"a block has at most {THREADS_MAX}", "block"
+    if not 0 <= smem <= SMEM_MAX:
+        return f"smem = {smem}", f"dynamic shared memory is 0 to {SMEM_MAX} bytes a block", "smem"
+    return None
+
+
 # -- the block ----------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Requirement:
@@ -167,6 +222,7 @@ class Declaration:
     requires: tuple[Requirement, ...]
     access: str
     expected_wrong: bool
+    lines: dict[str, int] = dataclasses.field(default_factory=dict)  # the line of each key's first entry
 
     def _values(self, params: Params, shape: Shape | None) -> dict[str, int]:
         return {**(dict(zip(shape.names, shape.values)) if shape is not None else {}), **params}
@@ -182,13 +238,25 @@ class Declaration:
                               f"{' '.join(f'{k}={v}' for k, v in self._values(params, shape).items())}") from None
         return int(value)
 
-    def launch(self, params: Params, shape: Shape) -> Launch:
+    def _launch(self, params: Params, shape: Shape) -> tuple[Launch, tuple[str, str, str] | None]:
+        """The launch, and what CUDA would refuse in it (launch_problem)."""
         def three(exprs, what):
             dims = [self._evaluate(e, params, shape, what) for e in exprs]
             return tuple(dims + [1] * (3 - len(dims)))
 
         smem = self._evaluate(self.smem, params, shape, "smem") if self.smem else 0
-        return Launch(grid=three(self.grid, "grid"), block=three(self.block, "block"), smem_dynamic_bytes=smem)
+        launch = Launch(grid=three(self.grid, "grid"), block=three(self.block, "block"), smem_dynamic_bytes=smem)
+        return launch, launch_problem(launch.grid, launch.block, smem)
+
+    def launch(self, params: Params, shape: Shape) -> Launch:
+        launch, problem = self._launch(params, shape)
+        if problem:
+            what, rule, key = problem
+            raise GpulabError(f"{self.path}:{self.lines.get(key, 1)}: {what} at {self._at(params, shape)}: {rule}")
+        return launch
+
+    def _at(self, params: Params, shape: Shape | None) -> str:
+        return " ".join(f"{k}={v}" for k, v in self._values(params, shape).items())
 
     def constraints(self, params: Params, shape: Shape | None) -> str | None:
         values = self._values(params, shape)
@@ -197,10 +265,16 @@ class Declaration:
                 continue  # names a dimension: checked once a shape is known
             if not self._evaluate(req.expr, params, shape, "require"):
                 return req.reason
+        if shape is not None:  # a launch CUDA would refuse at this shape: skipped, saying why
+            _, problem = self._launch(params, shape)
+            if problem:
+                return f"{problem[0]} at {self._at(params, shape)}: {problem[1]}"
         return None
 
     def variant(self, access: Callable | None = None) -> Variant:
-        return Variant(name=self.name, file=str(self.path), summary=self.summary, launch=self.launch,
+        # The file by its absolute path: the compile joins it to the experiment's own folder, where a
+        # relative path (`--kernel mine.cu`, the README's form) would name a file that is not there.
+        return Variant(name=self.name, file=str(self.path.resolve()), summary=self.summary, launch=self.launch,
                        params=self.params, constraints=self.constraints, expected_wrong=self.expected_wrong,
                        access=access or (_lazy_access(self.path, self.access) if self.access else None),
                        sweep=self.sweep, min_sm=self.min_sm, min_sm_for=self.min_sm_for,
@@ -210,10 +284,7 @@ class Declaration:
 def read_block(path: Path) -> list[tuple[int, str, str]]:
     """The block's (line number, key, value) entries; a DeclarationError saying what to add if
     there is none."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise GpulabError(f"cannot read {path}: {exc.strerror or exc}") from None
+    text = _read(path)
     match = BLOCK_START.search(text)
     if match is None:
         raise DeclarationError(
@@ -297,6 +368,7 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
 
     grid, block = exprs("grid", 3), exprs("block", 3)
     smem = exprs("smem", 1)[0] if "smem" in seen else None
+    _check_constants(path, grid, block, smem, line_of)
     min_sm, min_sm_for, arch_specific = 0, "", False
     if "min_sm" in seen:
         number_text, _, min_sm_for = one("min_sm").partition("|")
@@ -313,8 +385,9 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
     if wrong not in ("yes", "no", "true", "false"):
         raise DeclarationError(f"{path}:{line_of('expected_wrong')}: expected_wrong is yes or no")
     name = one("name") or path.stem
-    if not re.fullmatch(r"[A-Za-z_][\w.-]*", name):
-        raise DeclarationError(f"{path}:{line_of('name')}: name '{name}' must be letters, digits, _ . -")
+    if not re.fullmatch(r"[A-Za-z_][\w.-]*", name) or len(name) > 64:
+        raise DeclarationError(f"{path}:{line_of('name')}: name '{name[:40]}' must be letters, digits, _ . -, "
+                               "at most 64 characters")
     if dims is not None:
         known = names | set(dims)
         for number, key, value in entries:
@@ -331,7 +404,7 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
                        experiment=one("experiment"), params=tuple(params), sweep=sweep, grid=grid, block=block,
                        smem=smem, min_sm=min_sm, min_sm_for=min_sm_for, arch_specific=arch_specific,
                        requires=tuple(requires), access=access,
-                       expected_wrong=wrong in ("yes", "true"))
+                       expected_wrong=wrong in ("yes", "true"), lines=dict(seen))
 
 
 def variant_from_file(path: Path, experiment=None, access: Callable | None = None) -> Variant:
@@ -350,8 +423,38 @@ def variant_from_file(path: Path, experiment=None, access: Callable | None = Non
     return decl.variant(access)
 
 
+def _check_constants(path: Path, grid, block, smem, line_of) -> None:
+    """A grid, block or smem that names nothing is the same at every shape: one CUDA would refuse is
+    refused here, at its line, before anything compiles."""
+    def value(e):
+        return e({}) if not e.names() else 1
+
+    try:
+        dims = {"grid": [value(e) for e in grid], "block": [value(e) for e in block]}
+        bytes_ = value(smem) if smem is not None and not smem.names() else 0
+    except ZeroDivisionError:
+        raise DeclarationError(f"{path}:{line_of('grid')}: a launch expression divides by zero") from None
+    problem = launch_problem(tuple(dims["grid"] + [1] * 3)[:3], tuple(dims["block"] + [1] * 3)[:3], bytes_)
+    if problem:
+        raise DeclarationError(f"{path}:{line_of(problem[2])}: {problem[0]}: {problem[1]}")
+
+
+def _read(path: Path) -> str:
+    """The file's text; one line saying where it is not UTF-8 (NVRTC and gpulab read it as such)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise GpulabError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DeclarationError(f"{path}:{line}: byte 0x{data[exc.start]:02x} is not UTF-8 text; save the file as "
+                               "UTF-8") from None
+
+
 def _first_line(path: Path) -> int:
-    text = Path(path).read_text()
+    text = _read(path)
     match = BLOCK_START.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
@@ -413,6 +516,21 @@ def _lazy_access(cu_path: Path, spec: str) -> Callable[..., Any]:
             raise GpulabError(f"{source}: importing the access model failed: {type(exc).__name__}: {exc}") from None
         if not callable(getattr(module, function, None)):
             raise GpulabError(f"{source} defines no function {function} (named by {cu_path}'s 'access:' line)")
-        return getattr(module, function)(params, shape)
+        try:
+            return getattr(module, function)(params, shape)
+        except GpulabError:
+            raise
+        except Exception as exc:  # a bug in the user's model: where it raised, in one line
+            raise GpulabError(f"{where_raised(exc, source)}: {cu_path.name}: the access model {function}() raised "
+                              f"{type(exc).__name__}: {exc}") from None
 
     return access
+
+
+def where_raised(exc: BaseException, prefer: Path | None = None) -> str:
+    """'file:line' where `exc` was raised: the deepest frame in `prefer` (a model's own file) if
+    any is, else the deepest frame of all."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [f for f in frames if prefer is not None and Path(f.filename).resolve() == Path(prefer).resolve()]
+    frame = (mine or frames or [None])[-1]
+    return f"{frame.filename}:{frame.lineno}" if frame else str(prefer or "?")

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import os
 import re
 
 from gpulab.errors import GpulabError, NoGpuError
 from gpulab.gpu.seam import cupy, gpu_module
 
-NO_GPU_HINT = (
-    "timings, checks and counters need an NVIDIA GPU with its driver and CuPy "
-    "(pip install 'gpulab[gpu]'); compile-only commands work without one"
-)
+def no_gpu_hint() -> str:
+    """What to do without a usable GPU: install CuPy where it is missing; where it is there (the
+    user has just run pip install 'gpulab[gpu]'), the card or its driver is what is missing."""
+    if importlib.util.find_spec("cupy") is None:
+        return ("timings, checks and counters need an NVIDIA GPU with its driver and CuPy "
+                "(pip install 'gpulab[gpu]'); compile-only commands work without one")
+    return ("timings, checks and counters need an NVIDIA GPU and its driver (CuPy is installed: nvidia-smi "
+            "should list the card); compile-only commands work without one")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +130,7 @@ def visible_gpus() -> list[str]:
 def require_gpu() -> DeviceInfo:
     info, reason = probe()
     if info is None:
-        raise NoGpuError(f"no NVIDIA GPU: {reason}. {NO_GPU_HINT}")
+        raise NoGpuError(f"no NVIDIA GPU: {reason}. {no_gpu_hint()}")
     if os.environ.get("CUPY_TF32", "0") not in ("", "0"):
         raise GpulabError("CUPY_TF32 is set: the cuBLAS FP32 baseline would use TF32. Unset it and rerun")
     return info

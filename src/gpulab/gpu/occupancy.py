@@ -18,6 +18,7 @@ import math
 from gpulab.errors import GpulabError
 
 WARP = 32
+MAX_THREADS_PER_BLOCK = 1024  # every architecture gpulab compiles for
 REG_ALLOC_UNIT = 256  # registers, per warp
 SUB_PARTITIONS = 4
 SMEM_ALLOC_UNIT = 128  # bytes, per block
@@ -88,8 +89,9 @@ def occupancy(threads_per_block: int, regs_per_thread: int, smem_per_block_bytes
               limits: SmLimits) -> Occupancy:
     """Blocks per SM for a block of `threads_per_block` threads using `regs_per_thread` registers
     and `smem_per_block_bytes` of shared memory (static + dynamic)."""
-    if threads_per_block < 1:
-        raise ValueError("a block has at least one thread")
+    if not 1 <= threads_per_block <= MAX_THREADS_PER_BLOCK:
+        raise GpulabError(f"a block of {threads_per_block} threads: a block has 1 to {MAX_THREADS_PER_BLOCK} "
+                          "threads; check the variant's launch (its block)")
     warps = math.ceil(threads_per_block / WARP)
     regs_per_warp = math.ceil(max(regs_per_thread, 1) * WARP / REG_ALLOC_UNIT) * REG_ALLOC_UNIT
     warps_by_regs = (limits.regs // SUB_PARTITIONS) // regs_per_warp * SUB_PARTITIONS

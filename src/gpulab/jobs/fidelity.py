@@ -45,7 +45,7 @@ from gpulab.gpu.device import gpu_slug
 from gpulab.run.lab import RunSpec, config_run_key
 from gpulab.model.predict import check_launch, predict
 from gpulab.params import parse_params_label
-from gpulab.records import RUN_KEY, card_folder, read_csv, run_key, to_csv_text, write_csv
+from gpulab.records import RUN_KEY, DamagedFile, card_folder, read_csv, run_key, to_csv_text, write_csv
 
 FILE_NAME = Q.FIDELITY_FILE
 # One ragged shape per experiment, small enough that ncu is quick, with every edge exercised: tiles
@@ -61,6 +61,7 @@ RAGGED_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
 }
 # fidelity.csv's rows (gpulab.quantities.FIDELITY), by how each is judged.
 QUANTITIES = tuple(q.key for q in Q.FIDELITY)
+FAILED_RUN = "(run)"  # the quantity of the one row of a run that failed (verdict "error")
 COUNTED = Q.held_exactly()
 HARDWARE = tuple(q.key for q in Q.FIDELITY if q.judged == Q.HARDWARE)
 MEASURED_ONLY = tuple(q.key for q in Q.FIDELITY if q.judged == Q.MEASURED)
@@ -310,7 +311,7 @@ def measure_one(spec, profile: Callable | None = None, seed: int = 0, reports_di
     except (ncu_mod.NcuNotFound, ncu_mod.CountersNotPermitted):
         raise
     except GpulabError as exc:
-        row = {**base, "quantity": "(run)", "verdict": "error", "note": " ".join(str(exc).split())}
+        row = {**base, "quantity": FAILED_RUN, "verdict": "error", "note": " ".join(str(exc).split())}
         return RunResult(spec, [row], time.perf_counter() - start, str(exc))
     try:
         predicted = predicted_quantities(spec)
@@ -441,9 +442,11 @@ def report_measurements(folder: Path | None, spec, row: dict) -> tuple[dict[str,
     return {k: v for k, v in Q.measure(launch.metrics).items() if not math.isnan(v)}, ""
 
 
-def rejudge(rows: list[dict], folder: Path | None = None) -> tuple[list[dict], list[str]]:
-    """(the rows again, what was left as recorded and why): each run's counted quantities get fresh
-    predictions and verdicts from its recorded ncu numbers, which are never changed. Runs whose
+def rejudge(rows: list[dict], folder: Path | None = None,
+            chosen: Callable[[dict], bool] | None = None) -> tuple[list[dict], list[str]]:
+    """(the rows again, what was left as recorded and why): each run's counted quantities (of the
+    runs `chosen` accepts, default all; the others stay as they are) get fresh predictions and
+    verdicts from its recorded ncu numbers, which are never changed. Runs whose
     kernel source changed since they were measured, or that no longer exist, stay as recorded (they
     need the card); so do the DRAM rows, whose verdict needs the card's L2 size. A quantity recorded
     from another ncu metric than the one gpulab reads for it now, or derived from counts the run did
@@ -455,6 +458,16 @@ def rejudge(rows: list[dict], folder: Path | None = None) -> tuple[list[dict], l
         groups.setdefault(run_key(r), []).append(r)
     out, kept = [], []
     for key, recorded in groups.items():
+        if chosen is not None and not chosen(recorded[0]):
+            out += recorded
+            continue
+        if unknown := [r for r in recorded if r.get("quantity") not in (*QUANTITIES, FAILED_RUN)]:
+            kept.append(f"{' '.join(key)}: {', '.join(str(r.get('quantity')) for r in unknown)} is not a quantity "
+                        "gpulab compares")
+            out += unknown
+            recorded = [r for r in recorded if r not in unknown]
+            if not recorded:
+                continue
         spec, why = spec_from_row(recorded[0])
         if spec is None or recorded[0].get("source_sha") != spec.source_sha() or any(r.get("verdict") == "error" for r in recorded):
             out += recorded
@@ -505,13 +518,31 @@ def rejudge(rows: list[dict], folder: Path | None = None) -> tuple[list[dict], l
     return out, kept
 
 
-def rejudge_file(path: Path) -> tuple[list[dict], list[str], bool]:
-    """rejudge() one fidelity CSV in place, under its lock: (rows, what was left as recorded, whether
-    the file was rewritten). A damaged file (no `measured` column, no rows, ...) is refused with
-    DamagedFile; the file is rewritten only when a prediction or verdict changed."""
+def chosen_runs(experiments: Iterable[str] | None = None,
+                variants: Iterable[str] | None = None) -> Callable[[dict], bool] | None:
+    """Which recorded runs `gpulab fidelity EXPERIMENT... --variant V --rejudge` means: a test of a
+    row (None: every run); names that are no experiment or variant are refused as plan() refuses them."""
+    if not experiments and not variants:
+        return None
+    exps = [get_experiment(e) for e in experiments] if experiments else all_experiments()
+    names, wanted = {e.name for e in exps}, set(variants or ())
+    if unknown := wanted - {v.name for exp in exps for v in exp.variants}:
+        raise GpulabError(f"no variant named {', '.join(sorted(unknown))} in {', '.join(e.name for e in exps)}")
+    return lambda row: row.get("experiment") in names and (not wanted or row.get("variant") in wanted)
+
+
+def rejudge_file(path: Path, chosen: Callable[[dict], bool] | None = None) -> tuple[list[dict], list[str], bool]:
+    """rejudge() one fidelity CSV in place, under its lock (the runs `chosen` accepts, default all):
+    (rows, what was left as recorded, whether the file was rewritten). A damaged file (no `measured`
+    column, no rows, a quantity gpulab does not compare, ...) is refused with DamagedFile; the file
+    is rewritten only when a prediction or verdict changed."""
     with locked(path):
         old = read_csv(path, required=Q.FIDELITY_REQUIRED_COLUMNS, need_rows=True)
-        rows, kept = rejudge(old, Path(path).parent)
+        for row, line in zip(old, old.lines):
+            if row.get("quantity") not in (*QUANTITIES, FAILED_RUN):
+                raise DamagedFile(path, line, "quantity", f"{str(row.get('quantity'))[:40]!r} is not a quantity gpulab "
+                                  f"compares ({', '.join(QUANTITIES[:3])}, ...: gpulab.quantities)")
+        rows, kept = rejudge(old, Path(path).parent, chosen)
         changed = to_csv_text(rows) != to_csv_text(old)
         if changed:
             write_csv(path, rows)

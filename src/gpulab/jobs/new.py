@@ -18,12 +18,16 @@ gpulab/templates/test_{{name}}.py.tmpl: each is copied with its `.tmpl` dropped 
 
 from __future__ import annotations
 
+import importlib.util
 import keyword
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
-from gpulab.errors import GpulabError
+from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments
+from gpulab.gpu.compile import compile_kernel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 KINDS = ("copy", "sgemm", "stencil")  # the folders of TEMPLATES
@@ -31,7 +35,12 @@ SUFFIX = ".tmpl"
 
 
 def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
-    """Write the package DIR/NAME from the `like` template; its folder. Refuses to overwrite."""
+    """Write the package DIR/NAME from the `like` template; its folder. Refuses to overwrite, and
+    refuses a name the package or its kernel could not carry (nothing is written then)."""
+    if not isinstance(name, str):
+        raise GpulabError(f"an experiment is named by text, e.g. gpulab.new('mine'); got {name!r:.60}")
+    if not isinstance(directory, (str, Path)):
+        raise GpulabError(f"directory is a folder's path, e.g. '.' or 'kernels'; got {directory!r:.60}")
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or keyword.iskeyword(name):
         raise GpulabError(f"'{name}' cannot name an experiment: use lower-case letters, digits and _, starting "
                           "with a letter (it is a Python package and a CUDA function name)")
@@ -39,14 +48,35 @@ def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
         raise GpulabError(f"--like {like}: choose one of {', '.join(KINDS)}")
     if name in {e.name for e in all_experiments()}:
         raise GpulabError(f"an experiment named '{name}' already exists (gpulab list); choose another name")
+    if (spec := importlib.util.find_spec(name)) is not None:  # discovery would import that module instead
+        raise GpulabError(f"'{name}' is already the name of a Python module ({spec.origin or 'a namespace package'}), "
+                          "and an experiment is imported by its name; choose another name")
     folder = Path(directory).expanduser() / name
     if folder.exists():
         raise GpulabError(f"{folder} already exists; choose another name or --dir (nothing was written)")
+    check_kernel_name(name)
     files = {fill(path.name.removesuffix(SUFFIX), name): fill(path.read_text(), name) for path in template_files(like)}
     folder.mkdir(parents=True)
-    for file_name, text in files.items():
-        (folder / file_name).write_text(text)
+    try:
+        for file_name, text in files.items():
+            (folder / file_name).write_text(text)
+    except OSError as exc:  # a full disk, say: no half package to block the next try
+        shutil.rmtree(folder, ignore_errors=True)
+        raise GpulabError(f"cannot write {exc.filename or folder}: {exc.strerror or exc}; nothing was left behind") from None
     return folder
+
+
+def check_kernel_name(name: str) -> None:
+    """Every variant defines `extern "C" __global__ void NAME(...)`: a C++ keyword (float) or a
+    function CUDA already declares (max, sqrt, printf) cannot be that name, so NVRTC is asked first."""
+    with tempfile.TemporaryDirectory() as scratch:
+        probe = Path(scratch) / f"{name}.cu"
+        probe.write_text(f'#include "common.cuh"\nextern "C" __global__ void {name}(float* out) {{ out[0] = 1.0f; }}\n')
+        try:
+            compile_kernel(probe, name)
+        except CompileError as exc:
+            raise GpulabError(f"'{name}' cannot be the kernel's name: NVRTC refuses `extern \"C\" __global__ void "
+                              f"{name}(...)` ({str(exc).split(': ', 1)[-1][:120]}); choose another name") from None
 
 
 def template_files(like: str) -> list[Path]:

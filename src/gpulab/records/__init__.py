@@ -15,6 +15,7 @@ import datetime as _dt
 from collections import Counter
 import io
 import math
+import re
 import socket
 from pathlib import Path
 from typing import Callable, Iterable
@@ -226,6 +227,25 @@ FINITE_COLUMNS = frozenset((
     "speedup_vs_baseline", "predicted", "measured", "time_ci_low_ms", "time_ci_high_ms",
 ))
 BOOLEAN_COLUMNS = frozenset(("correct", "expected_wrong", "exact", "l2_flushed", "hit_budget"))
+# Times and rates cannot be below zero: a negative one is damage, never a figure to publish.
+NON_NEGATIVE_COLUMNS = FINITE_COLUMNS - {"predicted", "measured"}
+# Columns that hold a name (an experiment's, a variant's): letters, digits, _ . - as
+# gpulab.experiments.declared allows, and short; anything else would match no variant and leave its
+# table cell empty without a word.
+NAME_COLUMNS = frozenset(("experiment", "variant"))
+NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
+# A cell longer than this is damage: gpulab's longest (a sanitizer's first report) are under 1,000
+# characters, and Python's csv module refuses fields past 131,072.
+MAX_CELL = 65_536
+# Characters no cell or column name holds: the C0 controls but tab, newline and carriage return.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class CsvRows(list):
+    """read_csv's rows, with `lines`: the line of the file each row starts on (for a message that
+    points at one)."""
+
+    lines: list[int]
 
 
 def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) -> list[dict]:
@@ -245,11 +265,16 @@ def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) 
     if not text.endswith("\n"):
         raise DamagedFile(path, text.count("\n") + 1, None, "the last line ends without a newline: it was cut off")
     reader = csv.reader(io.StringIO(text, newline=""))
+    rows = CsvRows()
+    rows.lines = []
     try:
         header = next(reader)
-        rows = []
+        _check_header(path, header)
+        start = reader.line_num + 1
         for cells in reader:
-            rows.append(_row(path, header, cells, reader.line_num))
+            rows.append(_row(path, header, cells, start))
+            rows.lines.append(start)
+            start = reader.line_num + 1
     except csv.Error as exc:
         raise DamagedFile(path, reader.line_num, None, f"not CSV ({exc})") from None
     missing = [c for c in required if c not in header]
@@ -261,6 +286,24 @@ def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) 
     return rows
 
 
+def _shown(text: str) -> str:
+    """A cell as a message quotes it: in quotes, control characters escaped, cut at 40 characters."""
+    return repr(text[:40]) + (f" (and {len(text) - 40:,} more characters)" if len(text) > 40 else "")
+
+
+def _check_header(path: Path, header: list[str]) -> None:
+    """Every column named once, by a name without control characters: a column named twice would
+    let its second cells stand for the first in every row (dict(zip(...)) keeps the last)."""
+    seen: set[str] = set()
+    for name in header:
+        if not name.strip() or CONTROL.search(name) or len(name) > MAX_CELL:
+            raise DamagedFile(path, 1, _shown(name) if name.strip() else None,
+                              f"the header has a column named {_shown(name)}")
+        if name in seen:
+            raise DamagedFile(path, 1, name, "the header names this column twice")
+        seen.add(name)
+
+
 def _row(path: Path, header: list[str], cells: list[str], line: int) -> dict:
     if len(cells) != len(header):
         raise DamagedFile(path, line, None, f"the row has {len(cells)} cells, the header {len(header)}")
@@ -269,12 +312,20 @@ def _row(path: Path, header: list[str], cells: list[str], line: int) -> dict:
         value = _parse(text)
         if text == "":
             pass
+        elif len(text) > MAX_CELL:
+            raise DamagedFile(path, line, name, f"a cell of {len(text):,} characters (gpulab writes none over {MAX_CELL:,})")
+        elif CONTROL.search(text):
+            raise DamagedFile(path, line, name, f"{_shown(text)} holds a control character")
+        elif name in NAME_COLUMNS and not NAME.fullmatch(text):
+            raise DamagedFile(path, line, name, f"{_shown(text)} is not a name (letters, digits, _ . -, at most 64)")
         elif name in BOOLEAN_COLUMNS and not isinstance(value, bool):
-            raise DamagedFile(path, line, name, f"'{text}' is not true or false")
+            raise DamagedFile(path, line, name, f"{_shown(text)} is not true or false")
         elif name in NUMERIC_COLUMNS and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise DamagedFile(path, line, name, f"'{text}' is not a number")
+            raise DamagedFile(path, line, name, f"{_shown(text)} is not a number")
         elif name in FINITE_COLUMNS and not math.isfinite(value):
-            raise DamagedFile(path, line, name, f"'{text}' is not a measured value")
+            raise DamagedFile(path, line, name, f"{_shown(text)} is not a measured value")
+        elif name in NON_NEGATIVE_COLUMNS and value < 0:
+            raise DamagedFile(path, line, name, f"{_shown(text)} is below zero, which no time or rate can be")
         row[name] = value
     return row
 

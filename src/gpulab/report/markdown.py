@@ -27,6 +27,7 @@ from gpulab.report.picks import pick_accuracy
 from gpulab.report.tables import best_per_shape
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
+MARKER_RE = re.compile(r"<!-- (?P<close>/?)gpulab:(?P<name>[\w-]+) -->")
 
 
 # What each kind of results file must hold for the tables built from it; anything less is damage
@@ -565,6 +566,40 @@ def fill_blocks(text: str, blocks: dict[str, str]) -> tuple[str, list[str]]:
     return BLOCK_RE.sub(replace, text), done
 
 
+def check_blocks(path: Path, text: str) -> None:
+    """Refuse (GpulabError, with the file, line and column of the marker) a file whose generated
+    blocks BLOCK_RE could not rewrite whole: a block opened inside another (the outer rewrite would
+    swallow it), one never closed or closed twice (it would be skipped), an opening marker with text
+    after it on its line (never matched)."""
+    def where(m: re.Match) -> str:
+        return f"{text.count(chr(10), 0, m.start()) + 1}:{m.start() - text.rfind(chr(10), 0, m.start())}"
+
+    def refuse(m: re.Match, problem: str) -> None:
+        raise GpulabError(f"{path}:{where(m)}: {m.group(0)} {problem}; fix the markers (each block is "
+                          "<!-- gpulab:NAME --> on its own line, the table, then <!-- /gpulab:NAME -->), nothing was written")
+
+    markers = list(MARKER_RE.finditer(text))
+    opened: re.Match | None = None  # the block open now
+    for i, m in enumerate(markers):
+        name = m.group("name")
+        if m.group("close"):
+            if opened is None or opened.group("name") != name:
+                refuse(m, "closes a block that is not open" + (f" ({opened.group(0)} is, since line "
+                                                               f"{where(opened).split(':')[0]})" if opened else ""))
+            opened = None
+            continue
+        if opened is not None:
+            if not any(later.group("close") and later.group("name") == opened.group("name") for later in markers[i:]):
+                refuse(opened, f"is never closed (the next block opens on line {where(m).split(':')[0]})")
+            refuse(m, f"opens inside {opened.group(0)} (opened on line {where(opened).split(':')[0]}), which its "
+                      "rewrite would replace")
+        if not text.startswith("\n", m.end()):
+            refuse(m, "must end its line")
+        opened = m
+    if opened is not None:
+        refuse(opened, "is never closed")
+
+
 def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
     """Rewrite the named generated blocks of one markdown file in place; returns the names rewritten.
     The file is read and replaced whole under its lock, so two runs updating different blocks both
@@ -572,6 +607,7 @@ def update_readme(readme: Path, blocks: dict[str, str]) -> list[str]:
     done: list[str] = []
 
     def change(text: str) -> str:
+        check_blocks(readme, text)
         new, names = fill_blocks(text, blocks)
         done[:] = names
         return new
@@ -592,7 +628,7 @@ def update_pages(files: list[Path], blocks: dict[str, str]) -> dict[Path, list[s
     read first (one that cannot be, or is not UTF-8 text, stops the command before anything is
     written), then each is replaced whole. Returns the block names rewritten in each file."""
     for path in files:
-        read_text(path)
+        check_blocks(path, read_text(path))
     return {path: update_readme(path, blocks) for path in files}
 
 

@@ -18,6 +18,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 
 from gpulab.run.lab import RunSpec, compile_spec, constraint_reason
+from gpulab.run.worker import callers_main_hidden
 
 # Cores left to the process that times on the GPU and to the one that drives it.
 RESERVED_CORES = 2
@@ -52,8 +53,9 @@ def precompiled(specs: list[RunSpec], arch: str):
         return
     pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"))
     try:
-        for spec in unique.values():
-            pool.submit(_compile_quietly, spec, arch)
+        with callers_main_hidden(*(spec.experiment for spec in unique.values())):  # the pool starts its processes here
+            for spec in unique.values():
+                pool.submit(_compile_quietly, spec, arch)
         yield
     finally:
         pool.shutdown(wait=False, cancel_futures=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import os
+import re
 import socket
 import threading
 import time
@@ -44,6 +45,9 @@ COMPILE, GPU = "compile", "GPU"
 LOST = "lost:"  # skip_reason prefix of a run whose worker died every time it was tried
 ALLOWED_FAILURES = 2  # times a run may lose its worker and be tried again before it is recorded as lost
 WORKER_WAIT_S = 300.0  # how long a sweep waits for a GPU worker when every one is lost
+# A scheduler's address as Dask takes it: [tcp:// or tls://]HOST:PORT (an IPv6 host in brackets).
+SCHEDULER_ADDRESS = re.compile(r"(?:(?:tcp|tls)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>\d{1,5})")
+REACH_TIMEOUT_S = 5.0  # to open a connection to the scheduler; a refused one is known at once
 
 
 def require_dask():
@@ -101,6 +105,18 @@ class CardGroup:
                                    workers=alive[:1], resources={GPU: 1}).result()
 
 
+def scheduler_host_port(address: str) -> tuple[str, int]:
+    """(host, port) of a scheduler's address, or one line saying what an address looks like."""
+    match = SCHEDULER_ADDRESS.fullmatch(address.strip()) if isinstance(address, str) else None
+    if match is None:
+        raise GpulabError(f"--scheduler {address!r:.80} is not a scheduler's address: give [tcp://]HOST:PORT, e.g. "
+                          "--scheduler tcp://host:8786")
+    port = int(match["port"])
+    if not 1 <= port <= 65535:
+        raise GpulabError(f"--scheduler {address}: port {port} is not 1 to 65535; e.g. --scheduler tcp://host:8786")
+    return match["host"], port
+
+
 class Cluster:
     """A Dask client, with the cluster it started (local) or joined (a scheduler's address).
     `options` and `factory` make each GPU worker's lab (the real Lab by default)."""
@@ -133,7 +149,13 @@ class Cluster:
 
     @classmethod
     def connect(cls, address: str, options: Any = None, factory: Callable = default_lab_factory) -> "Cluster":
+        host, port = scheduler_host_port(address)
         distributed = require_dask()
+        try:  # first a plain connection: nothing listening is said at once, not after Dask's 30 s of retries
+            socket.create_connection((host.strip("[]"), port), timeout=REACH_TIMEOUT_S).close()
+        except OSError as exc:
+            raise GpulabError(f"no Dask scheduler answered at {address} ({exc.strerror or exc}); start one with "
+                              "`dask scheduler` and give its address, e.g. --scheduler tcp://host:8786") from None
         try:
             client = distributed.Client(address, timeout=30)
         except (OSError, TimeoutError) as exc:

@@ -18,11 +18,13 @@ GPULAB_RUN_TIMEOUT to change the per-run limit (seconds; default 600).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import traceback
 from typing import Any, Callable
 
@@ -93,7 +95,8 @@ class LabWorker:
         parent, child = ctx.Pipe()
         self._process = ctx.Process(target=_serve, args=(child, self.factory, self.options, self.device),
                                     daemon=True, name="gpulab-lab-worker")
-        self._process.start()
+        with callers_main_hidden(self.factory, self.options):
+            self._process.start()
         child.close()
         self._conn = parent
         self.starts += 1
@@ -164,6 +167,31 @@ class LabWorker:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+@contextlib.contextmanager
+def callers_main_hidden(*carried: Any):
+    """Processes started inside this block (spawned) do not run the caller's main script again.
+
+    Python's spawn method imports the parent's __main__ in every child, by its path or module name,
+    so that what the parent defined there can be unpickled; a script without an `if __name__ ==
+    "__main__":` guard then runs whole once more per child (a bench from the README's example ran
+    it again in its worker). gpulab's children need nothing from the caller's script, so its file
+    and module name are hidden while they start, unless one of `carried` (what the child is handed:
+    a lab factory, its options, an experiment) is defined there."""
+    main = sys.modules.get("__main__")
+    if main is None or any(getattr(c, "__module__", None) == "__main__" or type(c).__module__ == "__main__"
+                           for c in carried):
+        yield
+        return
+    saved = {name: main.__dict__[name] for name in ("__file__", "__spec__") if name in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
 
 
 def _serve(conn, factory: Callable, options: Any, device: int | None) -> None:
