@@ -500,31 +500,30 @@ def test_d0_takes_any_m_in_rows_of_16_and_states_its_limits():
     assert D0.launch(p, EXP.shape(17, 4096, 4096)).grid[2] == 2
     assert D0.launch(p, EXP.shape(1024, 4096, 4096)).grid[2] == 64
     assert "grid.z" in D0.constraints(p, EXP.shape(16 * 65535 + 1, 1, 1))
-    # 128 threads x 3 blocks leave 168 registers: two steps of 2 x 2 row groups and chunks take 167
-    # (NVRTC 13.0), one step 122; 256 x 3 leave 80, 128 x 4 128
-    assert D0.constraints(p, None) is None and D0.constraints(p | {"DEPTH": 1}, None) is None
-    assert "registers" in D0.constraints(p | {"KW": 8}, None)
-    assert "registers" in D0.constraints(p | {"MINB": 4}, None)
-    assert D0.constraints(p | {"MINB": 4, "DEPTH": 1}, None) is None
-    assert "registers" in D0.constraints(p | {"G": 4, "U": 4, "KW": 8, "MINB": 2, "DEPTH": 1}, None)
-    assert D0.constraints(p | {"G": 4, "U": 4, "MINB": 1, "DEPTH": 1}, None) is None  # 240 of 255, measured
-    assert "registers" in D0.constraints(p | {"G": 4, "U": 4, "MINB": 1}, None)  # two steps spill at 255
+    # 256 threads x 2 blocks leave 128 registers: one step of 2 x 2 row groups and chunks takes 122
+    # (NVRTC 13.0), two steps 167, which 128 threads x 3 blocks (168) hold; 512 x 2 leave 64
+    assert D0.constraints(p, None) is None
+    assert "registers" in D0.constraints(p | {"DEPTH": 2}, None)
+    assert D0.constraints(p | {"DEPTH": 2, "KW": 4, "MINB": 3}, None) is None
+    assert "registers" in D0.constraints(p | {"KW": 16}, None)
+    assert "registers" in D0.constraints(p | {"G": 4, "U": 4}, None)
+    assert D0.constraints(p | {"G": 4, "U": 4, "KW": 4, "MINB": 1}, None) is None  # 240 of 255, measured
+    assert "registers" in D0.constraints(p | {"G": 4, "U": 4, "KW": 4, "MINB": 1, "DEPTH": 2}, None)  # spills at 255
 
 
 def test_d0_grid_covers_n_and_slices_k_where_n_alone_leaves_the_card_short(h200_sms):
-    p = D0.default_params()  # 32 rows a block, 4 warps of 64 k a step, 3 blocks an SM: 396 slots
+    p = D0.default_params()  # 32 rows a block, 8 warps of 64 k a step, 2 blocks an SM: 264 slots
     at = lambda dims, **over: D0.launch(p | over, EXP.shape(*dims))  # noqa: E731
-    assert at((1, 4096, 4096)).grid == (128, 3, 1)  # 128 block columns: 3 slices make 384 of 396 slots
-    assert at((16, 6144, 4096)).grid == (192, 2, 1)  # 192 columns: 2 slices, 384
-    assert at((16, 57344, 8192)).grid == (1792, 1, 1)  # over 4 waves already
-    assert at((1, 4096, 14336)).grid == (128, 3, 1)
-    assert at((16, 6144, 4096), KW=8, MINB=2, DEPTH=1).grid == (192, 1, 1)  # 264 slots: one wave already
-    assert at((16, 31, 1000)).grid == (1, 2, 1)  # 16 steps of 64 k: 2 slices keep 2 steps a warp
-    assert at((16, 31, 4096)).grid == (1, 8, 1)  # 64 steps: 8 slices (the most) of 4 warps x 2 steps
-    assert at((16, 31, 1000), KW=8, MINB=2, DEPTH=1).grid == (1, 1, 1)
+    assert at((1, 4096, 4096)).grid == (128, 2, 1)  # 128 block columns: 2 slices make 256 of 264 slots
+    assert at((16, 6144, 4096)).grid == (192, 1, 1)  # 192 columns: one wave already
+    assert at((16, 57344, 8192)).grid == (1792, 1, 1)
+    assert at((1, 4096, 14336)).grid == (128, 2, 1)
+    assert at((16, 6144, 4096), KW=4, MINB=3, DEPTH=2).grid == (192, 2, 1)  # 396 slots: 2 slices, 384
+    assert at((16, 31, 1000)).grid == (1, 1, 1)  # 16 steps of 64 k: one slice keeps 2 steps a warp
+    assert at((16, 31, 4096)).grid == (1, 4, 1)  # 64 steps: 4 slices of 8 warps x 2 steps
     assert at((1, 4097, 8), S=3).grid == (129, 3, 1)  # S given: taken as it is, empty slices and all
-    assert at((1, 4097, 8)).block == (128, 1, 1)
-    assert at((1, 4097, 8)).smem_dynamic_bytes == 4 * 16 * (32 + 4) * 4
+    assert at((1, 4097, 8)).block == (256, 1, 1)
+    assert at((1, 4097, 8)).smem_dynamic_bytes == 8 * 16 * (32 + 4) * 4
     for dims in DECODE_RAGGED:
         for over in ({}, {"G": 1}, {"G": 4, "U": 1, "KW": 4}):
             g = at(dims, **over).grid
@@ -534,9 +533,9 @@ def test_d0_grid_covers_n_and_slices_k_where_n_alone_leaves_the_card_short(h200_
 
 def test_d0_workspace_is_one_plane_per_block_and_a_counter_per_column(h200_sms):
     p = D0.default_params()
-    assert decode.d0_workspace_sizes(p | {"S": 1}, EXP.shape(16, 6144, 4096)) == (1, 1)  # one slice: none
-    assert decode.d0_workspace_sizes(p, EXP.shape(16, 6144, 4096)) == (2 * 192 * 16 * 32, 192)
-    assert decode.d0_workspace_sizes(p, EXP.shape(16, 4096, 4096)) == (3 * 128 * 16 * 32, 128)
+    assert decode.d0_workspace_sizes(p, EXP.shape(16, 6144, 4096)) == (1, 1)  # one slice: none
+    assert decode.d0_workspace_sizes(p | {"S": 2}, EXP.shape(16, 6144, 4096)) == (2 * 192 * 16 * 32, 192)
+    assert decode.d0_workspace_sizes(p, EXP.shape(16, 4096, 4096)) == (2 * 128 * 16 * 32, 128)
     assert decode.d0_workspace_sizes(p | {"S": 3}, EXP.shape(1, 31, 1000)) == (3 * 1 * 16 * 32, 1)
     assert decode.d0_workspace_sizes(p | {"S": 3}, EXP.shape(40, 31, 1000)) == (3 * 3 * 16 * 32, 3)  # 3 block rows
 
@@ -610,19 +609,19 @@ def test_d0_model_classes_are_exact(h200_sms, dims, over):
 
 
 def test_d0_reads_bt_once_and_a_once_per_block_column_at_the_llama_shapes(h200_sms):
-    """16 x 4096 x 4096 at the defaults (3 slices of 128 block columns of 32 rows): every 16-byte load
+    """16 x 4096 x 4096 at the defaults (2 slices of 128 block columns of 32 rows): every 16-byte load
     is two lanes' halves of a 64-byte run, so Bt's sectors are its bytes / 32 exactly; A's 16 rows are
     read by every block column, 1/G of Bt's bytes (napkin math in the kernel's header); the stores are
-    C once and the workspace's 3 planes; the fixup reads the 3 planes back. DEPTH (the steps in flight)
+    C once and the workspace's 2 planes; the fixup reads the 2 planes back. DEPTH (the steps in flight)
     moves nothing: the loads past a warp's range are predicated off."""
     p, s = D0.default_params(), EXP.shape(16, 4096, 4096)
     got = predict(D0.access(p, s))
-    assert got == predict(D0.access(p | {"DEPTH": 1}, s))
-    columns, slices, plane = 128, 3, 16 * 32 * 4
+    assert got == predict(D0.access(p | {"DEPTH": 2}, s))
+    columns, slices, plane = 128, 2, 16 * 32 * 4
     assert D0.launch(p, s).grid[1] == slices
     bt, a = 4096 * 4096 * 2 // 32, columns * 16 * 4096 * 2 // 32
     assert got["gmem_load_sectors"] == bt + a + columns * slices * plane // 32
-    # 512 bytes a warp's LDG.128; the fixup's 3 loads of 512 elements: 16 warp loads each
+    # 512 bytes a warp's LDG.128; the fixup's 2 loads of 512 elements: 16 warp loads each
     assert got["gmem_load_requests"] == (bt + a) * 32 // 512 + columns * slices * 16
     assert got["gmem_store_sectors"] == 16 * 4096 * 4 // 32 + columns * slices * plane // 32 + columns
     assert got["smem_store_bank_conflicts"] == 0 == got["smem_load_bank_conflicts"]
@@ -634,9 +633,6 @@ def test_kc_splits_every_tile_over_a_cluster_and_keeps_its_partial_in_the_ring()
     p = KC.default_params()  # BN 128, SPLIT 2, 4 stages
     assert KC.launch(p, EXP.shape(128, 6144, 4096)).grid == (48 * 2, 1, 1)
     assert KC.launch(p | {"BN": 256, "SPLIT": 3}, EXP.shape(128, 6144, 4096)).grid == (24 * 3, 1, 1)
-    # 96 and 160: 64 tiles at the Llama N of 6144 and 10240, 128 blocks in clusters of two
-    assert KC.launch(p | {"BN": 96}, EXP.shape(128, 6144, 4096)).grid == (64 * 2, 1, 1)
-    assert KC.launch(p | {"BN": 160}, EXP.shape(128, 10240, 8192)).grid == (64 * 2, 1, 1)
     assert KC.launch(p | {"BN": 256, "SPLIT": 8}, EXP.shape(257, 129, 8191)).grid == (3 * 8, 1, 1)
     assert KC.launch(p | {"SPLIT": 1}, EXP.shape(1, 1, 1)).grid == (1, 1, 1)
     for dims in EXP.test_shapes + EXP.default_shapes + cluster_split_k.KC_TUNE_SHAPES:
@@ -685,8 +681,7 @@ def test_kc_model_is_t3s_without_a_split_and_moves_the_same_bytes_with_one(dims)
     t3 = EXP.variant("t3")
     one = predict(KC.access(KC.default_params() | {"BN": 256, "SPLIT": 1}, s))
     assert one == predict(t3.access(t3.default_params(), s))  # both 128 x 256 tiles
-    for over in ({}, {"BN": 256, "SPLIT": 7}, {"BN": 192, "SPLIT": 5, "STAGES": 3}, {"BN": 96},
-                 {"BN": 160, "SPLIT": 3}):
+    for over in ({}, {"BN": 256, "SPLIT": 7}, {"BN": 192, "SPLIT": 5, "STAGES": 3}, {"BN": 64, "SPLIT": 3}):
         p = KC.default_params() | over
         model = KC.access(p, s)
         check_launch(model, KC.launch(p, s))

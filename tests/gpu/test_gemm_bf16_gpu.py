@@ -163,18 +163,15 @@ KC_FEW_TILES = [(128, 640, 4096), (257, 129, 8191), (1000, 1531, 777)]
 # d0 past one block row of 16: 17 (a second row of one), 40 (a ragged third with one n8 tile), 32.
 D0_MORE_ROWS = [(17, 33, 65), (40, 4097, 1000), (32, 31, 4099)]
 SMALL_CONFIGS = [
-    ("d0", {}),  # the host's k slices: 1 or more (16 x 4097 x 4099: 2, the workspace and the fixup); 2 steps in flight
+    ("d0", {}),  # the host's k slices: 1 or more (16 x 4097 x 4099: 2, the workspace and the fixup); 1 step in flight
     ("d0", {"S": 3}),  # three slices everywhere: the fixup at every shape, empty warp ranges at K = 8
-    ("d0", {"DEPTH": 1}),  # one step in flight (the first card run's loop)
-    ("d0", {"G": 2, "U": 2, "KW": 8, "MINB": 2, "DEPTH": 1}),  # the first card run's defaults
+    ("d0", {"KW": 4, "MINB": 3, "DEPTH": 2}),  # two steps in flight (the second pass's defaults)
     ("d0", {"G": 2, "U": 1, "KW": 8, "MINB": 2}),  # two steps of one chunk, 8 warps: odd step counts
     ("d0", {"G": 1, "U": 1, "KW": 2}),  # 16-row blocks, one chunk a step
     ("d0", {"G": 4, "U": 1, "KW": 4, "S": 2, "MINB": 1}),
     ("kc", {"SPLIT": 1}),  # no cluster: t3's mainloop with t4's wait depth, the register epilogue
-    ("kc", {}),  # 128 x 128 tiles in clusters of 2: the band of 16 float4s in two halves, one batch each
-    ("kc", {"BN": 256, "SPLIT": 3}),  # the first defaults: uneven slices, uneven bands (32 float4s over 3)
-    ("kc", {"BN": 96}),  # kc's own wgmma n96: 12 float4s over 2
-    ("kc", {"BN": 160, "SPLIT": 3}),  # n160: 20 float4s over 3, batches of 5
+    ("kc", {}),  # 128 x 128 tiles in clusters of 2: the band of 16 float4s in two halves
+    ("kc", {"BN": 256, "SPLIT": 3}),  # uneven slices, uneven bands (32 float4s over 3)
     ("kc", {"BN": 256, "SPLIT": 4}),
     ("kc", {"BN": 64, "SPLIT": 8}),  # 8 slices: at K = 8 seven of them empty; at K = 1000 two k-tiles each
     ("kc", {"BN": 192, "SPLIT": 5, "STAGES": 3}),  # 24 float4s over 5
@@ -201,7 +198,7 @@ def test_small_tile_kernels_correct_at_ragged_shapes(lab, name, changes, exact):
 # its counter, launched three times on one workspace) and kc's cluster reduction, staged K included.
 SAME_BITS = [("d0", {}, (16, 4096, 4096)), ("d0", {"S": 3}, (7, 4097, 4099)), ("d0", {"S": 8}, (1, 6144, 4096)),
              ("kc", {}, (128, 1024, 4096)), ("kc", {"SPLIT": 8}, (257, 129, 8191)),
-             ("kc", {"BN": 96}, (128, 6144, 4096)), ("kc", {"BN": 256, "SPLIT": 3}, (128, 1024, 4096))]
+             ("kc", {"BN": 64}, (128, 6144, 4096)), ("kc", {"BN": 256, "SPLIT": 3}, (128, 1024, 4096))]
 
 
 @pytest.mark.gpu
@@ -241,7 +238,8 @@ def test_split_k_kernels_give_the_same_bits_on_every_launch(lab, name, changes, 
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("changes, dims", [({}, (16, 6144, 4096)), ({"S": 1}, (7, 4097, 1000)),
+@pytest.mark.parametrize("changes, dims", [({"KW": 4, "MINB": 3}, (16, 6144, 4096)),
+                                           ({"KW": 4, "MINB": 3, "S": 1}, (7, 4097, 1000)),
                                            ({"G": 1, "U": 1, "KW": 2}, (16, 4097, 4099)),
                                            ({"G": 2, "U": 1, "KW": 8, "MINB": 2}, (1, 4096, 14336))],
                          ids=lambda x: "x".join(map(str, x)) if isinstance(x, tuple)

@@ -178,12 +178,10 @@ def kc_access(params: Params, shape: Shape) -> KernelAccess:
     epilogue. SPLIT > 1: the same TMA boxes and wgmma in all (each k-tile of a tile loaded by one
     block of its cluster), then, per consumer thread t of warpgroup c (threads 128 ..), Q = BN / 8
     STS.128 of its partial at [c][q][t] (16 bytes, 128 threads apart: 512 contiguous bytes a warp);
-    then for its band q = s Q / SPLIT + j < (s + 1) Q / SPLIT (batches of 16 / SPLIT quads, a batch's
-    loads issued before its stores: the same instructions in another order, which the model does not
-    see) SPLIT loads of 16 bytes at the same offset in ranks 0 .. SPLIT - 1 (ld.shared::cluster, SASS
-    LD.E.128 on the cluster window) and two stores of C, rows 16 w + l / 4 (+ 8) of its 64-row half,
-    columns 8 q + 2 (l % 4): STG.64 where N is even, else two STG.32 (col, col + 1), each guarded by
-    the matrix's edge.
+    then for its band q = s Q / SPLIT + j < (s + 1) Q / SPLIT (a rolled loop) SPLIT loads of 16 bytes
+    at the same offset in ranks 0 .. SPLIT - 1 (ld.shared::cluster, SASS LD.E.128 on the cluster
+    window) and two stores of C, rows 16 w + l / 4 (+ 8) of its 64-row half, columns 8 q + 2 (l % 4):
+    STG.64 where N is even, else two STG.32 (col, col + 1), each guarded by the matrix's edge.
     The cluster loads are declared as shared loads: they are 16-byte LSU requests to a block's shared
     memory, 512 contiguous bytes a warp. How Nsight Compute counts loads to a peer's shared memory is
     not measured on the H200 yet; fidelity holds this declaration to the card."""

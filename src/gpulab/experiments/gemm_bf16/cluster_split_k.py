@@ -61,10 +61,10 @@ KC = Variant(
     launch=kc_launch,
     params=(
         TWO_CONSUMERS_BM,
-        # 128 x 2: the best of the first card run at every shape it ran (kc's header has the rows);
-        # 96 and 160 make 64 tiles of the Llama N 6144 and 10240 at M = 128: 128 blocks at SPLIT 2, in
-        # clusters of two (the H200 holds 66), where 128 gives 96 and 160
-        Param("BN", (64, 96, 128, 160, 192, 256), 128, "block columns: the wgmma's N"),
+        # 128 x 2: the best of the first card run at every shape it ran (H200, 2026-12-04: 128 x 6144 x
+        # 4096 0.827x cuBLAS against 0.755x at 256 x 3, 128 x 8192 x 28672 0.994x against 0.949x,
+        # 1024 x 1024 x 4096 0.920x against 0.791x; notebook/device/device_call1.sh)
+        Param("BN", (64, 128, 192, 256), 128, "block columns: the wgmma's N"),
         Param("STAGES", (2, 3, 4, 5, 6, 7, 8), 4, "TMA ring slots (with SPLIT > 1 also the partial's room)"),
         Param("SPLIT", tuple(range(1, PORTABLE_CLUSTER_MAX + 1)), 2,
               "blocks per cluster, each a slice of K of one tile"),

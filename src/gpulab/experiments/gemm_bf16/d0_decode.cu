@@ -67,7 +67,10 @@
 //   planes (2 x 16 x 6144 x 4 B = 0.8 MB through L2, one ticket a block) and the last tile's fixup
 //   (~1 us of tail). The mma run in the same order: DEPTH 1 and 2 give the same bits.
 //   Expected: 16 x 6144 x 4096 and 1 x 6144 x 4096 at ~16-18 us (>= 0.95x cuBLAS), 16 x 57344 x 8192
-//   at >= 90% of copy.
+//   at >= 90% of copy. Measured (H200, 2026-12-04, notebook/device/device_call2.sh): slower, 24.6 us
+//   at 16 x 6144 x 4096 and 22.0 at 1 x 6144 x 4096 against DEPTH 1 at KW 8 MINB 2's 21.4 and 19.3,
+//   and S = 1 23.2: the defaults stay KW 8, MINB 2, DEPTH 1; DEPTH 2 stays a param. Why the deeper
+//   pipeline lost is not found: the guess above (nothing in flight during the mma) was not the limit.
 // Params: G (row groups of 16 per warp: 16G rows of Bt per block; A's chunks are reused G times from
 //   registers), U (chunks of 8 k per lane per step: 2 U G LDG.128 of Bt in flight per lane), KW (warps
 //   per block, each its own k range), S (k slices across blocks, grid.y; 0: chosen on the host,

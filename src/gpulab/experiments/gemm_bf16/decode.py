@@ -130,11 +130,14 @@ D0 = Variant(
     params=(
         Param("G", (1, 2, 4), 2, "row groups of 16 per warp (16G rows of Bt per block; A reused G times)"),
         Param("U", (1, 2, 4), 2, "chunks of 8 k per lane per step: 2 U G LDG.128 of Bt in flight"),
-        Param("KW", (2, 4, 8, 16), 4, "warps per block, each a k range; partials added in warp order"),
+        Param("KW", (2, 4, 8, 16), 8, "warps per block, each a k range; partials added in warp order"),
         Param("S", (0, 1, 2, 3, 4, 6, 8), 0,
               "k slices across blocks (grid.y), added in slice order; 0: chosen on the host"),
-        Param("MINB", (1, 2, 3, 4), 3, "blocks per SM the registers are sized for"),
-        Param("DEPTH", (1, 2), 2, "steps in flight per warp: 2 issues the next step's loads before this step's mma"),
+        Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
+        # DEPTH 1 by default: on the H200 (2026-12-04, notebook/device/device_call2.sh) KW 4, MINB 3,
+        # DEPTH 2 ran 16 x 6144 x 4096 in 24.6 us and 1 x 6144 x 4096 in 22.0 against KW 8, MINB 2,
+        # DEPTH 1's 21.4 and 19.3 (cuBLAS 17.7 and 18.5): the second pass's defaults lost
+        Param("DEPTH", (1, 2), 1, "steps in flight per warp: 2 issues the next step's loads before this step's mma"),
     ),
     constraints=d0_constraints,
     min_sm=80,

@@ -13,11 +13,9 @@
 //     A cluster barrier (release / acquire at cluster scope) publishes the partials; then block s
 //     adds, for its share of the float4s (band i in [s Q / SPLIT, (s + 1) Q / SPLIT), Q = BN / 8), the
 //     SPLIT partials of ranks 0, 1, ..., SPLIT - 1 in that order (ld.shared::cluster, mapa: 512
-//     contiguous bytes per warp load), 16 / SPLIT float4s of the band at a time, all their loads
-//     issued before the first add, and stores its band of C; a second cluster barrier (relaxed: it
-//     publishes nothing) keeps every block's shared memory alive until its peers have read it. Fixed
-//     order: the same bits on every run. No workspace, no flags, no spin: the cluster's blocks are
-//     co-resident by construction.
+//     contiguous bytes per warp load) and stores its band of C; a second cluster barrier keeps every
+//     block's shared memory alive until its peers have read it. Fixed order: the same bits on every
+//     run. No workspace, no flags, no spin: the cluster's blocks are co-resident by construction.
 //   - Cost: per block BM x BN x 4 bytes written to its own shared memory (128 KiB at BN = 256) and
 //     (SPLIT - 1) / SPLIT of that read from its peers', nothing through L2. Against the mainloop's
 //     (K / SPLIT) x (BM + BN) x 2 bytes per block: 128 (SPLIT - 1) / K x BN / (BM + BN) x 2 of it,
@@ -27,42 +25,14 @@
 //   ~6.4 GFLOP) t3/t4 run 24-48 tiles on as many SMs, each the whole K: the time of 64 k-tiles on one
 //   SM (~35 us at t4's ~1,050 cycles per 128 x 256 k-tile). Split three ways the 24 tiles of 128 x 256
 //   fill 72 SMs, each with 4 stages of 48 KiB in flight (13.8 MB in all, ~3x what the copy ceiling
-//   needs): the time falls towards the copy ceiling's (~13-15 us). Why BN = 256 was the first
-//   default: A's 128 rows are re-read by every tile column, so at BN = 128 the L2 -> SM traffic is
-//   twice Bt's bytes (~8.4 TB/s at the copy ceiling, near what the L2 serves), at 256 1.5x. Why clusters of three or
+//   needs): the time falls towards the copy ceiling's (~13-15 us). Why BN = 256 by default: A's 128
+//   rows are re-read by every tile column, so at BN = 128 the L2 -> SM traffic is twice Bt's bytes
+//   (~8.4 TB/s at the copy ceiling, near what the L2 serves), at 256 1.5x. Why clusters of three or
 //   two: the H200 holds 66 clusters of two and 30 of four (gpulab.gpu.clusters); 96-128 blocks in
 //   clusters of four run a second wave. 1024 x 1024 x 4096: 32 tiles of 128 x 256 (t4: 0.375x
 //   cuBLAS), 96 blocks at SPLIT 3. 257 x 129 x 8191: 3-9 tiles (t4: 0.179x cuBLAS), 24-72 blocks at
 //   SPLIT 8, each 16 of the 128 k-tiles.
-// Second pass, from the first card run (H200, 2026-12-04, BN 128 and SPLIT 2 the best of those run):
-//   128 x 6144 x 4096 took 22.2 us against cuBLAS's 18.4 (0.827x) and 1024 x 1024 x 4096 20.3 against
-//   18.7 (0.920x), where 128 x 8192 x 28672 (224 k-tiles a block) reached 0.994x: the fixed costs, not
-//   the mainloop, are the gap. At 128 x 6144 x 4096 the mainloop's bounds are ~12 us (Bt's 50 MB at the
-//   copy ceiling) and ~9 us (a block's 32 k-tiles of 128 x 128 x 64 at the measured 972 TFLOP/s over
-//   132 SMs), against 22.2 measured. What this pass takes out of the rest:
-//   - The reduction was a rolled loop over the band (8 float4s at BN 128, SPLIT 2; 10-11 at BN 256,
-//     SPLIT 3), each trip waiting for its loads from the peers' shared memory (~200 cycles a round
-//     trip, W. Luo et al., "Benchmarking and Dissecting the Nvidia Hopper GPU Architecture", IPDPS
-//     2024, https://arxiv.org/abs/2402.13499) before its stores: ~1 us. Now one round trip per batch
-//     of 16 / SPLIT float4s (one batch at BN 128, SPLIT 2), inside the consumers' branch so that ptxas
-//     gives the batch the consumers' 232 registers (placed after the branches join it spilled
-//     588-1032 bytes, NVRTC 13.5).
-//   - The last cluster barrier's release arrival waited for every store of C to be performed at GPU
-//     scope (ptxas: MEMBAR.ALL.GPU before UCGABAR_ARV) before the block could exit; it publishes
-//     nothing, so its arrival is relaxed now.
-//   - The two tensor maps are prefetched (prefetch.tensormap) before the barriers are set up, so the
-//     first copies wait for their data alone.
-//   - BN 96 and 160 (wgmma_kc_shapes.cuh): 128 x 6144 is 48 tiles of 128 x 128, 96 blocks at SPLIT 2
-//     on 96 of the 132 SMs, or 64 tiles of 128 x 96, 128 blocks (each 0.87 MiB and 50 MFLOP a block
-//     instead of 1 MiB and 67: -25% on the SM-bound part); 128 x 10240 is 64 tiles of 160. Both in
-//     clusters of two, of which the H200 holds 66 (three are not measured; four: 30).
-//   - Defaults BN 128, SPLIT 2 (were 256, 3): ahead at every shape both ran (128 x 6144 x 4096 0.827x
-//     against 0.755x, 128 x 8192 x 28672 0.994x against 0.949x, 1024 x 1024 x 4096 0.920x against
-//     0.791x); 128 rows of A are then re-read per 128 columns of Bt, twice Bt's bytes from L2, which
-//     the measured rows say the L2 serves.
-//   Expected: ~1-2 us less at the few-tile shapes, 128 x 6144 x 4096 at <= 20.4 us (0.9x cuBLAS) with
-//   BN 128 or 96, 1024 x 1024 x 4096 at <= 19.7 us (0.95x) with BN 128; the long-K shapes as before.
-// Params: BN (64, 96, 128, 160, 192, 256: the wgmma's N), STAGES (ring slots; with SPLIT > 1 the ring must
+// Params: BN (64, 128, 192, 256: the wgmma's N), STAGES (ring slots; with SPLIT > 1 the ring must
 //   hold the 128 x BN partial: STAGES x (128 + BN) x 128 >= 512 BN), SPLIT (blocks per cluster, k
 //   slices: 1 is t3 with t4's wait depth, 2-8), GROUP_M (tile-rows per rasterization group). BM = 128
 //   (two consumer warpgroups of 64 rows), BK = 64. Dynamic shared memory: STAGES x (128 + BN) x 128
@@ -70,7 +40,6 @@
 // Shapes: any M, N, K >= 1, as t3: ragged M and N by TMA zero fill and masked stores; K not a multiple
 //   of 8 through the staged copies (staging.py). A slice with no k-tile (K < 64 (SPLIT - 1)) adds zeros.
 #include "gemm_bf16/hopper.cuh"
-#include "gemm_bf16/wgmma_kc_shapes.cuh"  // N = 96 and 160
 
 #define BK 64
 #define CONSUMERS 2
@@ -88,8 +57,8 @@
 #if BM != 64 * CONSUMERS
 #error "BM is 64 rows per consumer warpgroup"
 #endif
-#if BN != 64 && BN != 96 && BN != 128 && BN != 160 && BN != 192 && BN != 256
-#error "BN must be 64, 96, 128, 160, 192 or 256"
+#if BN != 64 && BN != 128 && BN != 192 && BN != 256
+#error "BN must be 64, 128, 192 or 256"
 #endif
 #if SPLIT < 1 || SPLIT > 8
 #error "SPLIT must be 1 to 8 blocks per cluster (8: the portable cluster size)"
@@ -127,95 +96,17 @@ __device__ __forceinline__ void store_pair(float* C, int M, int N, int row, int 
     }
 }
 
-// m64nBNk16: hopper.cuh's shapes, and kc's own N = 96 and 160 (wgmma_kc_shapes.cuh).
-__device__ __forceinline__ void kc_wgmma(float (&d)[ACC], unsigned long long desc_a, unsigned long long desc_b) {
-#if BN == 96
-    wgmma_m64n96k16(d, desc_a, desc_b);
-#elif BN == 160
-    wgmma_m64n160k16(d, desc_a, desc_b);
-#else
-    wgmma_m64k16<BN>(d, desc_a, desc_b);
-#endif
-}
-
-// Fetch a tensor map into the TMA unit's cache ahead of the first copy that names it: the producer's
-// first copies then wait for their data alone (as CUTLASS's prefetch_tma_descriptor).
-__device__ __forceinline__ void prefetch_tensormap(const TmaDescriptor* map) {
-    asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
-}
-
 #if SPLIT > 1
-// Quads of a band whose SPLIT partials are all loaded before the first is added: BATCH x SPLIT
-// float4s (64 registers, of the consumers' 232, free once the accumulators are written) in flight
-// per thread, so the reduction waits about one round trip to a peer's shared memory per batch rather
-// than one per quad (a band is 2-16 quads).
-#define BATCH (16 / SPLIT)
-
-// This block's shared address `local` as the shared::cluster address of the same offset in block `rank`.
-__device__ __forceinline__ unsigned cluster_address(const void* local, unsigned rank) {
+// 16 bytes of block `rank`'s shared memory at the offset `local` has in this block's.
+__device__ __forceinline__ float4 ld_cluster_f4(const void* local, unsigned rank) {
     unsigned remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_u32(local)), "r"(rank));
-    return remote;
-}
-
-// The cluster barrier with a relaxed arrival, for the last one, which only keeps this block's shared
-// memory alive until its peers have read their bands of it (a peer adds what it loaded before it
-// stores and arrives, so its loads are complete). cluster_sync's release arrival would first wait for
-// every store of C to be performed at GPU scope (ptxas puts MEMBAR.ALL.GPU before the arrival).
-__device__ __forceinline__ void cluster_sync_relaxed() {
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
-}
-
-// 16 bytes at a shared::cluster address (this block's or a peer's).
-__device__ __forceinline__ float4 ld_cluster_f4(unsigned remote) {
     float4 v;
     asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
                  : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
                  : "r"(remote)
                  : "memory");
     return v;
-}
-#endif
-
-#if SPLIT > 1
-// After the cluster barrier that publishes the partials: this block's band of every consumer thread's
-// float4s, the SPLIT partials added in rank order, stored to C. Float4 q of consumer thread t (warp w,
-// lane l) of warpgroup c holds rows 16 w + l / 4 (+ 8) and columns 8 q + 2 (l % 4) (+ 1) of its 64-row
-// half (hopper.cuh: the wgmma D fragment). Run inside the consumers' branch, under their 232
-// registers (after the branches join ptxas holds every warp to the producer's 40, and the batch spills).
-__device__ __forceinline__ void reduce_band(const unsigned char* ring, float* C, int M, int N, int m0, int n0,
-                                            int slice) {
-    const int c = threadIdx.x / 128 - 1, t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-    const float4* mine = reinterpret_cast<const float4*>(ring) + c * QUADS * 128 + t;
-    unsigned peer[SPLIT];  // this thread's float4 0 in each block of the cluster
-#pragma unroll
-    for (int r = 0; r < SPLIT; ++r) peer[r] = cluster_address(mine, r);
-    const int row = m0 + c * 64 + warp * 16 + lane / 4;
-    const int q_end = (slice + 1) * QUADS / SPLIT;
-#pragma unroll 1
-    for (int q0 = slice * QUADS / SPLIT; q0 < q_end; q0 += BATCH) {
-        float4 v[BATCH][SPLIT];
-#pragma unroll
-        for (int b = 0; b < BATCH; ++b)
-#pragma unroll
-            for (int r = 0; r < SPLIT; ++r)
-                if (q0 + b < q_end) v[b][r] = ld_cluster_f4(peer[r] + (q0 + b) * 128 * 16);
-#pragma unroll
-        for (int b = 0; b < BATCH; ++b) {
-            if (q0 + b >= q_end) continue;
-            float4 sum = v[b][0];
-#pragma unroll
-            for (int r = 1; r < SPLIT; ++r) {
-                sum.x += v[b][r].x;
-                sum.y += v[b][r].y;
-                sum.z += v[b][r].z;
-                sum.w += v[b][r].w;
-            }
-            const int col = n0 + 8 * (q0 + b) + 2 * (lane % 4);
-            store_pair(C, M, N, row, col, sum.x, sum.y);
-            store_pair(C, M, N, row + 8, col, sum.z, sum.w);
-        }
-    }
 }
 #endif
 
@@ -237,8 +128,6 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
     const int wg = threadIdx.x / 128;
 
     if (threadIdx.x == 0) {
-        prefetch_tensormap(&tma_a);
-        prefetch_tensormap(&tma_bt);
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1);
             mbar_init(&empty[s], RELEASES_PER_SLOT);
@@ -259,12 +148,6 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
                 fill_stage<BM, BN>(ring + slot * STAGE_BYTES, &full[slot], &tma_a, &tma_bt, m0, n0, (kb + i) * BK);
             }
         }
-#if SPLIT > 1
-        // The cluster barrier counts every thread that has not exited: the producers pass both of the
-        // consumers' (the same hardware barrier, reached from this branch).
-        cluster_sync();
-        cluster_sync_relaxed();
-#endif
     } else {
         // Consumer warpgroups 1 and 2: rows (wg - 1) * 64 .. + 63 of the tile.
         regs_alloc<CONSUMER_REGS>();
@@ -282,7 +165,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < 4; ++kk) {  // k16 slice kk: 32 bytes along the rows
-                kc_wgmma(acc, desc_k_major_sw128_of(a_low + 2 * kk), desc_k_major_sw128_of(b_low + 2 * kk));
+                wgmma_m64k16<BN>(acc, desc_k_major_sw128_of(a_low + 2 * kk), desc_k_major_sw128_of(b_low + 2 * kk));
             }
             wgmma_commit();
             // Keep this k-tile's group in flight; the previous one has retired: free its slot.
@@ -302,9 +185,36 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
         for (int q = 0; q < QUADS; ++q) {
             partial[q * 128] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
         }
-        cluster_sync();  // every block's partial written, and visible across the cluster
-        reduce_band(ring, C, M, N, m0, n0, slice);
-        cluster_sync_relaxed();  // no block exits while a peer may still read its partial
 #endif
     }
+#if SPLIT > 1
+    cluster_sync();  // every block's partial written, and visible across the cluster
+    if (wg > 0) {
+        // This block's band of every consumer thread's float4s: the SPLIT partials added in rank order.
+        // Float4 q of consumer thread t (warp w, lane l) holds rows 16 w + l / 4 (+ 8) and columns
+        // 8 q + 2 (l % 4) (+ 1) of its 64-row half (hopper.cuh: the wgmma D fragment).
+        const int c = wg - 1, t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+        const float4* mine = reinterpret_cast<const float4*>(ring) + c * QUADS * 128 + t;
+        const int row = m0 + c * 64 + warp * 16 + lane / 4;
+        const int q_end = (slice + 1) * QUADS / SPLIT;
+#pragma unroll 1
+        for (int q = slice * QUADS / SPLIT; q < q_end; ++q) {
+            float4 v[SPLIT];
+#pragma unroll
+            for (int r = 0; r < SPLIT; ++r) v[r] = ld_cluster_f4(mine + q * 128, r);
+            float4 sum = v[0];
+#pragma unroll
+            for (int r = 1; r < SPLIT; ++r) {
+                sum.x += v[r].x;
+                sum.y += v[r].y;
+                sum.z += v[r].z;
+                sum.w += v[r].w;
+            }
+            const int col = n0 + 8 * q + 2 * (lane % 4);
+            store_pair(C, M, N, row, col, sum.x, sum.y);
+            store_pair(C, M, N, row + 8, col, sum.z, sum.w);
+        }
+    }
+    cluster_sync();  // no block exits while a peer may still read its partial
+#endif
 }
