@@ -10,29 +10,7 @@ require: N <= THREADS * ITEMS | a row must fit in the block's registers (THREADS
 // contiguous), the max and the sum come from those registers, and the output is written from them.
 // DRAM sees each element once each way, the least a softmax can move: expected near the copy
 // ceiling for rows past L2. The limit: N <= THREADS * ITEMS (4,096 at the defaults).
-// NVRTC has no math.h: -infinity spelled by its bits.
-#define NEG_INF __int_as_float(0xff800000)
-
-__device__ float block_max(float v, float* scratch) {
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    // Every thread merges the warps' results itself: each needs the block's value, not only warp 0.
-    v = scratch[0];
-    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v = fmaxf(v, scratch[w]);
-    __syncthreads();  // scratch is reused by the next reduction
-    return v;
-}
-
-__device__ float block_sum(float v, float* scratch) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    v = scratch[0];  // in the same order in every thread: every thread gets the same bits
-    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v += scratch[w];
-    __syncthreads();
-    return v;
-}
+#include "block_reduce.cuh"  // block_max, block_sum, NEG_INF
 
 extern "C" __global__ void softmax(const float* __restrict__ x, float* __restrict__ out, int M, int N) {
     __shared__ float scratch[32];

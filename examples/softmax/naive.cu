@@ -7,29 +7,7 @@ block:   THREADS
 // The plain way: each pass reads the whole row again. Expected: about a third of the copy ceiling's
 // rate for rows that must come from DRAM each time; rows of a few KB stay in L1/L2 between passes,
 // so it does better there than the byte count says.
-// NVRTC has no math.h: -infinity spelled by its bits.
-#define NEG_INF __int_as_float(0xff800000)
-
-__device__ float block_max(float v, float* scratch) {
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    // Every thread merges the warps' results itself: each needs the block's value, not only warp 0.
-    v = scratch[0];
-    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v = fmaxf(v, scratch[w]);
-    __syncthreads();  // scratch is reused by the next reduction
-    return v;
-}
-
-__device__ float block_sum(float v, float* scratch) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    v = scratch[0];  // in the same order in every thread: every thread gets the same bits
-    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v += scratch[w];
-    __syncthreads();
-    return v;
-}
+#include "block_reduce.cuh"  // block_max, block_sum, NEG_INF
 
 extern "C" __global__ void softmax(const float* __restrict__ x, float* __restrict__ out, int M, int N) {
     __shared__ float scratch[32];

@@ -8,8 +8,7 @@ block:   THREADS
 // exp(x - max so far)) and rescaling the sum when the max grows; the pairs are merged across the
 // block the same way. The row is read twice instead of three times: expected ~1.5x naive where the
 // row comes from DRAM each pass.
-// NVRTC has no math.h: -infinity spelled by its bits.
-#define NEG_INF __int_as_float(0xff800000)
+#include "block_reduce.cuh"  // NEG_INF
 
 // (m, d) merged with (m2, d2): the larger max, each sum rescaled to it. An empty side (m = -inf,
 // d = 0) adds nothing; its scale factor is never computed (exp(-inf - -inf) is NaN).
