@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# Call 4 of 2026-12-04, on the machine call 3 left warm: the main job as a user first meets it
-# (`gpulab run`, the tour, from an empty compile cache, its output piped: each line stamped with the
-# seconds since the start), d0 and kc benched at shapes of no suite (the model's efficiency for
-# them), the llm suite on both GEMMs with the figure of the model's picks, one bench twice (issue 41:
-# each median against the other's interval), and the softmax example beside torch.
-# Usage (on the card, from the repository root): bash notebook/device/device_call4.sh
+# Call 4 of 2026-12-04, on the machine call 3 left warm: one bench run twice (issue 41: each median
+# against the other's interval), the softmax example beside torch, then `gpulab run --full`, the
+# whole grid, timed (issue 39: no slower than the 432 s of 2026-12-03), under what time is left.
+# Usage (on the card, from the repository root): LIMIT=SECONDS bash notebook/device/device_call4.sh
 set -u
 BACK=$OUT
 export OUT=/tmp/call4; mkdir -p "$OUT"
@@ -14,23 +12,14 @@ part() {  # part NAME SECONDS COMMAND...: one piece under its own limit, its log
     timeout -k 5 "$limit" "$@" >"$OUT/$name.log" 2>&1
     echo "== $name: exit $? in $((SECONDS - t0)) s"; tail -n "${TAIL:-25}" "$OUT/$name.log"
 }
-stamp='import sys, time
-t = time.time()
-for line in sys.stdin:
-    print(f"{time.time() - t:7.1f} {line}", end="", flush=True)'
-TAIL=30 part tour 150 bash -c "GPULAB_CACHE=/tmp/fresh-cache gpulab run 2>&1 | python3 -c '$stamp'"
-TAIL=8 part calibrate 25 gpulab bench gemm_bf16 --variant d0,kc --no-sanitize --shape 8x12288x4096 \
-    --shape 16x5120x5120 --shape 128x3072x4096 --shape 256x5120x2048
-TAIL=6 part llm_bf16 100 gpulab bench gemm_bf16 --suite llm --contenders 1.5 --no-sanitize
-TAIL=6 part llm_sgemm 80 gpulab bench sgemm --suite llm --contenders 1.3 --no-sanitize
-TAIL=40 part llm_figure 10 python3 -c 'import sys; from gpulab.report.picks import summary; print(summary(sys.argv[1:]))' \
-    results/h200/gemm_bf16-llm.csv results/h200/sgemm-llm.csv
 mkdir -p "$OUT/twice"
-TAIL=6 part twice 35 bash -c "for i in 1 2; do gpulab bench sgemm --size 2048 --no-sanitize \
+TAIL=8 part twice 40 bash -c "for i in 1 2; do gpulab bench sgemm --size 2048 --no-sanitize \
     --out $OUT/twice/twice_\$i.csv >$OUT/twice/twice_\$i.log 2>&1 || exit 1; done; \
     python3 notebook/device/device_timing_summary.py twice $OUT/twice"
 mkdir -p examples/softmax/results/h200
-TAIL=14 part softmax 20 gpulab bench softmax --problem examples/softmax/softmax.py --shape 8192x4096 \
+TAIL=14 part softmax 25 gpulab bench softmax --problem examples/softmax/softmax.py --shape 8192x4096 \
     --shape 16384x1024 --out examples/softmax/results/h200/softmax.csv
+tar czf "$BACK/call4.tgz" -C "$OUT" . -C "$PWD" examples/softmax/results 2>/dev/null
+TAIL=30 part full "${LIMIT:-380}" bash -c "TIMEFORMAT='gpulab run --full wall time: %R s'; time gpulab run --full"
 tar czf "$BACK/call4.tgz" -C "$OUT" . -C "$PWD" results/h200 examples/softmax/results 2>/dev/null
 exit 0
