@@ -151,3 +151,10 @@ def test_the_top_level_stays_small():
     job and every stage of the pipeline lives in its folder."""
     top = sorted(p.stem for p in PACKAGE.glob("*.py"))
     assert len(top) <= 12, top
+
+
+def test_no_module_is_over_800_lines():
+    """A module past 800 lines holds more than one job: split it (sgemm's declarations went by family,
+    the command line's counters commands into cli/counters.py)."""
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 800}
+    assert not long, long
