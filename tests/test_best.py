@@ -123,10 +123,11 @@ CARD = best.Card(sms=132, copy_gbps=4000.0, l2_gbps=10000.0, compute={"tensor_bf
 THREADS = 256
 
 
-def _standin_model(p, s, splits: int):
+def _standin_model(p, s, splits: int, partials: bool = True):
     """What a tile kernel of BM x BN tiles, each cut into `splits` k slices (one block each), moves:
     each block loads its tile's panels of A and B over its k slice, the blocks together store C once,
-    and all but one slice of each tile store a BM x BN FP32 partial."""
+    and all but one slice of each tile store a BM x BN FP32 partial (with `partials`; without, they
+    add them in shared memory, as a cluster's blocks do through distributed shared memory)."""
     tiles = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
     blocks = tiles * splits
     per_block = (p["BM"] + p["BN"]) * cdiv(s["K"], splits) * 2
@@ -145,7 +146,7 @@ def _standin_model(p, s, splits: int):
                       loops=(Loop("j", store_steps, every(store_steps)),),
                       blocks={"x": shifted(blocks, 4 * per, edge=edge)})
     instructions = [loads, out]
-    if splits > 1:
+    if splits > 1 and partials:
         partial = (splits - 1) * p["BM"] * p["BN"] * 4 // splits  # bytes each block stores on average
         steps = partial // (THREADS * 4)
         instructions.append(Instruction("st partial", "global", "store", 4, address=lambda i: 4 * i.tid + 1024 * i.q,
@@ -169,6 +170,30 @@ GEMV = Variant("gemv", "gemv.cu", "16 x 64 tiles for a few rows of A", _tiles_la
                params=(Param("BM", (16,), 16), Param("BN", (64,), 64)),
                constraints=lambda p, s: None if s is None or s["M"] <= 16 else "for M <= 16 only",
                access=lambda p, s: _standin_model(p, s, 1), rung=False)
+
+
+# S blocks a tile, adding their partials in a cluster's shared memory: none reach global memory,
+# every block stores its band of C.
+CLUSTER = Variant("cluster", "cluster.cu", "each tile cut into S k slices, one cluster", lambda p, s: _tiles_launch(p, s, p["S"]),
+                  params=(Param("BM", (128,), 128), Param("BN", (128,), 128), Param("S", (2, 4, 8, 16), 4)),
+                  access=lambda p, s: _standin_model(p, s, p["S"], partials=False), rung=False)
+
+
+def _padded_model(p, s):
+    """WHOLE's model in a launch of twice its blocks, the second half idle (a cluster past M's last
+    row): they load nothing and store nothing."""
+    whole = _standin_model(p, s, 1)
+    tiles = whole.grid[0]
+
+    def only_first(instr):
+        guard = instr.active
+        return dataclasses.replace(instr, active=lambda i: (i.bx < tiles) & (True if guard is None else guard(i)),
+                                   blocks={"x": tuple(instr.blocks["x"]) + ((tiles, tiles),)})
+    return dataclasses.replace(whole, grid=(2 * tiles, 1, 1), instructions=tuple(map(only_first, whole.instructions)))
+
+
+PADDED = Variant("padded", "padded.cu", "one block per tile, twice the blocks", lambda p, s: _tiles_launch(p, s, 2),
+                 params=(Param("BM", (128,), 128), Param("BN", (128,), 128)), access=_padded_model, rung=False)
 
 
 class StandIn(Experiment):
@@ -216,6 +241,50 @@ def test_few_tiles_split_along_k():
                                                           modelled=True)
     assert whole.quantization == pytest.approx(22.0) and whole.seconds > 4 * est.seconds
     assert _choose((300, 256, 8192), (WHOLE,)).estimate.seconds > 2 * est.seconds  # its smaller tiles too
+
+
+def test_a_cluster_split_counts_its_blocks_a_padded_cluster_its_tiles():
+    """300 x 256 x 8192 again: six tiles. A cluster of 16 blocks a tile adds its partials in shared
+    memory (no partial reaches global memory) but its blocks store their shares of C: 96 blocks
+    working, q 1.4, like the split through global memory without its partials. A launch of twice the
+    tiles whose second half stores nothing is six working blocks: q 22, as WHOLE."""
+    exp = type("Clusters", (StandIn,), {"variants": (WHOLE, CLUSTER, PADDED)})()
+    chooser = best.Selector(exp, {}, CARD)
+    shape = exp.shape(300, 256, 8192)
+    cluster = chooser._estimate(CLUSTER, CLUSTER.default_params() | {"S": 16}, shape, modelled=True)
+    # The stand-in stores C flat, 1,024 elements a block: the 76,800 fill 75 of the 96 blocks, far more than 6 tiles
+    assert cluster.traffic.workspace_bytes == 0 and cluster.traffic.working_blocks == 75
+    assert cluster.split and cluster.quantization == pytest.approx(132 / 96)
+    padded = chooser._estimate(PADDED, PADDED.default_params(), shape, modelled=True)
+    assert padded.traffic.working_blocks == 6 and not padded.split
+    assert padded.quantization == pytest.approx(22.0)
+    chosen = chooser.pick(shape)
+    assert chosen.variant.name == "cluster" and chosen.params["S"] == 16 and "split 16" in chosen.why
+
+
+def _narrow(threads: int, smem: int = 0) -> Variant:
+    return dataclasses.replace(WHOLE, name=f"narrow{threads}", access=None, launch=lambda p, s: Launch(
+        grid=(cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"]), 1, 1), block=(threads, 1, 1), smem_dynamic_bytes=smem))
+
+
+@pytest.mark.parametrize("threads, smem, shape, busy", [
+    (64, 0, (1024, 1024, 8192), 0.5),  # 64 tiles: one block of 2 warps an SM, 2 of its 4 schedulers
+    (64, 0, (2048, 2048, 8192), 1.0),  # 256 tiles: 2 blocks on the busiest SM, 4 warps
+    (32, 0, (1024, 2048, 8192), 0.25),  # 128 blocks of one warp
+    (32, 200_000, (2048, 4096, 8192), 0.25),  # 512 blocks, but their shared memory fits one an SM
+    (256, 0, (128, 128, 8192), 1.0),  # one block of 8 warps
+])
+def test_an_sm_computes_at_the_share_of_its_schedulers_its_warps_keep(threads, smem, shape, busy):
+    v = _narrow(threads, smem)
+    s = STANDIN.shape(*shape)
+    assert best.schedulers_busy(v, v.default_params(), s, 132, "sm_90") == pytest.approx(busy)
+    exp = type("Narrow", (StandIn,), {"variants": (WHOLE, v)})()
+    chooser = best.Selector(exp, {}, CARD)
+    narrow = chooser._estimate(v, v.default_params(), s, modelled=False)
+    wide = chooser._estimate(WHOLE, WHOLE.default_params(), s, modelled=False)
+    assert narrow.limits_s["compute"] == pytest.approx(wide.limits_s["compute"] / busy)
+    if busy < 1 and narrow.bound == "compute":
+        assert f"{round(4 * busy)} of an SM's 4 warp schedulers busy" in narrow.reason()
 
 
 @pytest.mark.parametrize("m", [1, 7, 16])
@@ -343,6 +412,61 @@ def test_sgemm_a_few_rows_are_held_to_what_was_measured_on_memory_bound_shapes(s
     assert source.startswith("from ") and tuple(int(x) for x in source.split()[1].split("x")) in measured
     chosen = chooser.pick(s)
     assert chosen.variant.name not in ("v0", "v1", "v2", "v3") and chosen.estimate is not None
+
+
+# gemm_bf16's decode and split kernels as the H200 measured them (2026-12-04, before the llm suite's
+# first card run; gpulab bench gemm_bf16 d0,kc at these shapes): (shape, d0 ms, kc ms).
+BF16_D0 = {"G": 2, "U": 2, "KW": 4, "S": 0, "MINB": 3, "DEPTH": 2}
+BF16_KC = {"BM": 128, "BN": 128, "STAGES": 4, "SPLIT": 2, "GROUP_M": 8}
+BF16_MEASURED = (((8, 12288, 4096), 0.03616, 0.06624), ((16, 5120, 5120), 0.025952, 0.033088),
+                 ((128, 3072, 4096), 0.04928, 0.02208), ((256, 5120, 2048), 0.086272, 0.026224))
+
+
+def _bf16_chooser():
+    bf16 = get_experiment("gemm_bf16")
+    d0, kc = bf16.variant("d0"), bf16.variant("kc")
+    runs = [best.Measured(name, v.completed_params(p), shape, ms / 1e3) for shape, *times in BF16_MEASURED
+            for (name, v, p), ms in zip((("d0", d0, BF16_D0), ("kc", kc, BF16_KC)), times)]
+    folder = best.selector(bf16, H200)
+    return bf16, best.Selector(bf16, folder.table, folder.card, folder_runs(folder) + runs)
+
+
+def folder_runs(chooser):
+    return [run for found in chooser.runs.values() for run in found]
+
+
+@pytest.mark.parametrize("shape", [(1, 12000, 7000), (4, 20000, 5000), (13, 9000, 9000), (2, 30000, 6000)])
+def test_bf16_a_few_rows_of_a_weight_past_the_l2_stream_it(shape):
+    """M <= 16 with Bt's N K 2 bytes three times the H200's 50 MB L2 and more: the time is one read
+    of Bt, so the kernel that streams it (d0) is the pick, not a 128-row tile kernel padding M 128/M
+    times (kc ran 1.5-2x slower than d0 at such shapes on the card). kc's cluster split counts as a
+    split (its blocks all work), which levels its calibration: its measured runs at M <= 16 hold it to
+    what it reached there."""
+    bf16, chooser = _bf16_chooser()
+    chosen = chooser.pick(bf16.shape(*shape))
+    assert chosen.variant.name == "d0" and chosen.estimate.bound == "DRAM", chosen.why
+    kc = [e for e in chooser.ranking(bf16.shape(*shape)) if e.variant.name == "kc"]
+    assert kc and kc[0].split and kc[0].seconds > chosen.estimate.seconds
+
+
+@pytest.mark.parametrize("shape", [(128, 3000, 5000), (100, 5000, 3000), (128, 2000, 12000)])
+def test_bf16_a_few_row_tiles_split_over_k(shape):
+    """M of about 128 with 16-40 tiles of 128 x 128 on 132 SMs: an unsplit kernel leaves most SMs
+    idle; the pick is the split over K (kc), whose blocks fill them."""
+    bf16, chooser = _bf16_chooser()
+    chosen = chooser.pick(bf16.shape(*shape))
+    assert chosen.variant.name == "kc" and chosen.estimate.split, chosen.why
+
+
+@pytest.mark.parametrize("shape", [(128, 3000, 5000), (100, 5000, 3000), (96, 3000, 3000)])
+def test_sgemm_a_few_row_tiles_pick_a_split_over_k(shape):
+    """sgemm at M of about 100 (few tiles): v11 and v9 in 64 x 64 tiles put one block of 2 warps on an
+    SM, half its schedulers idle (v11 ran 128 x 4096 x 4096 at 0.42x v12 on the H200): the pick splits K
+    (v12's stream-K, v13's slices, sx) and fills the SMs. (These picked a split before the schedulers'
+    share too: a guard that it stays so.)"""
+    chooser = best.selector(SGEMM, H200)
+    chosen = chooser.pick(SGEMM.shape(*shape))
+    assert chosen.variant.name in ("v12", "v13", "sx") and chosen.estimate.split, chosen.why
 
 
 def test_calibration_reads_the_experiments_runs_and_the_tune_not_a_suites(tmp_path):

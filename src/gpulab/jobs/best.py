@@ -18,11 +18,14 @@ best) says what it would run, with no GPU. The rule, in full:
    - work: the launch's blocks, and its tiles, ceil(M/BM) * ceil(N/BN) where the params name BM and
      BN (else each block is one). More blocks than tiles are a split over K where the access model
      shows partials (else the extra blocks idle: a cluster's past M); fewer blocks loop over the tiles
-     (a persistent grid), evenly where they split them (stream-K). The busiest SM's share of the work
+     (a persistent grid), evenly where they split them (stream-K). A split that adds its partials in
+     a cluster's shared memory shows none in global memory: there the blocks that store a share of
+     the output tell it from a cluster padded past M (active_blocks in model/predict.py). The busiest SM's share of the work
      over an even share is the quantization q >= 1 (24 tiles on 132 SMs: 5.5; 250 blocks: 1.06). The
      padded tiles compute whole (tiles*BM*BN of M*N, K rounded up to BK).
    - time = max(compute, DRAM, L2) + partials: compute = q x the padded FLOPs / the variant's compute
-     ceiling; DRAM = the compulsory bytes (Experiment.bytes_moved) / the copy ceiling; L2 = q x what
+     ceiling, over the share of an SM's 4 warp schedulers its resident warps keep (schedulers_busy:
+     one block of 2 warps an SM computes at half its rate at best); DRAM = the compulsory bytes (Experiment.bytes_moved) / the copy ceiling; L2 = q x what
      the SMs load and store (the access model's global sectors x 32 and TMA bytes, model/predict.py)
      / the L2 read ceiling; the memory terms over the share of the warps that issue the loads,
      weighted by what each load moves (a launch whose guards idle 7 warps in 8 has an eighth of the
@@ -59,8 +62,9 @@ from gpulab.arith import cdiv
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.gpu.device import sm_count
+from gpulab.gpu.occupancy import SM_LIMITS, SMEM_ALLOC_UNIT, SUB_PARTITIONS
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
-from gpulab.model.predict import LDGSTS, instruction_table, summarize
+from gpulab.model.predict import LDGSTS, active_blocks, instruction_table, summarize
 from gpulab.params import parse_params_label
 from gpulab.records import read_csv, variant_ran
 from gpulab.records.ceilings import H200_REFERENCE_CEILINGS, ceilings_path
@@ -124,6 +128,9 @@ class Traffic:
     l2_bytes: float
     workspace_bytes: float | None  # None: not known (the L2 bytes came from elsewhere, see Estimate.note)
     warps_loading: float | None = None  # the share of the launch's warps that issue its loads (_warps_loading)
+    # Where the launch has more blocks than tiles: how many of them store anything (_working_blocks);
+    # None: not asked, or no warp stores to tell (TMA stores)
+    working_blocks: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,6 +154,7 @@ class Estimate:
     note: str = ""
     sms: int = 132
     rate_name: str = ""
+    schedulers: float = 1.0  # the share of an SM's warp schedulers its resident warps keep (schedulers_busy)
 
     @property
     def limits_s(self) -> dict:
@@ -154,7 +162,7 @@ class Estimate:
         share of SMs slows: the copy ceiling is the whole card's); the memory limits over the share
         of the warps that load (memory-bound, a kernel is fed by the loads it has in flight)."""
         share = self.warps_loading or 1.0
-        return {"compute": self.quantization * self.padding * self.ideal_s["compute"],
+        return {"compute": self.quantization * self.padding * self.ideal_s["compute"] / self.schedulers,
                 "DRAM": self.ideal_s["DRAM"] / share, "L2": self.quantization * self.ideal_s["L2"] / share}
 
     @property
@@ -203,6 +211,8 @@ class Estimate:
             parts.append(f"split {self.blocks / self.tiles:.3g}")
         if self.padding >= 1.5 and self.bound == "compute":
             parts.append(f"padded tiles compute {self.padding:.3g}x the product")
+        if self.schedulers < 1 and self.bound == "compute":
+            parts.append(f"{round(self.schedulers * SUB_PARTITIONS)} of an SM's {SUB_PARTITIONS} warp schedulers busy")
         if self.warps_loading is not None and self.warps_loading < 0.75 and self.bound != "compute":
             parts.append(f"{100 * self.warps_loading:.0f}% of its warps load")
         if self.traffic is not None and self.traffic.workspace_bytes:
@@ -292,7 +302,19 @@ def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Sh
         return f"the access model failed ({type(exc).__name__})"
     l2 = 32.0 * (summary["gmem_load_sectors"] + summary["gmem_store_sectors"]) + summary["tma_load_bytes"]
     beyond = summary["gmem_store_requested_bytes"] - _output_bytes(experiment, shape)
-    return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows))
+    units = work_units(variant, p, shape)
+    working = _working_blocks(model) if units is not None and units[0] > units[1] else None
+    return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows), working)
+
+
+def _working_blocks(model) -> int | None:
+    """The blocks that store anything (the most any one global store reaches), or None where no
+    warp stores (a TMA store). A launch of more blocks than tiles either splits each tile over
+    blocks, which all store a share (kc's cluster adds its partials through distributed shared
+    memory, so no partials reach global memory: its blocks are told apart by this), or pads a
+    cluster past M, whose blocks past the last row store nothing."""
+    stores = [instr for instr in model.instructions if instr.space == "global" and instr.kind == "store"]
+    return max((active_blocks(model, instr) for instr in stores), default=None)
 
 
 def _warps_loading(model, rows: list[dict]) -> float | None:
@@ -334,6 +356,25 @@ def work_units(variant: Variant, params: Params, shape: Shape) -> tuple[int, int
     if "BK" in params and "K" in shape.names:
         padded *= cdiv(shape["K"], params["BK"]) * params["BK"] / shape["K"]
     return blocks, tiles, padded
+
+
+def schedulers_busy(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> float:
+    """The share of an SM's warp schedulers (SUB_PARTITIONS, 4) the launch keeps a warp on: each
+    issues only its own warps, so an SM holding fewer warps than it has schedulers computes at that
+    share of its rate at best (sgemm's v11 at 128 x 4096 x 4096 in 64 x 64 tiles: 128 blocks of 2 warps,
+    one block an SM, half of every SM idle). The warps an SM holds: a block's, times the blocks the
+    busiest SM gets, at most the blocks that fit beside each other by threads, blocks and shared
+    memory (registers are not known before compiling: they can only fit fewer, never more)."""
+    try:
+        launch = variant.launch(params, shape)
+    except Exception:  # no launch: no candidate either (work_units says so); nothing to scale here
+        return 1.0
+    warps = cdiv(math.prod(launch.block), WARP)
+    limits = SM_LIMITS.get(arch, SM_LIMITS[ARCH_WITHOUT_CERTAINTY])
+    smem = cdiv(launch.smem_dynamic_bytes or 0, SMEM_ALLOC_UNIT) * SMEM_ALLOC_UNIT + limits.smem_reserved_per_block
+    fit = max(1, min(limits.max_blocks, limits.max_warps // max(1, warps), limits.smem_bytes // smem))
+    resident = warps * min(cdiv(math.prod(launch.grid), sms), fit)
+    return min(1.0, resident / SUB_PARTITIONS)
 
 
 def quantization(blocks: int, tiles: int, sms: int, split: bool, balanced: bool) -> float:
@@ -514,7 +555,8 @@ class Selector:
             traffic, note = self._traffic_or_sibling(v, params, shape, tiles)
         # More blocks than tiles split K where the model shows partials, or cannot say; a persistent
         # grid likewise shares its tiles evenly (stream-K). Unmodelled, both are assumed: a bound stays a bound.
-        partials = traffic is None or traffic.workspace_bytes is None or traffic.workspace_bytes > 0
+        partials = (traffic is None or traffic.workspace_bytes is None or traffic.workspace_bytes > 0
+                    or (traffic.working_blocks or 0) > tiles)
         split, balanced = blocks > tiles and partials, blocks < tiles and partials
         rate = card.gflops(exp, v)
         flops = exp.flops(shape)
@@ -525,7 +567,8 @@ class Selector:
         eff, source = efficiency or self.efficiency(v, shape)
         return Estimate(v, dict(params), shape, blocks, tiles, split, balanced,
                         quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, eff,
-                        source, traffic, note, card.sms, exp.ceiling_for(v.name)[0])
+                        source, traffic, note, card.sms, exp.ceiling_for(v.name)[0],
+                        schedulers_busy(v, params, shape, card.sms, card.arch))
 
     def _traffic_or_sibling(self, v: Variant, params: Params, shape: Shape, tiles: int) -> tuple[Traffic | None, str]:
         """The access model's traffic for the config; where the model declines it or is too large to

@@ -290,6 +290,35 @@ def instruction_counts(model: KernelAccess, instr: Instruction, exhaustive: bool
             **totals, "bank_conflicts": totals["wavefronts"] - totals["ideal_wavefronts"]}
 
 
+def active_blocks(model: KernelAccess, instr: Instruction) -> int:
+    """How many of the launch's blocks run `instr` with any lane active on any trip of its loops:
+    the blocks that take part in it (a cluster's block past the matrix's last row stores nothing;
+    a block of a split over K stores its share). Summed over the symmetry classes like the counts."""
+    axes = _axes(model, instr, exhaustive=False)
+    bdx, bdy, bdz = model.block
+    n_threads = bdx * bdy * bdz
+    padded = cdiv(n_threads, warp.WARP_LANES) * warp.WARP_LANES
+    block_axes, loop_axes = axes[:3], axes[3:]
+    per_block = math.prod(len(c) for _, c in loop_axes)
+    if math.prod(len(c) for _, c in axes) * padded > MAX_LANES:
+        raise ValueError(f"{instr.name}: too many block/step combinations to say which blocks run it")
+    reps = [r.ravel() for r in np.meshgrid(*[np.array([r for r, _ in c], dtype=np.int64) for _, c in axes],
+                                            indexing="ij")]
+    weight = np.prod(np.stack([m.ravel() for m in np.meshgrid(
+        *[np.array([m for _, m in c], dtype=np.int64) for _, c in block_axes], indexing="ij")]), axis=0)
+    tid = np.arange(padded, dtype=np.int64)
+    index = SimpleNamespace(**{name: r[:, None] for (name, _), r in zip(axes, reps)},
+                            tid=tid[None, :], tx=(tid % bdx)[None, :], ty=((tid // bdx) % bdy)[None, :],
+                            tz=(tid // (bdx * bdy))[None, :], lane=(tid % warp.WARP_LANES)[None, :],
+                            warp=(tid // warp.WARP_LANES)[None, :])
+    act = np.broadcast_to(tid < n_threads, (reps[0].size, padded))
+    if instr.active is not None:
+        act = act & np.broadcast_to(np.asarray(instr.active(index), dtype=bool), act.shape)
+    # meshgrid's 'ij' order puts the block axes first: each block class owns `per_block` rows
+    runs = act.reshape(weight.size, per_block * padded).any(axis=1)
+    return int(np.dot(runs.astype(np.int64), weight))
+
+
 def instruction_table(model: KernelAccess, exhaustive: bool = False) -> list[dict]:
     """One row per instruction: what it costs over the whole launch."""
     return [instruction_counts(model, instr, exhaustive) for instr in model.instructions]
