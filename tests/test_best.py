@@ -20,7 +20,7 @@ from gpulab.experiments.base import Experiment, Launch, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.jobs import bench as bench_job
-from gpulab.jobs import best
+from gpulab.jobs import best, cost
 from gpulab.jobs.tune import accepted_params, shape_distance
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
 from gpulab.records import BEST
@@ -118,7 +118,7 @@ def test_any_tuned_variant_counts_not_only_v9():
 # A BF16-like GEMM (2-byte operands, a 4-byte output) on a card of 132 SMs, 4,000 GB/s copy, 10,000
 # GB/s L2, 800 TFLOP/s tensor: three kernels with exact access models of what they move (contiguous
 # 16-byte loads of their panels, 4-byte stores; the addresses are stand-ins, the bytes are not).
-CARD = best.Card(sms=132, copy_gbps=4000.0, l2_gbps=10000.0, compute={"tensor_bf16": 800_000.0}, arch="sm_90",
+CARD = cost.Card(sms=132, copy_gbps=4000.0, l2_gbps=10000.0, compute={"tensor_bf16": 800_000.0}, arch="sm_90",
                  source="a stand-in card")
 THREADS = 256
 
@@ -277,7 +277,7 @@ def _narrow(threads: int, smem: int = 0) -> Variant:
 def test_an_sm_computes_at_the_share_of_its_schedulers_its_warps_keep(threads, smem, shape, busy):
     v = _narrow(threads, smem)
     s = STANDIN.shape(*shape)
-    assert best.schedulers_busy(v, v.default_params(), s, 132, "sm_90") == pytest.approx(busy)
+    assert cost.schedulers_busy(v, v.default_params(), s, 132, "sm_90") == pytest.approx(busy)
     exp = type("Narrow", (StandIn,), {"variants": (WHOLE, v)})()
     chooser = best.Selector(exp, {}, CARD)
     narrow = chooser._estimate(v, v.default_params(), s, modelled=False)
@@ -368,8 +368,8 @@ def test_candidates_are_bounded_and_include_the_repaired_moves():
     default = sk.default_params()
     assert 1 < len(found) <= best.MAX_CONFIGS and found[0] == default
     assert all(sk.constraints(p, shape) is None for p in found)
-    work = best.work_units(sk, default, shape)  # blocks, tiles, padded work
-    assert all(best.work_units(sk, p, shape) != work for p in found[1:])
+    work = cost.work_units(sk, default, shape)  # blocks, tiles, padded work
+    assert all(cost.work_units(sk, p, shape) != work for p in found[1:])
     repaired = [p for p in found if sum(p[k] != default[k] for k in p) == 2]
     assert repaired
     for p in repaired:  # one of the two moves alone was refused: the other repairs it

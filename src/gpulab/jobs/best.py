@@ -58,17 +58,13 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from gpulab.arith import cdiv
-from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
-from gpulab.gpu.device import sm_count
-from gpulab.gpu.occupancy import SM_LIMITS, SMEM_ALLOC_UNIT, SUB_PARTITIONS
+from gpulab.jobs.cost import (
+    Card, Estimate, Traffic, card_for, grid_blocks, panel_bytes, quantization, schedulers_busy, traffic_of, work_units,
+)
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
-from gpulab.model.predict import LDGSTS, active_blocks, instruction_table, summarize
 from gpulab.params import parse_params_label
 from gpulab.records import read_csv, variant_ran
-from gpulab.records.ceilings import H200_REFERENCE_CEILINGS, ceilings_path
-from gpulab.records.ceilings import load as load_ceilings
 
 # A tuned shape this close (shape_distance: summed |log2| of the dimensions' ratios) speaks for the
 # asked one: 4000^3 for 4096^3 (0.10), not 3072^3 (1.2).
@@ -76,321 +72,7 @@ VERY_NEAR = 0.15
 MAX_CONFIGS = 20  # candidate configs per variant
 MAX_MODELLED = 12  # access-model evaluations per shape (pick)
 MODELLED_PER_VARIANT = 3  # ... per variant (ranking)
-# Lanes an access-model evaluation may take (model/predict.py evaluates representative blocks and
-# loop steps lane by lane): about a tenth of a second on one core.
-LANE_BUDGET = 1 << 19
 CALIBRATION_ROWS = 3  # measured runs per variant its efficiency is the median of
-WARP = 32
-ARCH_WITHOUT_CERTAINTY = "sm_90"  # the card assumed where no ceilings file names one (gpulab's default target)
-
-
-# -- the card ---------------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
-class Card:
-    """What the model holds kernels to: SMs, the measured copy and L2 read bandwidths (GB/s), the
-    compute ceilings by name (GFLOP/s), the architecture, and where these came from."""
-
-    sms: int
-    copy_gbps: float
-    l2_gbps: float | None
-    compute: dict[str, float]
-    arch: str
-    source: str
-
-    def gflops(self, experiment: Experiment, variant: Variant) -> float | None:
-        """The compute ceiling `variant` is held to, in the problem's FLOPs (Experiment.ceiling_for)."""
-        name, ops = experiment.ceiling_for(variant.name)
-        rate = self.compute.get(name)
-        return rate / ops if rate else None
-
-
-def card_for(folder: Path | None) -> Card:
-    """The card whose results are in `folder` (its ceilings.csv), else the H200's reference values
-    (records.ceilings.H200_REFERENCE_CEILINGS, labelled so; no L2 term then)."""
-    stored = load_ceilings(ceilings_path(folder)) if folder is not None else None
-    if stored is not None and stored.copy_gbps:
-        compute = {str(r["ceiling"]): float(r["gflops"]) for r in stored.rows if r.get("gflops")}
-        arch = next((str(r["arch"]) for r in stored.rows if r.get("arch")), ARCH_WITHOUT_CERTAINTY)
-        return Card(sm_count(), float(stored.copy_gbps), stored.l2_gbps, compute, arch,
-                    f"ceilings measured in {stored.path}")
-    ref = H200_REFERENCE_CEILINGS
-    compute = {"fma_fp32": ref["fma_gflops"], **{k: v for k, v in ref.items() if k not in ("fma_gflops", "copy_gb_per_s")}}
-    return Card(sm_count(), ref["copy_gb_per_s"], None, compute, ARCH_WITHOUT_CERTAINTY,
-                "H200 reference ceilings (none measured for this card)")
-
-
-# -- the model of one candidate ---------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
-class Traffic:
-    """What the access model says a launch moves: bytes the SMs load and store through L2, and the
-    partials a split writes beyond the output (read back once by its fixup)."""
-
-    l2_bytes: float
-    workspace_bytes: float | None  # None: not known (the L2 bytes came from elsewhere, see Estimate.note)
-    warps_loading: float | None = None  # the share of the launch's warps that issue its loads (_warps_loading)
-    # Where the launch has more blocks than tiles: how many of them store anything (_working_blocks);
-    # None: not asked, or no warp stores to tell (TMA stores)
-    working_blocks: int | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class Estimate:
-    """The model's time for one (variant, params) at one shape, and the numbers behind it (rule 3)."""
-
-    variant: Variant
-    params: Params
-    shape: Shape
-    blocks: int
-    tiles: int  # == blocks where the params name no BM and BN
-    split: bool  # more blocks than tiles, each a slice of K (False: the extra blocks idle)
-    balanced: bool  # a persistent grid that shares split tiles evenly (stream-K)
-    quantization: float  # q: the busiest SM's share of the work over an even share (>= 1)
-    ideal_s: dict  # {'compute', 'DRAM', 'L2'}: each limit's time with the work evenly spread, unpadded
-    padding: float  # the work the padded tiles compute over the problem's (>= 1)
-    workspace_s: float
-    efficiency: float
-    efficiency_from: str  # 'from <shape>' (the nearest measured there) or where else it came from
-    traffic: Traffic | None  # None: the access model was not evaluated (see note)
-    note: str = ""
-    sms: int = 132
-    rate_name: str = ""
-    schedulers: float = 1.0  # the share of an SM's warp schedulers its resident warps keep (schedulers_busy)
-
-    @property
-    def limits_s(self) -> dict:
-        """Each limit's time at this launch: the quantized compute and L2, the DRAM's (which no
-        share of SMs slows: the copy ceiling is the whole card's); the memory limits over the share
-        of the warps that load (memory-bound, a kernel is fed by the loads it has in flight)."""
-        share = self.warps_loading or 1.0
-        return {"compute": self.quantization * self.padding * self.ideal_s["compute"] / self.schedulers,
-                "DRAM": self.ideal_s["DRAM"] / share, "L2": self.quantization * self.ideal_s["L2"] / share}
-
-    @property
-    def warps_loading(self) -> float | None:
-        return self.traffic.warps_loading if self.traffic is not None else None
-
-    @property
-    def roof_s(self) -> float:
-        return max(self.limits_s.values()) + self.workspace_s
-
-    @property
-    def seconds(self) -> float:
-        return self.roof_s / self.efficiency
-
-    @property
-    def bound(self) -> str:
-        limits = self.limits_s
-        return max(limits, key=lambda k: limits[k])
-
-    @property
-    def order(self) -> tuple:
-        """How estimates rank: by time (to a part in 10^12 of a second: float noise breaks no tie); a
-        tie to the config its own access model evaluated, then to the one with the most headroom on
-        its other limits (two DRAM-bound kernels: the one whose padded tiles compute and load less)."""
-        limits = sorted(self.limits_s.values())
-        return round(self.seconds, 12), bool(self.note), limits[-2] + self.workspace_s
-
-    @property
-    def units(self) -> int:
-        """What the SMs share: the blocks, or a persistent grid's (or idle-padded launch's) tiles."""
-        return self.blocks if self.split or self.blocks == self.tiles else self.tiles
-
-    def reason(self) -> str:
-        """'model: 1.9 waves (250 blocks, 132 SMs), split 4, L2-bound at 61% of the L2 read ceiling,
-        efficiency 0.78 from 8192x8192x8192': the numbers that decided the pick (the row's chosen_by)."""
-        if self.blocks < self.tiles:
-            work = (f"{self.tiles} tiles on {self.blocks} persistent blocks"
-                    + (", shared evenly" if self.balanced else f" ({self.tiles / self.blocks:.2g} rounds)"))
-        else:
-            what = "blocks" if self.units == self.blocks else f"tiles of {self.blocks} blocks"
-            last = self.units % self.sms
-            fill = f", the last {100 * last / self.sms:.0f}% full" if last and self.units > self.sms else ""
-            work = f"{self.units / self.sms:.2g} waves ({self.units} {what}, {self.sms} SMs{fill})"
-        parts = [work]
-        if self.split:
-            parts.append(f"split {self.blocks / self.tiles:.3g}")
-        if self.padding >= 1.5 and self.bound == "compute":
-            parts.append(f"padded tiles compute {self.padding:.3g}x the product")
-        if self.schedulers < 1 and self.bound == "compute":
-            parts.append(f"{round(self.schedulers * SUB_PARTITIONS)} of an SM's {SUB_PARTITIONS} warp schedulers busy")
-        if self.warps_loading is not None and self.warps_loading < 0.75 and self.bound != "compute":
-            parts.append(f"{100 * self.warps_loading:.0f}% of its warps load")
-        if self.traffic is not None and self.traffic.workspace_bytes:
-            parts.append(f"{self.traffic.workspace_bytes / 1e6:.3g} MB of partials")
-        name = {"compute": self.rate_name, "DRAM": "copy", "L2": "L2 read"}[self.bound]
-        parts.append(f"{self.bound}-bound at {100 * self.ideal_s[self.bound] / self.seconds:.0f}% of the {name} ceiling")
-        parts.append(f"efficiency {self.efficiency:.2f} {self.efficiency_from}")
-        if self.note:
-            parts.append(self.note)
-        return "model: " + ", ".join(parts)
-
-
-def _output_bytes(experiment: Experiment, shape: Shape) -> float:
-    """The bytes of a GEMM's output, from its bytes_moved: what grows with K is the operands, the
-    rest (bytes_moved less K times that growth) the output. 0 for a problem with no K."""
-    if "K" not in shape.names:
-        return 0.0
-    i = shape.names.index("K")
-    plus = Shape(shape.names, tuple(v + 1 if j == i else v for j, v in enumerate(shape.values)))
-    per_k = experiment.bytes_moved(plus) - experiment.bytes_moved(shape)
-    return float(experiment.bytes_moved(shape) - shape["K"] * per_k)
-
-
-def panel_bytes(experiment: Experiment, params: Params, shape: Shape, tiles: int) -> float | None:
-    """What a tiled GEMM's blocks read where no access model says: each tile its BM rows of A and BN
-    columns of B over all of K, tiles x (BM a + BN b) x K, with a and b the bytes of one element of A
-    and of B (from bytes_moved: what one more k adds at M, N = 1, 1 and 2, 1). None where the shape
-    or the params are not a GEMM's."""
-    if not ({"M", "N", "K"} <= set(shape.names) and {"BM", "BN"} <= set(params)):
-        return None
-
-    def per_k(m: int, n: int) -> int:
-        values = {"M": m, "N": n, "K": 1}
-        one = Shape(shape.names, tuple(values.get(d, shape[d]) for d in shape.names))
-        two = Shape(shape.names, tuple(values.get(d, shape[d]) + (d == "K") for d in shape.names))
-        return experiment.bytes_moved(two) - experiment.bytes_moved(one)
-
-    a = per_k(2, 1) - per_k(1, 1)
-    b = per_k(1, 1) - a
-    return float(tiles * (params["BM"] * a + params["BN"] * b) * shape["K"])
-
-
-def _lanes(model) -> int:
-    """Lanes model/predict.py would evaluate for `model`: per instruction, the representative blocks
-    and loop steps its symmetry classes leave (all of them on an axis without classes) times the
-    block's threads rounded up to warps."""
-    threads = math.prod(model.block)
-    padded = cdiv(threads, WARP) * WARP
-    total = 0
-    for instr in model.instructions:
-        combos = 1
-        for axis, n in zip("xyz", model.grid):
-            classes = instr.blocks.get(axis)
-            combos *= len(classes) if classes is not None else n
-        for loop in instr.loops:
-            combos *= len(loop.classes) if loop.classes is not None else loop.trips
-        total += combos * padded
-    return total
-
-
-# Traffic by (experiment, variant, its file, params, shape): a process evaluates each config once.
-_TRAFFIC: dict[tuple, Traffic | str] = {}
-
-
-def _traffic(experiment: Experiment, variant: Variant, params: tuple, shape: Shape) -> Traffic | str:
-    """The access model's traffic for one config, or why there is none (no model, a config it
-    declines, one too large to evaluate here, a model that failed); remembered for the process."""
-    key = (experiment.name, variant.name, variant.file, params, shape)
-    if key not in _TRAFFIC:
-        _TRAFFIC[key] = _evaluate(experiment, variant, params, shape)
-    return _TRAFFIC[key]
-
-
-def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Shape) -> Traffic | str:
-    if variant.access is None:
-        return "no access model"
-    p = dict(params)
-    try:
-        model = variant.access(p, shape)
-        if _lanes(model) > LANE_BUDGET:
-            return "access model too large to evaluate here"
-        rows = instruction_table(model)
-        summary = summarize(rows, model)
-    except GpulabError:  # NotModelled and its kin: the model declines this config
-        return "the access model declines this config"
-    except Exception as exc:  # a user's model that fails costs its candidate the L2 term, not the pick
-        return f"the access model failed ({type(exc).__name__})"
-    l2 = 32.0 * (summary["gmem_load_sectors"] + summary["gmem_store_sectors"]) + summary["tma_load_bytes"]
-    beyond = summary["gmem_store_requested_bytes"] - _output_bytes(experiment, shape)
-    units = work_units(variant, p, shape)
-    working = _working_blocks(model) if units is not None and units[0] > units[1] else None
-    return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows), working)
-
-
-def _working_blocks(model) -> int | None:
-    """The blocks that store anything (the most any one global store reaches), or None where no
-    warp stores (a TMA store). A launch of more blocks than tiles either splits each tile over
-    blocks, which all store a share (kc's cluster adds its partials through distributed shared
-    memory, so no partials reach global memory: its blocks are told apart by this), or pads a
-    cluster past M, whose blocks past the last row store nothing."""
-    stores = [instr for instr in model.instructions if instr.space == "global" and instr.kind == "store"]
-    return max((active_blocks(model, instr) for instr in stores), default=None)
-
-
-def _warps_loading(model, rows: list[dict]) -> float | None:
-    """The share of the launch's warps that issue its global loads, weighted by what each load moves:
-    per load instruction, its warp requests (a warp whose lanes are all guarded off makes none) over
-    what every warp of every block would make on every trip of its loops, averaged by its sectors
-    (None: no warp-level global loads, TMA's say). sgemm's v0 at M = 1 keeps one row of threads of
-    its 16 x 16 blocks, 1 warp in 8 loads; gemm_bf16's d0 at M = 1 guards off most of its loads of A,
-    which move little beside its loads of Bt, which every warp makes."""
-    warps = cdiv(math.prod(model.block), WARP) * math.prod(model.grid)
-    weighted = moved = 0.0
-    for instr, row in zip(model.instructions, rows):
-        if instr.space == "global" and instr.kind in ("load", LDGSTS) and row["sectors"]:
-            possible = warps * math.prod(loop.trips for loop in instr.loops)
-            weighted += row["sectors"] * min(1.0, row["instructions"] / possible)
-            moved += row["sectors"]
-    return weighted / moved if moved else None
-
-
-def _grid_blocks(variant: Variant, params: Params, shape: Shape) -> int | None:
-    try:
-        return math.prod(variant.launch(params, shape).grid)
-    except Exception:  # a launch that cannot be computed for this config: not a candidate
-        return None
-
-
-def work_units(variant: Variant, params: Params, shape: Shape) -> tuple[int, int, float] | None:
-    """(blocks, tiles, padded fraction): the launch's blocks; the output tiles where the params name
-    BM and BN and the shape M and N (else the blocks); the work the padded tiles compute over the
-    problem's (>= 1)."""
-    blocks = _grid_blocks(variant, params, shape)
-    if not blocks:
-        return None
-    tiles, padded = blocks, 1.0
-    if {"BM", "BN"} <= set(params) and {"M", "N"} <= set(shape.names):
-        m, n = shape["M"], shape["N"]
-        tiles = cdiv(m, params["BM"]) * cdiv(n, params["BN"])
-        padded = tiles * params["BM"] * params["BN"] / (m * n)
-    if "BK" in params and "K" in shape.names:
-        padded *= cdiv(shape["K"], params["BK"]) * params["BK"] / shape["K"]
-    return blocks, tiles, padded
-
-
-def schedulers_busy(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> float:
-    """The share of an SM's warp schedulers (SUB_PARTITIONS, 4) the launch keeps a warp on: each
-    issues only its own warps, so an SM holding fewer warps than it has schedulers computes at that
-    share of its rate at best (sgemm's v11 at 128 x 4096 x 4096 in 64 x 64 tiles: 128 blocks of 2 warps,
-    one block an SM, half of every SM idle). The warps an SM holds: a block's, times the blocks the
-    busiest SM gets, at most the blocks that fit beside each other by threads, blocks and shared
-    memory (registers are not known before compiling: they can only fit fewer, never more)."""
-    try:
-        launch = variant.launch(params, shape)
-    except Exception:  # no launch: no candidate either (work_units says so); nothing to scale here
-        return 1.0
-    warps = cdiv(math.prod(launch.block), WARP)
-    limits = SM_LIMITS.get(arch, SM_LIMITS[ARCH_WITHOUT_CERTAINTY])
-    smem = cdiv(launch.smem_dynamic_bytes or 0, SMEM_ALLOC_UNIT) * SMEM_ALLOC_UNIT + limits.smem_reserved_per_block
-    fit = max(1, min(limits.max_blocks, limits.max_warps // max(1, warps), limits.smem_bytes // smem))
-    resident = warps * min(cdiv(math.prod(launch.grid), sms), fit)
-    return min(1.0, resident / SUB_PARTITIONS)
-
-
-def quantization(blocks: int, tiles: int, sms: int, split: bool, balanced: bool) -> float:
-    """The busiest SM's share of the work over an even share (>= 1). One block per tile, or a split
-    (each block a slice of a tile): the blocks are the units, spread over the SMs, ceil(blocks / SMs)
-    on the busiest. More blocks than tiles that do not split (a cluster's blocks past M's last row
-    tile): the tiles are the units, one per working block. Fewer blocks than tiles: a persistent
-    grid, each block on its own SM looping over ceil(tiles / blocks) tiles, or exactly tiles / blocks
-    where it splits them evenly (stream-K)."""
-    if blocks >= tiles:
-        units = blocks if split or blocks == tiles else tiles
-        busiest = cdiv(units, min(units, sms))
-    else:
-        units, holders = tiles, min(blocks, sms)
-        busiest = units / holders if balanced else cdiv(units, holders)
-    return busiest * sms / units
 
 
 # -- measured runs: the efficiency of each variant near a shape -------------------------------------
@@ -576,7 +258,7 @@ class Selector:
         tiles first: kc's SPLIT=1 for SPLIT=3, t4's SCHEDULE=0 for 1), else (a variant with no model)
         what its tiles' panels read (panel_bytes); its partials then unknown. (None, why) where
         neither can be said."""
-        found = _traffic(self.experiment, v, tuple(params.items()), shape)
+        found = traffic_of(self.experiment, v, tuple(params.items()), shape)
         if isinstance(found, Traffic):
             return found, ""
         siblings = []
@@ -587,7 +269,7 @@ class Selector:
                     units = work_units(v, other, shape)
                     siblings.append((units is None or units[1] != tiles, other, f"{p.name}={value}"))
         for _, other, label in sorted(siblings, key=lambda s: s[0]):
-            near = _traffic(self.experiment, v, tuple(other.items()), shape)
+            near = traffic_of(self.experiment, v, tuple(other.items()), shape)
             if isinstance(near, Traffic):
                 return Traffic(near.l2_bytes, None), f"{found}: L2 bytes of {label}"
         panels = panel_bytes(self.experiment, params, shape, tiles)
@@ -614,7 +296,7 @@ class Selector:
 
     def _find_configs(self, v: Variant, shape: Shape) -> list[Params]:
         def runnable(p: Params | None) -> bool:
-            return p is not None and v.constraints(p, shape) is None and _grid_blocks(v, p, shape) is not None
+            return p is not None and v.constraints(p, shape) is None and grid_blocks(v, p, shape) is not None
 
         seeds: list[Params] = []
         for p in self._seeds(v, shape):
@@ -622,13 +304,13 @@ class Selector:
                 seeds.append(p)
         moves: list[Params] = []
         for seed in seeds[:2]:
-            grid = _grid_blocks(v, seed, shape), work_units(v, seed, shape)
+            grid = grid_blocks(v, seed, shape), work_units(v, seed, shape)
             for p in v.params:
                 for value in p.choices:
                     if value == seed[p.name]:
                         continue
                     moved = self._repaired(v, seed | {p.name: value}, p.name, seed, runnable)
-                    if moved is not None and (_grid_blocks(v, moved, shape), work_units(v, moved, shape)) != grid \
+                    if moved is not None and (grid_blocks(v, moved, shape), work_units(v, moved, shape)) != grid \
                             and moved not in seeds and moved not in moves:
                         moves.append(moved)
         if len(seeds) + len(moves) > MAX_CONFIGS:
