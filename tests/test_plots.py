@@ -176,8 +176,8 @@ def test_card_page_writes_every_plot_and_embeds_them(tmp_path):
     shutil.copytree(H200, card, ignore=shutil.ignore_patterns("*.png", "report.html"))
     out, count = card_page.write(card)
     pngs = sorted(p.name for p in card.glob("*.png"))
-    assert pngs == ["coalesce.png", "gemm_bf16-ladder.png", "gemm_bf16.png", "grayscale.png", "profiles.png",
-                    "roofline.png", "sgemm-ladder.png", "sgemm.png", "stencil.png"]
+    assert pngs == ["coalesce.png", "gemm_bf16-ladder.png", "gemm_bf16-llm.png", "gemm_bf16.png", "grayscale.png",
+                    "profiles.png", "roofline.png", "sgemm-ladder.png", "sgemm-llm.png", "sgemm.png", "stencil.png"]
     assert count == len(pngs)
     page = out.read_text()
     assert page.count("src=\"data:image/png;base64,") == len(pngs) and "<img" in page

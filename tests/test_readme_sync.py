@@ -137,7 +137,7 @@ def test_a_table_without_a_place_is_named_and_a_wrong_pages_folder_refused(workd
     (workdir / "docs" / "results" / "coalesce.md").unlink()
     r = readme(workdir)
     assert r.returncode == 0, r.stderr
-    assert "no file holds a place for h200-coalesce:" in r.stdout
+    assert "no file holds a place for h200-coalesce, h200-coalesce-best:" in r.stdout
     for pages, words in (("docs/nothing", "docs/nothing not found"), ("README.md", "README.md is a file")):
         r = subprocess.run([sys.executable, "-m", "gpulab.cli", "readme", "--pages", pages], cwd=workdir,
                            capture_output=True, text=True, timeout=300)

@@ -53,4 +53,6 @@ def test_the_best_row_is_checked_and_timed(lab, tmp_path, shape):
     records = [lab.execute(s) for s in specs]
     best = next(r for r in records if r["variant"] == "best")
     assert best["correct"] is True and best["time_ms"] > 0 and best["gflops"] > 0, best
-    assert best["picked"].split()[0] in {"sk", "gv", "gt", "sx", "v9"}
+    # Which variant the model picks at a shape is a measurement (docs/results), not a test: any of
+    # sgemm's own kernels, never the vendor library.
+    assert best["picked"].split()[0] in {v.name for v in SGEMM.variants}

@@ -67,6 +67,11 @@ def _spec(name: str, copy: int = 1) -> RunSpec:
     return RunSpec(GAMING, v, params, SHAPE)
 
 
+# Exclusive: under pytest -n 16 (H200, 2026-12-04) the plain window read 3 us, not the 80 us of host
+# time it must hold. Likely cause: with other processes' contexts time-sliced on the card, the start
+# event and the kernel both waited for this context's next slice, after the host's wait. Not yet
+# confirmed alone on the card.
+@pytest.mark.exclusive
 def test_host_time_before_the_launch_stays_out_of_the_window():
     """Python that dawdles 80 us before queueing a tiny kernel. Timed the plain way (start event, the
     host's work, the kernel, stop event) the window holds the 80 us; timed by time_it, it opens

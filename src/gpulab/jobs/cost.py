@@ -168,11 +168,13 @@ class Estimate:
         return "model: " + ", ".join(parts)
 
 
-def _output_bytes(experiment: Experiment, shape: Shape) -> float:
+def _output_bytes(experiment: Experiment, shape: Shape) -> float | None:
     """The bytes of a GEMM's output, from its bytes_moved: what grows with K is the operands, the
-    rest (bytes_moved less K times that growth) the output. 0 for a problem with no K."""
+    rest (bytes_moved less K times that growth) the output. None for a problem with no K: there is
+    no split of a reduction to write partials, so every store is the output (a stencil's 268 MB of
+    stores were read as partials before, H200 main job 2026-12-04)."""
     if "K" not in shape.names:
-        return 0.0
+        return None
     i = shape.names.index("K")
     plus = Shape(shape.names, tuple(v + 1 if j == i else v for j, v in enumerate(shape.values)))
     per_k = experiment.bytes_moved(plus) - experiment.bytes_moved(shape)
@@ -244,7 +246,8 @@ def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Sh
     except Exception as exc:  # a user's model that fails costs its candidate the L2 term, not the pick
         return f"the access model failed ({type(exc).__name__})"
     l2 = 32.0 * (summary["gmem_load_sectors"] + summary["gmem_store_sectors"]) + summary["tma_load_bytes"]
-    beyond = summary["gmem_store_requested_bytes"] - _output_bytes(experiment, shape)
+    output = _output_bytes(experiment, shape)
+    beyond = 0.0 if output is None else summary["gmem_store_requested_bytes"] - output
     units = work_units(variant, p, shape)
     working = _working_blocks(model) if units is not None and units[0] > units[1] else None
     return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows), working)

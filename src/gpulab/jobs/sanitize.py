@@ -6,7 +6,7 @@ read of memory nothing wrote. compute-sanitizer can: memcheck (out-of-bounds and
 accesses), racecheck (shared-memory hazards), synccheck (barrier misuse) and initcheck
 (uninitialised global reads). Each run is checked once, at a small ragged shape (edges in every
 dimension), in a child program (gpulab.run.sanitize_child) under each tool, with only the run's own
-kernel instrumented (--kernel-name) and at most two of its launches (--launch-count): CuPy's and
+kernel instrumented (--kernel-name; the child launches it only as often as its check needs): CuPy's and
 cuBLAS's kernels, which build inputs and references, are not sanitized, except under initcheck,
 which must see their writes to know the memory initialised.
 
@@ -117,9 +117,12 @@ def command(sanitizer: Path, tool: str, entry: str, spec_file: Path, log_file: P
     # initcheck knows memory as written only through the kernels it instruments: with CuPy's fill and
     # reduction kernels filtered out, every copy back of their results read as uninitialised (seen on
     # the H200, 2026-12-01). So initcheck watches every kernel; the other tools only the run's own.
+    # No --launch-count: the child launches the kernel only as often as its check needs (once, twice
+    # for integer outputs). With "--launch-count 2" beside the name filter, the planted out-of-bounds
+    # read and the planted race went unreported once GEMM inputs were drawn on the device (H200,
+    # 2026-12-04: CuPy's RNG and cast kernels launch first), as if the count ran over every launch.
     only_ours = [] if tool == "initcheck" else [
         "--kernel-name", f"kernel_name={entry}",  # the run's kernel only, by its exact (extern "C": unmangled) name
-        "--launch-count", "2",  # the check's launches: one, or two for integer outputs
     ]
     return [str(sanitizer), "--tool", tool, *only_ours,
             # Host API errors are the harness's own and it checks them itself; left on, every TMA rung

@@ -313,18 +313,23 @@ def _ceiling_cell(r: dict) -> str:
 
 
 def best_block(csv_path: Path) -> str | None:
-    """One line per shape: what gpulab's best row ran there (gpulab.jobs.best), its rate, % of cuBLAS and,
-    on memory-bound shapes, % of the copy ceiling; None when the CSV has no best row."""
+    """One line per shape: what gpulab's best row ran there (gpulab.jobs.best), its rate (GFLOP/s, or
+    GB/s for an experiment that moves memory), % of cuBLAS and % of its ceiling (the copy
+    ceiling where the shape is memory-bound); None when the CSV has no best row."""
     records = read_runs(csv_path)
     best = [r for r in records if r["variant"] == BEST and r.get("correct") and r.get("time_ms")]
     if not best:
         return None
-    lines = ["| shape | gpulab best ran | GFLOP/s | % of cuBLAS | % of copy ceiling |", "|---|---|---|---|---|"]
+    rate = "gflops" if all(r.get("gflops") is not None for r in best) else "gbps"
+    vendor = any(r.get("pct_of_cublas") is not None for r in best)  # none beside a copy or a stencil
+    head = ["shape", "gpulab best ran", "GFLOP/s" if rate == "gflops" else "GB/s"] + ["% of cuBLAS"] * vendor + ["% of ceiling"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in best:
-        pct, copy = r.get("pct_of_cublas"), r.get("pct_of_copy")
+        pct = r.get("pct_of_cublas")
         why = f" ({_cell_text(r['chosen_by'])})" if r.get("chosen_by") else ""  # rows before chosen_by: in `picked`
-        lines.append(f"| {r['shape']} | {r.get('picked') or ''}{why} {r.get('params') or ''} | {r['gflops']:,.0f} "
-                     f"| {'' if pct is None else f'{pct:.1f}%'} | {'' if copy is None else f'{copy:.1f}%'} |")
+        cells = [str(r["shape"]), f"{r.get('picked') or ''}{why} {r.get('params') or ''}", _fmt(r.get(rate), rate)]
+        cells += ["" if pct is None else f"{pct:.1f}%"] * vendor + [_ceiling_cell(r)]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n\n" + provenance(records) + "\n"
 
 
