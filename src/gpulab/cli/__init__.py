@@ -343,7 +343,7 @@ def tune(
                                          "(90s, 10m, 1h); default 120 configs"),
     strategy: Optional[str] = typer.Option(None, "--strategy", help="grid, random or bayes (optuna's TPE, the "
                                            "tune extra); default grid when the space fits in the budget, else random"),
-    seed: int = typer.Option(0, "--seed", help="the seed of random and bayes"),
+    seed: int = typer.Option(0, "--seed", help="the random-number seed of the random and bayes searches"),
     limit: Optional[int] = typer.Option(None, "--limit", hidden=True, help="the old name of --budget N"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
