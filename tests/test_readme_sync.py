@@ -123,6 +123,19 @@ def test_a_page_that_is_not_utf8_stops_the_command_before_any_file_is_written(wo
     assert {p: p.read_bytes() for p in before} == before
 
 
+def test_a_results_csv_without_its_times_stops_the_command_before_any_file_is_written(workdir):
+    """A gemm_bf16.csv that lost its time_ms column would draw every row as not timed: refused, one
+    line, exit 2, no page rewritten (before, the README and the gemm_bf16 page were rewritten from it)."""
+    csv_path = workdir / "results" / "h200" / "gemm_bf16.csv"
+    rows = read_csv(csv_path)
+    write_csv(csv_path, [{k: v for k, v in r.items() if k != "time_ms"} for r in rows])
+    before = {p: p.read_bytes() for p in [workdir / "README.md", *(workdir / "docs" / "results").glob("*.md")]}
+    r = readme(workdir)
+    assert r.returncode == 2 and "gemm_bf16.csv" in r.stderr and "time_ms" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert {p: p.read_bytes() for p in before} == before
+
+
 def test_the_readme_example_is_the_example_script():
     """One example, kept in two places a reader looks: the README shows it, the script runs it
     (tests/test_api.py). It must need nothing the set-up commands do not install (no pandas), and

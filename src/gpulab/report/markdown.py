@@ -32,7 +32,9 @@ MARKER_RE = re.compile(r"<!-- (?P<close>/?)gpulab:(?P<name>[\w-]+) -->")
 
 # What each kind of results file must hold for the tables built from it; anything less is damage
 # (DamagedFile: which file, line and column), never an emptier table.
-RUN_COLUMNS = ("experiment", "variant", "params", "shape", "correct")
+# time_ms: every row bench writes has it (empty where the run did not finish); a file without it
+# would draw every table and plot as "not timed" and rewrite the pages from that, so it is refused.
+RUN_COLUMNS = ("experiment", "variant", "params", "shape", "correct", "time_ms")
 CEILING_COLUMNS = ("ceiling", "gbps", "gflops")
 
 
