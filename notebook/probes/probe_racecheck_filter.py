@@ -10,11 +10,13 @@ under racecheck four ways for each case:
     filtered-host / all-host   the same with the inputs drawn on the host and uploaded (no kernel
                writes them; the experiment's make_device_inputs is switched off in the child)
 
-and prints one line per (case, way): the exit code, racecheck's error count, the tool's own error if
+and a fifth, `count2`: filtered with "--launch-count 2" beside the name, the command gpulab sanitize
+ran until 2026-12-04 (and scripts/probe_cluster_sanitizer.py --set t4 still runs). It prints one
+line per (case, way): the exit code, racecheck's error count, the tool's own error if
 any, and the child's check. Cases: t4 CLUSTER=2 at 17x33x65 (staged by pad_k) and 17x33x128 (not
 staged), kc at gemm_bf16's sanitize shape, v14 CLUSTER=2 at sgemm's; t4 CLUSTER=1 as a control.
 
-    python3 notebook/probes/probe_racecheck_filter.py [--jobs 8] [--timeout 120]
+    python3 notebook/probes/probe_racecheck_filter.py [--case NAME]... [--way WAY]... [--jobs 8] [--timeout 120]
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ CASES = {
     "kc-plain": ("gemm_bf16", "kc", {}, (17, 33, 128)),
     "v14-c2": ("sgemm", "v14", {"CLUSTER": 2}, None),
 }
-WAYS = ("filtered", "all", "filtered-host", "all-host")
+WAYS = ("filtered", "all", "filtered-host", "all-host", "count2")
 
 # The child with the device draw switched off: the experiment's make_device_inputs returns None, so
 # gpulab.run.lab.Lab.device_inputs draws on the host and uploads with a copy.
@@ -69,6 +71,9 @@ def spec_of(case: str) -> RunSpec:
 
 def argv_of(sanitizer: Path, spec: RunSpec, way: str, spec_file: Path, log: Path) -> list[str]:
     argv = command(sanitizer, "racecheck", spec.experiment.entry, spec_file, log)
+    if way == "count2":
+        i = argv.index("--kernel-name")
+        argv[i + 2:i + 2] = ["--launch-count", "2"]
     if way.startswith("all"):  # drop the name filter: every kernel of the child instrumented
         i = argv.index("--kernel-name")
         del argv[i:i + 2]
@@ -102,13 +107,14 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=8)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--case", action="append", choices=sorted(CASES))
+    parser.add_argument("--way", action="append", choices=WAYS)
     args = parser.parse_args()
     try:
         sanitizer = find_sanitizer()
     except GpulabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    pairs = [(c, w) for c in (args.case or CASES) for w in WAYS]
+    pairs = [(c, w) for c in (args.case or CASES) for w in (args.way or WAYS)]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for line in pool.map(lambda p: run(sanitizer, *p, args.timeout), pairs):
             print(line, flush=True)
