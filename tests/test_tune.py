@@ -194,10 +194,31 @@ def test_a_tune_at_fewer_shapes_keeps_the_picks_recorded_at_the_others(tmp_path)
     saved = json.loads(tune.tuned_path(tmp_path).read_text())["sgemm"]["v1"]
     assert saved["by_shape"] == {a.label: {"params": {"TILE": 32}, "rate": 3.0},
                                  b.label: {"params": {"TILE": 16}, "rate": 2.0}}
-    assert saved["params"] == {"TILE": 32} and saved["shapes"] == [a.label]
-    # A shape this tune timed without a correct config loses its old pick: it was asked again.
-    tune.write_best(tmp_path, SGEMM, v, {"TILE": 32}, 3.0, [a, b], {}, {a.label: {"params": {"TILE": 32}, "rate": 3.0}})
-    assert set(json.loads(tune.tuned_path(tmp_path).read_text())["sgemm"]["v1"]["by_shape"]) == {a.label}
+    # ... and the overall best scored over a and b stays: this tune did not score b.
+    assert saved["params"] == {"TILE": 8} and saved["shapes"] == [a.label, b.label]
+    # A tune over both shapes replaces it; a shape it timed without a correct config loses its old
+    # pick: it was asked again.
+    kept = tune.write_best(tmp_path, SGEMM, v, {"TILE": 32}, 3.0, [a, b], {},
+                           {a.label: {"params": {"TILE": 32}, "rate": 3.0}})
+    saved = json.loads(tune.tuned_path(tmp_path).read_text())["sgemm"]["v1"]
+    assert kept == [] and saved["params"] == {"TILE": 32} and set(saved["by_shape"]) == {a.label}
+
+
+def test_a_tune_at_one_new_shape_keeps_the_overall_best_and_says_so(tmp_path):
+    """On the H200 (2026-12-04) a tune of t4 at one layer shape replaced the config chosen over seven
+    shapes up to 8192^3 with that layer's winner; every untuned shape would then have run it."""
+    v = SGEMM.variant("v1")
+    squares, layer = [SGEMM.square(1024), SGEMM.square(4096)], SGEMM.shape(128, 6144, 4096)
+    tune.write_best(tmp_path, SGEMM, v, {"TILE": 32}, 9.0, squares, {"gpu": "X"},
+                    {s.label: {"params": {"TILE": 32}, "rate": 9.0} for s in squares})
+    kept = tune.write_best(tmp_path, SGEMM, v, {"TILE": 8}, 2.0, [layer], {"gpu": "X"},
+                           {layer.label: {"params": {"TILE": 8}, "rate": 2.0}})
+    saved = json.loads(tune.tuned_path(tmp_path).read_text())["sgemm"]["v1"]
+    assert kept == [s.label for s in squares]
+    assert saved["params"] == {"TILE": 32} and saved["score"] == 9.0 and saved["shapes"] == kept
+    assert saved["by_shape"][layer.label]["params"] == {"TILE": 8}
+    assert tune.tuned_defaults(SGEMM, tmp_path)(v, layer) == {"TILE": 8}  # the layer still runs its own pick
+    assert tune.tuned_defaults(SGEMM, tmp_path)(v, SGEMM.square(8192)) == {"TILE": 32}
 
 
 def test_a_resumed_tune_times_again_what_an_earlier_source_timed(tmp_path):

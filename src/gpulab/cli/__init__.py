@@ -378,8 +378,13 @@ def _show_tune(rows) -> None:
         recorded = tuning.load_tuned(plan.folder).get(exp.name, {}).get(v.name, {}).get("by_shape", {})
         if kept := [label for label in recorded if label not in result.by_shape]:
             console.print(f"  kept from an earlier tune: the picks at {', '.join(kept)}")
-        console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
-                      f"{tuning.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
+        if result.overall_kept_from:
+            console.print(f"the fastest per shape saved to {tuning.tuned_path(plan.folder)}; its best overall is "
+                          f"still the one tuned at {', '.join(result.overall_kept_from)} (a tune replaces it only "
+                          f"when it scores every one of those shapes); every result in {plan.path}")
+        else:
+            console.print(f"best overall {v.params_label(result.best)} and the fastest per shape saved to "
+                          f"{tuning.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
     for card in rows.per_card:
         exit_if_unfinished(card.lab)
 

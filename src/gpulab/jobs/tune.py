@@ -197,26 +197,38 @@ def best_by_shape(rows: list[dict], shapes: list[Shape]) -> dict[str, dict]:
 
 def write_best(folder: Path, experiment: Experiment, variant: Variant, params: Params, value: float,
                shapes: list[Shape], env: dict, by_shape: dict[str, dict] | None = None,
-               gated: dict | None = None) -> None:
+               gated: dict | None = None) -> list[str]:
     """Record a tune's best config over `shapes` and its fastest per shape in tuned.json, with what
     the sanitizer gate said of it (`gated`: its verdict and the faster configs it passed over). The
     picks an earlier tune of the variant recorded at shapes this one did not time stay: a tune at
-    one new shape does not forget the others."""
+    one new shape does not forget the others. Nor does it replace the earlier tune's overall best
+    unless it was scored on every shape that one was: t4's config chosen over seven shapes up to
+    8192^3 is what every shape without a pick near it runs, and one layer's winner (128x6144x4096 on
+    the H200, 2026-12-04: BN=128 CLUSTER=1 against BN=256 CLUSTER=2) would have replaced it. Returns
+    the shapes of the overall best kept that way, or [] where this tune's is recorded."""
     with locked(tuned_path(folder)):  # two tunes of different variants both land
         table = load_tuned(folder)
-        earlier = (table.get(experiment.name, {}).get(variant.name) or {}).get("by_shape") or {}
+        before = table.get(experiment.name, {}).get(variant.name) or {}
+        earlier = before.get("by_shape") or {}
         asked = {s.label for s in shapes}
         by_shape = {label: best for label, best in earlier.items() if label not in asked} | (by_shape or {})
-        table.setdefault(experiment.name, {})[variant.name] = {
-            "params": params,
-            "score": value,
-            "score_unit": "GFLOP/s geomean" if experiment.bound == "compute" else "GB/s geomean",
-            "shapes": [s.label for s in shapes],
-            "by_shape": by_shape,
-            "gpu": env.get("gpu"), "driver": env.get("driver"), "date": env.get("date"),
-            **(gated or {}),
-        }
+        kept = list(before.get("shapes") or [])
+        if before.get("params") and not set(kept) <= asked:
+            entry = before | {"by_shape": by_shape}
+        else:
+            kept = []
+            entry = {
+                "params": params,
+                "score": value,
+                "score_unit": "GFLOP/s geomean" if experiment.bound == "compute" else "GB/s geomean",
+                "shapes": [s.label for s in shapes],
+                "by_shape": by_shape,
+                "gpu": env.get("gpu"), "driver": env.get("driver"), "date": env.get("date"),
+                **(gated or {}),
+            }
+        table.setdefault(experiment.name, {})[variant.name] = entry
         write_atomic(tuned_path(folder), json.dumps(table, indent=2, sort_keys=True) + "\n")
+    return kept
 
 
 KEY_COLUMNS = ("params", "shape")  # a tune row's key: one row per config and shape
@@ -375,6 +387,9 @@ class TuneResult:
     # (gpulab.jobs.clean.first_clean), the fastest where it found none; and the gate's word on it.
     chosen: Params | None = None
     sanitized: str = ""
+    # The shapes of an earlier tune whose overall best tuned.json kept (this tune did not score on
+    # all of them: write_best); [] where this tune's best was recorded as the overall one.
+    overall_kept_from: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def best(self) -> Params:
@@ -467,8 +482,8 @@ def finish_tune(plan: TunePlan) -> TuneResult:
     by_shape = best_by_shape(tried, plan.shapes)
     gated = {"sanitized": verdict.text,
              "passed_over": [{"params": p.params, "why": why} for p, why in passed]}
-    write_best(plan.folder, exp, v, best, best_value, plan.shapes, plan.lab.env, by_shape, gated)
-    return TuneResult(scored, by_shape, best, verdict.text)
+    kept = write_best(plan.folder, exp, v, best, best_value, plan.shapes, plan.lab.env, by_shape, gated)
+    return TuneResult(scored, by_shape, best, verdict.text, kept)
 
 
 def _tune_one(lab, spec, path: Path, source_sha: str) -> dict:
