@@ -83,7 +83,7 @@ def argv_of(sanitizer: Path, spec: RunSpec, way: str, spec_file: Path, log: Path
     return argv
 
 
-def run(sanitizer: Path, case: str, way: str, timeout: float) -> str:
+def run(sanitizer: Path, case: str, way: str, timeout: float, keep: Path | None = None) -> str:
     spec = spec_of(case)
     with tempfile.TemporaryDirectory() as tmp:
         spec_file, log = Path(tmp) / "spec.pkl", Path(tmp) / "log.txt"
@@ -95,6 +95,9 @@ def run(sanitizer: Path, case: str, way: str, timeout: float) -> str:
         except subprocess.TimeoutExpired:
             code, out = -1, ""
         report = parse_log(log.read_text(errors="replace")) if log.exists() else None
+        if keep is not None and log.exists():
+            keep.mkdir(parents=True, exist_ok=True)
+            (keep / f"{case}-{way}-racecheck.log").write_bytes(log.read_bytes())
     child = next((json.loads(line) for line in reversed(out.splitlines()) if line.startswith("{")), {})
     errors = "" if report is None or report.errors is None else str(report.errors)
     said = "" if report is None else (report.tool_error or report.first or "")
@@ -108,6 +111,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--case", action="append", choices=sorted(CASES))
     parser.add_argument("--way", action="append", choices=WAYS)
+    parser.add_argument("--keep-logs", type=Path, help="copy each compute-sanitizer log into this folder")
     args = parser.parse_args()
     try:
         sanitizer = find_sanitizer()
@@ -116,7 +120,7 @@ def main() -> int:
         return 2
     pairs = [(c, w) for c in (args.case or CASES) for w in (args.way or WAYS)]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for line in pool.map(lambda p: run(sanitizer, *p, args.timeout), pairs):
+        for line in pool.map(lambda p: run(sanitizer, *p, args.timeout, args.keep_logs), pairs):
             print(line, flush=True)
     return 0
 
