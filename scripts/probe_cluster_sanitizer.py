@@ -11,8 +11,9 @@ tool; and gemm_bf16's t4 itself in clusters of two, its operands prepared each w
 Needs an sm_90 card (clusters). Each run prints one line; the table says, per case and tool, the
 exit code and the tool's verdict line. t4 and v14 in clusters of two faulted under racecheck alone
 (docs/notes/gemm_bf16-notes.md, "Under compute-sanitizer"); no single cluster operation does
-(H200, 2026-12-02), and t4 does only where a multicast reads operands that gemm_bf16's pad_k staged
-(notebook/probes/probe_t4_racecheck.py). The t4 cases (T4_CASES) keep t4 and its shape and change
+(H200, 2026-12-02). The faults came from "--launch-count 2" beside the name filter, which this probe
+passed too until 2026-12-04: without it every t4 case is clean (notebook/probes/
+probe_racecheck_filter.py, which runs gpulab sanitize's own child both ways). The t4 cases (T4_CASES) keep t4 and its shape and change
 one thing about the operands at a time: who wrote them (pad_k, cudaMemcpy from the host, the
 harness's own upload), where they lie (allocated last, or with an allocation after them), whether
 a Bt box reaches past N, and whether a kernel runs just before t4 at all.
@@ -166,7 +167,7 @@ def run_t4(timeout: float) -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 log = Path(tmp) / "log.txt"
                 argv = child if tool == "none" else [
-                    tool_path, "--tool", tool, "--kernel-name", "kernel_name=gemm_bf16", "--launch-count", "2",
+                    tool_path, "--tool", tool, "--kernel-name", "kernel_name=gemm_bf16",
                     "--report-api-errors", "no", "--print-limit", "5", "--log-file", str(log), *child]
                 try:
                     r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)

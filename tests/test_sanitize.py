@@ -419,3 +419,36 @@ def test_the_command_takes_kernel_and_param_and_needs_compute_sanitizer(tmp_path
     bad = subprocess.run([sys.executable, "-m", "gpulab.cli", "sanitize", "sgemm", "--tool", "memcheck,nope"],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert bad.returncode == 2 and "--tool nope: choose from memcheck, racecheck, synccheck, initcheck" in bad.stderr
+
+
+# -- the card's own logs ----------------------------------------------------------------------------
+RECORDED = Path(__file__).parent / "fixtures" / "sanitize"  # README.md there says what ran
+
+
+@pytest.mark.parametrize("name, errors, warnings, first, tool_error", [
+    ("t4-cluster2-memcheck.log", 0, 0, "", ""),
+    ("t4-cluster2-racecheck.log", 0, 0, "", ""),
+    ("t4-cluster2-synccheck.log", 0, 0, "", ""),
+    ("t4-cluster2-initcheck.log", 0, 0, "", ""),
+    ("racy_v1-memcheck.log", 0, 0, "", ""),
+    ("racy_v1-racecheck.log", 1, 1, "Error: Race reported between Write access at sgemm+0x3a0 in racy_v1.cu:25; "
+     "and Read access at sgemm+0x3c0 in racy_v1.cu:28 [39360 hazards]", ""),
+    ("reads_past_k-memcheck.log", 27, 0, "Invalid __global__ read of size 4 bytes; at sgemm+0x2c0 in reads_past_k.cu:22", ""),
+    ("t4-cluster2-launch-count-racecheck.log", 1, 0,
+     "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.",
+     "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception."),
+])
+def test_the_parser_reads_logs_the_h200_wrote(name, errors, warnings, first, tool_error):
+    """Each log as compute-sanitizer wrote it on the card: the counts from its summary line (the
+    memcheck log also says '7 errors were not printed': the count is still the summary's 27), the
+    first report with where it is, and a fault of the tool itself told apart."""
+    report = san.parse_log((RECORDED / name).read_text())
+    assert (report.errors, report.warnings, report.first, report.tool_error) == (errors, warnings, first, tool_error)
+    assert report.problem == ""
+
+
+def test_every_recorded_log_is_parsed_by_a_test():
+    tested = {"t4-cluster2-memcheck.log", "t4-cluster2-racecheck.log", "t4-cluster2-synccheck.log",
+              "t4-cluster2-initcheck.log", "racy_v1-memcheck.log", "racy_v1-racecheck.log",
+              "reads_past_k-memcheck.log", "t4-cluster2-launch-count-racecheck.log"}
+    assert {p.name for p in RECORDED.glob("*.log")} == tested

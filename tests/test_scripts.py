@@ -333,8 +333,8 @@ exit 1
     assert race[:4] == ["memcpy", "racecheck", "1", "1"] and race[4].endswith(
         "| Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.")
     argv = log.read_text().splitlines()
-    assert argv[:8] == ["--tool", "racecheck", "--kernel-name", "kernel_name=gemm_bf16", "--launch-count", "2",
-                        "--report-api-errors", "no"]
+    # No --launch-count beside the filter: with it racecheck faulted on every cluster launch (H200, 2026-12-04)
+    assert argv[:6] == ["--tool", "racecheck", "--kernel-name", "kernel_name=gemm_bf16", "--report-api-errors", "no"]
     assert argv[-4:] == [sys.executable, probe_cluster_sanitizer.__file__, "--t4", "memcpy"]
     assert lines[-1].startswith("cases: memcpy: 17x33x65, the staged layout built on the host")
 

@@ -17,8 +17,9 @@ all four; a demonstration (expected_wrong, the stencil's nosync) must have its h
 racecheck.
 
 A tool can fail inside itself: "Internal Sanitizer Error: The Sanitizer failed to handle a hardware
-exception" (racecheck on t4 and sgemm v14 in clusters of two, H200, 2026-12-02), the kernel then
-faulting under the tool only. That is told apart from a kernel's error by evidence, never by the
+exception", the kernel then faulting under the tool only (racecheck on every cluster launch of t4,
+v14 and kc on the H200, 2026-12-02 to 04, while this command passed "--launch-count 2" beside the
+name filter; without it they are clean: docs/results/sanitize.md). That is told apart from a kernel's error by evidence, never by the
 message alone: the same check run again outside the tool (its values right), and the run's other
 tools (memcheck and synccheck clean). With that evidence the row's verdict is TOOL_FAULT and the
 `evidence` column says what was seen; without it (the kernel wrong or faulting outside the tool
@@ -120,7 +121,9 @@ def command(sanitizer: Path, tool: str, entry: str, spec_file: Path, log_file: P
     # No --launch-count: the child launches the kernel only as often as its check needs (once, twice
     # for integer outputs). With "--launch-count 2" beside the name filter, the planted out-of-bounds
     # read and the planted race went unreported once GEMM inputs were drawn on the device (H200,
-    # 2026-12-04: CuPy's RNG and cast kernels launch first), as if the count ran over every launch.
+    # 2026-12-04: CuPy's RNG and cast kernels launch first), as if the count ran over every launch,
+    # and racecheck faulted inside itself on every cluster launch (t4, v14, kc), which it does not
+    # without the flag (notebook/probes/probe_racecheck_filter.py).
     only_ours = [] if tool == "initcheck" else [
         "--kernel-name", f"kernel_name={entry}",  # the run's kernel only, by its exact (extern "C": unmangled) name
     ]
