@@ -347,6 +347,25 @@ def test_multicast_explains_the_ragged_k_excess_at_1536x2560x1000():
     assert got == 115_752_960 and round(got / one - 1, 3) == 0.083
 
 
+PROBE_T1 = Path(__file__).parent / "fixtures" / "h200" / "probe-t1-sectors.csv"
+
+
+def test_t1_load_sectors_hold_at_every_probed_ragged_k():
+    """notebook/probes/probe_ragged_counts.py --set t1 on the H200 (2026-12-04, ncu 2025.3.1): one
+    block at K = 72 .. 120 and 968 .. 1024 in steps of 8, and 128x128x200, 256x256x1000, 300x388x200,
+    1536x2560x1000. Before the rule for zero-filled chunks the L1 counts (t1_access, counted_past_k),
+    the model missed 32, 64 and 96 sectors a block where the clipped k-tile holds 3, 5 and 7 chunks,
+    and 15,360 (+0.35%) at 1536x2560x1000; now every launch is exact."""
+    rows = read_csv(PROBE_T1)
+    t1 = EXP.variant("t1")
+    for r in rows:
+        m, n, k = map(int, r["shape"].split("x"))
+        got = predict(t1.access(parse_params_label(r["params"]), EXP.shape(m, n, k)))
+        assert got["gmem_load_sectors"] == int(r["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]), r
+        assert got["gmem_load_requests"] == int(r["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]), r
+    assert len(rows) == 19 and {int(r["shape"].split("x")[2]) % 64 for r in rows} == {0, 8, 16, 24, 32, 40, 48, 56}
+
+
 def test_t0_pays_for_its_c_staging_in_bank_conflicts():
     v = EXP.variant("t0")
     got = predict(v.access(v.default_params(), EXP.square(1024)))
