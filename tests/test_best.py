@@ -338,13 +338,13 @@ def test_a_measured_variant_is_held_to_its_measured_efficiency():
     assert chosen.variant.name == "twin" and "efficiency 1.00 from 4096x4096x4096" in chosen.why
 
 
-def test_an_unmeasured_variant_gets_the_median_of_the_measured():
+def test_an_unmeasured_variant_gets_the_lowest_of_the_measured():
     shape = STANDIN.shape(4096, 4096, 4096)
     plain = best.Selector(STANDIN, {}, CARD)
     roof = plain._estimate(WHOLE, WHOLE.default_params(), shape, modelled=True, efficiency=(1.0, "")).roof_s
     chooser = best.Selector(STANDIN, {}, CARD, [best.Measured("whole", WHOLE.default_params(), shape.values, 4 * roof)])
     eff, source = chooser.efficiency(SPLIT, shape)
-    assert eff == pytest.approx(0.25) and "median" in source
+    assert eff == pytest.approx(0.25) and "lowest" in source
     assert best.Selector(STANDIN, {}, CARD).efficiency(SPLIT, shape)[1].startswith("(nothing measured")
 
 

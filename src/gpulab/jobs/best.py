@@ -38,8 +38,8 @@ best) says what it would run, with no GPU. The rule, in full:
      this card nearest the shape among shapes of the same kind (memory-bound: flops per compulsory
      byte below the ridge of its compute ceiling over the copy), of the model's time there over the
      measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows).
-     Measured only on the other kind: that, capped at the median of the variants measured on this
-     kind; never measured: that median; nothing measured on the card: 1 (the bare model, said so).
+     Measured only on the other kind: that, capped at the lowest of the variants measured on this
+     kind near the shape; never measured: that lowest; nothing measured on the card: 1 (the bare model, said so).
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
    panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the
@@ -174,9 +174,12 @@ class Selector:
         """(efficiency, where from) of `v` at `shape`: the median, over its CALIBRATION_ROWS measured
         shapes of the same class (shape_class) nearest to `shape` (shape_distance), of the model's
         time there over the measured one. Where it was measured on the other class only, that, but at
-        most the median of the variants measured on this class (sgemm's v0, modelled well on squares,
+        most the lowest of the variants measured on this class (sgemm's v0, modelled well on squares,
         is not taken to stream a GEMV better than the kernels measured at one); where it was never
-        measured, that median; where nothing was measured on the class, its own on the other; where
+        measured, that lowest. The lowest, not the median: a kernel never timed on this kind of shape
+        borrows no better than the weakest that was (with the median, v14, timed only on squares, was
+        taken at 0.87-0.89 of its model at M = 128, where it ran at about 0.25 of it, and gemm_bf16's
+        t1 at 0.55 beat d0's own 0.56 at 13x9000x9000 once t4's runs at M <= 64 raised the median); where nothing was measured on the class, its own on the other; where
         nothing at all, 1 (the bare model)."""
         key = (v.name, shape.values)
         if key not in self._efficiency:
@@ -187,9 +190,9 @@ class Selector:
             if own:
                 found = own
             elif elsewhere and typical:
-                found = min(elsewhere[0], typical), f"{elsewhere[1]} ({other}-bound), capped at the {kind}-bound median"
+                found = min(elsewhere[0], typical), f"{elsewhere[1]} ({other}-bound), capped at the lowest {kind}-bound"
             elif typical:
-                found = typical, f"(unmeasured {kind}-bound: the measured variants' median)"
+                found = typical, f"(unmeasured {kind}-bound: the lowest of the measured variants)"
             elif elsewhere:
                 found = elsewhere[0], f"{elsewhere[1]} ({other}-bound)"
             else:
@@ -206,10 +209,10 @@ class Selector:
         return statistics.median(r for r, _ in ratios), "from " + "x".join(map(str, ratios[0][1].shape))
 
     def _typical_efficiency(self, v: Variant, shape: Shape, kind: str) -> float | None:
-        """The median of the other measured variants' efficiencies on `kind`-bound shapes near `shape`."""
+        """The lowest of the other measured variants' efficiencies on `kind`-bound shapes near `shape`."""
         found = [own[0] for other in self.variants if other.name in self.runs and other.name != v.name
                  and (own := self._own_efficiency(other, shape, kind))]
-        return statistics.median(found) if found else None
+        return min(found) if found else None
 
     def _ratio(self, v: Variant, run: Measured) -> float | None:
         """The model's time over the measured one, for one measured run (None: the config no longer runs)."""
