@@ -27,7 +27,7 @@ def test_pivot_from_the_committed_h200_csv():
     assert f"{v0_4096['gflops']:,.0f}" in table
 
 
-def test_the_best_row_is_one_column_and_its_lines_say_what_it_ran():
+def test_the_best_row_is_one_column_and_its_lines_say_what_it_ran(tmp_path):
     """gemm_bf16's committed CSV: its best row ran t4 at the large shapes and t2's small tiles at
     512^3 and 1024^3 (different params per shape), still one column; the lines name the pick."""
     records = read_csv(ROOT / "results" / "h200" / "gemm_bf16.csv")
@@ -35,12 +35,20 @@ def test_the_best_row_is_one_column_and_its_lines_say_what_it_ran():
     assert len({r["params"] for r in best}) > 1  # the premise: several configs
     header = pivot(records, "gflops").splitlines()[0]
     assert header.count("| best") == 1 and "| best |" in header
-    lines = experiment_block(ROOT / "results" / "h200" / "gemm_bf16.csv", "t0", "gflops")
+    # The best row runs one of the variants, so it ties with that variant's own row within noise and
+    # wins a shape only some of the time: here the first best row is made the fastest at its shape
+    # (its time a part in a thousand under the fastest variant's), the other rows as recorded.
+    first = best[0]
+    others = [r["time_ms"] for r in records if r["shape"] == first["shape"] and r["variant"] not in ("cublas", "best")]
+    first.update(time_ms=0.999 * min(others), gflops=first["gflops"] * first["time_ms"] / (0.999 * min(others)))
+    edited = tmp_path / "gemm_bf16.csv"
+    write_csv(edited, records)
+    lines = experiment_block(edited, "t0", "gflops")
     assert "best best" not in lines
     # Where the best row was the fastest run at its shape, its line names what it ran and why.
     won = [b for b in best if all(b["time_ms"] < r["time_ms"] for r in records
                                   if r["shape"] == b["shape"] and r["variant"] not in ("cublas", "best"))]
-    assert won  # the premise: the best row wins somewhere
+    assert first in won
     for b in won:
         assert f"- {b['shape']}: best {b['picked']} {b['params']}" in lines, b["shape"]
 
@@ -153,14 +161,15 @@ def test_sanitize_block_from_the_cards_csv(tmp_path):
     for tool in ("memcheck", "synccheck", "initcheck"):
         n = len(correct_runs(tool))
         assert n and f"| {tool} | {n} of {n} |" in block
-    # The open finding (docs/notes/gemm_bf16-notes.md, "Under compute-sanitizer"): racecheck faults on
-    # launches in clusters (t4 and v14 at CLUSTER=2, kc's split over a cluster), and only those.
+    # The finding settled on 2026-12-04 (docs/results/sanitize.md): racecheck's faults on cluster
+    # launches came from --launch-count; sanitized again without it, every correct run is clean,
+    # the clustered ones (t4 and v14 at CLUSTER=2, kc's split over a cluster) among them.
     raced = correct_runs("racecheck")
     clustered = {key for key in raced if "CLUSTER=2" in (key[2] or "") or key[1] == "kc"}
-    assert clustered and f"| racecheck | {len(raced) - len(clustered)} of {len(raced)} |" in block
+    assert clustered and f"| racecheck | {len(raced)} of {len(raced)} |" in block
     unclean = {(r["experiment"], r["variant"], r["params"], r["shape"]) for r in rows
                if r["tool"] == "racecheck" and not r["expected_wrong"] and r["verdict"] != "clean"}
-    assert unclean == clustered
+    assert not unclean and "tool faults" not in block
     assert "nosync R=3 100003: hazard reported (a demonstration)" in block
     damaged = tmp_path / "sanitize.csv"
     write_csv(damaged, [{k: v for k, v in r.items() if k != "verdict"} for r in rows])

@@ -452,3 +452,12 @@ def test_every_recorded_log_is_parsed_by_a_test():
               "t4-cluster2-initcheck.log", "racy_v1-memcheck.log", "racy_v1-racecheck.log",
               "reads_past_k-memcheck.log", "t4-cluster2-launch-count-racecheck.log"}
     assert {p.name for p in RECORDED.glob("*.log")} == tested
+
+
+def test_a_new_row_replaces_the_recorded_one_whatever_type_its_shape_came_as():
+    """A row read back from the CSV holds a one-dimensional shape as a number, a new row as a label:
+    the run is the same, and the new row replaces the old (on 2026-12-04 the stencil's runs were kept
+    twice, and the README's block counted 69 runs of 68)."""
+    old = {"experiment": "stencil", "variant": "shfl", "params": "R=3", "shape": 100003, "tool": "memcheck"}
+    new = old | {"shape": "100003", "verdict": "clean"}
+    assert san.merge([old], [new]) == [new]

@@ -227,8 +227,10 @@ def verdict(row: dict, report: "Report") -> str:
 
 
 def run_key(row: dict) -> tuple:
-    """(experiment, variant, params, shape): one run, whatever the tool."""
-    return row.get("experiment"), row.get("variant"), row.get("params") or "", row.get("shape")
+    """(experiment, variant, params, shape) as text: one run, whatever the tool. As text because a
+    row read back from the CSV has a one-dimensional shape as a number (100003) and a row just made
+    has it as a label ('100003'): compared raw, the stencil's runs were kept twice (2026-12-04)."""
+    return tuple(str(row.get(k) if row.get(k) is not None else "") for k in ("experiment", "variant", "params", "shape"))
 
 
 def judge_tool_faults(rows: list[dict], recorded: list[dict] = ()) -> list[dict]:

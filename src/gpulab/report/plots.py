@@ -148,7 +148,8 @@ def ladder_lines_figure(records: list[dict], rungs: list[str], library: str, cei
     main = axes[0][0]
     for i, v in enumerate(series):
         style = LIBRARY_STYLE if v == library else {**series_style(i), "linewidth": 1.4}
-        points = [(best[s][v]["m"], best[s][v]["gflops"]) for s in sweep if v in best[s]]
+        # by size, not by CSV order: a size benched later (2048^3 in a full run) would zig-zag the line
+        points = sorted((best[s][v]["m"], best[s][v]["gflops"]) for s in sweep if v in best[s])
         if points:
             main.plot(*zip(*points), label=v, **style)
     if ceiling:
@@ -172,7 +173,7 @@ def ladder_lines_figure(records: list[dict], rungs: list[str], library: str, cei
             side.axhline(ceiling[1], color=CEILING_COLOUR, linestyle=":", linewidth=1.8)
         side.set_xticks(range(len(ragged)), ragged, rotation=25, fontsize=8, ha="right")
         side.set_xlim(-0.6, len(ragged) - 0.4)
-        side.set_title("ragged shapes", fontsize=10)
+        side.set_title("ragged and skinny shapes", fontsize=10)
         side.grid(True, axis="y", alpha=0.3)
     main.set_ylim(bottom=0)
     fig.legend(*main.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(0.86, 0.93), fontsize=8,
