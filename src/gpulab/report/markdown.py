@@ -274,7 +274,10 @@ def _pct(value) -> str:
 def headline_block(csv_path: Path, experiment) -> str:
     """The README's table of one experiment: per shape, gpulab's best row (the tune's pick, where the
     experiment has one; else its fastest correct variant) against the vendor library and the card's
-    measured ceiling, from each variant's latest run there. The full tables are on its results page."""
+    measured ceiling, from each variant's latest run there. Where some shapes have a best row, only
+    those: the others were benched for a few variants (the best-row model's calibration rows) and
+    would read as gpulab's best though nobody asked for it there; a line counts them. The full
+    tables are on its results page."""
     records = latest_in_csv_order(read_runs(csv_path))
     rate = "gflops" if experiment.bound == "compute" else "gbps"
     libraries = set(experiment.vendor_baselines())
@@ -285,7 +288,10 @@ def headline_block(csv_path: Path, experiment) -> str:
     head = ["shape", "gpulab's best", unit, *([f"{library} {unit}", f"% of {library}"] if library else []),
             "% of ceiling"]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
-    for shape in dict.fromkeys(r["shape"] for r in records):
+    shapes = list(dict.fromkeys(r["shape"] for r in records))
+    with_best = [shape for shape in shapes if any(r["shape"] == shape and r["variant"] == BEST for r in timed)]
+    left_out = len(shapes) - len(with_best) if with_best else 0
+    for shape in with_best or shapes:
         here = [r for r in timed if r["shape"] == shape]
         best = [r for r in here if r["variant"] == BEST]
         own = best or [r for r in here if r["variant"] not in libraries]
@@ -301,6 +307,9 @@ def headline_block(csv_path: Path, experiment) -> str:
             cells += [_fmt(lib[rate], rate) if lib else "", _pct(top.get("pct_of_cublas"))]
         cells.append(_ceiling_cell(top))
         lines.append("| " + " | ".join(cells) + " |")
+    if left_out:
+        lines += ["", f"{left_out} more shape{'s' if left_out > 1 else ''} benched without a best row "
+                      "(a few variants each: the best-row model's calibration), on the results page."]
     return "\n".join(lines) + "\n\n" + provenance(records) + "\n"
 
 
