@@ -606,3 +606,24 @@ def test_a_memory_bound_experiments_best_block_gives_gb_per_s_and_no_vendor_colu
     assert block.startswith("| shape | gpulab best ran | GB/s | % of ceiling |\n|---|---|---|---|\n")
     assert "| 67108864 | shfl R=3 PER=16 HINT=0 | 4,169.3 | 96.8% (copy_kernel) |" in block
 
+
+
+def test_a_tune_of_one_variant_names_the_rivals_the_model_expects_faster():
+    """After call 6's tune of t4 alone at 128x6144x4096 (H200, 2026-12-04), the best row there runs
+    t4's tuned config, which the llm suite measured 20% slower than kc: the tune says so, naming kc
+    and the command that would let the card decide. At 4096^3, where t4's tuned config is the
+    fastest the model knows of, and at 1000x3000x777, where the model puts t3 5% ahead (within its
+    margin: its times are estimates), it says nothing."""
+    import types
+
+    from gpulab.cli import _untuned_rivals
+
+    bf16 = get_experiment("gemm_bf16")
+    t4 = bf16.variant("t4")
+    table = best.load_tuned(H200)["gemm_bf16"]["t4"]["by_shape"]
+    plan = types.SimpleNamespace(experiment=bf16, variant=t4, folder=H200)
+    skinny = _untuned_rivals(plan, types.SimpleNamespace(by_shape={"128x6144x4096": table["128x6144x4096"]}))
+    assert len(skinny) == 1 and "the model expects kc" in skinny[0]
+    assert "gpulab tune gemm_bf16 kc --shape 128x6144x4096" in skinny[0]
+    for label in ("4096x4096x4096", "1000x3000x777"):
+        assert _untuned_rivals(plan, types.SimpleNamespace(by_shape={label: table[label]})) == [], label

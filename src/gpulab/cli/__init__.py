@@ -26,6 +26,7 @@ from gpulab.files import check_writable
 from gpulab.gpu import nvml
 from gpulab.gpu.compile import check_arch
 from gpulab.gpu.device import no_gpu_hint, probe
+from gpulab.jobs import best as choosing
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.search import DEFAULT_BUDGET
@@ -378,6 +379,8 @@ def _show_tune(rows) -> None:
         recorded = tuning.load_tuned(plan.folder).get(exp.name, {}).get(v.name, {}).get("by_shape", {})
         if kept := [label for label in recorded if label not in result.by_shape]:
             console.print(f"  kept from an earlier tune: the picks at {', '.join(kept)}")
+        for line in _untuned_rivals(plan, result):
+            console.print(line)
         if result.overall_kept_from:
             console.print(f"the fastest per shape saved to {tuning.tuned_path(plan.folder)}; its best overall is "
                           f"still the one tuned at {', '.join(result.overall_kept_from)} (a tune replaces it only "
@@ -387,6 +390,29 @@ def _show_tune(rows) -> None:
                           f"{tuning.tuned_path(plan.folder)}; bench and run use them; every result in {plan.path}")
     for card in rows.per_card:
         exit_if_unfinished(card.lab)
+
+
+def _untuned_rivals(plan, result) -> list[str]:
+    """A line for each shape only this variant was tuned at where the model expects another variant
+    to be faster than the tune's fastest (gpulab.jobs.best.rivals_ahead): the best row there now runs
+    the tuned config, and the rival is never timed unless it is tuned too."""
+    exp, v = plan.experiment, plan.variant
+    table = tuning.load_tuned(plan.folder).get(exp.name, {})
+    chooser = choosing.selector(exp, plan.folder)
+    lines = []
+    for label, entry in result.by_shape.items():
+        if any(label in ((other or {}).get("by_shape") or {}) for name, other in table.items() if name != v.name):
+            continue  # a rival was tuned here too: the measurements decide
+        shape = exp.shape(*tuning.shape_of(label))
+        work = exp.flops(shape) or exp.bytes_moved(shape)
+        rivals = choosing.rivals_ahead(chooser, v.name, shape, work / (float(entry["rate"]) * 1e9))
+        if rivals:
+            names = ", ".join(f"{e.variant.name} ({e.seconds * 1e3:.4f} ms)" for e in rivals[:3])
+            lines.append(f"  at {label} the model expects {names} faster than {v.name}'s tuned "
+                         f"{work / (float(entry['rate']) * 1e6):.4f} ms; the best row there now runs {v.name} "
+                         f"(tuned here): tune {rivals[0].variant.name} there too to let the card decide "
+                         f"(gpulab tune {exp.name} {rivals[0].variant.name} --shape {label})")
+    return lines
 
 
 @app.command("tune-replay")

@@ -459,6 +459,18 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
     return Selector(experiment, table, card_for(folder), measured_runs(experiment, folder, table))
 
 
+RIVAL_MARGIN = 0.9  # a rival is named only where the model expects it 10% faster: its times are estimates
+
+
+def rivals_ahead(chooser: Selector, variant: str, shape: Shape, measured_s: float) -> list[Estimate]:
+    """The other variants the model expects to run `shape` at least 10% faster than `variant` was
+    measured there (its tune's fastest, `measured_s`), best first. Rule 1 runs a tuned config wherever it was tuned,
+    so after a tune of one variant these would never be timed there: on the H200 (2026-12-04) t4
+    tuned alone at 128x6144x4096 made the best row 20% slower than kc, v14 56% slower than v12. A
+    hint, not a verdict: the model's times are estimates (gpulab tune says to tune them too)."""
+    return [e for e in chooser.ranking(shape) if e.variant.name != variant and e.seconds < RIVAL_MARGIN * measured_s]
+
+
 # -- a suite's tune and its benchmark ---------------------------------------------------------------
 def tune_targets(chooser: Selector, shapes: list[Shape], top: int = 2) -> dict[str, list[Shape]]:
     """What `gpulab tune EXP --suite NAME` tunes when no variant is named: at each shape the `top`
