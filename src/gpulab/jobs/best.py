@@ -16,7 +16,8 @@ best) says what it would run, with no GPU. The rule, in full:
    at most MAX_CONFIGS per variant, kept by the cheap bound below.
 3. The model of one candidate (Estimate), on this card's measured ceilings (records/ceilings.py):
    - work: the launch's blocks, and its tiles, ceil(M/BM) * ceil(N/BN) where the params name BM and
-     BN (else each block is one). More blocks than tiles are a split over K where the access model
+     BN (else each block is one); with CLUSTER, ceil(M/(BM*CLUSTER)) * CLUSTER * ceil(N/BN): a
+     cluster's blocks take consecutive row tiles, those past M computing padding (t4, v14). More blocks than tiles are a split over K where the access model
      shows partials (else the extra blocks idle: a cluster's past M); fewer blocks loop over the tiles
      (a persistent grid), evenly where they split them (stream-K). A split that adds its partials in
      a cluster's shared memory shows none in global memory: there the blocks that store a share of

@@ -297,7 +297,13 @@ def work_units(variant: Variant, params: Params, shape: Shape) -> tuple[int, int
     tiles, padded = blocks, 1.0
     if {"BM", "BN"} <= set(params) and {"M", "N"} <= set(shape.names):
         m, n = shape["M"], shape["N"]
-        tiles = cdiv(m, params["BM"]) * cdiv(n, params["BN"])
+        # A cluster's blocks take CLUSTER consecutive BM-row tiles of one BN column (t4 and v14,
+        # which multicast the Bt tile they share): a cluster tile is the unit, and where M ends
+        # inside it the blocks past M compute padding. Counted per row tile, t4 at 1x57344x8192 (4
+        # blocks a cluster) looked like 3 rounds on 120 SMs; it ran 10 on 30 clusters, 0.78 ms
+        # (H200, 2026-12-04, the llm suite).
+        rows = params["BM"] * params.get("CLUSTER", 1)
+        tiles = cdiv(m, rows) * params.get("CLUSTER", 1) * cdiv(n, params["BN"])
         padded = tiles * params["BM"] * params["BN"] / (m * n)
     if "BK" in params and "K" in shape.names:
         padded *= cdiv(shape["K"], params["BK"]) * params["BK"] / shape["K"]
