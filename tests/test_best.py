@@ -650,3 +650,21 @@ def test_a_cluster_tile_is_the_unit_of_t4s_work():
     # clusters of one, and a shape of whole cluster tiles: the row tiles as before
     assert cost.work_units(t4, params | {"CLUSTER": 1}, shape)[1] == 287
     assert cost.work_units(t4, params, bf16.shape(4096, 4096, 4096))[1] == 32 * cdiv(4096, 200)
+
+
+def test_a_config_timed_at_the_shape_is_judged_by_its_own_run():
+    """coalesce's rows at 4096x4096 on the H200 (2026-12-04, the full main job): VEC=4 at 99% of the
+    copy ceiling, VEC=1 at 63%. Both had been lent the variant's one efficiency (its fastest run's),
+    tying them, and the best row ran VEC=1; each now carries its own, and VEC=4 is the pick. At
+    stencil's 16777216, shfl PER=8 (timed there) stays the pick over PER=16 (never timed), which the
+    model puts 1.7% ahead on an efficiency borrowed from another run."""
+    coalesce = get_experiment("coalesce")
+    chooser = best.selector(coalesce, H200)
+    rows = coalesce.variant("rows")
+    shape = coalesce.shape(4096, 4096)
+    slow, fast = (chooser.measured_here(rows, {"VEC": vec}, shape) for vec in (1, 4))
+    assert slow[0] < 0.7 < 0.9 < fast[0] and fast[1] == "measured for this config at 4096x4096"
+    assert chooser.pick(shape).params == {"VEC": 4}
+    stencil = get_experiment("stencil")
+    pick = best.selector(stencil, H200).pick(stencil.shape(16777216))
+    assert (pick.variant.name, pick.params["PER"]) == ("shfl", 8) and "measured for this config" in pick.why

@@ -35,7 +35,10 @@ best) says what it would run, with no GPU. The rule, in full:
      back at the copy ceiling. Where the access model declines a config or is too large to evaluate
      here (LANE_BUDGET), the L2 bytes of the nearest config it models (one param changed), else of
      the tiles' panels of A and B.
-   - divided by the variant's efficiency: the median, over its CALIBRATION_ROWS measured runs on
+   - divided by the config's own efficiency where it was timed at the shape or very near it
+     (measured_here: the median of model over measured time of those runs; a config timed there
+     also wins over untimed ones the model puts less than MEASURED_EDGE ahead), else
+     by the variant's efficiency: the median, over its CALIBRATION_ROWS measured runs on
      this card nearest the shape among shapes of the same kind (memory-bound: flops per compulsory
      byte below the ridge of its compute ceiling over the copy), of the model's time there over the
      measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows).
@@ -129,6 +132,31 @@ def fastest_per_shape(runs: list[Measured]) -> dict[str, list[Measured]]:
     return {name: sorted(shapes.values(), key=lambda r: r.shape) for name, shapes in by_variant.items()}
 
 
+MEASURED_HERE = "measured for this config at "
+MEASURED_EDGE = 0.02  # how much faster (modelled) a config never timed at a shape must be to win over one timed there
+
+
+def prefer_measured(estimates: list[Estimate]) -> Estimate:
+    """The best estimate, except that one whose config was timed at the shape (its efficiency its own
+    there: Selector.measured_here) wins over those within MEASURED_EDGE of it whose configs were not:
+    they differ by less than the spread of the efficiencies they borrow (stencil's shfl PER=16,
+    never timed at 16777216, came out 1.8% ahead of PER=8, timed there, on PER=8's own run of R=8)."""
+    best = min(estimates, key=lambda e: e.order)
+    timed = [e for e in estimates if e.efficiency_from.startswith(MEASURED_HERE)
+             and e.seconds <= best.seconds * (1 + MEASURED_EDGE)]
+    return min(timed, key=lambda e: e.order) if timed else best
+
+
+def _fastest_per_config(runs: list[Measured]) -> dict[tuple, list[Measured]]:
+    """Per (variant, params), its fastest run at each shape it ran."""
+    by_config: dict[tuple, dict[tuple, Measured]] = {}
+    for run in runs:
+        shapes = by_config.setdefault((run.variant, tuple(sorted(run.params.items()))), {})
+        if run.shape not in shapes or run.seconds < shapes[run.shape].seconds:
+            shapes[run.shape] = run
+    return {key: list(shapes.values()) for key, shapes in by_config.items()}
+
+
 # -- the pick ---------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Pick:
@@ -155,6 +183,10 @@ class Selector:
         self.variants = [v for v in experiment.variants if not v.expected_wrong]
         self.refused_arch = {v.name: r for v in self.variants if (r := v.arch_reason(self.card.arch))}
         self.runs = fastest_per_shape(list(runs))
+        # Each config's own fastest run at each shape: the variant's calibration above keeps only
+        # its fastest config per shape, which would lend coalesce's rows VEC=1 the efficiency its
+        # VEC=4 reached beside it (0.98 against its own 0.63, H200 2026-12-04) and tie the two.
+        self.config_runs = _fastest_per_config(list(runs))
         self._ratios: dict[tuple, float | None] = {}
         self._efficiency: dict[tuple, tuple[float, str]] = {}
         self._configs: dict[tuple, list[Params]] = {}
@@ -200,6 +232,19 @@ class Selector:
                 found = 1.0, "(nothing measured on this card: the bare model)"
             self._efficiency[key] = found
         return self._efficiency[key]
+
+    def measured_here(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
+        """The config's own efficiency where it was timed at the shape or very near it (VERY_NEAR):
+        the median of model over measured time of those runs; None where it was not. A measurement of
+        the config itself outranks every figure borrowed from other configs or shapes."""
+        key = tuple(sorted(params.items()))
+        runs = [run for run in self.config_runs.get((v.name, key), ())
+                if shape_distance(shape, run.shape) <= VERY_NEAR]
+        ratios = [ratio for run in runs if (ratio := self._ratio(v, run)) is not None]
+        if not ratios:
+            return None
+        nearest = min(runs, key=lambda run: shape_distance(shape, run.shape))
+        return statistics.median(ratios), MEASURED_HERE + "x".join(map(str, nearest.shape))
 
     def _own_efficiency(self, v: Variant, shape: Shape, kind: str) -> tuple[float, str] | None:
         runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape) == kind]
@@ -250,7 +295,7 @@ class Selector:
                  "DRAM": exp.bytes_moved(shape) / (card.copy_gbps * 1e9),
                  "L2": traffic.l2_bytes / (card.l2_gbps * 1e9) if traffic is not None and card.l2_gbps else 0.0}
         workspace = 2 * (traffic.workspace_bytes or 0.0) / (card.copy_gbps * 1e9) if traffic is not None else 0.0
-        eff, source = efficiency or self.efficiency(v, shape)
+        eff, source = efficiency or self.measured_here(v, params, shape) or self.efficiency(v, shape)
         return Estimate(v, dict(params), shape, blocks, tiles, split, balanced,
                         quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, eff,
                         source, traffic, note, card.sms, exp.ceiling_for(v.name)[0],
@@ -400,7 +445,9 @@ class Selector:
             mine = tried.get(b.variant.name, [])
             # A bound that cannot win is skipped; so is a variant already modelled at twice the best time
             # found (its access pattern, not its config, is what the guess missed), or modelled thrice.
-            if b.seconds >= best or (mine and (min(mine) >= 2 * best or len(mine) >= MODELLED_PER_VARIANT)):
+            # A config timed at the shape may still win within MEASURED_EDGE (prefer_measured).
+            edge = 1 + MEASURED_EDGE if b.efficiency_from.startswith(MEASURED_HERE) else 1
+            if b.seconds >= best * edge or (mine and (min(mine) >= 2 * best or len(mine) >= MODELLED_PER_VARIANT)):
                 continue
             est = self._estimate(b.variant, b.params, b.shape, modelled=True)
             found.append(est)
@@ -424,8 +471,10 @@ class Selector:
                 found = [e for e in shared if e.variant.name == v.name]
                 found += self._modelled(self._bounds(shape, [v]), MODELLED_PER_VARIANT)
                 if found:
-                    out.append(min(found, key=lambda e: e.order))
-            self._ranking[shape.values] = sorted(out, key=lambda e: e.order)
+                    out.append(prefer_measured(found))
+            ranked = sorted(out, key=lambda e: e.order)
+            top = prefer_measured(ranked) if ranked else None
+            self._ranking[shape.values] = [top] + [e for e in ranked if e is not top] if top else ranked
         return self._ranking[shape.values]
 
     def pick(self, shape: Shape) -> Pick | None:
