@@ -512,8 +512,8 @@ def tune(experiment_name: str, variant: str | None = None, params: dict | None =
     best config for this card in results/<gpu>/tuned.json. Records: every result of this tune;
     `.result` (scored configs, best per shape), `.plan`. progress.say tells what it found first.
     `strategy`: 'grid', 'random' or 'bayes' (optuna's TPE; the `tune` extra), by default grid when
-    the space fits in the budget, else random; `budget`: configs (40) or time ('10m'); `seed`: random's
-    and bayes's (gpulab.jobs.search).
+    the space fits in the budget, else random; `budget`: configs (40) or time ('10m'); `seed`: the random-number
+    generator's starting value for random and bayes (gpulab.jobs.search).
     `workers` or `scheduler`: compiled in parallel, timed on every GPU (gpulab.run.sweep), one tune per
     card model, each in `.per_card` (this Records is the first's).
 
@@ -559,7 +559,7 @@ def tune(experiment_name: str, variant: str | None = None, params: dict | None =
 def tune_replay(csv: str | Path, shapes: Sequence[str], evaluations: int | None = None, seeds: int = 20,
                 strategies: Sequence[str] = replaying.REPLAYED) -> tuple:
     """Replay search strategies against a tune already recorded in `csv` (gpulab.jobs.replay): each
-    strategy, seeds 0..seeds-1, `evaluations` configs (default: a quarter of those recorded at every
+    strategy run `seeds` times (random-number generator started at 0, 1, ...), `evaluations` configs (default: a quarter of those recorded at every
     one of `shapes`), each told the rate the CSV holds for it. Nothing is timed. (Recorded, [Replayed])."""
     rec = replaying.recorded(csv, list(shapes))
     if not isinstance(seeds, int) or seeds < 1:

@@ -249,7 +249,7 @@ def bench(
     out: Optional[Path] = typer.Option(None, "--out", help="CSV path; default results/<gpu>/<experiment>.csv"),
     warm_l2: bool = typer.Option(False, "--warm-l2", help="do not flush L2 between repetitions"),
     exact: bool = typer.Option(False, "--exact", help="check with small-integer inputs (exact equality)"),
-    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    seed: int = typer.Option(0, "--seed", help="random-number generator start for the inputs"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="a running Dask cluster, e.g. tcp://host:8786"),
@@ -344,7 +344,7 @@ def tune(
                                          "(90s, 10m, 1h); default 120 configs"),
     strategy: Optional[str] = typer.Option(None, "--strategy", help="grid, random or bayes (optuna's TPE, the "
                                            "tune extra); default grid when the space fits in the budget, else random"),
-    seed: int = typer.Option(0, "--seed", help="the random-number seed of the random and bayes searches"),
+    seed: int = typer.Option(0, "--seed", help="random-number generator start for the random and bayes searches"),
     limit: Optional[int] = typer.Option(None, "--limit", hidden=True, help="the old name of --budget N"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     workers: Optional[int] = typer.Option(None, "--workers", help="compile on N processes while this machine's GPUs time (Dask)"),
@@ -421,7 +421,7 @@ def tune_replay(
     shape: list[str] = typer.Option(..., "--shape", help="the shapes a config is scored on (repeatable); "
                                     "only configs recorded at every one take part"),
     budget: Optional[int] = typer.Option(None, "--budget", help="configs per search (default: a quarter of those recorded)"),
-    seeds: int = typer.Option(20, "--seeds", help="searches per strategy, seeds 0 to N-1"),
+    seeds: int = typer.Option(20, "--seeds", help="searches per strategy, each from its own random-number start (0, 1, ...)"),
 ) -> None:
     """Replay random and bayes against a tune already recorded: how near each comes, with fewer
     evaluations, to the best config the recorded tune found. Nothing is timed: a config's score is
@@ -534,7 +534,7 @@ def ab(
     shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 4096x4096x4096"),
     noise: str = typer.Option("0.5%", "--noise", help="the resolution: a difference within it is 'same within noise'"),
     warm_l2: bool = typer.Option(False, "--warm-l2", help="do not flush L2 before each launch"),
-    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    seed: int = typer.Option(0, "--seed", help="random-number generator start for the inputs"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="a CSV the two rows join (default: none written)"),
     lock_clocks: Optional[int] = typer.Option(None, "--lock-clocks", metavar="MHZ", help=LOCK_HELP),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),

@@ -43,7 +43,7 @@ def profile(
     full: bool = typer.Option(False, "--full", help="also save a --set full report (.ncu-rep) to open in ncu-ui"),
     out: Optional[Path] = typer.Option(None, "--out", help="where --full saves its report (default: the reports/ folder beside the CSV, results/<gpu>/reports/)"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV the record joins (default results/<gpu>/profile.csv)"),
-    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    seed: int = typer.Option(0, "--seed", help="random-number generator start for the inputs"),
     sass: bool = typer.Option(False, "--sass", help="also count per SASS instruction (ncu's source page): memory instructions by kind beside the model, and where the warps stalled"),
     sass_csv: Optional[Path] = typer.Option(None, "--sass-csv", help="with --sass: every instruction's counters and stall samples by reason into this CSV"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
@@ -100,7 +100,7 @@ def compare(
     size: Optional[str] = typer.Option(None, "--size", help="every dimension = size (default: the first default shape)"),
     shape: Optional[str] = typer.Option(None, "--shape", help="e.g. 512x512x512"),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="the CSV both records join (default results/<gpu>/profile.csv)"),
-    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    seed: int = typer.Option(0, "--seed", help="random-number generator start for the inputs"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
 ) -> None:
     """Profile two variants (or two configs of one) and show their key metrics side by side: the
@@ -163,7 +163,7 @@ def fidelity(
     variant: Optional[str] = typer.Option(None, "--variant", "-v", help="comma-separated variants (default: all)"),
     shapes: str = typer.Option("both", "--shapes", help="both, default (the first default shape) or ragged"),
     out: Optional[Path] = typer.Option(None, "--out", help="the CSV (default results/<gpu>/fidelity.csv; rows of the same runs are replaced)"),
-    seed: int = typer.Option(0, "--seed", help="seed of the random inputs"),
+    seed: int = typer.Option(0, "--seed", help="random-number generator start for the inputs"),
     rejudge: bool = typer.Option(False, "--rejudge", help="no GPU: fresh predictions and verdicts for the recorded ncu numbers (--out, or every results/*/fidelity.csv) of the experiments and --variant named (default: all)"),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="these shapes instead of --shapes' (repeatable or comma-separated; one experiment), e.g. 3x1000x777"),
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=V1,V2 for the variants that have it (repeatable)"),

@@ -133,7 +133,7 @@ def replay(rec: Recorded, strategy: str, evaluations: int, seed: int, parallel: 
 
 
 def replay_seeds(rec: Recorded, strategies, evaluations: int, seeds: int, parallel: int = 1) -> list[Replayed]:
-    """replay() for each strategy and each random-number seed from 0 to seeds - 1."""
+    """replay() for each strategy and each random-number generator start from 0 to seeds - 1."""
     return [replay(rec, s, evaluations, seed, parallel) for s, seed in itertools.product(strategies, range(seeds))]
 
 

@@ -103,7 +103,8 @@ def listed(strategy: str, configs: list[Params], budget: Budget, first: Params |
     """The configs of a list strategy, in the order they are timed, `first` leading if feasible:
     grid's product order (the whole space fits in the budget: resolve() saw to it), or random's
     sample drawn with `seed` (on a time budget, every feasible config in a random order). Past the
-    budget, random with seed 0 is the sample a tune drew before it had strategies."""
+    budget, random with the generator started at zero is the sample a tune drew before it had
+    strategies."""
     head = [first] if first is not None and first in configs else []
     rest = [c for c in configs if c != first]
     if strategy == "grid":
