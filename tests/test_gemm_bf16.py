@@ -195,16 +195,23 @@ def test_defaults_are_accepted_on_every_test_shape(variant):
 @pytest.mark.parametrize("variant, params", list(_cases()))
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_accepted_configs_compile_without_spills(variant, params, arch):
+    _compiles_without_spills(variant, params, arch, EXP.shape(4096, 4096, 4096))
+
+
+def _compiles_without_spills(variant, params, arch, shape):
+    """A config its constraints accept compiles for `arch` (the variant's own target where it has
+    one: the wgmma rungs and kc are sm_90a alone) with no spills or stack, and launches at `shape`
+    within the block's thread and shared-memory limits; a refused config says why in a sentence."""
     reason = variant.constraints(params, None)
     if reason:
         assert isinstance(reason, str) and len(reason) > 10
         pytest.skip(f"rejected: {reason}")
-    if reason := variant.arch_reason(arch):  # wgmma rungs: sm_90a alone
+    if reason := variant.arch_reason(arch):
         pytest.skip(reason)
     res = compile_kernel(EXP.source(variant), EXP.entry, params, arch=variant.compile_arch(arch)).resources
     assert res.spill_stores_bytes == 0 and res.spill_loads_bytes == 0, res
     assert res.stack_frame_bytes == 0, res
-    launch = variant.launch(params, EXP.shape(4096, 4096, 4096))
+    launch = variant.launch(params, shape)
     assert launch.threads_per_block <= 1024
     assert launch.smem_dynamic_bytes + res.smem_static_bytes <= SMEM_BLOCK_OPTIN_MAX
 
@@ -497,18 +504,7 @@ def _small_cases():
 @pytest.mark.parametrize("variant, params", list(_small_cases()))
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_small_tile_kernels_compile_without_spills(variant, params, arch):
-    reason = variant.constraints(params, None)
-    if reason:
-        assert isinstance(reason, str) and len(reason) > 10
-        pytest.skip(f"rejected: {reason}")
-    if reason := variant.arch_reason(arch):  # kc: sm_90a alone
-        pytest.skip(reason)
-    res = compile_kernel(EXP.source(variant), EXP.entry, params, arch=variant.compile_arch(arch)).resources
-    assert res.spill_stores_bytes == 0 and res.spill_loads_bytes == 0, res
-    assert res.stack_frame_bytes == 0, res
-    launch = variant.launch(params, EXP.shape(16, 4096, 4096))
-    assert launch.threads_per_block <= 1024
-    assert launch.smem_dynamic_bytes + res.smem_static_bytes <= SMEM_BLOCK_OPTIN_MAX
+    _compiles_without_spills(variant, params, arch, EXP.shape(16, 4096, 4096))
 
 
 def test_d0_takes_any_m_in_rows_of_16_and_states_its_limits():

@@ -102,6 +102,18 @@ class GemmProblem(Experiment):
         return total
 
     def make_inputs(self, shape: Shape, rng: np.random.Generator, exact: bool) -> dict:
+        return self._draw(shape, exact, rng.integers, rng.uniform, np)
+
+    def make_device_inputs(self, shape: Shape, seed: int, exact: bool, xp) -> dict:
+        """The same kinds of values as make_inputs, drawn on the device from `seed`: at the shapes of
+        a model's layers (57344 x 8192 weights, 940 MB in BF16) the host took seconds per draw, and
+        a run draws twice (check, then timing)."""
+        rng = xp.random.RandomState(seed)
+        return self._draw(shape, exact, rng.randint, rng.uniform, xp)
+
+    def _draw(self, shape: Shape, exact: bool, integers, uniform, xp) -> dict:
+        """A and B (or Bt) from `integers(low, high, size)` (high excluded) and `uniform(low, high,
+        size)`, on the host (numpy) or the device (`xp`), encoded as the experiment stores them."""
         m, n, k = shape.values
         b_size = (n, k) if self.b_transposed else (k, n)
         if exact:
@@ -110,28 +122,11 @@ class GemmProblem(Experiment):
             # different value instead of the same one back.
             if k > EXACT_MAX_K:
                 raise GpulabError(f"--exact needs K <= {EXACT_MAX_K} so that sums stay exact")
-            a = rng.integers(-3, 4, size=(m, k)).astype(np.float32)
-            b = rng.integers(-2, 3, size=b_size).astype(np.float32)
+            a = integers(-3, 4, size=(m, k)).astype(xp.float32)
+            b = integers(-2, 3, size=b_size).astype(xp.float32)
         else:
-            a = rng.uniform(-1.0, 1.0, size=(m, k)).astype(np.float32)
-            b = rng.uniform(-1.0, 1.0, size=b_size).astype(np.float32)
-        return {"A": self.encode(a), self.b_name: self.encode(b)}
-
-    def make_device_inputs(self, shape: Shape, seed: int, exact: bool, xp) -> dict:
-        """The same kinds of values as make_inputs, drawn on the device from `seed`: at the shapes of
-        a model's layers (57344 x 8192 weights, 940 MB in BF16) the host took seconds per draw, and
-        a run draws twice (check, then timing)."""
-        m, n, k = shape.values
-        b_size = (n, k) if self.b_transposed else (k, n)
-        rng = xp.random.RandomState(seed)
-        if exact:
-            if k > EXACT_MAX_K:
-                raise GpulabError(f"--exact needs K <= {EXACT_MAX_K} so that sums stay exact")
-            a = rng.randint(-3, 4, size=(m, k)).astype(xp.float32)
-            b = rng.randint(-2, 3, size=b_size).astype(xp.float32)
-        else:
-            a = rng.uniform(-1.0, 1.0, size=(m, k)).astype(xp.float32)
-            b = rng.uniform(-1.0, 1.0, size=b_size).astype(xp.float32)
+            a = uniform(-1.0, 1.0, size=(m, k)).astype(xp.float32)
+            b = uniform(-1.0, 1.0, size=b_size).astype(xp.float32)
         return {"A": self.encode(a, xp), self.b_name: self.encode(b, xp)}
 
     def output(self, shape: Shape, xp):
