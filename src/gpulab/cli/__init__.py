@@ -404,12 +404,12 @@ def _untuned_rivals(plan, result) -> list[str]:
         if any(label in ((other or {}).get("by_shape") or {}) for name, other in table.items() if name != v.name):
             continue  # a rival was tuned here too: the measurements decide
         shape = exp.shape(*tuning.shape_of(label))
-        work = exp.flops(shape) or exp.bytes_moved(shape)
-        rivals = choosing.rivals_ahead(chooser, v.name, shape, work / (float(entry["rate"]) * 1e9))
+        tuned_s = (exp.flops(shape) or exp.bytes_moved(shape)) / (float(entry["rate"]) * 1e9)  # rate: G/s
+        rivals = choosing.rivals_ahead(chooser, v.name, shape, tuned_s)
         if rivals:
             names = ", ".join(f"{e.variant.name} ({e.seconds * 1e3:.4f} ms)" for e in rivals[:3])
             lines.append(f"  at {label} the model expects {names} faster than {v.name}'s tuned "
-                         f"{work / (float(entry['rate']) * 1e6):.4f} ms; the best row there now runs {v.name} "
+                         f"{tuned_s * 1e3:.4f} ms; the best row there now runs {v.name} "
                          f"(tuned here): tune {rivals[0].variant.name} there too to let the card decide "
                          f"(gpulab tune {exp.name} {rivals[0].variant.name} --shape {label})")
     return lines
