@@ -57,6 +57,10 @@ def twice(folder: str) -> None:
                      "first_throttle": a.get("throttle"), "second_throttle": b.get("throttle")})
         print(", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in rows[-1].items()))
     write_csv(Path(folder) / "twice.csv", rows)
+    one_way = sum(bool(r["second_in_first_ci"]) for r in rows)
+    mutual = sum(bool(r["second_in_first_ci"] and r["first_in_second_ci"]) for r in rows)
+    print(f"second median inside the first's interval: {one_way} of {len(rows)}; "
+          f"each inside the other's: {mutual} of {len(rows)}")
 
 
 if __name__ == "__main__":

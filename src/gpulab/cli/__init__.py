@@ -394,8 +394,8 @@ def _show_tune(rows) -> None:
 
 def _untuned_rivals(plan, result) -> list[str]:
     """A line for each shape only this variant was tuned at where the model expects another variant
-    to be faster than the tune's fastest (gpulab.jobs.best.rivals_ahead): the best row there now runs
-    the tuned config, and the rival is never timed unless it is tuned too."""
+    to be faster than the tune's fastest (gpulab.jobs.best.rivals_ahead): the best row there leaves
+    the choice to the model, which is an estimate until the rival is tuned there too."""
     exp, v = plan.experiment, plan.variant
     table = tuning.load_tuned(plan.folder).get(exp.name, {})
     chooser = choosing.selector(exp, plan.folder)
@@ -409,8 +409,8 @@ def _untuned_rivals(plan, result) -> list[str]:
         if rivals:
             names = ", ".join(f"{e.variant.name} ({e.seconds * 1e3:.4f} ms)" for e in rivals[:3])
             lines.append(f"  at {label} the model expects {names} faster than {v.name}'s tuned "
-                         f"{tuned_s * 1e3:.4f} ms; the best row there now runs {v.name} "
-                         f"(tuned here): tune {rivals[0].variant.name} there too to let the card decide "
+                         f"{tuned_s * 1e3:.4f} ms, so the best row there is the model's choice, not the tune's: "
+                         f"tune {rivals[0].variant.name} there too to let the card decide "
                          f"(gpulab tune {exp.name} {rivals[0].variant.name} --shape {label})")
     return lines
 

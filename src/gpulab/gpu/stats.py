@@ -11,6 +11,16 @@ slowed by clock changes or a busy host), and their mean and standard deviation a
 A bootstrap of the median is the other common choice; it is random, slower, and known to
 under-cover for small samples, where these ranks are exact (W. J. Conover, Practical
 Nonparametric Statistics, 3rd ed., Wiley 1999, section 3.2).
+
+A timed row's repetitions are not independent, though: they come in blocks (gpulab.gpu.timing),
+each on freshly placed buffers after a short warm-up, and the blocks differ by more than the
+repetitions within one do. On the H200 (2026-12-04, sgemm at 2048^3, notebook/probes/
+probe_twice_sources.py) a whole timing repeated at once moved its median by 0.1-0.8% (standard
+deviation over 8 repeats), while each timing's own interval reached 0.05-0.46%: one bench run
+twice put the second median inside the first's interval at 10 of 23 rows. So a row's interval
+(row_interval) is the order-statistic interval of all its repetitions, widened to hold the
+Student-t interval of the mean of its blocks' medians, the spread that repetitions inside one
+block cannot show.
 """
 
 from __future__ import annotations
@@ -30,6 +40,15 @@ FEWEST_FOR_INTERVAL = 6
 # samples is [min, max], and stopping the first time a handful of them happen to agree would stop
 # on luck more often than the interval's confidence says.
 FEWEST_TO_STOP_ON_NOISE = 10
+# Repetitions per block, and the fewest blocks a row may stop on its noise target with: three
+# blocks' medians give the first usable spread between blocks (Student's t with 2 degrees of
+# freedom, 4.30 times the standard error: wide unless the blocks agree).
+BLOCK_REPS = 4
+FEWEST_BLOCKS = 3
+# Student's t, the two-sided 95% quantile, for 1 to 30 degrees of freedom.
+T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 
 @functools.cache
@@ -65,6 +84,34 @@ def relative_noise(median: float, interval: tuple[float, float] | None) -> float
     return max(median - interval[0], interval[1] - median) / median
 
 
+def t_975(df: int) -> float:
+    """Student's t, two-sided 95%, for `df` degrees of freedom (beyond the table: 1.96 + 2.4 / df,
+    within 0.002 of the true value from 30 on)."""
+    return T_975[df - 1] if df <= len(T_975) else 1.96 + 2.4 / df
+
+
+def blocks_interval(blocks: Sequence[Sequence[float]]) -> tuple[float, float] | None:
+    """The 95% interval of the mean of the blocks' medians (Student's t over the blocks, each
+    block's median one observation); None under two blocks."""
+    medians = [statistics.median(b) for b in blocks if b]
+    if len(medians) < 2:
+        return None
+    mean = statistics.fmean(medians)
+    half = t_975(len(medians) - 1) * statistics.stdev(medians) / math.sqrt(len(medians))
+    return mean - half, mean + half
+
+
+def row_interval(blocks: Sequence[Sequence[float]]) -> tuple[float, float] | None:
+    """A timed row's 95% interval: the order-statistic interval of the median of all its
+    repetitions (median_interval), widened to hold the interval between its blocks
+    (blocks_interval). None under FEWEST_FOR_INTERVAL repetitions."""
+    within = median_interval([t for b in blocks for t in b])
+    between = blocks_interval(blocks)
+    if within is None or between is None:
+        return within
+    return min(within[0], between[0]), max(within[1], between[1])
+
+
 @dataclasses.dataclass(frozen=True)
 class Summary:
     """Repetitions summarized: the median, min and max, the interval of the median and its noise."""
@@ -76,13 +123,22 @@ class Summary:
     ci_high: float | None
     rel_noise: float | None
     n: int
+    blocks: int = 1
 
 
 def summarize(samples: Sequence[float]) -> Summary:
-    interval = median_interval(samples)
+    """Samples of one block (an A/B side's rounds): the median and its order-statistic interval."""
+    return summarize_blocks([samples])
+
+
+def summarize_blocks(blocks: Sequence[Sequence[float]]) -> Summary:
+    """A timed row's blocks of repetitions: the median of all, and row_interval."""
+    samples = [t for b in blocks for t in b]
+    interval = row_interval(blocks)
     median = statistics.median(samples)
     return Summary(median, min(samples), max(samples), interval[0] if interval else None,
-                   interval[1] if interval else None, relative_noise(median, interval), len(samples))
+                   interval[1] if interval else None, relative_noise(median, interval), len(samples),
+                   sum(1 for b in blocks if b))
 
 
 def noise_met(samples: Sequence[float], target: float) -> bool:
@@ -97,16 +153,31 @@ def noise_met(samples: Sequence[float], target: float) -> bool:
     return noise is not None and noise <= target
 
 
-def should_stop(samples: Sequence[float], target: float, budget_ms: float, min_reps: int, max_reps: int) -> bool:
-    """The stopping rule of a timed row, after each repetition: stop once the median's interval is
-    within `target` (noise_met), or the timed device time reaches `budget_ms`, or `max_reps`
+def row_noise_met(blocks: Sequence[Sequence[float]], target: float) -> bool:
+    """Whether a timed row may stop on its noise target: at least FEWEST_BLOCKS whole blocks and
+    FEWEST_TO_STOP_ON_NOISE repetitions, and row_interval reaching no further than `target` (a
+    fraction) from the median."""
+    samples = [t for b in blocks for t in b]
+    whole = sum(1 for b in blocks if len(b) >= BLOCK_REPS)
+    if len(samples) < FEWEST_TO_STOP_ON_NOISE or whole < FEWEST_BLOCKS:
+        return False
+    noise = relative_noise(statistics.median(samples), row_interval(blocks))
+    return noise is not None and noise <= target
+
+
+def should_stop(blocks: Sequence[Sequence[float]], target: float, budget_ms: float, min_reps: int,
+                max_reps: int) -> bool:
+    """The stopping rule of a timed row, after each repetition: stop at the end of a block once
+    row_noise_met, or as soon as the timed device time reaches `budget_ms` or `max_reps`
     repetitions are done; never before `min_reps`."""
-    n = len(samples)
+    n = sum(len(b) for b in blocks)
     if n >= max_reps:
         return True
     if n < min_reps:
         return False
-    return noise_met(samples, target) or sum(samples) >= budget_ms
+    if sum(sum(b) for b in blocks) >= budget_ms:
+        return True
+    return len(blocks[-1]) >= BLOCK_REPS and row_noise_met(blocks, target)
 
 
 # -- two kernels, interleaved ---------------------------------------------------------------------

@@ -2,9 +2,14 @@
 each timed window (unless warm-L2 is asked for), the window opened behind a short spin kernel so it
 holds no host dispatch time, and median/min/max over the repetitions.
 
-How many repetitions: until the median's 95% interval (order statistics, gpulab.gpu.stats) is
-within the policy's `noise` of it, or the timed device time reaches `target_ms`, or `max_reps`
-(the budget: a row that ran out of it before the target says so in `hit_budget`). While the
+How many repetitions: they come in blocks of BLOCK_REPS, each block after the first launched on
+buffers placed anew (`moved`, where the caller gives one) after a short warm-up, until the row's
+95% interval (gpulab.gpu.stats.row_interval: the repetitions' order statistics widened by the
+spread between the blocks' medians) is within the policy's `noise` of the median, or the timed
+device time reaches `target_ms`, or `max_reps` (the budget: a row that ran out of it before the
+target says so in `hit_budget`). Blocks, because a kernel's time moves between whole timings more
+than between the repetitions of one (where its buffers land, the state a warm-up leaves): an
+interval from one block's repetitions said less about the next run than it seemed to. While the
 repetitions run, gpulab.gpu.nvml.Watch samples the card's clock, power, temperature and slowdown
 reasons. Before the first, the persisting-L2 carve-out is set to zero and its lines reset, so no
 earlier access-policy window can keep data in L2 across the flush.
@@ -27,7 +32,7 @@ from gpulab.errors import DeviceFault
 from gpulab.gpu import nvml
 from gpulab.gpu.launch import cuda_errors
 from gpulab.gpu.seam import cupy
-from gpulab.gpu.stats import noise_met, should_stop, summarize
+from gpulab.gpu.stats import BLOCK_REPS, row_noise_met, should_stop, summarize_blocks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +47,7 @@ class Timing:
     rel_noise: float | None = None  # how far that interval reaches from the median, as a fraction of it
     hit_budget: bool = False  # the budget ran out before the interval was within the noise target
     card: dict = dataclasses.field(default_factory=dict)  # gpulab.gpu.nvml.card_columns while timed
+    blocks: int = 1  # how many blocks the repetitions came in (each on freshly placed buffers)
 
     def as_record(self) -> dict:
         return {
@@ -49,6 +55,7 @@ class Timing:
             "time_min_ms": self.min_ms,
             "time_max_ms": self.max_ms,
             "reps": self.reps,
+            "blocks": self.blocks,
             "l2_flushed": self.l2_flushed,
             "time_ci_low_ms": self.ci_low_ms,
             "time_ci_high_ms": self.ci_high_ms,
@@ -176,20 +183,27 @@ def reset_persisting_l2() -> None:
 
 
 def time_it(fn: Callable[[], None], policy: TimingPolicy, flush: Callable[[], None] | None,
-            last: Callable[[], None] | None = None) -> Timing:
-    """Time `fn` (one launch of the work) under `policy`; `flush` runs before each repetition. With
-    `last`: one more repetition after the stopping rule, `last()` run before it (see the module)."""
+            last: Callable[[], None] | None = None, moved: Callable[[], Callable[[], None]] | None = None) -> Timing:
+    """Time `fn` (one launch of the work) under `policy`; `flush` runs before each repetition. Each
+    block after the first launches `moved()` (the same work on buffers placed anew) where given,
+    else `fn` again, after at least two untimed launches. With `last`: one more repetition after
+    the stopping rule, `last()` run before it (see the module)."""
     reset_persisting_l2()
     one = Window(fn, flush)
     warm_up([one], policy.warmup_ms)
-    times: list[float] = []
+    blocks: list[list[float]] = [[]]
     with nvml.Watch() as card:
-        while not should_stop(times, policy.noise, policy.target_ms, policy.min_reps, policy.max_reps):
-            times.append(one())
-        met = noise_met(times, policy.noise)
+        while not should_stop(blocks, policy.noise, policy.target_ms, policy.min_reps, policy.max_reps):
+            if len(blocks[-1]) >= BLOCK_REPS:
+                if moved is not None:
+                    one = Window(moved(), flush)
+                warm_up([one], 0.0)
+                blocks.append([])
+            blocks[-1].append(one())
+        met = row_noise_met(blocks, policy.noise)
         if last is not None:
             last()
-            times.append(one())
-    s = summarize(times)
+            blocks[-1].append(one())
+    s = summarize_blocks(blocks)
     return Timing(s.median, s.minimum, s.maximum, s.n, flush is not None, s.ci_low, s.ci_high, s.rel_noise, not met,
-                  card.columns())
+                  card.columns(), s.blocks)

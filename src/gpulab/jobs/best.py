@@ -8,6 +8,10 @@ best) says what it would run, with no GPU. The rule, in full:
    shape, or very near it (shape_distance <= VERY_NEAR: 4000^3 for 4096^3), the fastest tuned there
    runs ('tuned here', 'tuned at 4096x4096x4096'). Any tuned variant counts, whatever its name; one
    the experiment no longer has, or whose params or constraints refuse the shape, is left out.
+   Unless the model expects a variant that was not tuned there to run at least 10% faster than the
+   tune's fastest (rivals_ahead): a tune of one variant says which of its configs is best, not which
+   variant is, so there the model chooses (rule 2), the tuned config among its candidates with its
+   own measured time, and the row's chosen_by says what the tune was passed over for.
 2. Else a model chooses among candidates: every variant the card's architecture runs (demonstrations
    never), each at its tuned params for the shape, its declared defaults, every config a tune found
    best anywhere, the experiment's own default for the shape (Experiment.best_default), and the
@@ -133,6 +137,7 @@ def fastest_per_shape(runs: list[Measured]) -> dict[str, list[Measured]]:
 
 
 MEASURED_HERE = "measured for this config at "
+BARE_MODEL = "(nothing measured on this card: the bare model)"
 MEASURED_EDGE = 0.02  # how much faster (modelled) a config never timed at a shape must be to win over one timed there
 
 
@@ -167,6 +172,7 @@ class Pick:
     params: Params
     why: str
     estimate: Estimate | None = None
+    tuned_at: str = ""  # rule 1: the tuned shape whose fastest config this is
 
 
 
@@ -229,7 +235,7 @@ class Selector:
             elif elsewhere:
                 found = elsewhere[0], f"{elsewhere[1]} ({other}-bound)"
             else:
-                found = 1.0, "(nothing measured on this card: the bare model)"
+                found = 1.0, BARE_MODEL
             self._efficiency[key] = found
         return self._efficiency[key]
 
@@ -410,7 +416,22 @@ class Selector:
         if not found:
             return None
         _, v, params, label = min(found, key=lambda c: c[0])
-        return Pick(v, params, "tuned here" if label == shape.label else f"tuned at {label}")
+        return Pick(v, params, "tuned here" if label == shape.label else f"tuned at {label}", tuned_at=label)
+
+    def untuned_rivals(self, shape: Shape, chosen: Pick) -> list[Estimate]:
+        """The variants not tuned at or very near `shape` that the model expects at least 10% faster
+        than the tune's fastest there (`chosen`, rule 1): where there are any, rule 1 yields to the
+        model. At 128x6144x4096 on the H200 (2026-12-04) t4, tuned there alone for a search
+        comparison, ran 22% slower than kc, and sgemm's v14 57% slower than v12."""
+        entry = ((self.table.get(chosen.variant.name) or {}).get("by_shape") or {}).get(chosen.tuned_at) or {}
+        if not entry.get("rate"):
+            return []
+        tuned_at = self.experiment.shape(*shape_of(chosen.tuned_at))
+        tuned_s = (self.experiment.flops(tuned_at) or self.experiment.bytes_moved(tuned_at)) / (float(entry["rate"]) * 1e9)
+        tuned_near = {name for name, e in self.table.items() if isinstance(e, dict) and any(
+            len(shape_of(lab)) == len(shape.values) and shape_distance(shape, shape_of(lab)) <= VERY_NEAR
+            for lab in (e.get("by_shape") or {}))}
+        return [e for e in rivals_ahead(self, chosen.variant.name, shape, tuned_s) if e.variant.name not in tuned_near]
 
     def _bounds(self, shape: Shape, variants: list[Variant]) -> list[Estimate]:
         """The cheap bound of every candidate config of `variants` at the shape."""
@@ -480,13 +501,18 @@ class Selector:
     def pick(self, shape: Shape) -> Pick | None:
         """The best row's variant and params at `shape` (rules 1-3), or None (why_none says why)."""
         chosen = self.tuned(shape)
+        passed_over = ""
         if chosen is not None:
-            return chosen
+            rivals = self.untuned_rivals(shape, chosen)
+            if not rivals:
+                return chosen
+            passed_over = (f"; {chosen.variant.name} {chosen.why} passed over: the model expects "
+                           + ", ".join(e.variant.name for e in rivals[:3]) + " at least 10% faster")
         found = self.ranking(shape)
         if not found:
-            return None
+            return chosen
         top = found[0]
-        return Pick(top.variant, top.params, top.reason(), top)
+        return Pick(top.variant, top.params, top.reason() + passed_over, top)
 
     def why_none(self, shape: Shape) -> str:
         """One line: why no variant of the experiment runs `shape`."""
@@ -517,8 +543,10 @@ def rivals_ahead(chooser: Selector, variant: str, shape: Shape, measured_s: floa
     measured there (its tune's fastest, `measured_s`), best first. Rule 1 runs a tuned config wherever it was tuned,
     so after a tune of one variant these would never be timed there: on the H200 (2026-12-04) t4
     tuned alone at 128x6144x4096 made the best row 20% slower than kc, v14 56% slower than v12. A
-    hint, not a verdict: the model's times are estimates (gpulab tune says to tune them too)."""
-    return [e for e in chooser.ranking(shape) if e.variant.name != variant and e.seconds < RIVAL_MARGIN * measured_s]
+    hint, not a verdict: the model's times are estimates (gpulab tune says to tune them too). A
+    variant with nothing measured on the card (the bare model, an optimistic bound) is no rival."""
+    return [e for e in chooser.ranking(shape) if e.variant.name != variant and e.seconds < RIVAL_MARGIN * measured_s
+            and e.efficiency_from != BARE_MODEL]
 
 
 # -- a suite's tune and its benchmark ---------------------------------------------------------------

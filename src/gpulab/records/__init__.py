@@ -32,9 +32,10 @@ from gpulab.version import __version__
 CORE_COLUMNS = (
     "experiment", "variant", "params", "picked", "shape",
     "correct", "expected_wrong", "max_rel_err", "wrong_count", "first_wrong",
-    "time_ms", "time_min_ms", "time_max_ms", "reps", "l2_flushed",
-    # How far the time can be trusted (gpulab.gpu.timing): the median's 95% interval and how far it
-    # reaches, whether the budget ran out first; the card's state while timed (gpulab.gpu.nvml).
+    "time_ms", "time_min_ms", "time_max_ms", "reps", "blocks", "l2_flushed",
+    # How far the time can be trusted (gpulab.gpu.timing): the median's 95% interval (over the
+    # repetitions and between their blocks) and how far it reaches, whether the budget ran out
+    # first; the card's state while timed (gpulab.gpu.nvml).
     "time_ci_low_ms", "time_ci_high_ms", "rel_noise", "hit_budget",
     "sm_clock_mhz", "power_w", "temp_c", "throttle", "retimed",
     "gflops", "gbps", "pct_of_cublas", "pct_of_ceiling", "ceiling", "pct_of_copy", "speedup_vs_baseline",
@@ -215,7 +216,7 @@ class DamagedFile(GpulabError):
 # report shows as a rate or a time, where a nan can only mean damage (gpulab writes nan only for a
 # check's error, max_rel_err, when the output held NaN).
 NUMERIC_COLUMNS = frozenset((
-    "max_rel_err", "wrong_count", "time_ms", "time_min_ms", "time_max_ms", "reps", "gflops", "gbps",
+    "max_rel_err", "wrong_count", "time_ms", "time_min_ms", "time_max_ms", "reps", "blocks", "gflops", "gbps",
     "pct_of_cublas", "pct_of_ceiling", "pct_of_copy", "speedup_vs_baseline", "reg_per_thread", "smem_static_bytes",
     "smem_dynamic_bytes", "spill_stores_bytes", "spill_loads_bytes", "stack_frame_bytes", "barriers",
     "cmem_bytes", "m", "n", "k", "theoretical_blocks_per_sm", "theoretical_occupancy_pct", "ceiling_gflops",
