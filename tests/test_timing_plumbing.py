@@ -130,6 +130,37 @@ def test_a_correct_run_is_timed_with_its_interval(stand_in):
     assert all(row[c] is None for c in nvml.COLUMNS)  # no NVML here: the columns exist, empty
 
 
+def test_each_block_runs_on_buffers_placed_anew_and_the_last_is_checked(stand_in):
+    """A row's blocks of repetitions each launch on their own copy of the inputs and their own
+    output (Lab.time's placements, at most PLACEMENTS, then in turn); a launcher whose time depends
+    on where its buffers are widens the row's interval to hold that spread; the check after timing
+    reads the output of the placement the last repetition ran on."""
+    lab = stand_in()
+    spec = _library_spec()
+    rng = np.random.default_rng(5)
+    seen, place_ms = [], {}
+
+    def make(inputs, out):
+        seen.append((id(inputs["A"]), id(out)))
+        ms = place_ms.setdefault(id(inputs["A"]), 1.0 + 0.004 * len(place_ms))  # each place 0.4% slower
+
+        def once():
+            out[...] = inputs["A"] @ inputs["B"]
+            Clock.now += ms * rng.lognormal(0, 0.0005)
+        return once
+    lab.make[spec.label] = make
+    row = lab.execute(spec)
+    assert row["correct"] is True and not row.get("skip_reason"), row
+    assert row["blocks"] >= 3 and row["reps"] >= 4 * (row["blocks"] - 1)
+    # Each block its own buffers (the check before timing built one more launcher, on its own inputs).
+    assert len(set(seen)) == 1 + min(row["blocks"], lab_module.PLACEMENTS)
+    # The places' times spread 2% and each launch varies 0.05%: the interval holds the places' mean and
+    # is as wide as their spread over the blocks says (a block's own repetitions would give ~0.05%).
+    places = sorted(place_ms.values())[1:]
+    assert row["time_ci_low_ms"] < np.mean(places) < row["time_ci_high_ms"]
+    assert row["rel_noise"] > 1.96 * np.std(places) / np.sqrt(row["blocks"]) / np.mean(places)
+
+
 @pytest.mark.parametrize("gaming, words", [(skips_later_launches, "NaN or never written"),
                                            (replays_kept_result, "wrong elements")])
 def test_a_run_that_games_the_timer_fails_after_timing(stand_in, gaming, words):

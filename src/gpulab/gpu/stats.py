@@ -15,7 +15,7 @@ Nonparametric Statistics, 3rd ed., Wiley 1999, section 3.2).
 A timed row's repetitions are not independent, though: they come in blocks (gpulab.gpu.timing),
 each on freshly placed buffers after a short warm-up, and the blocks differ by more than the
 repetitions within one do. On the H200 (2026-12-04, sgemm at 2048^3, notebook/probes/
-probe_twice_sources.py) a whole timing repeated at once moved its median by 0.1-0.8% (standard
+probe_twice_sources.py) a whole timing repeated at once moved its median by 0.09-0.8% (standard
 deviation over 8 repeats), while each timing's own interval reached 0.05-0.46%: one bench run
 twice put the second median inside the first's interval at 10 of 23 rows. So a row's interval
 (row_interval) is the order-statistic interval of all its repetitions, widened to hold the

@@ -418,7 +418,7 @@ class Lab:
             """The work on copies of the inputs and a new output, at addresses of their own (after
             PLACEMENTS, or where memory is short, the placements are used again in turn)."""
             if len(placed) < PLACEMENTS and (len(placed) + 1) * spec.experiment.device_bytes(spec.shape) < room / 2:
-                placed.append(({k: v.copy() if isinstance(v, cupy.ndarray) else v for k, v in placed[0][0].items()},
+                placed.append(({k: v.copy(order="K") if isinstance(v, cupy.ndarray) else v for k, v in placed[0][0].items()},
                                spec.experiment.output(spec.shape, cupy)))
             else:
                 placed.append(placed.pop(0))
