@@ -45,7 +45,9 @@ best) says what it would run, with no GPU. The rule, in full:
      by the variant's efficiency: the median, over its CALIBRATION_ROWS measured runs on
      this card nearest the shape among shapes of the same kind (memory-bound: flops per compulsory
      byte below the ridge of its compute ceiling over the copy), of the model's time there over the
-     measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows).
+     measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows);
+     for a config whose row tiles are mostly padding (M under a quarter of BM: mostly_padding),
+     among runs whose tiles were too, where there are any.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest; nothing measured on the card: 1 (the bare model, said so).
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
@@ -209,7 +211,20 @@ class Selector:
             return "memory"
         return "memory" if flops / self.experiment.bytes_moved(shape) < rate / self.card.copy_gbps else "compute"
 
-    def efficiency(self, v: Variant, shape: Shape) -> tuple[float, str]:
+    def mostly_padding(self, params: Params, shape: Shape | tuple[int, ...]) -> bool:
+        """Whether most of a tile's rows are past M: fewer than a quarter of its BM rows hold rows of
+        the product (M = 16 in tiles of 128). TMA-fed kernels run such tiles slower than their model
+        says, more than where the tile is full (t3, t4 and kc on the H200, 2026-12-04: 1.5-2x their
+        time at M = 128 on the same N and K, the model's the same), so their efficiency there is read
+        from runs as padded where there are any. False for a kernel without BM (no row tiles)."""
+        values = shape.values if isinstance(shape, Shape) else shape
+        bm = params.get("BM") if params else None
+        if not bm or "M" not in self.experiment.dims:
+            return False
+        m = values[self.experiment.dims.index("M")]
+        return 4 * m < -(-m // bm) * bm
+
+    def efficiency(self, v: Variant, shape: Shape, params: Params | None = None) -> tuple[float, str]:
         """(efficiency, where from) of `v` at `shape`: the median, over its CALIBRATION_ROWS measured
         shapes of the same class (shape_class) nearest to `shape` (shape_distance), of the model's
         time there over the measured one. Where it was measured on the other class only, that, but at
@@ -220,11 +235,13 @@ class Selector:
         taken at 0.87-0.89 of its model at M = 128, where it ran at about 0.25 of it, and gemm_bf16's
         t1 at 0.55 beat d0's own 0.56 at 13x9000x9000 once t4's runs at M <= 64 raised the median); where nothing was measured on the class, its own on the other; where
         nothing at all, 1 (the bare model)."""
-        key = (v.name, shape.values)
+        padded = self.mostly_padding(params, shape)
+        key = (v.name, shape.values, padded)
         if key not in self._efficiency:
             kind = self.shape_class(v, shape)
             other = "memory" if kind == "compute" else "compute"
-            own, elsewhere = self._own_efficiency(v, shape, kind), self._own_efficiency(v, shape, other)
+            own = self._own_efficiency(v, shape, kind, padded) or self._own_efficiency(v, shape, kind)
+            elsewhere = self._own_efficiency(v, shape, other)
             typical = self._typical_efficiency(v, shape, kind)
             if own:
                 found = own
@@ -252,8 +269,11 @@ class Selector:
         nearest = min(runs, key=lambda run: shape_distance(shape, run.shape))
         return statistics.median(ratios), MEASURED_HERE + "x".join(map(str, nearest.shape))
 
-    def _own_efficiency(self, v: Variant, shape: Shape, kind: str) -> tuple[float, str] | None:
-        runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape) == kind]
+    def _own_efficiency(self, v: Variant, shape: Shape, kind: str, padded: bool | None = None) -> tuple[float, str] | None:
+        """The median model-over-measured ratio of `v`'s CALIBRATION_ROWS nearest runs of `kind`
+        (and, where `padded` is given, whose tiles were as mostly padding as that: mostly_padding)."""
+        runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape) == kind
+                and (padded is None or self.mostly_padding(r.params, r.shape) == padded)]
         runs.sort(key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))
         ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
         if not ratios:
@@ -301,7 +321,7 @@ class Selector:
                  "DRAM": exp.bytes_moved(shape) / (card.copy_gbps * 1e9),
                  "L2": traffic.l2_bytes / (card.l2_gbps * 1e9) if traffic is not None and card.l2_gbps else 0.0}
         workspace = 2 * (traffic.workspace_bytes or 0.0) / (card.copy_gbps * 1e9) if traffic is not None else 0.0
-        eff, source = efficiency or self.measured_here(v, params, shape) or self.efficiency(v, shape)
+        eff, source = efficiency or self.measured_here(v, params, shape) or self.efficiency(v, shape, params)
         return Estimate(v, dict(params), shape, blocks, tiles, split, balanced,
                         quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, eff,
                         source, traffic, note, card.sms, exp.ceiling_for(v.name)[0],
