@@ -59,8 +59,11 @@ def twice(folder: str) -> None:
     write_csv(Path(folder) / "twice.csv", rows)
     one_way = sum(bool(r["second_in_first_ci"]) for r in rows)
     mutual = sum(bool(r["second_in_first_ci"] and r["first_in_second_ci"]) for r in rows)
+    overlap = sum(a.get("time_ci_low_ms") is not None and b.get("time_ci_low_ms") is not None
+                  and a["time_ci_low_ms"] <= b["time_ci_high_ms"] and b["time_ci_low_ms"] <= a["time_ci_high_ms"]
+                  for a, b in zip(one, two))
     print(f"second median inside the first's interval: {one_way} of {len(rows)}; "
-          f"each inside the other's: {mutual} of {len(rows)}")
+          f"each inside the other's: {mutual} of {len(rows)}; the intervals overlap: {overlap} of {len(rows)}")
 
 
 if __name__ == "__main__":
