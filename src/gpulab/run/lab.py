@@ -404,38 +404,41 @@ class Lab:
         # A library whose own call returns a new array (torch) is timed on that call alone
         # (Experiment.vendor_work): it leaves the output unwritten, so there is no output to check
         # after timing; the row was checked before it, by the call that copies its answer there.
-        library_call = spec.variant is None and spec.experiment.vendor_work(spec.library, inputs, spec.shape) is not None
+        work = spec.experiment.vendor_work(spec.library, inputs, spec.shape) if spec.variant is None else None
+        library_call = work is not None
 
         def work_on(inputs: dict, out) -> Callable[[], None]:
             if library_call:
                 return spec.experiment.vendor_work(spec.library, inputs, spec.shape)
             return self.launcher(spec, inputs, out)
 
-        placed = [(inputs, out)]  # every placement held to the end, so each new one lands elsewhere
+        # Each block of repetitions after the first runs on a placement of its own (time_it's
+        # `moved`): copies of the inputs and a new output, all held to the end of the timing so each
+        # lands at new addresses; after PLACEMENTS, or where they would take more than half the free
+        # memory, the placements are used again in turn.
+        placed = [(inputs, out)]
         room = free_memory_bytes() - 2 * self.device.l2_bytes
 
         def moved() -> Callable[[], None]:
-            """The work on copies of the inputs and a new output, at addresses of their own (after
-            PLACEMENTS, or where memory is short, the placements are used again in turn)."""
             if len(placed) < PLACEMENTS and (len(placed) + 1) * spec.experiment.device_bytes(spec.shape) < room / 2:
-                placed.append(({k: v.copy(order="K") if isinstance(v, cupy.ndarray) else v for k, v in placed[0][0].items()},
-                               spec.experiment.output(spec.shape, cupy)))
+                copies = {k: v.copy(order="K") if isinstance(v, cupy.ndarray) else v for k, v in inputs.items()}
+                placed.append((copies, spec.experiment.output(spec.shape, cupy)))
             else:
                 placed.append(placed.pop(0))
             return work_on(*placed[-1])
 
         last = None
         if self.options.check and not library_call:
-            def last() -> None:
-                inputs, out = placed[-1]
-                refill_inputs(inputs, self.device_inputs(spec, exact=False, seed=self.options.seed + RECHECK_SEED))
-                cupy.copyto(out, spec.experiment.output(spec.shape, cupy))
-        timing = time_it(work_on(inputs, out), self.options.timing, self._flush(), last, moved)
+            def last() -> None:  # on the placement the last repetition runs on
+                now_in, now_out = placed[-1]
+                refill_inputs(now_in, self.device_inputs(spec, exact=False, seed=self.options.seed + RECHECK_SEED))
+                cupy.copyto(now_out, spec.experiment.output(spec.shape, cupy))
+        timing = time_it(work or self.launcher(spec, inputs, out), self.options.timing, self._flush(), last, moved)
         if last is None:
             return timing, None
         synchronize(spec.label)
-        inputs, out = placed[-1]
-        return timing, spec.experiment.check(out, inputs, spec.shape, False, cupy)
+        now_in, now_out = placed[-1]
+        return timing, spec.experiment.check(now_out, now_in, spec.shape, False, cupy)
 
     def timed_record(self, spec: RunSpec) -> tuple[dict, CheckResult | None]:
         """The timing's columns (Lab.time) and the check after it; a row timed under a heat or power
