@@ -672,6 +672,20 @@ def test_tiles_mostly_padding_are_calibrated_on_runs_that_were():
     assert chooser.pick(bf16.shape(16, 8192, 8192)).variant.name == "d0"
 
 
+def test_a_config_timed_on_the_card_wins_a_near_tie_over_one_never_timed():
+    """d0 in G=4 U=1 was never timed; the model put it 0.7% ahead of G=2 U=2 (timed at eight shapes)
+    at 1x10240x8192, where the llm suite measured it at 1.32x G=2 U=2's time (H200, 2026-12-04). Within
+    MEASURED_EDGE the config with runs of its own is the pick."""
+    bf16, chooser = _bf16_chooser()
+    shape = bf16.shape(1, 10240, 8192)
+    d0 = [e for e in chooser.estimates(shape) if e.variant.name == "d0"]
+    untimed = [e for e in d0 if not chooser.timed_somewhere(e)]
+    timed = [e for e in d0 if chooser.timed_somewhere(e)]
+    assert untimed and timed and min(e.seconds for e in untimed) < min(e.seconds for e in timed)
+    pick = chooser.pick(shape)
+    assert pick.variant.name == "d0" and (pick.params["G"], pick.params["U"]) == (2, 2)
+
+
 def test_a_cluster_tile_is_the_unit_of_t4s_work():
     """t4's cluster takes CLUSTER consecutive 128-row tiles of one Bt column; at M = 1 all but one of
     its blocks compute padding, and the rounds go over the clusters. At 1x57344x8192 in clusters of

@@ -41,7 +41,8 @@ best) says what it would run, with no GPU. The rule, in full:
      the tiles' panels of A and B.
    - divided by the config's own efficiency where it was timed at the shape or very near it
      (measured_here: the median of model over measured time of those runs; a config timed there
-     also wins over untimed ones the model puts less than MEASURED_EDGE ahead), else
+     also wins over untimed ones the model puts less than MEASURED_EDGE ahead, and failing one, a
+     config timed on this card at any shape wins so over configs never timed), else
      by the variant's efficiency: the median, over its CALIBRATION_ROWS measured runs on
      this card nearest the shape among shapes of the same kind (memory-bound: flops per compulsory
      byte below the ridge of its compute ceiling over the copy), of the model's time there over the
@@ -143,15 +144,22 @@ BARE_MODEL = "(nothing measured on this card: the bare model)"
 MEASURED_EDGE = 0.02  # how much faster (modelled) a config never timed at a shape must be to win over one timed there
 
 
-def prefer_measured(estimates: list[Estimate]) -> Estimate:
+def prefer_measured(estimates: list[Estimate], timed_somewhere=lambda e: False) -> Estimate:
     """The best estimate, except that one whose config was timed at the shape (its efficiency its own
     there: Selector.measured_here) wins over those within MEASURED_EDGE of it whose configs were not:
     they differ by less than the spread of the efficiencies they borrow (stencil's shfl PER=16,
-    never timed at 16777216, came out 1.8% ahead of PER=8, timed there, on PER=8's own run of R=8)."""
+    never timed at 16777216, came out 1.8% ahead of PER=8, timed there, on PER=8's own run of R=8).
+    Failing that, one whose config was timed on this card at all (`timed_somewhere`: the runs its
+    variant's efficiency is read from were its own) wins likewise over configs never timed: gemm_bf16's
+    d0 in G=4 U=1, never timed, came out 0.7% ahead of G=2 U=2 at 1x10240x8192 and ran 1.32x its time
+    there (H200, 2026-12-04)."""
     best = min(estimates, key=lambda e: e.order)
-    timed = [e for e in estimates if e.efficiency_from.startswith(MEASURED_HERE)
-             and e.seconds <= best.seconds * (1 + MEASURED_EDGE)]
-    return min(timed, key=lambda e: e.order) if timed else best
+    near = [e for e in estimates if e.seconds <= best.seconds * (1 + MEASURED_EDGE)]
+    for evidence in (lambda e: e.efficiency_from.startswith(MEASURED_HERE), timed_somewhere):
+        timed = [e for e in near if evidence(e)]
+        if timed:
+            return min(timed, key=lambda e: e.order)
+    return best
 
 
 def _fastest_per_config(runs: list[Measured]) -> dict[tuple, list[Measured]]:
@@ -268,6 +276,10 @@ class Selector:
             return None
         nearest = min(runs, key=lambda run: shape_distance(shape, run.shape))
         return statistics.median(ratios), MEASURED_HERE + "x".join(map(str, nearest.shape))
+
+    def timed_somewhere(self, estimate: Estimate) -> bool:
+        """Whether the estimate's config (variant and params) was timed on this card at any shape."""
+        return (estimate.variant.name, tuple(sorted(estimate.params.items()))) in self.config_runs
 
     def _own_efficiency(self, v: Variant, shape: Shape, kind: str, padded: bool | None = None) -> tuple[float, str] | None:
         """The median model-over-measured ratio of `v`'s CALIBRATION_ROWS nearest runs of `kind`
@@ -512,9 +524,9 @@ class Selector:
                 found = [e for e in shared if e.variant.name == v.name]
                 found += self._modelled(self._bounds(shape, [v]), MODELLED_PER_VARIANT)
                 if found:
-                    out.append(prefer_measured(found))
+                    out.append(prefer_measured(found, self.timed_somewhere))
             ranked = sorted(out, key=lambda e: e.order)
-            top = prefer_measured(ranked) if ranked else None
+            top = prefer_measured(ranked, self.timed_somewhere) if ranked else None
             self._ranking[shape.values] = [top] + [e for e in ranked if e is not top] if top else ranked
         return self._ranking[shape.values]
 
