@@ -48,7 +48,10 @@ best) says what it would run, with no GPU. The rule, in full:
      byte below the ridge of its compute ceiling over the copy), of the model's time there over the
      measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows);
      for a config whose row tiles are mostly padding (M under a quarter of BM: mostly_padding),
-     among runs whose tiles were too, where there are any.
+     among runs whose tiles were too, where there are any. On a memory-bound shape, where those
+     runs' measured times fit a fixed cost plus a multiple of the model's (fixed_cost_fit: launch,
+     ramp-up and tail, a few microseconds that weigh on small problems and not on large ones), the
+     efficiency that line gives at the shape's own modelled time instead of the median.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest; nothing measured on the card: 1 (the bare model, said so).
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
@@ -127,6 +130,45 @@ def measured_runs(experiment: Experiment, folder: Path | None, table: dict) -> l
             work = experiment.flops(shape) or experiment.bytes_moved(shape)  # GFLOP/s, or GB/s where no FLOPs
             out.append(Measured(name, params, shape.values, work / (float(rate) * 1e9)))
     return out
+
+
+FIXED_COST_SPAN = 1.5  # the model's times of the runs a fixed cost is fitted to must span this ratio
+
+
+def fixed_cost_fit(points: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """(slope, fixed) of measured = slope * model + fixed, least squares over (model, measured)
+    seconds, where the points allow one: at least two, the model's times spanning FIXED_COST_SPAN,
+    and the fit's fixed cost and slope positive. None otherwise (the ratio's median stands). A fixed
+    cost is what a kernel pays whatever its size: launch, ramp-up, the last wave's tail; gemm_bf16's
+    d0 at 1 to 16 rows ran 1.05x its model plus 9 us (H200, 2026-12-04), so its efficiency measured
+    on small weights (0.69 at 12288x4096) undersold it on large ones (0.91 at 57344x8192)."""
+    if len(points) < 2:
+        return None
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    if min(xs) <= 0 or max(xs) < FIXED_COST_SPAN * min(xs):
+        return None
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x in xs)
+    fixed = my - slope * mx
+    return (slope, fixed) if slope > 0 and fixed > 0 else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Calibration:
+    """A variant's efficiency from its measured runs near a shape: the median of their model-over-
+    measured ratios, where the runs are (`where`), and the fixed cost they fit, where they fit one."""
+
+    median: float
+    where: str
+    fit: tuple[float, float] | None = None  # (slope, fixed seconds): fixed_cost_fit
+
+    def at(self, roof_s: float | None) -> tuple[float, str]:
+        """(efficiency, where from) for a candidate the model puts at `roof_s`: the fit's where there
+        is one (the model's time over the line's), else the median."""
+        if self.fit is None or not roof_s:
+            return self.median, self.where
+        slope, fixed = self.fit
+        return roof_s / (slope * roof_s + fixed), f"{self.where} ({fixed * 1e6:.3g} us + {slope:.3g}x the model)"
 
 
 def fastest_per_shape(runs: list[Measured]) -> dict[str, list[Measured]]:
@@ -232,7 +274,8 @@ class Selector:
         m = values[self.experiment.dims.index("M")]
         return 4 * m < -(-m // bm) * bm
 
-    def efficiency(self, v: Variant, shape: Shape, params: Params | None = None) -> tuple[float, str]:
+    def efficiency(self, v: Variant, shape: Shape, params: Params | None = None,
+                   roof_s: float | None = None) -> tuple[float, str]:
         """(efficiency, where from) of `v` at `shape`: the median, over its CALIBRATION_ROWS measured
         shapes of the same class (shape_class) nearest to `shape` (shape_distance), of the model's
         time there over the measured one. Where it was measured on the other class only, that, but at
@@ -254,15 +297,17 @@ class Selector:
             if own:
                 found = own
             elif elsewhere and typical:
-                found = min(elsewhere[0], typical), f"{elsewhere[1]} ({other}-bound), capped at the lowest {kind}-bound"
+                found = (min(elsewhere.median, typical),
+                         f"{elsewhere.where} ({other}-bound), capped at the lowest {kind}-bound")
             elif typical:
                 found = typical, f"(unmeasured {kind}-bound: the lowest of the measured variants)"
             elif elsewhere:
-                found = elsewhere[0], f"{elsewhere[1]} ({other}-bound)"
+                found = elsewhere.median, f"{elsewhere.where} ({other}-bound)"
             else:
                 found = 1.0, BARE_MODEL
             self._efficiency[key] = found
-        return self._efficiency[key]
+        found = self._efficiency[key]
+        return found.at(roof_s) if isinstance(found, Calibration) else found
 
     def measured_here(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
         """The config's own efficiency where it was timed at the shape or very near it (VERY_NEAR):
@@ -281,20 +326,22 @@ class Selector:
         """Whether the estimate's config (variant and params) was timed on this card at any shape."""
         return (estimate.variant.name, tuple(sorted(estimate.params.items()))) in self.config_runs
 
-    def _own_efficiency(self, v: Variant, shape: Shape, kind: str, padded: bool | None = None) -> tuple[float, str] | None:
-        """The median model-over-measured ratio of `v`'s CALIBRATION_ROWS nearest runs of `kind`
-        (and, where `padded` is given, whose tiles were as mostly padding as that: mostly_padding)."""
+    def _own_efficiency(self, v: Variant, shape: Shape, kind: str, padded: bool | None = None) -> Calibration | None:
+        """`v`'s CALIBRATION_ROWS nearest runs of `kind` (and, where `padded` is given, whose tiles
+        were as mostly padding as that: mostly_padding): the median of their model-over-measured
+        ratios and, on memory-bound shapes, the fixed cost and slope they fit (fixed_cost_fit)."""
         runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape) == kind
                 and (padded is None or self.mostly_padding(r.params, r.shape) == padded)]
         runs.sort(key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))
         ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
         if not ratios:
             return None
-        return statistics.median(r for r, _ in ratios), "from " + "x".join(map(str, ratios[0][1].shape))
+        fit = fixed_cost_fit([(r * run.seconds, run.seconds) for r, run in ratios]) if kind == "memory" else None
+        return Calibration(statistics.median(r for r, _ in ratios), "from " + "x".join(map(str, ratios[0][1].shape)), fit)
 
     def _typical_efficiency(self, v: Variant, shape: Shape, kind: str) -> float | None:
         """The lowest of the other measured variants' efficiencies on `kind`-bound shapes near `shape`."""
-        found = [own[0] for other in self.variants if other.name in self.runs and other.name != v.name
+        found = [own.median for other in self.variants if other.name in self.runs and other.name != v.name
                  and (own := self._own_efficiency(other, shape, kind))]
         return min(found) if found else None
 
@@ -333,11 +380,13 @@ class Selector:
                  "DRAM": exp.bytes_moved(shape) / (card.copy_gbps * 1e9),
                  "L2": traffic.l2_bytes / (card.l2_gbps * 1e9) if traffic is not None and card.l2_gbps else 0.0}
         workspace = 2 * (traffic.workspace_bytes or 0.0) / (card.copy_gbps * 1e9) if traffic is not None else 0.0
-        eff, source = efficiency or self.measured_here(v, params, shape) or self.efficiency(v, shape, params)
-        return Estimate(v, dict(params), shape, blocks, tiles, split, balanced,
-                        quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, eff,
-                        source, traffic, note, card.sms, exp.ceiling_for(v.name)[0],
+        bare = Estimate(v, dict(params), shape, blocks, tiles, split, balanced,
+                        quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, 1.0,
+                        "", traffic, note, card.sms, exp.ceiling_for(v.name)[0],
                         schedulers_busy(v, params, shape, card.sms, card.arch))
+        eff, source = (efficiency or self.measured_here(v, params, shape)
+                       or self.efficiency(v, shape, params, bare.roof_s))
+        return dataclasses.replace(bare, efficiency=eff, efficiency_from=source)
 
     def _traffic_or_sibling(self, v: Variant, params: Params, shape: Shape, tiles: int) -> tuple[Traffic | None, str]:
         """The access model's traffic for the config; where the model declines it or is too large to
