@@ -5,6 +5,8 @@
 # carried); then issue 40: calibration rows for gemm_bf16 on a grid of decode and prefill shapes no
 # suite has (M = 2, 8, 32, 64, 256 by four weight shapes), and the llm suite timed on the model they
 # calibrate (the rule-1 change: a one-variant tune yields where the model expects a rival well ahead).
+# Not run on 2026-12-04 (no device was lent after call 10). .old/src is the code before blocks:
+#   rm -rf .old && mkdir .old && git archive 37fffb1 src | tar -x -C .old
 # Usage (on the card, from the repository root, carry [".old"]): bash notebook/device/device_call11.sh
 set -u
 BACK=$OUT

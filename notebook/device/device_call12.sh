@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Call 12 (written 2026-12-04, not run: no device was lent after call 10): the whole GPU suite on the
+# tree that has the blocked timing and the best-row model's changes since call 10 (no GPU test has
+# run on them), then the sgemm llm suite and the shapes of no suite on both GEMMs, timed on that
+# model (after device_call11.sh, whose calibration rows the gemm_bf16 picks then read).
+# Usage (on the card, from the repository root): bash notebook/device/device_call12.sh
+set -u
+BACK=$OUT
+export OUT=/tmp/call12; mkdir -p "$OUT"
+source scripts/device_setup.sh || exit 1
+source scripts/device_step.sh
+trials_begin call12 590
+gpu_suite 380 60
+U=notebook/probes/unlisted
+TAIL=6 trial llm_sgemm 90 gpulab bench sgemm --suite llm --contenders 1.3 --no-sanitize
+TAIL=12 trial unlisted_bf16 25 gpulab bench gemm_bf16 --suite $U/unlisted.toml --contenders 1.5 --no-sanitize \
+    --out "$dir/gemm_bf16-unlisted.csv"
+TAIL=12 trial unlisted_sgemm 25 gpulab bench sgemm --suite $U/unlisted.toml --contenders 1.3 --no-sanitize \
+    --out "$dir/sgemm-unlisted.csv"
+trials_end
+tar czf "$BACK/call12.tgz" -C "$OUT" . -C "$PWD" results/h200 2>/dev/null
+exit 0
