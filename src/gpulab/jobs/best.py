@@ -563,15 +563,22 @@ class Selector:
         return self._modelled(self._bounds(shape, self.variants), MAX_MODELLED)
 
     def ranking(self, shape: Shape) -> list[Estimate]:
-        """Each variant's best estimate at the shape, best first: the best of what estimates() modelled
-        and of its own few configs modelled in their own order (at most MODELLED_PER_VARIANT), so
-        that every variant is weighed by its access model, not its bound alone."""
+        """Each variant's best estimate at the shape, best first: the best of what estimates() modelled,
+        of its own few configs modelled in their own order (at most MODELLED_PER_VARIANT), so that
+        every variant is weighed by its access model, not its bound alone, and of its tuned config
+        for the shape (tune.defaults_from), modelled always: the guess's order can pass it over
+        (sgemm's v14 at 8192x57344x8192: its config tuned at 8192^3, modelled at 61 ms, was never
+        modelled, and three others at 74 ms were; the llm suite ran it 6% faster than the pick)."""
         if shape.values not in self._ranking:
             shared = self.estimates(shape)
             out = []
             for v in self.variants:
                 found = [e for e in shared if e.variant.name == v.name]
                 found += self._modelled(self._bounds(shape, [v]), MODELLED_PER_VARIANT)
+                tuned = self.defaults(v, shape)
+                if (v.name not in self.refused_arch and all(e.params != tuned for e in found)
+                        and tuned in self.configs(v, shape)):
+                    found += [e for e in (self._estimate(v, tuned, shape, modelled=True),) if e is not None]
                 if found:
                     out.append(prefer_measured(found, self.timed_somewhere))
             ranked = sorted(out, key=lambda e: e.order)
