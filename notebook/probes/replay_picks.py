@@ -1,0 +1,94 @@
+"""CPU probe (issue 40): the best-row model's picks replayed on rows a card already timed, no GPU.
+
+  python3 notebook/probes/replay_picks.py suites   the picks at each shape of the llm suite (results/
+      h200/<exp>-llm.csv) and the shapes of no suite (probes/unlisted/call10/), against the rows timed
+      there: a pick counts where its own config was timed in that run (a best row counts as the config
+      it ran) and ran within 5% of the fastest; 'untimed' where that run never timed it
+  python3 notebook/probes/replay_picks.py loso     leave one shape out of results/h200/<exp>.csv (its runs
+      and the tune's entries at or very near it): the pick there against the rows timed there, by variant
+      (the variant's fastest timed config), since those rows time each variant in one config only
+Run from the repository root. The suites' rows are never read by the model (jobs/best.py), so the
+first is a test of the model on shapes it did not see; the second on the shapes it calibrates with."""
+
+import copy
+import csv
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from gpulab.experiments import get_experiment
+from gpulab.jobs import best
+from gpulab.jobs.cost import card_for
+from gpulab.jobs.tune import load_tuned, shape_of
+
+FOLDER = Path("results/h200")
+SUITES = {"gemm_bf16": ["results/h200/gemm_bf16-llm.csv", "notebook/probes/unlisted/call10/gemm_bf16-unlisted.csv"],
+          "sgemm": ["results/h200/sgemm-llm.csv", "notebook/probes/unlisted/call10/sgemm-unlisted.csv"]}
+
+
+def timed_configs(path) -> dict[str, dict[tuple[str, str], float]]:
+    """Per shape, each (variant, params) timed correct there and its fastest time (ms)."""
+    out: dict[str, dict] = defaultdict(dict)
+    for r in csv.DictReader(open(path)):
+        if not r["time_ms"] or r["correct"] != "true" or r["variant"] == "cublas" or r.get("expected_wrong") == "true":
+            continue
+        key = (r["picked"].split()[0] if r["variant"] == "best" else r["variant"], r["params"])
+        out[r["shape"]][key] = min(float(r["time_ms"]), out[r["shape"]].get(key, float("inf")))
+    return out
+
+
+def suites() -> None:
+    for name, paths in SUITES.items():
+        exp = get_experiment(name)
+        chooser = best.selector(exp, FOLDER)
+        for path in paths:
+            ok = untimed = 0
+            misses = []
+            configs = timed_configs(path)
+            for shape, times in configs.items():
+                pick = chooser.pick(exp.shape(*shape_of(shape)))
+                key = (pick.variant.name, pick.variant.params_label(pick.params))
+                fastest = min(times.values())
+                if key not in times:
+                    untimed += 1
+                    misses.append(f"{shape} {key[0]} untimed")
+                elif times[key] <= 1.05 * fastest:
+                    ok += 1
+                else:
+                    misses.append(f"{shape} {key[0]} {times[key] / fastest:.2f}x")
+            print(f"{name} {path}: within 5% at {ok} of {len(configs)}, {untimed} picked configs untimed; "
+                  + "; ".join(misses))
+
+
+def loso() -> None:
+    for name in SUITES:
+        exp = get_experiment(name)
+        table = load_tuned(FOLDER).get(name, {})
+        runs = best.measured_runs(exp, FOLDER, table)
+        ok = n = 0
+        misses = []
+        for shape, times in timed_configs(FOLDER / f"{name}.csv").items():
+            if len({v for v, _ in times}) < 2:
+                continue
+            values = shape_of(shape)
+
+            def near(other, values=values):
+                return best.shape_distance(exp.shape(*values), other) <= best.VERY_NEAR
+            kept = copy.deepcopy(table)
+            for entry in kept.values():
+                if isinstance(entry, dict) and entry.get("by_shape"):
+                    entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
+            chooser = best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)])
+            pick = chooser.pick(exp.shape(*values))
+            n += 1
+            mine = [t for (v, _), t in times.items() if v == pick.variant.name]
+            fastest = min(times.values())
+            if mine and min(mine) <= 1.05 * fastest:
+                ok += 1
+            else:
+                misses.append(f"{shape} {pick.variant.name} " + (f"{min(mine) / fastest:.2f}x" if mine else "untimed"))
+        print(f"{name}: leaving each shape out, the pick's variant within 5% at {ok} of {n}; " + "; ".join(misses))
+
+
+if __name__ == "__main__":
+    {"suites": suites, "loso": loso}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()
