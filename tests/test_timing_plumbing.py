@@ -163,6 +163,36 @@ def test_each_block_runs_on_buffers_placed_anew_and_the_last_is_checked(stand_in
     assert row["rel_noise"] > 1.96 * np.std(places) / np.sqrt(row["blocks"]) / np.mean(places)
 
 
+def test_a_placement_that_does_not_fit_falls_back_to_those_placed(stand_in, monkeypatch):
+    """Where a new placement's allocation fails (more than the experiment's device_bytes said), the
+    blocks go on over the placements made so far: the row is timed and checked, not lost."""
+    class OutOfMemory(Exception):
+        pass
+
+    made = []
+    real_output = SGEMM.output
+
+    def output(shape, xp):
+        made.append(shape)
+        if len(made) > 2:  # the timing's first output and one more placement's; then the card is full
+            raise OutOfMemory
+        return real_output(shape, xp)
+    monkeypatch.setattr(SGEMM, "output", output)
+    monkeypatch.setattr(lab_module, "out_of_memory", lambda: OutOfMemory)
+    lab = stand_in()
+    spec = _library_spec()
+    seen = []
+
+    def make(inputs, out):
+        seen.append((id(inputs["A"]), id(out)))
+        return correct(1.0, np.random.default_rng(6))(inputs, out)
+    lab.make[spec.label] = make
+    lab.options = LabOptions(timing=TimingPolicy(warmup_ms=2.0), check=False)  # no check: no outputs of its own
+    row = lab.execute(spec)
+    assert not row.get("skip_reason") and row["blocks"] >= 3 and row["time_ms"] > 0, row
+    assert len(set(seen)) == 2 and len(seen) == row["blocks"]  # the two placements, in turn
+
+
 @pytest.mark.parametrize("gaming, words", [(skips_later_launches, "NaN or never written"),
                                            (replays_kept_result, "wrong elements")])
 def test_a_run_that_games_the_timer_fails_after_timing(stand_in, gaming, words):

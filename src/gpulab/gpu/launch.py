@@ -131,6 +131,11 @@ def cuda_errors() -> tuple[type[Exception], ...]:
     return cuda.runtime.CUDARuntimeError, cuda.driver.CUDADriverError
 
 
+def out_of_memory() -> type[Exception]:
+    """The exception CuPy raises when an allocation does not fit in the device's memory."""
+    return cupy().cuda.memory.OutOfMemoryError
+
+
 @functools.cache
 def load(compiled: Compiled) -> LoadedKernel:
     return LoadedKernel(compiled)

@@ -19,7 +19,7 @@ from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.gpu import nvml, seam
 from gpulab.gpu.compile import DEFAULT_ARCH, Compiled, compile_kernel, source_fingerprint
 from gpulab.gpu.device import free_memory_bytes, require_gpu
-from gpulab.gpu.launch import cuda_errors, load, synchronize
+from gpulab.gpu.launch import cuda_errors, load, out_of_memory, synchronize
 from gpulab.gpu.occupancy import SM_LIMITS, card_limits, occupancy
 from gpulab.gpu.timing import L2Flusher, Timing, TimingPolicy, time_it
 from gpulab.params import parse_params_label
@@ -421,10 +421,13 @@ class Lab:
 
         def moved() -> Callable[[], None]:
             if len(placed) < PLACEMENTS and (len(placed) + 1) * spec.experiment.device_bytes(spec.shape) < room / 2:
-                copies = {k: v.copy(order="K") if isinstance(v, cupy.ndarray) else v for k, v in inputs.items()}
-                placed.append((copies, spec.experiment.output(spec.shape, cupy)))
-            else:
-                placed.append(placed.pop(0))
+                try:
+                    copies = {k: v.copy(order="K") if isinstance(v, cupy.ndarray) else v for k, v in inputs.items()}
+                    placed.append((copies, spec.experiment.output(spec.shape, cupy)))
+                    return work_on(*placed[-1])
+                except out_of_memory():  # the buffers took more than device_bytes said: use those placed
+                    pass
+            placed.append(placed.pop(0))
             return work_on(*placed[-1])
 
         last = None
