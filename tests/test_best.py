@@ -530,9 +530,20 @@ def test_the_best_spec_survives_the_trip_to_the_worker(tmp_path):
 def test_api_best_names_each_shapes_pick(tmp_path):
     (tmp_path / "h200").mkdir()
     (tmp_path / "h200" / "tuned.json").write_text(json.dumps({"sgemm": TABLE}))
-    rows = api.best("sgemm", shapes=["4096x4096x4096", "1x8192x8192", "7x31x1000"], results=tmp_path, gpu="h200")
+    heard = []
+
+    class Heard(api.Progress):
+        def planned(self, count):
+            heard.append(count)
+
+        def started(self, label):
+            heard.append(label)
+
+    rows = api.best("sgemm", shapes=["4096x4096x4096", "1x8192x8192", "7x31x1000"], results=tmp_path, gpu="h200",
+                    progress=Heard())
     assert [(r["variant"], r["chosen_by"]) for r in rows[:2]] == [("v9", "tuned here"), ("sk", "tuned here")]
     assert rows[2]["chosen_by"].startswith("model: ") and rows[2]["model_ms"] > 0 and rows[2]["variant"]
+    assert heard == [3, "best sgemm 4096x4096x4096", "best sgemm 1x8192x8192", "best sgemm 7x31x1000"]
 
 
 def test_api_best_on_a_suite_carries_its_columns():

@@ -213,14 +213,16 @@ def _names(names, what: str) -> list[str] | None:
 
 
 def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: Sequence[str | Path] = (),
-         results: str | Path | None = None, gpu: str | None = None, suite: str | Path | None = None) -> Records:
+         results: str | Path | None = None, gpu: str | None = None, suite: str | Path | None = None,
+         progress: Progress | None = None) -> Records:
     """What gpulab's best row runs at each shape (default: the experiment's default shapes; or a
     suite's), from what card `gpu` measured (a results folder's name, e.g. 'h200'; default: this
     machine's card, else the one card with results, else none): its tune, its runs and its
     ceilings (gpulab.jobs.best). One row per shape with `variant`, `params`, `chosen_by` (why:
     'tuned here', 'tuned at <shape>' or the model's numbers) and `model_ms` (the model's time, where
     it chose), with a suite's columns; a shape no variant runs has an empty `variant` and
-    `chosen_by` saying why. Needs no GPU."""
+    `chosen_by` saying why; `progress` hears of each shape (the model takes a second or more at a
+    shape where many variants run). Needs no GPU."""
     exp = experiment(experiment_name, kernels)
     if suite is not None and shapes is not None:
         raise GpulabError("give shapes or a suite, not both")
@@ -229,7 +231,14 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
         found = [(s.shape, s.columns) for s in _load_suite(suite).shapes(exp)]
     else:
         found = [(s, {}) for s in shapes_of(exp, shapes)]
-    return Records(choosing.pick_record(exp, chooser, shape, columns) for shape, columns in found)
+    progress = progress or QUIET
+    progress.planned(len(found))
+    rows = []
+    for shape, columns in found:
+        progress.started(f"best {exp.name} {shape.label}")
+        rows.append(choosing.pick_record(exp, chooser, shape, columns))
+        progress.finished(None)
+    return Records(rows)
 
 
 def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:

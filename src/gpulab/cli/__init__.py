@@ -456,7 +456,9 @@ def best(
         shapes = None
     if csv_path is not None:
         check_writable(csv_path)
-    rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite)
+    with Live(f"best {experiment}") as live:
+        rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite,
+                        progress=live)
     console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {suite} suite" if suite else "")))
     if csv_path is not None:
         write_csv(csv_path, rows)
