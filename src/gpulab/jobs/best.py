@@ -337,7 +337,8 @@ class Selector:
         if not ratios:
             return None
         fit = fixed_cost_fit([(r * run.seconds, run.seconds) for r, run in ratios]) if kind == "memory" else None
-        return Calibration(statistics.median(r for r, _ in ratios), "from " + "x".join(map(str, ratios[0][1].shape)), fit)
+        where = "from " + "x".join(map(str, ratios[0][1].shape))
+        return Calibration(statistics.median(r for r, _ in ratios), where, fit)
 
     def _typical_efficiency(self, v: Variant, shape: Shape, kind: str) -> float | None:
         """The lowest of the other measured variants' efficiencies on `kind`-bound shapes near `shape`."""
@@ -508,7 +509,8 @@ class Selector:
         if not entry.get("rate"):
             return []
         tuned_at = self.experiment.shape(*shape_of(chosen.tuned_at))
-        tuned_s = (self.experiment.flops(tuned_at) or self.experiment.bytes_moved(tuned_at)) / (float(entry["rate"]) * 1e9)
+        work = self.experiment.flops(tuned_at) or self.experiment.bytes_moved(tuned_at)  # the rate's unit: G/s
+        tuned_s = work / (float(entry["rate"]) * 1e9)
         tuned_near = {name for name, e in self.table.items() if isinstance(e, dict) and any(
             len(shape_of(lab)) == len(shape.values) and shape_distance(shape, shape_of(lab)) <= VERY_NEAR
             for lab in (e.get("by_shape") or {}))}
