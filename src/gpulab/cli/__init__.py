@@ -404,7 +404,7 @@ def _untuned_rivals(plan, result) -> list[str]:
         if any(label in ((other or {}).get("by_shape") or {}) for name, other in table.items() if name != v.name):
             continue  # a rival was tuned here too: the measurements decide
         shape = exp.shape(*tuning.shape_of(label))
-        tuned_s = (exp.flops(shape) or exp.bytes_moved(shape)) / (float(entry["rate"]) * 1e9)  # rate: G/s
+        tuned_s = choosing.tuned_seconds(exp, shape, entry["rate"])
         rivals = choosing.rivals_ahead(chooser, v.name, shape, tuned_s)
         if rivals:
             names = ", ".join(f"{e.variant.name} ({e.seconds * 1e3:.4f} ms)" for e in rivals[:3])

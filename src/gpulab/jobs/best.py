@@ -127,9 +127,14 @@ def measured_runs(experiment: Experiment, folder: Path | None, table: dict) -> l
             if params is None or not rate or len(shape_of(label)) != len(experiment.dims):
                 continue
             shape = experiment.shape(*shape_of(label))
-            work = experiment.flops(shape) or experiment.bytes_moved(shape)  # GFLOP/s, or GB/s where no FLOPs
-            out.append(Measured(name, params, shape.values, work / (float(rate) * 1e9)))
+            out.append(Measured(name, params, shape.values, tuned_seconds(experiment, shape, rate)))
     return out
+
+
+def tuned_seconds(experiment: Experiment, shape: Shape, rate: float) -> float:
+    """The time of a tune's config from the rate tuned.json keeps: GFLOP/s, or GB/s where the
+    experiment counts no FLOPs."""
+    return (experiment.flops(shape) or experiment.bytes_moved(shape)) / (float(rate) * 1e9)
 
 
 FIXED_COST_SPAN = 1.5  # the model's times of the runs a fixed cost is fitted to must span this ratio
@@ -508,9 +513,7 @@ class Selector:
         entry = ((self.table.get(chosen.variant.name) or {}).get("by_shape") or {}).get(chosen.tuned_at) or {}
         if not entry.get("rate"):
             return []
-        tuned_at = self.experiment.shape(*shape_of(chosen.tuned_at))
-        work = self.experiment.flops(tuned_at) or self.experiment.bytes_moved(tuned_at)  # the rate's unit: G/s
-        tuned_s = work / (float(entry["rate"]) * 1e9)
+        tuned_s = tuned_seconds(self.experiment, self.experiment.shape(*shape_of(chosen.tuned_at)), entry["rate"])
         tuned_near = {name for name, e in self.table.items() if isinstance(e, dict) and any(
             len(shape_of(lab)) == len(shape.values) and shape_distance(shape, shape_of(lab)) <= VERY_NEAR
             for lab in (e.get("by_shape") or {}))}
