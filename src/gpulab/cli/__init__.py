@@ -397,16 +397,13 @@ def _untuned_rivals(plan, result) -> list[str]:
     to be faster than the tune's fastest (gpulab.jobs.best.rivals_ahead): the best row there leaves
     the choice to the model, which is an estimate until the rival is tuned there too."""
     exp, v = plan.experiment, plan.variant
-    table = tuning.load_tuned(plan.folder).get(exp.name, {})
     chooser = choosing.selector(exp, plan.folder)
     lines = []
-    for label, entry in result.by_shape.items():
-        if any(label in ((other or {}).get("by_shape") or {}) for name, other in table.items() if name != v.name):
-            continue  # a rival was tuned here too: the measurements decide
-        shape = exp.shape(*tuning.shape_of(label))
-        tuned_s = choosing.tuned_seconds(exp, shape, entry["rate"])
-        rivals = choosing.rivals_ahead(chooser, v.name, shape, tuned_s)
+    for label in result.by_shape:
+        # A rival tuned here too is none: there the measurements decide.
+        rivals = chooser.untuned_rivals(exp.shape(*tuning.shape_of(label)), v.name, label)
         if rivals:
+            tuned_s = chooser.tuned_time(v.name, label)
             names = ", ".join(f"{e.variant.name} ({e.seconds * 1e3:.4f} ms)" for e in rivals[:3])
             lines.append(f"  at {label} the model expects {names} faster than {v.name}'s tuned "
                          f"{tuned_s * 1e3:.4f} ms, so the best row there is the model's choice, not the tune's: "

@@ -505,19 +505,26 @@ class Selector:
         _, v, params, label = min(found, key=lambda c: c[0])
         return Pick(v, params, "tuned here" if label == shape.label else f"tuned at {label}", tuned_at=label)
 
-    def untuned_rivals(self, shape: Shape, chosen: Pick) -> list[Estimate]:
-        """The variants not tuned at or very near `shape` that the model expects at least 10% faster
-        than the tune's fastest there (`chosen`, rule 1): where there are any, rule 1 yields to the
-        model. At 128x6144x4096 on the H200 (2026-12-04) t4, tuned there alone for a search
-        comparison, ran 22% slower than kc, and sgemm's v14 57% slower than v12."""
-        entry = ((self.table.get(chosen.variant.name) or {}).get("by_shape") or {}).get(chosen.tuned_at) or {}
+    def tuned_time(self, variant: str, tuned_at: str) -> float | None:
+        """The seconds `variant`'s tune recorded for its fastest config at the shape `tuned_at`."""
+        entry = ((self.table.get(variant) or {}).get("by_shape") or {}).get(tuned_at) or {}
         if not entry.get("rate"):
+            return None
+        return tuned_seconds(self.experiment, self.experiment.shape(*shape_of(tuned_at)), entry["rate"])
+
+    def untuned_rivals(self, shape: Shape, variant: str, tuned_at: str) -> list[Estimate]:
+        """The variants not tuned at or very near `shape` that the model expects at least 10% faster
+        than `variant`'s tune recorded at `tuned_at` (rivals_ahead): where there are any, rule 1
+        yields to the model, and `gpulab tune` names them. At 128x6144x4096 on the H200 (2026-12-04)
+        t4, tuned there alone for a search comparison, ran 22% slower than kc, and sgemm's v14 57%
+        slower than v12."""
+        tuned_s = self.tuned_time(variant, tuned_at)
+        if tuned_s is None:
             return []
-        tuned_s = tuned_seconds(self.experiment, self.experiment.shape(*shape_of(chosen.tuned_at)), entry["rate"])
         tuned_near = {name for name, e in self.table.items() if isinstance(e, dict) and any(
             len(shape_of(lab)) == len(shape.values) and shape_distance(shape, shape_of(lab)) <= VERY_NEAR
             for lab in (e.get("by_shape") or {}))}
-        return [e for e in rivals_ahead(self, chosen.variant.name, shape, tuned_s) if e.variant.name not in tuned_near]
+        return [e for e in rivals_ahead(self, variant, shape, tuned_s) if e.variant.name not in tuned_near]
 
     def _bounds(self, shape: Shape, variants: list[Variant]) -> list[Estimate]:
         """The cheap bound of every candidate config of `variants` at the shape."""
@@ -596,7 +603,7 @@ class Selector:
         chosen = self.tuned(shape)
         passed_over = ""
         if chosen is not None:
-            rivals = self.untuned_rivals(shape, chosen)
+            rivals = self.untuned_rivals(shape, chosen.variant.name, chosen.tuned_at)
             if not rivals:
                 return chosen
             passed_over = (f"; {chosen.variant.name} {chosen.why} passed over: the model expects "
@@ -633,11 +640,9 @@ RIVAL_MARGIN = 0.9  # a rival is named only where the model expects it 10% faste
 
 def rivals_ahead(chooser: Selector, variant: str, shape: Shape, measured_s: float) -> list[Estimate]:
     """The other variants the model expects to run `shape` at least 10% faster than `variant` was
-    measured there (its tune's fastest, `measured_s`), best first. Rule 1 runs a tuned config wherever it was tuned,
-    so after a tune of one variant these would never be timed there: on the H200 (2026-12-04) t4
-    tuned alone at 128x6144x4096 made the best row 20% slower than kc, v14 56% slower than v12. A
-    hint, not a verdict: the model's times are estimates (gpulab tune says to tune them too). A
-    variant with nothing measured on the card (the bare model, an optimistic bound) is no rival."""
+    measured there (its tune's fastest, `measured_s`), best first (Selector.untuned_rivals). The
+    model's times are estimates, so only a wide margin counts, and a variant with nothing measured
+    on the card (the bare model, an optimistic bound) is no rival."""
     return [e for e in chooser.ranking(shape) if e.variant.name != variant and e.seconds < RIVAL_MARGIN * measured_s
             and e.efficiency_from != BARE_MODEL]
 
