@@ -23,7 +23,7 @@ from gpulab.jobs import bench as bench_job
 from gpulab.jobs import best, cost
 from gpulab.jobs.tune import accepted_params, shape_distance
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
-from gpulab.records import BEST
+from gpulab.records import BEST, DamagedFile
 from gpulab.records.ceilings import attach_copy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -482,6 +482,19 @@ def test_calibration_reads_the_experiments_runs_and_the_tune_not_a_suites(tmp_pa
     assert {r.shape for r in runs if r.variant == "v9"} >= {(4096, 4096, 4096), (1024, 1024, 1024)}
     assert (1, 6144, 4096) not in {r.shape for r in runs}
     assert any(r.variant == "sk" and r.shape == (4096, 64, 4096) for r in runs)  # from the tune's pick
+
+
+def test_calibration_refuses_a_results_csv_that_lost_its_times(tmp_path):
+    """A sgemm.csv without its time_ms column reads as every run untimed: the model would then choose
+    with borrowed or bare efficiencies and say nothing. It is damage, refused in one line."""
+    header, *lines = (H200 / "sgemm.csv").read_text().splitlines()
+    names = header.split(",")
+    drop = names.index("time_ms")
+    rows = [",".join(c for i, c in enumerate(line.split(",")) if i != drop) for line in [header] + lines[:3]
+            if line.count(",") == header.count(",")]  # rows without quoted commas, enough to read
+    (tmp_path / "sgemm.csv").write_text("\n".join(rows) + "\n")
+    with pytest.raises(DamagedFile, match="time_ms"):
+        best.measured_runs(SGEMM, tmp_path, TABLE)
 
 
 # -- the bench plan and its rows --------------------------------------------------------------------

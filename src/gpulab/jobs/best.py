@@ -78,7 +78,7 @@ from gpulab.jobs.cost import (
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
 from gpulab.params import parse_params_label
-from gpulab.records import read_csv, variant_ran
+from gpulab.records import RUN_COLUMNS, read_csv, variant_ran
 
 # A tuned shape this close (shape_distance: summed |log2| of the dimensions' ratios) speaks for the
 # asked one: 4000^3 for 4096^3 (0.10), not 3072^3 (1.2).
@@ -107,7 +107,7 @@ def measured_runs(experiment: Experiment, folder: Path | None, table: dict) -> l
     names = {v.name: v for v in experiment.variants}
     path = Path(folder) / f"{experiment.name}.csv" if folder is not None else None
     if path is not None and path.exists():
-        for r in read_csv(path):
+        for r in read_csv(path, required=RUN_COLUMNS):  # a damaged file refused, not read as untimed
             name = variant_ran(r)
             if name not in names or not r.get("correct") or not r.get("time_ms") or r.get("skip_reason"):
                 continue

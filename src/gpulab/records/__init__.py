@@ -43,6 +43,11 @@ CORE_COLUMNS = (
     "spill_loads_bytes", "stack_frame_bytes", "barriers", "cmem_bytes",
     "grid", "block", "skip_reason",
 )
+# What an experiment's results CSV (results/<gpu>/<experiment>.csv) must hold for anything read from
+# it, the pages' tables and the best-row model's calibration alike; a file without one of these is
+# damage (DamagedFile), never an emptier reading. time_ms: every row bench writes has it (empty
+# where the run did not finish); a file without it would read as every run untimed.
+RUN_COLUMNS = ("experiment", "variant", "params", "shape", "correct", "time_ms")
 # host and gpu_index: which machine and which of its GPUs timed the row (sweeps over several, gpulab.run.sweep).
 ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab", "date", "host", "gpu_index")
 

@@ -22,7 +22,7 @@ from gpulab.experiments.suites import Suite, builtin_suites
 from gpulab.quantities import (
     FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS, held_exactly,
 )
-from gpulab.records import BEST, ceiling_notes, read_csv, read_text, update_text
+from gpulab.records import BEST, RUN_COLUMNS, ceiling_notes, read_csv, read_text, update_text
 from gpulab.report.picks import pick_accuracy
 from gpulab.report.tables import best_per_shape
 
@@ -31,10 +31,7 @@ MARKER_RE = re.compile(r"<!-- (?P<close>/?)gpulab:(?P<name>[\w-]+) -->")
 
 
 # What each kind of results file must hold for the tables built from it; anything less is damage
-# (DamagedFile: which file, line and column), never an emptier table.
-# time_ms: every row bench writes has it (empty where the run did not finish); a file without it
-# would draw every table and plot as "not timed" and rewrite the pages from that, so it is refused.
-RUN_COLUMNS = ("experiment", "variant", "params", "shape", "correct", "time_ms")
+# (DamagedFile: which file, line and column), never an emptier table (a run CSV: records.RUN_COLUMNS).
 CEILING_COLUMNS = ("ceiling", "gbps", "gflops")
 
 
