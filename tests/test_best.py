@@ -772,3 +772,118 @@ def test_a_config_timed_at_the_shape_is_judged_by_its_own_run():
     stencil = get_experiment("stencil")
     pick = best.selector(stencil, H200).pick(stencil.shape(16777216))
     assert (pick.variant.name, pick.params["PER"]) == ("shfl", 8) and "measured for this config" in pick.why
+
+
+# -- what a kernel's time is made of beyond its own loop ---------------------------------------------
+STAGED = dataclasses.replace(WHOLE, name="staged", stage_bytes=lambda p, s: 3 * STANDIN.bytes_moved(s))
+
+
+def test_a_stage_step_is_charged_its_bytes_at_the_copy_ceiling():
+    """A variant whose stage step copies its operands first (sgemm's v14 splits A and B into TF32
+    parts) pays that pass before its own time: here three times the problem's bytes at 4,000 GB/s,
+    on top of WHOLE's roof, and said in chosen_by once it is a tenth of the time."""
+    shape = STANDIN.shape(128, 30000, 8192)
+    chooser = best.Selector(type("Staging", (StandIn,), {"variants": (WHOLE, STAGED)})(), {}, CARD)
+    plain = chooser._estimate(WHOLE, WHOLE.default_params(), shape, modelled=True)
+    staged = chooser._estimate(STAGED, STAGED.default_params(), shape, modelled=True)
+    assert plain.staging_s == 0
+    assert staged.staging_s == pytest.approx(3 * STANDIN.bytes_moved(shape) / 4000e9)
+    assert staged.roof_s == pytest.approx(plain.roof_s + staged.staging_s)
+    assert "staging" in staged.reason() and "staging" not in plain.reason()
+    assert chooser.pick(shape).variant.name == "whole"
+
+
+def test_v14_pays_its_split_and_reads_the_split_copies():
+    """v14 at 128x57344x8192: the split reads A and B (1.9 GB) and writes three TF32 parts of each
+    (5.6 GB), then the GEMM reads those parts, not the FP32 inputs. Modelled without either it came
+    to 1.77 ms; it ran 4.0 ms (H200, 2026-12-04, the llm suite)."""
+    v14 = SGEMM.variant("v14")
+    shape = SGEMM.shape(128, 57344, 8192)
+    params = v14.default_params()
+    from gpulab.experiments.sgemm.tf32x3.tf32_split import split_bytes
+    assert v14.stage_bytes(params, shape) == split_bytes(shape) == 4 * 4 * (128 + 57344) * 8192
+    est = best.Selector(SGEMM, {}, CARD)._estimate(v14, params, shape, modelled=True)
+    assert est.traffic.dram_bytes == pytest.approx(4 * 3 * (128 + 57344) * 8192 + 4 * 128 * 57344)
+    assert est.ideal_s["DRAM"] == pytest.approx(est.traffic.dram_bytes / 4000e9)
+    assert est.staging_s == pytest.approx(split_bytes(shape) / 4000e9)
+    assert SGEMM.variant("v9").stage_bytes(V9, shape) == 0
+
+
+def _guarded_split_model(p, s):
+    """SPLIT's launch, written as every block running the whole k loop with the trips outside its
+    own slice guarded off (as sgemm's v13 and sx models have it)."""
+    splits = p["S"]
+    tiles = cdiv(s["M"], p["BM"]) * cdiv(s["N"], p["BN"])
+    trips = cdiv(s["K"], 64)
+    per_slice = cdiv(trips, splits)
+
+    def mine(i):
+        return i.k // per_slice == i.bx % splits
+    loads = Instruction("ld panels", "global", "load", 16, address=lambda i: 16 * i.tid + 4096 * i.k, active=mine,
+                        loops=(Loop("k", trips, every(trips)),), blocks={"x": every(tiles * splits)})
+    steps = p["BM"] * p["BN"] // THREADS  # each block stores its whole BM x BN partial
+    partial = Instruction("st partial", "global", "store", 4, address=lambda i: 4 * ((i.bx * steps + i.q) * THREADS + i.tid),
+                          loops=(Loop("q", steps, every(steps)),), blocks={"x": every(tiles * splits)})
+    return KernelAccess(grid=(tiles * splits, 1, 1), block=(THREADS, 1, 1), instructions=(loads, partial),
+                        flops=2.0 * s["M"] * s["N"] * s["K"], dram_compulsory_bytes=STANDIN.bytes_moved(s))
+
+
+def test_a_split_written_as_guarded_trips_is_not_read_as_idle_warps():
+    """Each block loads on its own slice's trips only: a shorter loop, not warps that wait. Read as
+    idle, 4 slices a tile showed a quarter of the warps loading, and 4x the memory time (v13 in 7
+    slices at 128x10240x8192 was modelled at 0.99 ms and ran 0.48, H200 2026-12-04)."""
+    guarded = dataclasses.replace(SPLIT, name="guarded", access=_guarded_split_model)
+    shape = STANDIN.shape(256, 256, 4096)
+    est = best.Selector(STANDIN, {}, CARD)._estimate(guarded, guarded.default_params(), shape, modelled=True)
+    assert est.split and est.traffic.workspace_bytes > 0
+    assert est.warps_loading == pytest.approx(1.0)
+
+
+def test_a_split_whose_warps_really_idle_still_says_so():
+    """The same split where only the first of every 8 warps loads: an eighth, as before."""
+    def model(p, s):
+        found = _guarded_split_model(p, s)
+        loads = found.instructions[0]
+        one_in_8 = dataclasses.replace(loads, active=lambda i, a=loads.active: a(i) & (i.tid // 32 == 0))
+        return dataclasses.replace(found, instructions=(one_in_8, *found.instructions[1:]))
+    idle = dataclasses.replace(SPLIT, name="idle", access=model)
+    est = best.Selector(STANDIN, {}, CARD)._estimate(idle, idle.default_params(), STANDIN.shape(256, 256, 4096),
+                                                        modelled=True)
+    assert est.warps_loading == pytest.approx(1 / 8)
+
+
+FMA_CARD = dataclasses.replace(CARD, compute={"fma_fp32": 60_000.0})
+
+
+@pytest.mark.parametrize("threads, shape, hidden", [
+    (128, (4096, 4096, 4096), 1.0),  # 1,024 tiles: 8 blocks of 4 warps an SM
+    (128, (2048, 2048, 4096), (2 / 3.25) / (4 / 5.25)),  # 256 tiles: 2 blocks of 4 warps on the busiest SM
+    (128, (1024, 1024, 4096), (1 / 2.25) / (4 / 5.25)),  # 64 tiles: one block of 4 warps, 1 a scheduler
+    (256, (1024, 2048, 4096), (2 / 3.25) / (4 / 5.25)),  # 128 tiles: one block of 8 warps
+    (512, (1024, 2048, 4096), 1.0),  # one block of 16 warps
+])
+def test_few_warps_a_scheduler_issue_below_its_rate(threads, shape, hidden):
+    """A CUDA-core kernel whose SM holds one warp a scheduler waits on each dependent FMA and shared-
+    memory load with nothing to fill the gap: sgemm's v6-v9, v11 and sx, with one warp a scheduler,
+    reached 0.58-0.74 of what they reached with two or three (H200, 2026-12-04). Tensor-core kernels
+    are left as they were."""
+    v = _narrow(threads)
+    s = STANDIN.shape(*shape)
+    assert cost.latency_hidden(v, v.default_params(), s, 132, "sm_90", "fma_fp32") == pytest.approx(hidden)
+    assert cost.latency_hidden(v, v.default_params(), s, 132, "sm_90", "tensor_bf16") == 1.0
+    fma = type("Fma", (StandIn,), {"variants": (v,), "compute_ceiling": "fma_fp32"})()
+    est = best.Selector(fma, {}, FMA_CARD)._estimate(v, v.default_params(), s, modelled=False)
+    assert est.hidden == pytest.approx(hidden)
+    ideal = est.quantization * est.padding * est.ideal_s["compute"] / est.schedulers
+    assert est.limits_s["compute"] == pytest.approx(ideal / hidden)
+
+
+def test_the_blocks_an_sm_runs_are_not_a_move_of_the_model():
+    """v13's RESIDENT plans the grid for the blocks an SM runs at once, which the compiled kernel's
+    registers decide (3 on the H200): the model keeps the tuned value and never moves it, since it
+    cannot see registers (planned for 1, v13 ran 1.69x its time planned for 3 at 128x10240x8192)."""
+    chooser = best.selector(SGEMM, H200)
+    v13 = SGEMM.variant("v13")
+    shape = SGEMM.shape(128, 10240, 8192)
+    assert v13.resident_param == "RESIDENT"
+    assert {p["RESIDENT"] for p in chooser.configs(v13, shape)} == {v13.default_params()["RESIDENT"]}

@@ -2,7 +2,10 @@
 # Call 12 (written 2026-12-04, not run: no device was lent after call 10): the whole GPU suite on the
 # tree that has the blocked timing and the best-row model's changes since call 10 (no GPU test has
 # run on them), then the sgemm llm suite and the shapes of no suite on both GEMMs, timed on that
-# model (after device_call11.sh, whose calibration rows the gemm_bf16 picks then read).
+# model (after device_call11.sh, whose calibration rows the gemm_bf16 picks then read). The model
+# changed again in the session after (docs/notes/sgemm-notes.md, "The best-row model on split
+# launches"): sgemm's picks at 16 and 128 tokens moved to sx's decode tiles and v13 planned for 3
+# blocks an SM, configs call 10 did not time there; this suite times them.
 # Usage (on the card, from the repository root): bash notebook/device/device_call12.sh
 set -u
 BACK=$OUT

@@ -7,6 +7,9 @@
   python3 notebook/probes/replay_picks.py loso     leave one shape out of results/h200/<exp>.csv (its runs
       and the tune's entries at or very near it): the pick there against the rows timed there, by variant
       (the variant's fastest timed config), since those rows time each variant in one config only
+  python3 notebook/probes/replay_picks.py error    the model's time for each config those suite files timed
+      (its calibrated estimate, as the pick weighs it) against the time measured: the typical error
+      (geometric mean of max(est/measured, measured/est)), the share within 10% and 25%, by variant
 Run from the repository root. The suites' rows are never read by the model (jobs/best.py), so the
 first is a test of the model on shapes it did not see; the second on the shapes it calibrates with."""
 
@@ -90,5 +93,40 @@ def loso() -> None:
         print(f"{name}: leaving each shape out, the pick's variant within 5% at {ok} of {n}; " + "; ".join(misses))
 
 
+def error() -> None:
+    import math
+    for name, paths in SUITES.items():
+        exp = get_experiment(name)
+        chooser = best.selector(exp, FOLDER)
+        names = {v.name: v for v in exp.variants}
+        errors: dict[str, list[float]] = defaultdict(list)
+        worst = []
+        for path in paths:
+            for shape, times in timed_configs(path).items():
+                values = exp.shape(*shape_of(shape))
+                for (variant, label), measured in times.items():
+                    v = names.get(variant)
+                    params = v.completed_params(best.parse_params_label(label)) if v else None
+                    if params is None or v.constraints(params, values) is not None:
+                        continue
+                    est = chooser._estimate(v, params, values, modelled=True)
+                    if est is None:
+                        continue
+                    ratio = est.seconds / (measured / 1e3)
+                    errors[variant].append(ratio)
+                    worst.append((max(ratio, 1 / ratio), shape, variant, ratio))
+        every = [r for rs in errors.values() for r in rs]
+
+        def summary(rs):
+            off = [max(r, 1 / r) for r in rs]
+            return (f"{len(rs)} rows, typical error {math.exp(sum(math.log(o) for o in off) / len(off)):.2f}x, "
+                    f"within 10% {sum(o <= 1.1 for o in off)}, within 25% {sum(o <= 1.25 for o in off)}, "
+                    f"median est/measured {sorted(rs)[len(rs) // 2]:.2f}")
+        print(f"{name}: {summary(every)}")
+        for variant, rs in sorted(errors.items()):
+            print(f"  {variant:5s} {summary(rs)}")
+        print("  worst: " + "; ".join(f"{s} {v} {r:.2f}" for _, s, v, r in sorted(worst, reverse=True)[:8]))
+
+
 if __name__ == "__main__":
-    {"suites": suites, "loso": loso}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()
+    {"suites": suites, "loso": loso, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()

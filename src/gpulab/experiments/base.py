@@ -99,6 +99,10 @@ def no_staging(inputs: dict, shape: Shape, params: Params, arch: str) -> Staged 
     return None
 
 
+def no_stage_bytes(params: Params, shape: Shape) -> int:
+    return 0
+
+
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One kernel of an experiment.
@@ -116,7 +120,10 @@ class Variant:
     inputs' device pointers and the tile params; none by default.
     `stage(inputs, shape, params, arch)` gives a gpulab.experiments.base.Staged where the kernel cannot
     read the inputs as they are (a TMA rung's operands whose rows are not 16-byte aligned: it
-    copies them into padded buffers), or None where it can; none by default.
+    copies them into padded buffers), or None where it can; none by default. `stage_bytes(params,
+    shape)` is what that step reads plus writes at a shape, known without a GPU (0 where it copies
+    nothing): its Staged.moved_bytes, and what the best row's model (gpulab.jobs.cost) charges it at
+    the copy ceiling before the kernel's own time.
     """
 
     name: str
@@ -137,6 +144,7 @@ class Variant:
     arch_specific: bool = False
     extra_args: Callable[..., tuple] = no_extra_args
     stage: Callable[..., Staged | None] = no_staging
+    stage_bytes: Callable[[Params, Shape], int] = no_stage_bytes
     # A rung of the experiment's ladder (its table and picture in the README and the report); False
     # for a kernel made for one shape class (a GEMV, split-K), which the best row's table shows.
     rung: bool = True

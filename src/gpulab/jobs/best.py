@@ -16,8 +16,9 @@ best) says what it would run, with no GPU. The rule, in full:
    never), each at its tuned params for the shape, its declared defaults, every config a tune found
    best anywhere, the experiment's own default for the shape (Experiment.best_default), and the
    one-param moves from the first two that change its grid or its padded work (a move its
-   constraints refuse is repaired by a second param where one can); every one its constraints accept,
-   at most MAX_CONFIGS per variant, kept by the cheap bound below.
+   constraints refuse is repaired by a second param where one can; the blocks an SM runs at once,
+   a variant's resident_param, are never moved: registers decide them, which the model cannot see);
+   every one its constraints accept, at most MAX_CONFIGS per variant, kept by the cheap bound below.
 3. The model of one candidate (Estimate), on this card's measured ceilings (records/ceilings.py):
    - work: the launch's blocks, and its tiles, ceil(M/BM) * ceil(N/BN) where the params name BM and
      BN (else each block is one); with CLUSTER, ceil(M/(BM*CLUSTER)) * CLUSTER * ceil(N/BN): a
@@ -28,15 +29,19 @@ best) says what it would run, with no GPU. The rule, in full:
      the output tell it from a cluster padded past M (active_blocks in model/predict.py). The busiest SM's share of the work
      over an even share is the quantization q >= 1 (24 tiles on 132 SMs: 5.5; 250 blocks: 1.06). The
      padded tiles compute whole (tiles*BM*BN of M*N, K rounded up to BK).
-   - time = max(compute, DRAM, L2) + partials: compute = q x the padded FLOPs / the variant's compute
-     ceiling, over the share of an SM's 4 warp schedulers its resident warps keep (schedulers_busy:
-     one block of 2 warps an SM computes at half its rate at best); DRAM = the compulsory bytes (Experiment.bytes_moved) / the copy ceiling; L2 = q x what
+   - time = max(compute, DRAM, L2) + partials + staging: compute = q x the padded FLOPs / the
+     variant's compute ceiling, over the share of an SM's 4 warp schedulers its resident warps keep
+     (schedulers_busy: one block of 2 warps an SM computes at half its rate at best) and, for a
+     CUDA-core kernel, over the share of a scheduler's issue rate its few warps keep (latency_hidden:
+     one warp a scheduler hides no latency); DRAM = the compulsory bytes (Experiment.bytes_moved, or
+     the kernel's own where its access model reads more: v14's split copies) / the copy ceiling; L2 = q x what
      the SMs load and store (the access model's global sectors x 32 and TMA bytes, model/predict.py)
      / the L2 read ceiling; the memory terms over the share of the warps that issue the loads,
      weighted by what each load moves (a launch whose guards idle 7 warps in 8 has an eighth of the
-     loads in flight: sgemm's v0 at M = 1); partials = what a
-     split stores beyond the output (the access model's requested store bytes), written and read
-     back at the copy ceiling. Where the access model declines a config or is too large to evaluate
+     loads in flight: sgemm's v0 at M = 1; a split's block counts the trips of its own slice);
+     partials = what a split stores beyond the output (the access model's requested store bytes),
+     written and read back at the copy ceiling; staging = what the variant's stage step moves
+     before the kernel (Variant.stage_bytes) at the copy ceiling. Where the access model declines a config or is too large to evaluate
      here (LANE_BUDGET), the L2 bytes of the nearest config it models (one param changed), else of
      the tiles' panels of A and B.
    - divided by the config's own efficiency where it was timed at the shape or very near it
@@ -74,7 +79,8 @@ from typing import Any
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.cost import (
-    Card, Estimate, Traffic, card_for, grid_blocks, panel_bytes, quantization, schedulers_busy, traffic_of, work_units,
+    Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization, schedulers_busy, traffic_of,
+    work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
 from gpulab.params import parse_params_label
@@ -382,14 +388,20 @@ class Selector:
         split, balanced = blocks > tiles and partials, blocks < tiles and partials
         rate = card.gflops(exp, v)
         flops = exp.flops(shape)
+        # The kernel's own DRAM floor where its model gives one above the problem's (the staged
+        # copies it reads), and its stage step before it, each at the copy ceiling.
+        dram = max(exp.bytes_moved(shape), (traffic.dram_bytes or 0.0) if traffic is not None else 0.0)
+        staging = v.stage_bytes(params, shape) / (card.copy_gbps * 1e9)
         ideal = {"compute": flops / (rate * 1e9) if flops and rate else 0.0,
-                 "DRAM": exp.bytes_moved(shape) / (card.copy_gbps * 1e9),
+                 "DRAM": dram / (card.copy_gbps * 1e9),
                  "L2": traffic.l2_bytes / (card.l2_gbps * 1e9) if traffic is not None and card.l2_gbps else 0.0}
         workspace = 2 * (traffic.workspace_bytes or 0.0) / (card.copy_gbps * 1e9) if traffic is not None else 0.0
         bare = Estimate(v, dict(params), shape, blocks, tiles, split, balanced,
                         quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, 1.0,
                         "", traffic, note, card.sms, exp.ceiling_for(v.name)[0],
-                        schedulers_busy(v, params, shape, card.sms, card.arch))
+                        schedulers_busy(v, params, shape, card.sms, card.arch),
+                        hidden=latency_hidden(v, params, shape, card.sms, card.arch, exp.ceiling_for(v.name)[0]),
+                        staging_s=staging)
         eff, source = (efficiency or self.measured_here(v, params, shape)
                        or self.efficiency(v, shape, params, bare.roof_s))
         return dataclasses.replace(bare, efficiency=eff, efficiency_from=source)
@@ -447,7 +459,11 @@ class Selector:
         moves: list[Params] = []
         for seed in seeds[:2]:
             grid = grid_blocks(v, seed, shape), work_units(v, seed, shape)
-            for p in v.params:
+            # The blocks an SM runs at once (v13's RESIDENT) are the compiled kernel's registers' to
+            # say, not the shape's: a move of it plans the grid for waves the card does not run. v13
+            # planned for 1 where 3 fit ran 1.69x the time of its plan for 3 at 128x10240x8192, and
+            # the model, which cannot see registers, put it ahead (H200, 2026-12-04).
+            for p in (p for p in v.params if p.name != v.resident_param):
                 for value in p.choices:
                     if value == seed[p.name]:
                         continue

@@ -65,8 +65,10 @@ def card_for(folder: Path | None) -> Card:
 # -- the model of one candidate ---------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Traffic:
-    """What the access model says a launch moves: bytes the SMs load and store through L2, and the
-    partials a split writes beyond the output (read back once by its fixup)."""
+    """What the access model says a launch moves: bytes the SMs load and store through L2, the
+    partials a split writes beyond the output (read back once by its fixup), and the DRAM floor of
+    what the kernel itself reads and writes (its model's dram_compulsory_bytes: for a kernel that
+    reads staged copies, those copies, not the problem's inputs)."""
 
     l2_bytes: float
     workspace_bytes: float | None  # None: not known (the L2 bytes came from elsewhere, see Estimate.note)
@@ -74,6 +76,7 @@ class Traffic:
     # Where the launch has more blocks than tiles: how many of them store anything (_working_blocks);
     # None: not asked, or no warp stores to tell (TMA stores)
     working_blocks: int | None = None
+    dram_bytes: float | None = None  # None: the model gives none; the problem's compulsory bytes stand
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +101,10 @@ class Estimate:
     sms: int = 132
     rate_name: str = ""
     schedulers: float = 1.0  # the share of an SM's warp schedulers its resident warps keep (schedulers_busy)
+    hidden: float = 1.0  # the share of a busy scheduler's issue rate its warps keep (latency_hidden)
+    # The variant's stage step before the kernel (Variant.stage_bytes at the copy ceiling): sgemm's
+    # v14 splits A and B into TF32 parts, 4x their bytes, a pass that outweighs the GEMM at M = 128.
+    staging_s: float = 0.0
 
     @property
     def limits_s(self) -> dict:
@@ -105,7 +112,7 @@ class Estimate:
         share of SMs slows: the copy ceiling is the whole card's); the memory limits over the share
         of the warps that load (memory-bound, a kernel is fed by the loads it has in flight)."""
         share = self.warps_loading or 1.0
-        return {"compute": self.quantization * self.padding * self.ideal_s["compute"] / self.schedulers,
+        return {"compute": self.quantization * self.padding * self.ideal_s["compute"] / (self.schedulers * self.hidden),
                 "DRAM": self.ideal_s["DRAM"] / share, "L2": self.quantization * self.ideal_s["L2"] / share}
 
     @property
@@ -114,7 +121,7 @@ class Estimate:
 
     @property
     def roof_s(self) -> float:
-        return max(self.limits_s.values()) + self.workspace_s
+        return max(self.limits_s.values()) + self.workspace_s + self.staging_s
 
     @property
     def seconds(self) -> float:
@@ -160,6 +167,8 @@ class Estimate:
             parts.append(f"{100 * self.warps_loading:.0f}% of its warps load")
         if self.traffic is not None and self.traffic.workspace_bytes:
             parts.append(f"{self.traffic.workspace_bytes / 1e6:.3g} MB of partials")
+        if self.staging_s >= 0.1 * self.roof_s:
+            parts.append(f"staging {100 * self.staging_s / self.roof_s:.0f}% of the time")
         name = {"compute": self.rate_name, "DRAM": "copy", "L2": "L2 read"}[self.bound]
         parts.append(f"{self.bound}-bound at {100 * self.ideal_s[self.bound] / self.seconds:.0f}% of the {name} ceiling")
         parts.append(f"efficiency {self.efficiency:.2f} {self.efficiency_from}")
@@ -250,7 +259,10 @@ def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Sh
     beyond = 0.0 if output is None else summary["gmem_store_requested_bytes"] - output
     units = work_units(variant, p, shape)
     working = _working_blocks(model) if units is not None and units[0] > units[1] else None
-    return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows), working)
+    # A split over K: each block runs its own slice of the k loop (slices: blocks per tile)
+    slices = units[0] / units[1] if working is not None and (beyond > 0 or working > units[1]) else 1.0
+    return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows, slices), working,
+                   float(model.dram_compulsory_bytes) or None)
 
 
 def _working_blocks(model) -> int | None:
@@ -263,18 +275,23 @@ def _working_blocks(model) -> int | None:
     return max((active_blocks(model, instr) for instr in stores), default=None)
 
 
-def _warps_loading(model, rows: list[dict]) -> float | None:
+def _warps_loading(model, rows: list[dict], slices: float = 1.0) -> float | None:
     """The share of the launch's warps that issue its global loads, weighted by what each load moves:
     per load instruction, its warp requests (a warp whose lanes are all guarded off makes none) over
     what every warp of every block would make on every trip of its loops, averaged by its sectors
     (None: no warp-level global loads, TMA's say). sgemm's v0 at M = 1 keeps one row of threads of
     its 16 x 16 blocks, 1 warp in 8 loads; gemm_bf16's d0 at M = 1 guards off most of its loads of A,
-    which move little beside its loads of Bt, which every warp makes."""
+    which move little beside its loads of Bt, which every warp makes.
+    In a split over K (`slices` blocks per tile) a block loads on the trips of its own slice only; an
+    access model may write that as the whole k loop with the trips outside the slice guarded off
+    (sgemm's v13 and sx), which is a shorter loop, not idle warps: there every warp's possible
+    requests are those of its share of the trips. Counted as idle, v13 at 128x10240x8192 in 7
+    slices a tile was modelled at 7x its memory time, 0.99 ms; it ran 0.48 (H200, 2026-12-04)."""
     warps = cdiv(math.prod(model.block), WARP) * math.prod(model.grid)
     weighted = moved = 0.0
     for instr, row in zip(model.instructions, rows):
         if instr.space == "global" and instr.kind in ("load", LDGSTS) and row["sectors"]:
-            possible = warps * math.prod(loop.trips for loop in instr.loops)
+            possible = warps * math.prod(loop.trips for loop in instr.loops) / slices
             weighted += row["sectors"] * min(1.0, row["instructions"] / possible)
             moved += row["sectors"]
     return weighted / moved if moved else None
@@ -310,23 +327,54 @@ def work_units(variant: Variant, params: Params, shape: Shape) -> tuple[int, int
     return blocks, tiles, padded
 
 
-def schedulers_busy(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> float:
-    """The share of an SM's warp schedulers (SUB_PARTITIONS, 4) the launch keeps a warp on: each
-    issues only its own warps, so an SM holding fewer warps than it has schedulers computes at that
-    share of its rate at best (sgemm's v11 at 128 x 4096 x 4096 in 64 x 64 tiles: 128 blocks of 2 warps,
-    one block an SM, half of every SM idle). The warps an SM holds: a block's, times the blocks the
-    busiest SM gets, at most the blocks that fit beside each other by threads, blocks and shared
-    memory (registers are not known before compiling: they can only fit fewer, never more)."""
+# Warps per scheduler at which an SM's issue rate is taken as whole, and how fast it falls below:
+# a scheduler with w warps issues at w / (w + LATENCY_WARPS) of the rate it has with 4 (latency_hidden).
+FULL_WARPS_PER_SCHEDULER = 4
+LATENCY_WARPS = 1.25
+FMA_CEILING = "fma_fp32"  # the CUDA cores' FP32 FMA rate (records/ceilings.py): the kernels latency_hidden holds
+
+
+def resident_warps(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> int | None:
+    """The warps the busiest SM holds at once: a block's, times the blocks it gets, at most the
+    blocks that fit beside each other by threads, blocks and shared memory (registers are not known
+    before compiling: they can only fit fewer, never more). None: no launch for this config."""
     try:
         launch = variant.launch(params, shape)
     except Exception:  # no launch: no candidate either (work_units says so); nothing to scale here
-        return 1.0
+        return None
     warps = cdiv(math.prod(launch.block), WARP)
     limits = SM_LIMITS.get(arch, SM_LIMITS[ARCH_WITHOUT_CERTAINTY])
     smem = cdiv(launch.smem_dynamic_bytes or 0, SMEM_ALLOC_UNIT) * SMEM_ALLOC_UNIT + limits.smem_reserved_per_block
     fit = max(1, min(limits.max_blocks, limits.max_warps // max(1, warps), limits.smem_bytes // smem))
-    resident = warps * min(cdiv(math.prod(launch.grid), sms), fit)
-    return min(1.0, resident / SUB_PARTITIONS)
+    return warps * min(cdiv(math.prod(launch.grid), sms), fit)
+
+
+def schedulers_busy(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> float:
+    """The share of an SM's warp schedulers (SUB_PARTITIONS, 4) the launch keeps a warp on: each
+    issues only its own warps, so an SM holding fewer warps than it has schedulers computes at that
+    share of its rate at best (sgemm's v11 at 128 x 4096 x 4096 in 64 x 64 tiles: 128 blocks of 2 warps,
+    one block an SM, half of every SM idle)."""
+    resident = resident_warps(variant, params, shape, sms, arch)
+    return 1.0 if resident is None else min(1.0, resident / SUB_PARTITIONS)
+
+
+def latency_hidden(variant: Variant, params: Params, shape: Shape, sms: int, arch: str, ceiling: str) -> float:
+    """The share of its issue rate a busy scheduler keeps with the warps it holds: a warp waiting on
+    an operand (shared memory, a dependent FMA) issues nothing, and only other warps fill the gap.
+    w / (w + LATENCY_WARPS) over its value at FULL_WARPS_PER_SCHEDULER, at most 1. Fitted to sgemm's
+    CUDA-core kernels on the H200 (2026-12-04, the bare model's time over the measured one, by the
+    warps their SMs held): with one warp a scheduler they reached 0.58-0.74 of what they reached with
+    two or three (v6-v9, v11, sx), with two 0.85-0.93 of three (v11, v13, sx).
+    Only for kernels held to the FMA ceiling (`ceiling`, the compute ceiling's name): the tensor-core
+    kernels show no such fall (gemm_bf16's t1 ran at 0.34 of its model with 4 warps an SM, 0.37 with
+    8), and one that always runs the same warps an SM (t4: one block of 12) would have it constant,
+    for its calibration to absorb."""
+    resident = resident_warps(variant, params, shape, sms, arch)
+    if resident is None or ceiling != FMA_CEILING:
+        return 1.0
+    w = max(1.0, resident / SUB_PARTITIONS)
+    full = FULL_WARPS_PER_SCHEDULER / (FULL_WARPS_PER_SCHEDULER + LATENCY_WARPS)
+    return min(1.0, w / (w + LATENCY_WARPS) / full)
 
 
 def quantization(blocks: int, tiles: int, sms: int, split: bool, balanced: bool) -> float:

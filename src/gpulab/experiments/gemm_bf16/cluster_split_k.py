@@ -13,6 +13,7 @@ from __future__ import annotations
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.experiments.gemm_bf16.access_small import kc_access
+from gpulab.experiments.gemm_bf16.staging import pad_k_bytes
 from gpulab.experiments.gemm_bf16.tma_rungs import (
     BK, GROUP_M, TWO_CONSUMERS_BM, WARPGROUP, one_wave, ring_smem_bytes, smem_reason, staged_in, tensor_maps,
 )
@@ -76,6 +77,7 @@ KC = Variant(
     arch_specific=True,
     extra_args=tensor_maps,
     stage=staged_in(one_wave(kc_launch)),
+    stage_bytes=pad_k_bytes,
     access=kc_access,
     tune_shapes=KC_TUNE_SHAPES,
     rung=False,

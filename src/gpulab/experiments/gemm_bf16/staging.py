@@ -80,6 +80,12 @@ def staged_bytes(shape: Shape) -> int:
     return (m + n) * (k + padded_k(k)) * ELEMENT_BYTES
 
 
+def pad_k_bytes(params: Params, shape: Shape) -> int:
+    """What a rung's staging moves at a shape (Variant.stage_bytes): staged_bytes where K needs the
+    padded copies, else nothing."""
+    return staged_bytes(shape) if needs_staging(shape["K"]) else 0
+
+
 def staging_grid(shape: Shape) -> tuple[int, int, int]:
     """pad_k.cu's grid: one thread per 16-byte chunk of the padded rows of A and Bt."""
     return (cdiv((shape["M"] + shape["N"]) * (padded_k(shape["K"]) // K_MULTIPLE), THREADS), 1, 1)
@@ -102,4 +108,4 @@ def pad_k(inputs: dict, shape: Shape, params: Params, arch: str, *, dependent_la
     args = (inputs["A"], inputs["Bt"], a_pad, bt_pad, np.int32(m), np.int32(n), np.int32(k), np.int32(kp))
     return Staged(inputs={"A": a_pad, "Bt": bt_pad},
                   copy=lambda: kernel(grid, (THREADS, 1, 1), args),
-                  moved_bytes=staged_bytes(shape), dependent_launch=dependent_launch)
+                  moved_bytes=pad_k_bytes(params, shape), dependent_launch=dependent_launch)

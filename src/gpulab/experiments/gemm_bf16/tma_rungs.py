@@ -23,7 +23,7 @@ from gpulab.experiments.base import Launch, Param, Params, Shape, Staged, Varian
 from gpulab.experiments.gemm_common import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
 from gpulab.experiments.gemm_bf16.edge import t4_main_dims
-from gpulab.experiments.gemm_bf16.staging import pad_k
+from gpulab.experiments.gemm_bf16.staging import pad_k, pad_k_bytes
 from gpulab.gpu.clusters import resident_clusters
 from gpulab.gpu.device import sm_count
 from gpulab.gpu.launch import by_value
@@ -131,6 +131,7 @@ T2 = Variant(
     arch_specific=True,
     extra_args=tensor_maps,
     stage=staged_in(one_wave(t2_launch)),
+    stage_bytes=pad_k_bytes,
     access=t2_access,
 )
 
@@ -164,6 +165,7 @@ T3 = Variant(
     arch_specific=True,
     extra_args=tensor_maps,
     stage=staged_in(one_wave(t3_launch)),
+    stage_bytes=pad_k_bytes,
     access=t3_access,
 )
 
@@ -301,5 +303,6 @@ T4 = Variant(
     arch_specific=True,
     extra_args=t4_extra_args,
     stage=staged_in(t4_one_round),
+    stage_bytes=pad_k_bytes,
     access=t4_model,
 )

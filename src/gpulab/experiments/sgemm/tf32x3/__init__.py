@@ -8,7 +8,7 @@ import dataclasses
 
 from gpulab.experiments.base import Param, Params, Shape, Variant
 from gpulab.experiments.gemm_bf16.tma_rungs import T4, t4_constraints, t4_extra_args, t4_launch, t4_model, t4_one_round
-from gpulab.experiments.sgemm.tf32x3.tf32_split import PARTS, padded_k, split_tf32
+from gpulab.experiments.sgemm.tf32x3.tf32_split import PARTS, padded_k, split_bytes, split_tf32
 
 
 # t4's params less PINGPONG (its two accumulator sets leave no registers for FLUSH's sums), EDGE (its
@@ -56,6 +56,7 @@ V14 = Variant(
     arch_specific=True,
     extra_args=_v14_extra_args,
     stage=_v14_stage,
+    stage_bytes=lambda params, shape: split_bytes(shape),
     access=_v14_model,
     # Three TF32 products per FLOP of the problem: held to a third of the TF32 tensor rate.
     compute_ceiling="tensor_tf32",
