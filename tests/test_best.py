@@ -887,3 +887,45 @@ def test_the_blocks_an_sm_runs_are_not_a_move_of_the_model():
     shape = SGEMM.shape(128, 10240, 8192)
     assert v13.resident_param == "RESIDENT"
     assert {p["RESIDENT"] for p in chooser.configs(v13, shape)} == {v13.default_params()["RESIDENT"]}
+
+
+# -- how far the model's times held on the card -------------------------------------------------------
+def test_the_models_times_hold_on_the_suites_rows_it_never_reads():
+    """On the llm suite's rows timed on the H200 (call 10, 2026-12-04; the model never calibrates on
+    a suite's rows), the model's calibrated time for each timed config against the time measured: a
+    guard on the model, whose sgemm times were typically 27% off before split launches, v14's split
+    pass and few warps a scheduler were modelled (13% after, over these and the unlisted shapes)."""
+    found = {Path(r["file"]).name: r for exp in ("sgemm", "gemm_bf16")
+             for r in api.model_error(exp, results=ROOT / "results", gpu="h200")}
+    assert set(found) == {"sgemm-llm.csv", "gemm_bf16-llm.csv"}
+    sgemm, bf16 = found["sgemm-llm.csv"], found["gemm_bf16-llm.csv"]
+    assert sgemm["configs"] >= 100 and bf16["configs"] >= 150
+    assert 1.0 < sgemm["typical_error"] <= 1.2 and 1.0 < bf16["typical_error"] <= 1.25
+    assert sgemm["within_25pct"] >= 0.8 * sgemm["configs"]
+
+
+def test_model_errors_are_the_estimate_over_the_fastest_time_of_each_config(tmp_path):
+    """Two rows of one config at one shape: the faster counts once; a failed row and cuBLAS's none."""
+    chooser = best.selector(SGEMM, H200)
+    v9 = SGEMM.variant("v9")
+    label = v9.params_label(V9)
+    est = chooser._estimate(v9, V9, SGEMM.shape(2048, 2048, 2048), modelled=True)
+    header = "experiment,variant,params,shape,correct,time_ms\n"
+    (tmp_path / "runs.csv").write_text(header + f"sgemm,v9,{label},2048x2048x2048,true,0.5\n"
+                                       f"sgemm,v9,{label},2048x2048x2048,true,0.4\n"
+                                       f"sgemm,v9,{label},1024x1024x1024,false,0.01\n"
+                                       "sgemm,cublas,,2048x2048x2048,true,0.3\n")
+    found = best.model_errors(chooser, tmp_path / "runs.csv")
+    assert list(found) == ["v9"] and found["v9"] == [pytest.approx(est.seconds / 0.4e-3)]
+    assert best.typical_error([2.0, 0.5]) == pytest.approx(2.0)
+
+
+def test_a_damaged_suite_file_is_named_not_fatal(tmp_path):
+    """`gpulab best` still answers when a suite's results on the card are damaged: that file's line
+    says it was not read."""
+    (tmp_path / "h200").mkdir()
+    (tmp_path / "h200" / "sgemm-llm.csv").write_text("experiment,variant,params,shape,correct,time_ms\nsgemm,v9")
+    rows = api.model_error("sgemm", results=tmp_path, gpu="h200")
+    assert len(rows) == 1 and "cut off" in rows[0]["error"]
+    from gpulab.report.tables import model_error_line
+    assert model_error_line(rows[0]).startswith("the model against sgemm-llm.csv: not read (")

@@ -152,3 +152,12 @@ def test_a_spilling_kernel_is_noted_in_the_resource_table(tmp_path, monkeypatch)
     console.print(bench_table([record | {"correct": True, "time_ms": 1.0, "gbps": 1.0}], "bench"))
     text = console.export_text()
     assert text.count(f"spills registers: {compiled.resources.spill_stores_bytes} B stored") == 2
+
+
+def test_best_says_how_far_the_models_times_held_on_the_card(tmp_path):
+    """Under its table, `gpulab best` gives the model's error on each suite's rows the card timed."""
+    results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+    r = gpulab("best", "sgemm", "--size", "512", "--results", results, "--gpu", "h200", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("the model's times against sgemm-llm.csv"))
+    assert "% off over " in line and "within 25% at " in line

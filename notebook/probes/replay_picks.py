@@ -94,38 +94,21 @@ def loso() -> None:
 
 
 def error() -> None:
-    import math
     for name, paths in SUITES.items():
         exp = get_experiment(name)
         chooser = best.selector(exp, FOLDER)
-        names = {v.name: v for v in exp.variants}
         errors: dict[str, list[float]] = defaultdict(list)
-        worst = []
         for path in paths:
-            for shape, times in timed_configs(path).items():
-                values = exp.shape(*shape_of(shape))
-                for (variant, label), measured in times.items():
-                    v = names.get(variant)
-                    params = v.completed_params(best.parse_params_label(label)) if v else None
-                    if params is None or v.constraints(params, values) is not None:
-                        continue
-                    est = chooser._estimate(v, params, values, modelled=True)
-                    if est is None:
-                        continue
-                    ratio = est.seconds / (measured / 1e3)
-                    errors[variant].append(ratio)
-                    worst.append((max(ratio, 1 / ratio), shape, variant, ratio))
-        every = [r for rs in errors.values() for r in rs]
+            for variant, ratios in best.model_errors(chooser, Path(path)).items():
+                errors[variant] += ratios
 
         def summary(rs):
             off = [max(r, 1 / r) for r in rs]
-            return (f"{len(rs)} rows, typical error {math.exp(sum(math.log(o) for o in off) / len(off)):.2f}x, "
-                    f"within 10% {sum(o <= 1.1 for o in off)}, within 25% {sum(o <= 1.25 for o in off)}, "
-                    f"median est/measured {sorted(rs)[len(rs) // 2]:.2f}")
-        print(f"{name}: {summary(every)}")
+            return (f"{len(rs)} rows, typical error {best.typical_error(rs):.2f}x, within 10% {sum(o <= 1.1 for o in off)}, "
+                    f"within 25% {sum(o <= 1.25 for o in off)}, median est/measured {sorted(rs)[len(rs) // 2]:.2f}")
+        print(f"{name}: {summary([r for rs in errors.values() for r in rs])}")
         for variant, rs in sorted(errors.items()):
             print(f"  {variant:5s} {summary(rs)}")
-        print("  worst: " + "; ".join(f"{s} {v} {r:.2f}" for _, s, v, r in sorted(worst, reverse=True)[:8]))
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ from gpulab.jobs.main import suite_experiments as main_suite_experiments
 from gpulab.jobs.profile import check_profile_csv, reports_folder, save_profiles
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.model.predict import check_launch, instruction_table, summarize
-from gpulab.records import BEST, RESULTS_ROOT, Records, card_folder, check_run_file
+from gpulab.records import BEST, RESULTS_ROOT, DamagedFile, Records, card_folder, check_run_file
 from gpulab.records.ceilings import ceilings_for_roofline
 from gpulab.run import sweep
 from gpulab.gpu.stats import parse_noise
@@ -238,6 +238,33 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
         progress.started(f"best {exp.name} {shape.label}")
         rows.append(choosing.pick_record(exp, chooser, shape, columns))
         progress.finished(None)
+    return Records(rows)
+
+
+def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), results: str | Path | None = None,
+                gpu: str | None = None) -> Records:
+    """How far the best-row model's times held on a card: for each suite's results CSV of the
+    experiment in its folder (results/<gpu>/<experiment>-<suite>.csv: rows the model never
+    calibrates on), the model's time for each config timed there over the time measured
+    (gpulab.jobs.best.model_errors). One row per file: `file`, `configs`, `typical_error` (1.13:
+    a typical estimate 13% off, either way), `within_10pct`, `within_25pct`; a file that cannot be
+    read has `error` instead. No rows where the card has no suite results. Needs no GPU."""
+    exp = experiment(experiment_name, kernels)
+    folder = _results_folder(gpu, results)
+    if folder is None:
+        return Records([])
+    chooser = choosing.selector(exp, folder)
+    rows = []
+    for path in sorted(folder.glob(suite_files.csv_name(exp.name, "*"))):
+        try:
+            ratios = [r for found in choosing.model_errors(chooser, path).values() for r in found]
+        except DamagedFile as exc:
+            rows.append({"file": str(path), "error": str(exc)})
+            continue
+        if ratios:
+            off = [max(r, 1 / r) for r in ratios]
+            rows.append({"file": str(path), "configs": len(ratios), "typical_error": choosing.typical_error(ratios),
+                         "within_10pct": sum(o <= 1.1 for o in off), "within_25pct": sum(o <= 1.25 for o in off)})
     return Records(rows)
 
 

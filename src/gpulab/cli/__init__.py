@@ -33,8 +33,8 @@ from gpulab.jobs.search import DEFAULT_BUDGET
 from gpulab.records import RESULTS_ROOT, environment, write_csv
 from gpulab.report.markdown import card_folders, page_files, readme_blocks, unplaced, update_pages
 from gpulab.report.tables import (
-    ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, replay_table, resources_table,
-    run_line, run_summary_table, summary_table, tune_table,
+    ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, model_error_line, replay_table,
+    resources_table, run_line, run_summary_table, summary_table, tune_table,
 )
 from gpulab.run.args import single_params
 from gpulab.run.lab import parse_param_overrides
@@ -457,6 +457,8 @@ def best(
         rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite,
                         progress=live)
     console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {suite} suite" if suite else "")))
+    for held in api.model_error(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
+        console.print(model_error_line(held), markup=False, highlight=False)
     if csv_path is not None:
         write_csv(csv_path, rows)
         console.print(f"wrote {len(rows)} picks to {csv_path}", markup=False)

@@ -651,6 +651,40 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
     return Selector(experiment, table, card_for(folder), measured_runs(experiment, folder, table))
 
 
+# -- how far the model's times hold ----------------------------------------------------------------
+def model_errors(chooser: Selector, path: Path) -> dict[str, list[float]]:
+    """Per variant, the model's time (calibrated, as the pick weighs it) over the measured one, for
+    each config timed correct at each shape of the results CSV at `path` (its fastest time there; a
+    best row counts as the config it ran), where the variant still takes the params and the shape.
+    On a suite's rows, which the model never reads, this is how well it predicts; on its own
+    experiment's CSV, how well it fits what it calibrates on."""
+    names = {v.name: v for v in chooser.variants}
+    fastest: dict[tuple, float] = {}
+    for r in read_csv(path, required=RUN_COLUMNS):
+        name = variant_ran(r)
+        if name not in names or r.get("correct") is not True or not r.get("time_ms"):
+            continue
+        try:
+            params = names[name].completed_params(parse_params_label(r.get("params")))
+            shape = chooser.experiment.shape(*shape_of(r["shape"]))
+        except (ValueError, TypeError, KeyError):
+            continue
+        if params is not None and names[name].constraints(params, shape) is None:
+            key = (name, tuple(params.items()), shape.values)
+            fastest[key] = min(fastest.get(key, math.inf), float(r["time_ms"]) / 1e3)
+    out: dict[str, list[float]] = {}
+    for (name, params, values), seconds in fastest.items():
+        est = chooser._estimate(names[name], dict(params), chooser.experiment.shape(*values), modelled=True)
+        if est is not None:
+            out.setdefault(name, []).append(est.seconds / seconds)
+    return out
+
+
+def typical_error(ratios: list[float]) -> float:
+    """The geometric mean of how far each estimate is off, either way (1.13: 13% on a typical row)."""
+    return math.exp(statistics.fmean(abs(math.log(r)) for r in ratios))
+
+
 RIVAL_MARGIN = 0.9  # a rival is named only where the model expects it 10% faster: its times are estimates
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
@@ -256,6 +257,17 @@ def best_table(rows: list[dict], title: str) -> Table:
                       escape(r.get("params") or ""), "" if model is None else f"{model:.4f}",
                       escape(str(r.get("chosen_by", ""))))
     return table
+
+
+def model_error_line(row: dict) -> str:
+    """`gpulab best`'s line under its table for one suite's results on the card (api.model_error):
+    how far the model's times were off on rows it never calibrates on."""
+    name = Path(row["file"]).name
+    if row.get("error"):
+        return f"the model against {name}: not read ({row['error']})"
+    return (f"the model's times against {name} (timed on this card, never read by the model): typically "
+            f"{100 * (row['typical_error'] - 1):.0f}% off over {row['configs']} configs, within 10% at "
+            f"{row['within_10pct']}, within 25% at {row['within_25pct']}")
 
 
 def tune_table(exp, variant, scored: list[tuple[float, dict]], n_shapes: int, top: int = 10) -> Table:
