@@ -929,3 +929,50 @@ def test_a_damaged_suite_file_is_named_not_fatal(tmp_path):
     assert len(rows) == 1 and "cut off" in rows[0]["error"]
     from gpulab.report.tables import model_error_line
     assert model_error_line(rows[0]).startswith("the model against sgemm-llm.csv: not read (")
+
+
+# -- a card that has measured nothing yet --------------------------------------------------------------
+def _new_card_beside_h200(tmp_path, h200_files=("sgemm.csv", "ceilings.csv", "tuned.json")):
+    (tmp_path / "newcard").mkdir()
+    (tmp_path / "h200").mkdir()
+    for name in h200_files:
+        (tmp_path / "h200" / name).write_bytes((H200 / name).read_bytes())
+    return tmp_path
+
+
+def test_a_card_with_no_runs_reads_efficiencies_from_another_cards(tmp_path):
+    """A card with nothing measured yet: the bare model held every kernel to its roof and picked the
+    ladder's first rungs (v1 at 16x4096x4096, v2 at 128x4096x4096). With the H200's runs beside it,
+    each variant's efficiency is what it reached there, against the H200's ceilings, and chosen_by
+    says whose runs they were; no config counts as timed on the new card."""
+    tmp = _new_card_beside_h200(tmp_path)
+    rows = api.best("sgemm", shapes=["16x4096x4096", "128x4096x4096"], results=tmp, gpu="newcard")
+    for row in rows:
+        assert row["variant"] not in ("v0", "v1", "v2", "v3", "v4", "v5"), row
+        assert "(h200's runs: none on this card yet)" in row["chosen_by"]
+        assert "measured for this config" not in row["chosen_by"]
+    chooser = best.selector(SGEMM, tmp / "newcard")
+    assert chooser.runs_from == "h200" and chooser.config_runs == {}
+    assert chooser.runs_card.copy_gbps == best.card_for(H200).copy_gbps
+
+
+def test_another_cards_runs_are_read_against_that_cards_ceilings():
+    """The efficiency lent is the model's time on the card that ran over its measured time there: on
+    a card with half the FMA rate, v9's efficiency from the H200's runs is the H200's, not half of it."""
+    h200 = best.selector(SGEMM, H200)
+    runs = [run for found in h200.runs.values() for run in found]
+    half = dataclasses.replace(h200.card, compute={k: v / 2 for k, v in h200.card.compute.items()})
+    lent = best.Selector(SGEMM, {}, half, runs, runs_card=h200.card, runs_from="h200")
+    own = best.Selector(SGEMM, {}, h200.card, runs)
+    shape = SGEMM.shape(3000, 3000, 3000)
+    v9 = SGEMM.variant("v9")
+    assert lent.efficiency(v9, shape)[0] == pytest.approx(own.efficiency(v9, shape)[0])
+    assert lent.efficiency(v9, shape)[1] == own.efficiency(v9, shape)[1] + " (h200's runs: none on this card yet)"
+
+
+def test_a_damaged_file_of_another_card_leaves_the_bare_model(tmp_path):
+    _new_card_beside_h200(tmp_path, ("ceilings.csv",))
+    (tmp_path / "h200" / "sgemm.csv").write_text("experiment,variant\nsgemm")  # cut off
+    chooser = best.selector(SGEMM, tmp_path / "newcard")
+    assert chooser.runs_from == "" and chooser.runs == {}
+    assert best.BARE_MODEL in chooser.pick(SGEMM.shape(16, 4096, 4096)).why

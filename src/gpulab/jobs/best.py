@@ -58,7 +58,10 @@ best) says what it would run, with no GPU. The rule, in full:
      ramp-up and tail, a few microseconds that weigh on small problems and not on large ones), the
      efficiency that line gives at the shape's own modelled time instead of the median.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
-     kind near the shape; never measured: that lowest; nothing measured on the card: 1 (the bare model, said so).
+     kind near the shape; never measured: that lowest. A card with no run of the experiment yet
+     reads all this from another card's runs in the same results root, against that card's
+     ceilings (selector, lent_runs; chosen_by names the card); with none anywhere, 1 (the bare
+     model, said so).
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
    panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the
@@ -77,6 +80,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.cost import (
     Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization, schedulers_busy, traffic_of,
@@ -241,13 +245,18 @@ class Pick:
 
 class Selector:
     """Picks the best row's kernel at any shape of one experiment, from this card's tune (`table`:
-    tuned.json's entry for the experiment), its measured runs and its ceilings (`card`)."""
+    tuned.json's entry for the experiment), its measured runs and its ceilings (`card`). Where this
+    card has measured nothing yet, `runs` may be another card's (`runs_from`: its results folder's
+    name, `runs_card`: its ceilings): each variant's efficiency is then read from what it reached on
+    that card against that card's ceilings, said so in chosen_by, and no config counts as timed here."""
 
     def __init__(self, experiment: Experiment, table: dict | None = None, card: Card | None = None,
-                 runs: list[Measured] = ()):
+                 runs: list[Measured] = (), runs_card: Card | None = None, runs_from: str = ""):
         self.experiment = experiment
         self.table = table or {}
         self.card = card or card_for(None)
+        self.runs_card = runs_card or self.card
+        self.runs_from = runs_from
         self.defaults = defaults_from(self.table)
         self.variants = [v for v in experiment.variants if not v.expected_wrong]
         self.refused_arch = {v.name: r for v in self.variants if (r := v.arch_reason(self.card.arch))}
@@ -255,7 +264,7 @@ class Selector:
         # Each config's own fastest run at each shape: the variant's calibration above keeps only
         # its fastest config per shape, which would lend coalesce's rows VEC=1 the efficiency its
         # VEC=4 reached beside it (0.98 against its own 0.63, H200 2026-12-04) and tie the two.
-        self.config_runs = _fastest_per_config(list(runs))
+        self.config_runs = {} if runs_from else _fastest_per_config(list(runs))
         self._ratios: dict[tuple, float | None] = {}
         self._efficiency: dict[tuple, tuple[float, str]] = {}
         self._configs: dict[tuple, list[Params]] = {}
@@ -316,6 +325,10 @@ class Selector:
                 found = elsewhere.median, f"{elsewhere.where} ({other}-bound)"
             else:
                 found = 1.0, BARE_MODEL
+            if self.runs_from and (isinstance(found, Calibration) or found[1] != BARE_MODEL):
+                lent = f" ({self.runs_from}'s runs: none on this card yet)"
+                found = (dataclasses.replace(found, where=found.where + lent) if isinstance(found, Calibration)
+                         else (found[0], found[1] + lent))
             self._efficiency[key] = found
         found = self._efficiency[key]
         return found.at(roof_s) if isinstance(found, Calibration) else found
@@ -364,20 +377,21 @@ class Selector:
             shape = self.experiment.shape(*run.shape)
             est = None
             if v.constraints(run.params, shape) is None:
-                est = self._estimate(v, run.params, shape, modelled=True, efficiency=(1.0, ""))
+                est = self._estimate(v, run.params, shape, modelled=True, efficiency=(1.0, ""), card=self.runs_card)
             self._ratios[key] = est.roof_s / run.seconds if est is not None and est.roof_s > 0 else None
         return self._ratios[key]
 
     # -- one candidate -------------------------------------------------------------------------
     def _estimate(self, v: Variant, params: Params, shape: Shape, modelled: bool,
-                  efficiency: tuple[float, str] | None = None) -> Estimate | None:
-        """The model's estimate (rule 3); without `modelled`, the cheap bound: no access model, so no
-        L2 term and no workspace, and a launch with more blocks than tiles counted as a split."""
+                  efficiency: tuple[float, str] | None = None, card: Card | None = None) -> Estimate | None:
+        """The model's estimate (rule 3) on `card` (default: this one); without `modelled`, the cheap
+        bound: no access model, so no L2 term and no workspace, and a launch with more blocks than
+        tiles counted as a split."""
         units = work_units(v, params, shape)
         if units is None:
             return None
         blocks, tiles, padding = units
-        card, exp = self.card, self.experiment
+        card, exp = card or self.card, self.experiment
         traffic, note = None, ""
         if modelled:
             traffic, note = self._traffic_or_sibling(v, params, shape, tiles)
@@ -646,9 +660,33 @@ def pick(experiment: Experiment, table: dict, shape: Shape, card: Card | None = 
 
 def selector(experiment: Experiment, folder: Path | None) -> Selector:
     """A Selector on the card whose results are in `folder` (results/<gpu>/: tuned.json, the
-    experiment's CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings)."""
+    experiment's CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings).
+    Where that card has no run of the experiment yet, the runs of another card beside it (lent_runs)
+    stand in for the efficiencies: the bare model holds every kernel to its roof, and with it the
+    ladder's first rungs (sgemm's v1 at 16x4096x4096, v2 at 128x4096x4096) came out the pick."""
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
-    return Selector(experiment, table, card_for(folder), measured_runs(experiment, folder, table))
+    runs = measured_runs(experiment, folder, table)
+    lent = lent_runs(experiment, Path(folder)) if folder is not None and not runs else None
+    if lent is None:
+        return Selector(experiment, table, card_for(folder), runs)
+    name, card, found = lent
+    return Selector(experiment, table, card_for(folder), found, runs_card=card, runs_from=name)
+
+
+def lent_runs(experiment: Experiment, folder: Path) -> tuple[str, Card, list[Measured]] | None:
+    """(its folder's name, its ceilings, its runs) of the first other card in `folder`'s results root
+    (by name) with runs of the experiment; a card whose files cannot be read is passed over. None
+    where there is none."""
+    root = folder.parent
+    others = sorted(p for p in root.iterdir() if p.is_dir() and p.resolve() != folder.resolve()) if root.is_dir() else []
+    for other in others:
+        try:
+            found = measured_runs(experiment, other, load_tuned(other).get(experiment.name, {}))
+            if found:
+                return other.name, card_for(other), found
+        except GpulabError:  # a damaged file of another card: not this card's to fail on
+            continue
+    return None
 
 
 # -- how far the model's times hold ----------------------------------------------------------------

@@ -49,7 +49,7 @@ class Card:
 
 def card_for(folder: Path | None) -> Card:
     """The card whose results are in `folder` (its ceilings.csv), else the H200's reference values
-    (records.ceilings.H200_REFERENCE_CEILINGS, labelled so; no L2 term then)."""
+    (records.ceilings.H200_REFERENCE_CEILINGS, labelled so)."""
     stored = load_ceilings(ceilings_path(folder)) if folder is not None else None
     if stored is not None and stored.copy_gbps:
         compute = {str(r["ceiling"]): float(r["gflops"]) for r in stored.rows if r.get("gflops")}
@@ -57,8 +57,9 @@ def card_for(folder: Path | None) -> Card:
         return Card(sm_count(), float(stored.copy_gbps), stored.l2_gbps, compute, arch,
                     f"ceilings measured in {stored.path}")
     ref = H200_REFERENCE_CEILINGS
-    compute = {"fma_fp32": ref["fma_gflops"], **{k: v for k, v in ref.items() if k not in ("fma_gflops", "copy_gb_per_s")}}
-    return Card(sm_count(), ref["copy_gb_per_s"], None, compute, ARCH_WITHOUT_CERTAINTY,
+    compute = {"fma_fp32": ref["fma_gflops"],
+               **{k: v for k, v in ref.items() if k not in ("fma_gflops", "copy_gb_per_s", "l2_gb_per_s")}}
+    return Card(sm_count(), ref["copy_gb_per_s"], ref["l2_gb_per_s"], compute, ARCH_WITHOUT_CERTAINTY,
                 "H200 reference ceilings (none measured for this card)")
 
 
