@@ -20,7 +20,7 @@ from gpulab.experiments.base import Experiment, Launch, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.jobs import bench as bench_job
-from gpulab.jobs import best, cost
+from gpulab.jobs import best, calibration, cost
 from gpulab.jobs.tune import accepted_params, shape_distance
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
 from gpulab.records import BEST, DamagedFile
@@ -328,8 +328,8 @@ def test_a_measured_variant_is_held_to_its_measured_efficiency():
     shape = exp.shape(4096, 4096, 4096)
     plain = best.Selector(exp, {}, CARD)
     modelled = plain._estimate(WHOLE, WHOLE.default_params(), shape, modelled=True, efficiency=(1.0, ""))
-    runs = [best.Measured("whole", WHOLE.default_params(), shape.values, 2 * modelled.roof_s),
-            best.Measured("twin", WHOLE.default_params(), shape.values, modelled.roof_s)]
+    runs = [calibration.Measured("whole", WHOLE.default_params(), shape.values, 2 * modelled.roof_s),
+            calibration.Measured("twin", WHOLE.default_params(), shape.values, modelled.roof_s)]
     chooser = best.Selector(exp, {}, CARD, runs)
     assert chooser.efficiency(WHOLE, shape)[0] == pytest.approx(0.5)
     assert chooser.efficiency(twin, shape) == (pytest.approx(1.0), "from 4096x4096x4096")
@@ -342,7 +342,7 @@ def test_an_unmeasured_variant_gets_the_lowest_of_the_measured():
     shape = STANDIN.shape(4096, 4096, 4096)
     plain = best.Selector(STANDIN, {}, CARD)
     roof = plain._estimate(WHOLE, WHOLE.default_params(), shape, modelled=True, efficiency=(1.0, "")).roof_s
-    chooser = best.Selector(STANDIN, {}, CARD, [best.Measured("whole", WHOLE.default_params(), shape.values, 4 * roof)])
+    chooser = best.Selector(STANDIN, {}, CARD, [calibration.Measured("whole", WHOLE.default_params(), shape.values, 4 * roof)])
     eff, source = chooser.efficiency(SPLIT, shape)
     assert eff == pytest.approx(0.25) and "lowest" in source
     assert best.Selector(STANDIN, {}, CARD).efficiency(SPLIT, shape)[1].startswith("(nothing measured")
@@ -425,7 +425,7 @@ BF16_MEASURED = (((8, 12288, 4096), 0.03616, 0.06624), ((16, 5120, 5120), 0.0259
 def _bf16_chooser():
     bf16 = get_experiment("gemm_bf16")
     d0, kc = bf16.variant("d0"), bf16.variant("kc")
-    runs = [best.Measured(name, v.completed_params(p), shape, ms / 1e3) for shape, *times in BF16_MEASURED
+    runs = [calibration.Measured(name, v.completed_params(p), shape, ms / 1e3) for shape, *times in BF16_MEASURED
             for (name, v, p), ms in zip((("d0", d0, BF16_D0), ("kc", kc, BF16_KC)), times)]
     folder = best.selector(bf16, H200)
     return bf16, best.Selector(bf16, folder.table, folder.card, folder_runs(folder) + runs)
@@ -478,7 +478,7 @@ def test_calibration_reads_the_experiments_runs_and_the_tune_not_a_suites(tmp_pa
     (tmp_path / "sgemm.csv").write_text((H200 / "sgemm.csv").read_text())
     (tmp_path / "sgemm-llm.csv").write_text("experiment,variant,params,shape,correct,time_ms,suite\n"
                                             "sgemm,v9,,1x6144x4096,True,0.001,llm\n")
-    runs = best.measured_runs(SGEMM, tmp_path, TABLE)
+    runs = calibration.measured_runs(SGEMM, tmp_path, TABLE)
     assert {r.shape for r in runs if r.variant == "v9"} >= {(4096, 4096, 4096), (1024, 1024, 1024)}
     assert (1, 6144, 4096) not in {r.shape for r in runs}
     assert any(r.variant == "sk" and r.shape == (4096, 64, 4096) for r in runs)  # from the tune's pick
@@ -494,7 +494,7 @@ def test_calibration_refuses_a_results_csv_that_lost_its_times(tmp_path):
             if line.count(",") == header.count(",")]  # rows without quoted commas, enough to read
     (tmp_path / "sgemm.csv").write_text("\n".join(rows) + "\n")
     with pytest.raises(DamagedFile, match="time_ms"):
-        best.measured_runs(SGEMM, tmp_path, TABLE)
+        calibration.measured_runs(SGEMM, tmp_path, TABLE)
 
 
 # -- the bench plan and its rows --------------------------------------------------------------------
@@ -704,11 +704,11 @@ def test_a_config_timed_on_the_card_wins_a_near_tie_over_one_never_timed():
 
 def test_a_fixed_cost_fit_recovers_the_line_and_declines_what_is_no_fixed_cost():
     line = [(10e-6, 1.05 * 10e-6 + 9e-6), (40e-6, 1.05 * 40e-6 + 9e-6), (200e-6, 1.05 * 200e-6 + 9e-6)]
-    slope, fixed = best.fixed_cost_fit(line)
+    slope, fixed = calibration.fixed_cost_fit(line)
     assert slope == pytest.approx(1.05) and fixed == pytest.approx(9e-6)
-    assert best.fixed_cost_fit(line[:1]) is None  # one run: no line
-    assert best.fixed_cost_fit([(10e-6, 20e-6), (12e-6, 22e-6)]) is None  # the model's times too close
-    assert best.fixed_cost_fit([(10e-6, 10e-6), (100e-6, 150e-6)]) is None  # a fixed cost below zero
+    assert calibration.fixed_cost_fit(line[:1]) is None  # one run: no line
+    assert calibration.fixed_cost_fit([(10e-6, 20e-6), (12e-6, 22e-6)]) is None  # the model's times too close
+    assert calibration.fixed_cost_fit([(10e-6, 10e-6), (100e-6, 150e-6)]) is None  # a fixed cost below zero
 
 
 def test_memory_bound_runs_are_read_as_a_fixed_cost_plus_a_multiple_of_the_model():

@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from gpulab.experiments import get_experiment
-from gpulab.jobs import best
+from gpulab.jobs import best, calibration
 from gpulab.jobs.cost import card_for
 from gpulab.jobs.tune import load_tuned, shape_of
 
@@ -67,7 +67,7 @@ def loso() -> None:
     for name in SUITES:
         exp = get_experiment(name)
         table = load_tuned(FOLDER).get(name, {})
-        runs = best.measured_runs(exp, FOLDER, table)
+        runs = calibration.measured_runs(exp, FOLDER, table)
         ok = n = 0
         misses = []
         for shape, times in timed_configs(FOLDER / f"{name}.csv").items():

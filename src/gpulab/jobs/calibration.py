@@ -1,0 +1,140 @@
+"""The card's measured runs that the best-row model (gpulab.jobs.best) calibrates on: each timed
+row of results/<gpu>/<experiment>.csv and each tuned config's time (Measured, measured_runs), a
+card's lent runs where it has none of its own yet (lent_runs), and what the model reads off them:
+the fastest run of each variant and config at each shape, and a fixed cost plus a multiple of the
+model where memory-bound runs fit one (fixed_cost_fit, Calibration)."""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from pathlib import Path
+
+from gpulab.errors import GpulabError
+from gpulab.experiments.base import Experiment, Params, Shape
+from gpulab.jobs.cost import Card, card_for
+from gpulab.jobs.tune import accepted_params, load_tuned, shape_of
+from gpulab.params import parse_params_label
+from gpulab.records import RUN_COLUMNS, read_csv, variant_ran
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    variant: str
+    params: Params
+    shape: tuple[int, ...]
+    seconds: float
+
+
+def measured_runs(experiment: Experiment, folder: Path | None, table: dict) -> list[Measured]:
+    """This card's timed runs of the experiment's variants: every correct row of results/<gpu>/
+    <experiment>.csv (a best row counts as the variant it ran), and each tuned config's time where
+    its tune found it fastest. A suite's rows (in their own files) are never read: a figure measured
+    at a suite's shapes is not fitted to them."""
+    out = []
+    names = {v.name: v for v in experiment.variants}
+    path = Path(folder) / f"{experiment.name}.csv" if folder is not None else None
+    if path is not None and path.exists():
+        for r in read_csv(path, required=RUN_COLUMNS):  # a damaged file refused, not read as untimed
+            name = variant_ran(r)
+            if name not in names or not r.get("correct") or not r.get("time_ms") or r.get("skip_reason"):
+                continue
+            try:
+                params = names[name].completed_params(parse_params_label(r.get("params")))
+                shape = shape_of(r["shape"])
+            except (ValueError, TypeError, KeyError):
+                continue
+            if params is not None and len(shape) == len(experiment.dims):
+                out.append(Measured(name, params, shape, float(r["time_ms"]) / 1e3))
+    for name, entry in (table or {}).items():
+        if name not in names or not isinstance(entry, dict):
+            continue
+        for label, best in (entry.get("by_shape") or {}).items():
+            params = accepted_params(names[name], (best or {}).get("params"))
+            rate = (best or {}).get("rate")
+            if params is None or not rate or len(shape_of(label)) != len(experiment.dims):
+                continue
+            shape = experiment.shape(*shape_of(label))
+            out.append(Measured(name, params, shape.values, tuned_seconds(experiment, shape, rate)))
+    return out
+
+
+def tuned_seconds(experiment: Experiment, shape: Shape, rate: float) -> float:
+    """The time of a tune's config from the rate tuned.json keeps: GFLOP/s, or GB/s where the
+    experiment counts no FLOPs."""
+    return (experiment.flops(shape) or experiment.bytes_moved(shape)) / (float(rate) * 1e9)
+
+
+FIXED_COST_SPAN = 1.5  # the model's times of the runs a fixed cost is fitted to must span this ratio
+
+
+def fixed_cost_fit(points: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """(slope, fixed) of measured = slope * model + fixed, least squares over (model, measured)
+    seconds, where the points allow one: at least two, the model's times spanning FIXED_COST_SPAN,
+    and the fit's fixed cost and slope positive. None otherwise (the ratio's median stands). A fixed
+    cost is what a kernel pays whatever its size: launch, ramp-up, the last wave's tail; gemm_bf16's
+    d0 at 1 to 16 rows ran 1.05x its model plus 9 us (H200, 2026-12-04), so its efficiency measured
+    on small weights (0.69 at 12288x4096) undersold it on large ones (0.91 at 57344x8192)."""
+    if len(points) < 2:
+        return None
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    if min(xs) <= 0 or max(xs) < FIXED_COST_SPAN * min(xs):
+        return None
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x in xs)
+    fixed = my - slope * mx
+    return (slope, fixed) if slope > 0 and fixed > 0 else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Calibration:
+    """A variant's efficiency from its measured runs near a shape: the median of their model-over-
+    measured ratios, where the runs are (`where`), and the fixed cost they fit, where they fit one."""
+
+    median: float
+    where: str
+    fit: tuple[float, float] | None = None  # (slope, fixed seconds): fixed_cost_fit
+
+    def at(self, roof_s: float | None) -> tuple[float, str]:
+        """(efficiency, where from) for a candidate the model puts at `roof_s`: the fit's where there
+        is one (the model's time over the line's), else the median."""
+        if self.fit is None or not roof_s:
+            return self.median, self.where
+        slope, fixed = self.fit
+        return roof_s / (slope * roof_s + fixed), f"{self.where} ({fixed * 1e6:.3g} us + {slope:.3g}x the model)"
+
+
+def fastest_per_shape(runs: list[Measured]) -> dict[str, list[Measured]]:
+    """Per variant, its fastest run at each shape it ran."""
+    by_variant: dict[str, dict[tuple, Measured]] = {}
+    for run in runs:
+        shapes = by_variant.setdefault(run.variant, {})
+        if run.shape not in shapes or run.seconds < shapes[run.shape].seconds:
+            shapes[run.shape] = run
+    return {name: sorted(shapes.values(), key=lambda r: r.shape) for name, shapes in by_variant.items()}
+
+
+def fastest_per_config(runs: list[Measured]) -> dict[tuple, list[Measured]]:
+    """Per (variant, params), its fastest run at each shape it ran."""
+    by_config: dict[tuple, dict[tuple, Measured]] = {}
+    for run in runs:
+        shapes = by_config.setdefault((run.variant, tuple(sorted(run.params.items()))), {})
+        if run.shape not in shapes or run.seconds < shapes[run.shape].seconds:
+            shapes[run.shape] = run
+    return {key: list(shapes.values()) for key, shapes in by_config.items()}
+
+
+def lent_runs(experiment: Experiment, folder: Path) -> tuple[str, Card, list[Measured]] | None:
+    """(its folder's name, its ceilings, its runs) of the first other card in `folder`'s results root
+    (by name) with runs of the experiment; a card whose files cannot be read is passed over. None
+    where there is none."""
+    root = folder.parent
+    others = sorted(p for p in root.iterdir() if p.is_dir() and p.resolve() != folder.resolve()) if root.is_dir() else []
+    for other in others:
+        try:
+            found = measured_runs(experiment, other, load_tuned(other).get(experiment.name, {}))
+            if found:
+                return other.name, card_for(other), found
+        except GpulabError:  # a damaged file of another card: not this card's to fail on
+            continue
+    return None
