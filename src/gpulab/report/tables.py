@@ -254,9 +254,15 @@ def best_table(rows: list[dict], title: str) -> Table:
     for r in rows:
         model = r.get("model_ms")
         table.add_row(escape(str(r["shape"])), *(escape(str(r.get(c, ""))) for c in extra), r.get("variant") or "-",
-                      escape(r.get("params") or ""), "" if model is None else f"{model:.4f}",
+                      escape(r.get("params") or ""), "" if model is None else _model_ms(model),
                       escape(str(r.get("chosen_by", ""))))
     return table
+
+
+def _model_ms(ms: float) -> str:
+    """A modelled time in ms: four decimals, or two significant digits below a microsecond's worth
+    (a 1x1x1 product's model time is not 0.0000)."""
+    return f"{ms:.4f}" if ms >= 0.001 else f"{ms:.2g}"
 
 
 def model_error_line(row: dict) -> str:
