@@ -15,7 +15,7 @@ source scripts/device_step.sh
 trials_begin call12 590
 gpu_suite 380 60
 U=notebook/probes/unlisted
-TAIL=6 trial llm_sgemm 90 gpulab bench sgemm --suite llm --contenders 1.3 --no-sanitize
+TAIL=6 trial llm_sgemm 110 gpulab bench sgemm --suite llm --contenders 1.3 --no-sanitize  # call 10: done within 110
 TAIL=12 trial unlisted_bf16 25 gpulab bench gemm_bf16 --suite $U/unlisted.toml --contenders 1.5 --no-sanitize \
     --out "$dir/gemm_bf16-unlisted.csv"
 TAIL=12 trial unlisted_sgemm 25 gpulab bench sgemm --suite $U/unlisted.toml --contenders 1.3 --no-sanitize \
