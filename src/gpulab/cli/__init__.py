@@ -446,7 +446,8 @@ def best(
 ) -> None:
     """What gpulab's best row runs at each shape, and why: tuned there, or chosen by the model (waves
     of tiles on the SMs, the access model's bytes against the card's measured ceilings, a split's
-    partials, each variant's efficiency where it was measured). Needs no GPU."""
+    partials, each variant's efficiency where it was measured); under the table, how far the model's
+    times were off on each suite the card has timed. Needs no GPU."""
     if shape is not None or size is not None:
         shapes = shapes_arg(size, shape)
     else:
