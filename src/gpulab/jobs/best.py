@@ -41,9 +41,9 @@ best) says what it would run, with no GPU. The rule, in full:
      loads in flight: sgemm's v0 at M = 1; a split's block counts the trips of its own slice);
      partials = what a split stores beyond the output (the access model's requested store bytes),
      written and read back at the copy ceiling; staging = what the variant's stage step moves
-     before the kernel (Variant.stage_bytes) at the copy ceiling. Where the access model declines a config or is too large to evaluate
-     here (LANE_BUDGET), the L2 bytes of the nearest config it models (one param changed), else of
-     the tiles' panels of A and B.
+     before the kernel (Variant.stage_bytes) at the copy ceiling. Where the access model declines
+     a config or is too large to evaluate here (LANE_BUDGET), the L2 bytes of the nearest config it
+     models (one param changed), else of the tiles' panels of A and B.
    - divided by the config's own efficiency where it was timed at the shape or very near it
      (measured_here: the median of model over measured time of those runs; a config timed there
      also wins over untimed ones the model puts less than MEASURED_EDGE ahead, and failing one, a
@@ -82,11 +82,12 @@ from typing import Any
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
-    Calibration, Measured, fastest_per_config, fastest_per_shape, fixed_cost_fit, lent_runs, measured_runs, tuned_seconds,
+    Calibration, Measured, fastest_per_config, fastest_per_shape, fixed_cost_fit, lent_runs, measured_runs,
+    tuned_seconds,
 )
 from gpulab.jobs.cost import (
-    Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization, schedulers_busy, traffic_of,
-    work_units,
+    Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization, schedulers_busy,
+    traffic_of, work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
 from gpulab.params import parse_params_label

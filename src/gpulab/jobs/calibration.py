@@ -129,7 +129,9 @@ def lent_runs(experiment: Experiment, folder: Path) -> tuple[str, Card, list[Mea
     (by name) with runs of the experiment; a card whose files cannot be read is passed over. None
     where there is none."""
     root = folder.parent
-    others = sorted(p for p in root.iterdir() if p.is_dir() and p.resolve() != folder.resolve()) if root.is_dir() else []
+    if not root.is_dir():
+        return None
+    others = sorted(p for p in root.iterdir() if p.is_dir() and p.resolve() != folder.resolve())
     for other in others:
         try:
             found = measured_runs(experiment, other, load_tuned(other).get(experiment.name, {}))
