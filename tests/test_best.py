@@ -954,6 +954,10 @@ def test_a_card_with_no_runs_reads_efficiencies_from_another_cards(tmp_path):
     chooser = best.selector(SGEMM, tmp / "newcard")
     assert chooser.runs_from == "h200" and chooser.config_runs == {}
     assert chooser.runs_card.copy_gbps == best.card_for(H200).copy_gbps
+    # the new card has no ceilings measured either: the lending card's stand in (not the reference's)
+    assert chooser.card == chooser.runs_card and chooser.card.source != cost.REFERENCE_SOURCE
+    (tmp / "newcard" / "ceilings.csv").write_bytes((H200 / "ceilings.csv").read_bytes())  # its own, once measured
+    assert best.selector(SGEMM, tmp / "newcard").card.source.endswith("newcard/ceilings.csv")
 
 
 def test_another_cards_runs_are_read_against_that_cards_ceilings():

@@ -86,8 +86,8 @@ from gpulab.jobs.calibration import (
     tuned_seconds,
 )
 from gpulab.jobs.cost import (
-    Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization, schedulers_busy,
-    traffic_of, work_units,
+    REFERENCE_SOURCE, Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
+    schedulers_busy, traffic_of, work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
 from gpulab.params import parse_params_label
@@ -559,14 +559,19 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
     experiment's CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings).
     Where that card has no run of the experiment yet, the runs of another card beside it (lent_runs)
     stand in for the efficiencies: the bare model holds every kernel to its roof, and with it the
-    ladder's first rungs (sgemm's v1 at 16x4096x4096, v2 at 128x4096x4096) came out the pick."""
+    ladder's first rungs (sgemm's v1 at 16x4096x4096, v2 at 128x4096x4096) came out the pick. Where
+    the card has no ceilings measured either, the lending card's stand in for them too: the runs'
+    efficiencies were read against those, and the reference values differ from them by kernel
+    (the reference's TF32 rate is 0.81 of the H200's measured one, its FMA rate 0.97)."""
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
     runs = measured_runs(experiment, folder, table)
     lent = lent_runs(experiment, Path(folder)) if folder is not None and not runs else None
+    own = card_for(folder)
     if lent is None:
-        return Selector(experiment, table, card_for(folder), runs)
+        return Selector(experiment, table, own, runs)
     name, card, found = lent
-    return Selector(experiment, table, card_for(folder), found, runs_card=card, runs_from=name)
+    return Selector(experiment, table, card if own.source == REFERENCE_SOURCE else own, found,
+                    runs_card=card, runs_from=name)
 
 
 # -- how far the model's times hold ----------------------------------------------------------------

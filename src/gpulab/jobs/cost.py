@@ -26,6 +26,7 @@ from gpulab.records.ceilings import load as load_ceilings
 LANE_BUDGET = 1 << 19
 WARP = 32
 ARCH_WITHOUT_CERTAINTY = "sm_90"  # the card assumed where no ceilings file names one (gpulab's default target)
+REFERENCE_SOURCE = "H200 reference ceilings (none measured for this card)"  # Card.source where none were measured
 
 
 # -- the card ---------------------------------------------------------------------------------------
@@ -61,7 +62,7 @@ def card_for(folder: Path | None) -> Card:
     compute = {"fma_fp32": ref["fma_gflops"],
                **{k: v for k, v in ref.items() if k not in ("fma_gflops", "copy_gb_per_s", "l2_gb_per_s")}}
     return Card(sm_count(), ref["copy_gb_per_s"], ref["l2_gb_per_s"], compute, ARCH_WITHOUT_CERTAINTY,
-                "H200 reference ceilings (none measured for this card)")
+                REFERENCE_SOURCE)
 
 
 # -- the model of one candidate ---------------------------------------------------------------------
