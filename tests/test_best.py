@@ -917,7 +917,9 @@ def test_model_errors_are_the_estimate_over_the_fastest_time_of_each_config(tmp_
                                        "sgemm,cublas,,2048x2048x2048,true,0.3\n")
     found = best.model_errors(chooser, tmp_path / "runs.csv")
     assert list(found) == ["v9"] and found["v9"] == [pytest.approx(est.seconds / 0.4e-3)]
-    assert best.typical_error([2.0, 0.5]) == pytest.approx(2.0)
+    summary = best.error_summary([2.0, 0.5, 1.05, 1 / 1.2])
+    assert summary["configs"] == 4 and summary["typical_error"] == pytest.approx((2.0 * 2.0 * 1.05 * 1.2) ** 0.25)
+    assert (summary["within_10pct"], summary["within_25pct"]) == (1, 2)
 
 
 def test_a_damaged_suite_file_is_named_not_fatal(tmp_path):

@@ -103,9 +103,10 @@ def error() -> None:
                 errors[variant] += ratios
 
         def summary(rs):
-            off = [max(r, 1 / r) for r in rs]
-            return (f"{len(rs)} rows, typical error {best.typical_error(rs):.2f}x, within 10% {sum(o <= 1.1 for o in off)}, "
-                    f"within 25% {sum(o <= 1.25 for o in off)}, median est/measured {sorted(rs)[len(rs) // 2]:.2f}")
+            found = best.error_summary(rs)
+            return (f"{found['configs']} rows, typical error {found['typical_error']:.2f}x, within 10% "
+                    f"{found['within_10pct']}, within 25% {found['within_25pct']}, "
+                    f"median est/measured {sorted(rs)[len(rs) // 2]:.2f}")
         print(f"{name}: {summary([r for rs in errors.values() for r in rs])}")
         for variant, rs in sorted(errors.items()):
             print(f"  {variant:5s} {summary(rs)}")

@@ -262,9 +262,7 @@ def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
             rows.append({"file": str(path), "error": str(exc)})
             continue
         if ratios:
-            off = [max(r, 1 / r) for r in ratios]
-            rows.append({"file": str(path), "configs": len(ratios), "typical_error": choosing.typical_error(ratios),
-                         "within_10pct": sum(o <= 1.1 for o in off), "within_25pct": sum(o <= 1.25 for o in off)})
+            rows.append({"file": str(path), **choosing.error_summary(ratios)})
     return Records(rows)
 
 

@@ -83,15 +83,13 @@ from typing import Any
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
     Calibration, Measured, fastest_per_config, fastest_per_shape, fixed_cost_fit, lent_runs, measured_runs,
-    tuned_seconds,
+    timed_runs, tuned_seconds,
 )
 from gpulab.jobs.cost import (
     REFERENCE_SOURCE, Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
     schedulers_busy, traffic_of, work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
-from gpulab.params import parse_params_label
-from gpulab.records import RUN_COLUMNS, read_csv, variant_ran
 
 # A tuned shape this close (shape_distance: summed |log2| of the dimensions' ratios) speaks for the
 # asked one: 4000^3 for 4096^3 (0.10), not 3072^3 (1.2).
@@ -581,35 +579,30 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
 # -- how far the model's times hold ----------------------------------------------------------------
 def model_errors(chooser: Selector, path: Path) -> dict[str, list[float]]:
     """Per variant, the model's time (calibrated, as the pick weighs it) over the measured one, for
-    each config timed correct at each shape of the results CSV at `path` (its fastest time there; a
-    best row counts as the config it ran), where the variant still takes the params and the shape.
-    On a suite's rows, which the model never reads, this is how well it predicts; on its own
-    experiment's CSV, how well it fits what it calibrates on."""
+    each config timed correct at each shape of the results CSV at `path` (its fastest time there:
+    calibration.timed_runs), where the config still runs the shape. On a suite's rows, which the
+    model never reads, this is how well it predicts; on its own experiment's CSV, how well it fits
+    what it calibrates on."""
     names = {v.name: v for v in chooser.variants}
-    fastest: dict[tuple, float] = {}
-    for r in read_csv(path, required=RUN_COLUMNS):
-        name = variant_ran(r)
-        if name not in names or r.get("correct") is not True or not r.get("time_ms"):
-            continue
-        try:
-            params = names[name].completed_params(parse_params_label(r.get("params")))
-            shape = chooser.experiment.shape(*shape_of(r["shape"]))
-        except (ValueError, TypeError, KeyError):
-            continue
-        if params is not None and names[name].constraints(params, shape) is None:
-            key = (name, tuple(params.items()), shape.values)
-            fastest[key] = min(fastest.get(key, math.inf), float(r["time_ms"]) / 1e3)
     out: dict[str, list[float]] = {}
-    for (name, params, values), seconds in fastest.items():
-        est = chooser._estimate(names[name], dict(params), chooser.experiment.shape(*values), modelled=True)
-        if est is not None:
-            out.setdefault(name, []).append(est.seconds / seconds)
+    for runs in fastest_per_config(timed_runs(chooser.experiment, path)).values():
+        for run in runs:
+            v, shape = names.get(run.variant), chooser.experiment.shape(*run.shape)
+            if v is None or v.constraints(run.params, shape) is not None:
+                continue
+            est = chooser._estimate(v, run.params, shape, modelled=True)
+            if est is not None:
+                out.setdefault(v.name, []).append(est.seconds / run.seconds)
     return out
 
 
-def typical_error(ratios: list[float]) -> float:
-    """The geometric mean of how far each estimate is off, either way (1.13: 13% on a typical row)."""
-    return math.exp(statistics.fmean(abs(math.log(r)) for r in ratios))
+def error_summary(ratios: list[float]) -> dict:
+    """How far estimates were off (each ratio: estimate over measured): how many, the typical error
+    (the geometric mean of how far each is off, either way; 1.13: 13% on a typical row), and how
+    many within 10% and within 25%."""
+    off = [max(r, 1 / r) for r in ratios]
+    return {"configs": len(ratios), "typical_error": math.exp(statistics.fmean(math.log(o) for o in off)),
+            "within_10pct": sum(o <= 1.1 for o in off), "within_25pct": sum(o <= 1.25 for o in off)}
 
 
 RIVAL_MARGIN = 0.9  # a rival is named only where the model expects it 10% faster: its times are estimates

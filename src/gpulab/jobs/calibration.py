@@ -26,26 +26,34 @@ class Measured:
     seconds: float
 
 
-def measured_runs(experiment: Experiment, folder: Path | None, table: dict) -> list[Measured]:
-    """This card's timed runs of the experiment's variants: every correct row of results/<gpu>/
-    <experiment>.csv (a best row counts as the variant it ran), and each tuned config's time where
-    its tune found it fastest. A suite's rows (in their own files) are never read: a figure measured
-    at a suite's shapes is not fitted to them."""
+def timed_runs(experiment: Experiment, path: Path) -> list[Measured]:
+    """Every correct, timed row of a results CSV as a Measured (a best row counts as the variant it
+    ran), where the variant still takes its params; a damaged file is refused (DamagedFile), never
+    read as untimed."""
     out = []
     names = {v.name: v for v in experiment.variants}
+    for r in read_csv(path, required=RUN_COLUMNS):
+        name = variant_ran(r)
+        if name not in names or not r.get("correct") or not r.get("time_ms") or r.get("skip_reason"):
+            continue
+        try:
+            params = names[name].completed_params(parse_params_label(r.get("params")))
+            shape = shape_of(r["shape"])
+        except (ValueError, TypeError, KeyError):
+            continue
+        if params is not None and len(shape) == len(experiment.dims):
+            out.append(Measured(name, params, shape, float(r["time_ms"]) / 1e3))
+    return out
+
+
+def measured_runs(experiment: Experiment, folder: Path | None, table: dict) -> list[Measured]:
+    """This card's timed runs of the experiment's variants: every correct row of results/<gpu>/
+    <experiment>.csv (timed_runs), and each tuned config's time where its tune found it fastest. A
+    suite's rows (in their own files) are never read: a figure measured at a suite's shapes is not
+    fitted to them."""
+    names = {v.name: v for v in experiment.variants}
     path = Path(folder) / f"{experiment.name}.csv" if folder is not None else None
-    if path is not None and path.exists():
-        for r in read_csv(path, required=RUN_COLUMNS):  # a damaged file refused, not read as untimed
-            name = variant_ran(r)
-            if name not in names or not r.get("correct") or not r.get("time_ms") or r.get("skip_reason"):
-                continue
-            try:
-                params = names[name].completed_params(parse_params_label(r.get("params")))
-                shape = shape_of(r["shape"])
-            except (ValueError, TypeError, KeyError):
-                continue
-            if params is not None and len(shape) == len(experiment.dims):
-                out.append(Measured(name, params, shape, float(r["time_ms"]) / 1e3))
+    out = timed_runs(experiment, path) if path is not None and path.exists() else []
     for name, entry in (table or {}).items():
         if name not in names or not isinstance(entry, dict):
             continue

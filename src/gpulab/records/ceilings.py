@@ -214,12 +214,10 @@ def attach(records: Iterable[dict], experiment, ceilings: Ceilings | None) -> li
 
 # -- the roofline floor of a prediction (gpulab predict, no GPU needed) -----------------------------
 # An H200's figures measured before gpulab measured its own (CuPy copy, PyTorch FMA-bound and cuBLAS
-# BF16 runs, November 2026): used for the roofline floor only when no card's measured ceilings are at
-# hand, and labelled so. The BF16 tensor row is cuBLAS BF16 at 8192^3, a lower bound of the rate.
-# The TF32 tensor row is cuBLAS TF32 at 8192^3 (PyTorch with TF32 on), likewise a lower bound.
-# An H200's, from other tools (../shared/reference/h200.md of the lab's notes: cudaMemcpy, cuBLAS, and
-# "L2 about 10 TB/s" from te42kyfo/gpu-benches' streaming benchmark): what the model and the roofline
-# hold a card to before `gpulab ceilings` has measured it, labelled so wherever shown.
+# BF16 runs, November 2026; the L2 rate, "about 10 TB/s", from te42kyfo/gpu-benches' streaming
+# benchmark): what the roofline floor and the best-row model hold a card to when no measured ceilings
+# are at hand, labelled so wherever shown. The BF16 tensor row is cuBLAS BF16 at 8192^3, a lower
+# bound of the rate; the TF32 row cuBLAS TF32 at 8192^3 (PyTorch with TF32 on), likewise.
 H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0, "l2_gb_per_s": 10_000.0,
                            TENSOR_BF16: 721_000.0, TENSOR_TF32: 393_000.0}
 _REFERENCE = "H200 REFERENCE values, not measured by gpulab on this card: run gpulab ceilings on the card"
