@@ -56,3 +56,19 @@ gpu_suite() {
     TAIL=6 trial exclusive "${2:-60}" python3 -m pytest -q -rfE --tb=short -p no:cacheprovider \
         -m "gpu and exclusive" tests/gpu
 }
+
+# call_begin NAME SECONDS: the start of one device call (notebook/device/device_callN.sh): what the
+# device tool brings back ($OUT) kept as BACK, the call's logs under /tmp/NAME, this tree installed
+# (device_setup.sh; the call stops if that fails), its trials begun within SECONDS.
+# call_end NAME: the trials' summary, then the logs and results/h200/ packed into $BACK/NAME.tgz.
+call_begin() {
+    BACK=$OUT
+    export OUT=/tmp/$1
+    mkdir -p "$OUT"
+    source scripts/device_setup.sh || exit 1
+    trials_begin "$1" "$2"
+}
+call_end() {
+    trials_end
+    tar czf "$BACK/$1.tgz" -C "$OUT" . -C "$PWD" results/h200 2>/dev/null
+}

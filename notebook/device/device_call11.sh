@@ -9,11 +9,8 @@
 #   rm -rf .old && mkdir .old && git archive 37fffb1 src | tar -x -C .old
 # Usage (on the card, from the repository root, carry [".old"]): bash notebook/device/device_call11.sh
 set -u
-BACK=$OUT
-export OUT=/tmp/call11; mkdir -p "$OUT"
-source scripts/device_setup.sh || exit 1
 source scripts/device_step.sh
-trials_begin call11 540
+call_begin call11 540
 TAIL=12 trial tests 80 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -m gpu tests/gpu/test_timing_gpu.py
 mkdir -p "$dir/twice"
 TAIL=12 trial twice 60 bash -c "TIMEFORMAT='bench wall time: %R s'; for i in 1 2; do { time gpulab bench sgemm --size 2048 \
@@ -25,6 +22,5 @@ TAIL=6 trial calibrate_bf16 150 gpulab bench gemm_bf16 --variant t3,t4,d0,kc --n
 TAIL=6 trial llm_bf16 150 gpulab bench gemm_bf16 --suite llm --contenders 1.5 --no-sanitize
 TAIL=20 trial llm_figure 15 python3 -c 'import sys; from gpulab.report.picks import summary; print(summary(sys.argv[1:]))' \
     results/h200/gemm_bf16-llm.csv
-trials_end
-tar czf "$BACK/call11.tgz" -C "$OUT" . -C "$PWD" results/h200 2>/dev/null
+call_end call11
 exit 0

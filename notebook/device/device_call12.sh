@@ -8,11 +8,8 @@
 # blocks an SM, configs call 10 did not time there; this suite times them.
 # Usage (on the card, from the repository root): bash notebook/device/device_call12.sh
 set -u
-BACK=$OUT
-export OUT=/tmp/call12; mkdir -p "$OUT"
-source scripts/device_setup.sh || exit 1
 source scripts/device_step.sh
-trials_begin call12 590
+call_begin call12 590
 gpu_suite 380 60
 U=notebook/probes/unlisted
 TAIL=6 trial llm_sgemm 110 gpulab bench sgemm --suite llm --contenders 1.3 --no-sanitize  # call 10: done within 110
@@ -20,6 +17,5 @@ TAIL=12 trial unlisted_bf16 25 gpulab bench gemm_bf16 --suite $U/unlisted.toml -
     --out "$dir/gemm_bf16-unlisted.csv"
 TAIL=12 trial unlisted_sgemm 25 gpulab bench sgemm --suite $U/unlisted.toml --contenders 1.3 --no-sanitize \
     --out "$dir/sgemm-unlisted.csv"
-trials_end
-tar czf "$BACK/call12.tgz" -C "$OUT" . -C "$PWD" results/h200 2>/dev/null
+call_end call12
 exit 0

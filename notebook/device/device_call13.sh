@@ -10,11 +10,8 @@
 # this call's folder, not results/.
 # Usage (on the card, from the repository root): bash notebook/device/device_call13.sh
 set -u
-BACK=$OUT
-export OUT=/tmp/call13; mkdir -p "$OUT"
-source scripts/device_setup.sh || exit 1
 source scripts/device_step.sh
-trials_begin call13 580
+call_begin call13 580
 S=notebook/probes/short
 TAIL=12 trial tune_sgemm 200 gpulab tune sgemm --suite $S/sgemm-short.toml --top 2 --budget 6
 TAIL=12 trial tune_bf16 220 gpulab tune gemm_bf16 --suite $S/gemm_bf16-short.toml --top 1 --budget 8
@@ -22,6 +19,5 @@ TAIL=12 trial short_sgemm 60 gpulab bench sgemm --suite $S/sgemm-short.toml --co
     --out "$dir/sgemm-short.csv"
 TAIL=12 trial short_bf16 80 gpulab bench gemm_bf16 --suite $S/gemm_bf16-short.toml --contenders 1.2 --no-sanitize \
     --out "$dir/gemm_bf16-short.csv"
-trials_end
-tar czf "$BACK/call13.tgz" -C "$OUT" . -C "$PWD" results/h200 2>/dev/null
+call_end call13
 exit 0
