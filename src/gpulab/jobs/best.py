@@ -308,12 +308,11 @@ class Selector:
                  "DRAM": dram / (card.copy_gbps * 1e9),
                  "L2": traffic.l2_bytes / (card.l2_gbps * 1e9) if traffic is not None and card.l2_gbps else 0.0}
         workspace = 2 * (traffic.workspace_bytes or 0.0) / (card.copy_gbps * 1e9) if traffic is not None else 0.0
+        ceiling = exp.ceiling_for(v.name)[0]
         bare = Estimate(v, dict(params), shape, blocks, tiles, split, balanced,
                         quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, 1.0,
-                        "", traffic, note, card.sms, exp.ceiling_for(v.name)[0],
-                        schedulers_busy(v, params, shape, card.sms, card.arch),
-                        hidden=latency_hidden(v, params, shape, card.sms, card.arch, exp.ceiling_for(v.name)[0]),
-                        staging_s=staging)
+                        "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
+                        hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging)
         eff, source = (efficiency or self.measured_here(v, params, shape)
                        or self.efficiency(v, shape, params, bare.roof_s))
         return dataclasses.replace(bare, efficiency=eff, efficiency_from=source)
