@@ -976,7 +976,27 @@ def test_another_cards_runs_are_read_against_that_cards_ceilings():
     assert lent.efficiency(v9, shape)[1] == own.efficiency(v9, shape)[1] + " (h200's runs: none on this card yet)"
 
 
-def test_a_damaged_file_of_another_card_leaves_the_bare_model(tmp_path):
+def test_a_results_folder_outside_the_clone_borrows_the_labs_own_runs(tmp_path, monkeypatch):
+    """A user who runs gpulab in a folder of their own starts with an empty results/: the runs this
+    repository recorded (LAB_RESULTS, results/h200/) stand in, as another card's beside it would.
+    Without them, the bare model holds every kernel to its roof and picked sgemm's v1 at
+    300x4096x1000 and 512^3 (2026-12-05, found running `gpulab best` outside the clone)."""
+    monkeypatch.setattr(calibration, "LAB_RESULTS", H200.parent)
+    shapes = [SGEMM.shape(300, 4096, 1000), SGEMM.shape(512, 512, 512)]
+    for folder in (tmp_path / "results" / "h200", None):  # a card named (its folder empty), or none at all
+        chooser = best.selector(SGEMM, folder)
+        assert chooser.runs_from == "h200" and chooser.config_runs == {}
+        for shape in shapes:
+            chosen = chooser.pick(shape)
+            assert chosen.variant.name not in ("v0", "v1", "v2", "v3", "v4", "v5"), (folder, shape.label)
+            assert "(h200's runs: none on this card yet)" in chosen.why
+    monkeypatch.setattr(calibration, "LAB_RESULTS", tmp_path / "no-clone")  # an installed wheel: no such folder
+    assert best.selector(SGEMM, None).runs_from == ""
+    assert best.BARE_MODEL in best.selector(SGEMM, tmp_path / "results" / "h200").pick(shapes[0]).why
+
+
+def test_a_damaged_file_of_another_card_leaves_the_bare_model(tmp_path, monkeypatch):
+    monkeypatch.setattr(calibration, "LAB_RESULTS", tmp_path / "no-clone")
     _new_card_beside_h200(tmp_path, ("ceilings.csv",))
     (tmp_path / "h200" / "sgemm.csv").write_text("experiment,variant\nsgemm")  # cut off
     chooser = best.selector(SGEMM, tmp_path / "newcard")

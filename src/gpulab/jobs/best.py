@@ -59,9 +59,9 @@ best) says what it would run, with no GPU. The rule, in full:
      efficiency that line gives at the shape's own modelled time instead of the median.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
-     reads all this from another card's runs in the same results root, against that card's
-     ceilings (selector, lent_runs; chosen_by names the card); with none anywhere, 1 (the bare
-     model, said so).
+     reads all this from another card's runs in the same results root, else in the results gpulab's
+     repository recorded (run from a clone), against that card's ceilings (selector, lent_runs;
+     chosen_by names the card); with none anywhere, 1 (the bare model, said so).
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
    panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the
@@ -558,15 +558,15 @@ def pick(experiment: Experiment, table: dict, shape: Shape, card: Card | None = 
 def selector(experiment: Experiment, folder: Path | None) -> Selector:
     """A Selector on the card whose results are in `folder` (results/<gpu>/: tuned.json, the
     experiment's CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings).
-    Where that card has no run of the experiment yet, the runs of another card beside it (lent_runs)
-    stand in for the efficiencies: the bare model holds every kernel to its roof, and with it the
-    ladder's first rungs (sgemm's v1 at 16x4096x4096, v2 at 128x4096x4096) came out the pick. Where
+    Where that card has no run of the experiment yet, the runs of another card beside it, else of
+    one in the results gpulab's repository recorded (lent_runs), stand in for the efficiencies: the
+    bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at 16x4096x4096, v2 at 128x4096x4096) came out the pick. Where
     the card has no ceilings measured either, the lending card's stand in for them too: the runs'
     efficiencies were read against those, and the reference values differ from them by kernel
     (the reference's TF32 rate is 0.81 of the H200's measured one, its FMA rate 0.97)."""
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
     runs = measured_runs(experiment, folder, table)
-    lent = lent_runs(experiment, Path(folder)) if folder is not None and not runs else None
+    lent = lent_runs(experiment, Path(folder) if folder is not None else None) if not runs else None
     own = card_for(folder)
     if lent is None:
         return Selector(experiment, table, own, runs)

@@ -15,7 +15,7 @@ from gpulab.experiments.base import Experiment, Params, Shape
 from gpulab.jobs.cost import Card, card_for
 from gpulab.jobs.tune import accepted_params, load_tuned, shape_of
 from gpulab.params import parse_params_label
-from gpulab.records import RUN_COLUMNS, read_csv, variant_ran
+from gpulab.records import LAB_RESULTS, RUN_COLUMNS, read_csv, variant_ran
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,19 +132,24 @@ def fastest_per_config(runs: list[Measured]) -> dict[tuple, list[Measured]]:
     return {key: list(shapes.values()) for key, shapes in by_config.items()}
 
 
-def lent_runs(experiment: Experiment, folder: Path) -> tuple[str, Card, list[Measured]] | None:
-    """(its folder's name, its ceilings, its runs) of the first other card in `folder`'s results root
-    (by name) with runs of the experiment; a card whose files cannot be read is passed over. None
-    where there is none."""
-    root = folder.parent
-    if not root.is_dir():
-        return None
-    others = sorted(p for p in root.iterdir() if p.is_dir() and p.resolve() != folder.resolve())
-    for other in others:
-        try:
-            found = measured_runs(experiment, other, load_tuned(other).get(experiment.name, {}))
-            if found:
-                return other.name, card_for(other), found
-        except GpulabError:  # a damaged file of another card: not this card's to fail on
+def lent_runs(experiment: Experiment, folder: Path | None) -> tuple[str, Card, list[Measured]] | None:
+    """(its folder's name, its ceilings, its runs) of the first other card (by name) with runs of the
+    experiment in `folder`'s results root, else in LAB_RESULTS (the runs gpulab's repository
+    recorded, where it runs from a clone: a user's own results folder, outside the clone, starts
+    empty); a card whose files cannot be read is passed over. `folder` None (no card and no results
+    named): LAB_RESULTS alone. None where there is none."""
+    seen: set[Path] = set()
+    own = folder.resolve() if folder is not None else None
+    for root in ((folder.parent,) if folder is not None else ()) + (LAB_RESULTS,):
+        if not root.is_dir() or root.resolve() in seen:
             continue
+        seen.add(root.resolve())
+        others = sorted(p for p in root.iterdir() if p.is_dir() and p.resolve() != own)
+        for other in others:
+            try:
+                found = measured_runs(experiment, other, load_tuned(other).get(experiment.name, {}))
+                if found:
+                    return other.name, card_for(other), found
+            except GpulabError:  # a damaged file of another card: not this card's to fail on
+                continue
     return None

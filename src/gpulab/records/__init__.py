@@ -55,6 +55,10 @@ ENV_COLUMNS = ("gpu", "arch", "driver", "cuda_runtime", "nvrtc", "cupy", "gpulab
 # Where every command reads and writes its results: one folder per card model, named by its slug
 # (results/h200/). Relative to the working directory, as the README's commands are run from the clone.
 RESULTS_ROOT = Path("results")
+# The results gpulab's own repository holds, recorded on its cards (results/h200/), where gpulab runs
+# from a clone (an editable install, as the README's): src/gpulab/records/ -> the clone's results/.
+# An installed wheel has no such folder (the path then does not exist).
+LAB_RESULTS = Path(__file__).resolve().parents[3] / "results"
 
 
 def card_folder(gpu_slug: str, root: Path | str | None = None) -> Path:
