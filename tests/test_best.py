@@ -454,6 +454,23 @@ def test_bf16_a_few_rows_of_a_weight_past_the_l2_stream_it(shape):
     assert kc and kc[0].split and kc[0].seconds > chosen.estimate.seconds
 
 
+def test_bf16_kc_split_is_a_split_where_n_is_under_its_bands():
+    """kc's slices add their partials in the cluster's shared memory and each block stores a band of
+    the tile's columns: at N = 31, SPLIT = 2, only the first band lies inside N, so one block a tile
+    stores, as in a cluster padded past M. Its declared split_param still makes it a split: read as
+    one block a tile doing the whole K, it was modelled at 44.9 us; it ran 20.1 (H200, 2026-12-04)."""
+    bf16, chooser = _bf16_chooser()
+    shape = bf16.shape(2048, 31, 4096)
+    kc = bf16.variant("kc")
+    assert kc.split_param == "SPLIT"
+    params = kc.completed_params({"BN": 128, "STAGES": 4, "SPLIT": 2, "GROUP_M": 8})
+    one = chooser._estimate(kc, params | {"SPLIT": 1}, shape, modelled=True, efficiency=(1.0, ""))
+    two = chooser._estimate(kc, params, shape, modelled=True, efficiency=(1.0, ""))
+    assert two.traffic.working_blocks == two.tiles  # one block a tile stores
+    assert two.split and not one.split
+    assert two.seconds < 0.6 * one.seconds
+
+
 @pytest.mark.parametrize("shape", [(128, 3000, 5000), (100, 5000, 3000), (128, 2000, 12000)])
 def test_bf16_a_few_row_tiles_split_over_k(shape):
     """M of about 128 with 16-40 tiles of 128 x 128 on 132 SMs: an unsplit kernel leaves most SMs

@@ -153,6 +153,12 @@ class Variant:
     # differ the run is still right but planned for waves the card does not run, and its record says
     # so (gpulab.run.lab.resident_note).
     resident_param: str = ""
+    # The param that splits each output tile's K over that many blocks, for a split whose partials
+    # never reach global memory (kc adds them in its cluster's shared memory): the best row's model
+    # tells a split from a cluster padded past M by the partials it stores, else by the blocks that
+    # store, and where N is under the blocks' bands of columns (kc at 2048x31x4096) only one block a
+    # tile stores. A split with a workspace in global memory needs no declaration.
+    split_param: str = ""
     # The measured ceiling (gpulab.ceilings) this variant is held to where it is not its experiment's
     # compute_ceiling ("": the experiment's), and how many of that ceiling's operations each FLOP of
     # the problem costs: sgemm's v14 runs FP32 GEMM as three TF32 products ("tensor_tf32", 3).

@@ -26,8 +26,9 @@ best) says what it would run, with no GPU. The rule, in full:
      shows partials (else the extra blocks idle: a cluster's past M); fewer blocks loop over the tiles
      (a persistent grid), evenly where they split them (stream-K). A split that adds its partials in
      a cluster's shared memory shows none in global memory: there the blocks that store a share of
-     the output tell it from a cluster padded past M (active_blocks in model/predict.py). The busiest SM's share of the work
-     over an even share is the quantization q >= 1 (24 tiles on 132 SMs: 5.5; 250 blocks: 1.06). The
+     the output tell it from a cluster padded past M (active_blocks in model/predict.py), or the
+     variant's split_param does (kc's SPLIT: where N is under its bands one block a tile stores).
+     The busiest SM's share of the work over an even share is the quantization q >= 1 (24 tiles on 132 SMs: 5.5; 250 blocks: 1.06). The
      padded tiles compute whole (tiles*BM*BN of M*N, K rounded up to BK).
    - time = max(compute, DRAM, L2) + partials + staging: compute = q x the padded FLOPs / the
      variant's compute ceiling, over the share of an SM's 4 warp schedulers its resident warps keep
@@ -296,7 +297,7 @@ class Selector:
         # More blocks than tiles split K where the model shows partials, or cannot say; a persistent
         # grid likewise shares its tiles evenly (stream-K). Unmodelled, both are assumed: a bound stays a bound.
         partials = (traffic is None or traffic.workspace_bytes is None or traffic.workspace_bytes > 0
-                    or (traffic.working_blocks or 0) > tiles)
+                    or (traffic.working_blocks or 0) > tiles or params.get(v.split_param, 1) > 1)
         split, balanced = blocks > tiles and partials, blocks < tiles and partials
         rate = card.gflops(exp, v)
         flops = exp.flops(shape)

@@ -79,6 +79,7 @@ KC = Variant(
     stage=staged_in(one_wave(kc_launch)),
     stage_bytes=pad_k_bytes,
     access=kc_access,
+    split_param="SPLIT",
     tune_shapes=KC_TUNE_SHAPES,
     rung=False,
 )
