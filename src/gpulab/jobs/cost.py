@@ -158,7 +158,9 @@ class Estimate:
             what = "blocks" if self.units == self.blocks else f"tiles of {self.blocks} blocks"
             last = self.units % self.sms
             fill = f", the last {100 * last / self.sms:.0f}% full" if last and self.units > self.sms else ""
-            work = f"{self.units / self.sms:.2g} waves ({self.units} {what}, {self.sms} SMs{fill})"
+            waves = self.units / self.sms  # two figures below 10, whole waves above ('5e+02' otherwise)
+            work = f"{waves:.2g}" if waves < 10 else f"{waves:,.0f}"
+            work += f" waves ({self.units} {what}, {self.sms} SMs{fill})"
         parts = [work]
         if self.split:
             parts.append(f"split {self.blocks / self.tiles:.3g}")
