@@ -1007,9 +1007,18 @@ def test_a_results_folder_outside_the_clone_borrows_the_labs_own_runs(tmp_path, 
             chosen = chooser.pick(shape)
             assert chosen.variant.name not in ("v0", "v1", "v2", "v3", "v4", "v5"), (folder, shape.label)
             assert "(h200's runs: none on this card yet)" in chosen.why
+        assert chooser.basis().endswith("efficiencies from h200's runs (none of this card's yet)")
     monkeypatch.setattr(calibration, "LAB_RESULTS", tmp_path / "no-clone")  # an installed wheel: no such folder
     assert best.selector(SGEMM, None).runs_from == ""
-    assert best.BARE_MODEL in best.selector(SGEMM, tmp_path / "results" / "h200").pick(shapes[0]).why
+    bare = best.selector(SGEMM, tmp_path / "results" / "h200")
+    assert best.BARE_MODEL in bare.pick(shapes[0]).why
+    assert cost.REFERENCE_SOURCE in bare.basis() and "the bare model" in bare.basis()
+
+
+def test_gpulab_best_says_which_cards_ceilings_and_runs_its_model_read():
+    rows = api.best("sgemm", shapes=["300x4096x1000"], results=H200.parent, gpu="h200")
+    assert rows.note == (f"the model's card: ceilings measured in {H200 / 'ceilings.csv'}, "
+                         f"{best.card_for(H200).sms} SMs; efficiencies from this card's runs")
 
 
 def test_a_damaged_file_of_another_card_leaves_the_bare_model(tmp_path, monkeypatch):

@@ -222,7 +222,8 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     'tuned here', 'tuned at <shape>' or the model's numbers) and `model_ms` (the model's time, where
     it chose), with a suite's columns; a shape no variant runs has an empty `variant` and
     `chosen_by` saying why; `progress` hears of each shape (the model takes a second or more at a
-    shape where many variants run). Needs no GPU."""
+    shape where many variants run); the records' `note` says which card's ceilings and runs the
+    model read (Selector.basis). Needs no GPU."""
     exp = experiment(experiment_name, kernels)
     if suite is not None and shapes is not None:
         raise GpulabError("give shapes or a suite, not both")
@@ -238,7 +239,7 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
         progress.started(f"best {exp.name} {shape.label}")
         rows.append(choosing.pick_record(exp, chooser, shape, columns))
         progress.finished(None)
-    return Records(rows)
+    return Records(rows, note=chooser.basis())
 
 
 def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), results: str | Path | None = None,

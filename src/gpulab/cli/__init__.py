@@ -458,6 +458,7 @@ def best(
         rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite,
                         progress=live)
     console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {suite} suite" if suite else "")))
+    console.print(rows.note, markup=False, highlight=False)
     for held in api.model_error(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
         console.print(model_error_line(held), markup=False, highlight=False)
     if csv_path is not None:

@@ -169,6 +169,17 @@ class Selector:
         self._configs: dict[tuple, list[Params]] = {}
         self._ranking: dict[tuple, list[Estimate]] = {}
 
+    def basis(self) -> str:
+        """One line: the card the model's times are for (its ceilings, its SMs) and whose runs its
+        efficiencies come from."""
+        if self.runs_from:
+            runs = f"{self.runs_from}'s runs (none of this card's yet)"
+        elif self.runs:
+            runs = "this card's runs"
+        else:
+            runs = "none measured (the bare model: every kernel at its roof)"
+        return f"the model's card: {self.card.source}, {self.card.sms} SMs; efficiencies from {runs}"
+
     # -- efficiency ----------------------------------------------------------------------------
     def shape_class(self, v: Variant, shape: Shape | tuple[int, ...]) -> str:
         """'memory' where the problem's FLOPs per compulsory byte are below the card's ridge for the

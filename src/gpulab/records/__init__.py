@@ -395,13 +395,17 @@ def status(record: dict) -> str:
 
 class Records(list):
     """Records as the Python API returns them: a list of flat dicts (the CSV's rows), with
-    `.to_pandas()` for a DataFrame and `path`, the file they were written to (None if none)."""
+    `.to_pandas()` for a DataFrame, `path`, the file they were written to (None if none), and
+    `note`, a line about the rows as a whole ('' if none: gpulab best says there which card's
+    ceilings and runs its model read)."""
 
     path: Path | None = None
+    note: str = ""
 
-    def __init__(self, rows: Iterable[dict] = (), path: Path | None = None):
+    def __init__(self, rows: Iterable[dict] = (), path: Path | None = None, note: str = ""):
         super().__init__(rows)
         self.path = path
+        self.note = note
 
     def to_pandas(self):
         try:
