@@ -28,8 +28,9 @@ best) says what it would run, with no GPU. The rule, in full:
      a cluster's shared memory shows none in global memory: there the blocks that store a share of
      the output tell it from a cluster padded past M (active_blocks in model/predict.py), or the
      variant's split_param does (kc's SPLIT: where N is under its bands one block a tile stores).
-     The busiest SM's share of the work over an even share is the quantization q >= 1 (24 tiles on 132 SMs: 5.5; 250 blocks: 1.06). The
-     padded tiles compute whole (tiles*BM*BN of M*N, K rounded up to BK).
+     The busiest SM's share of the work over an even share is the quantization q >= 1 (24 tiles on
+     132 SMs: 5.5; 250 blocks: 1.06). The padded tiles compute whole (tiles*BM*BN of M*N, K rounded
+     up to BK).
    - time = max(compute, DRAM, L2) + partials + staging: compute = q x the padded FLOPs / the
      variant's compute ceiling, over the share of an SM's 4 warp schedulers its resident warps keep
      (schedulers_busy: one block of 2 warps an SM computes at half its rate at best) and, for a
@@ -572,8 +573,8 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
     experiment's CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings).
     Where that card has no run of the experiment yet, the runs of another card beside it, else of
     one in the results gpulab's repository recorded (lent_runs), stand in for the efficiencies: the
-    bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at 16x4096x4096, v2 at 128x4096x4096) came out the pick. Where
-    the card has no ceilings measured either, the lending card's stand in for them too: the runs'
+    bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at
+    16x4096x4096, v2 at 128x4096x4096) came out the pick. Where the card has no ceilings measured either, the lending card's stand in for them too: the runs'
     efficiencies were read against those, and the reference values differ from them by kernel
     (the reference's TF32 rate is 0.81 of the H200's measured one, its FMA rate 0.97)."""
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
