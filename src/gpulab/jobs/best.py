@@ -574,9 +574,10 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
     Where that card has no run of the experiment yet, the runs of another card beside it, else of
     one in the results gpulab's repository recorded (lent_runs), stand in for the efficiencies: the
     bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at
-    16x4096x4096, v2 at 128x4096x4096) came out the pick. Where the card has no ceilings measured either, the lending card's stand in for them too: the runs'
-    efficiencies were read against those, and the reference values differ from them by kernel
-    (the reference's TF32 rate is 0.81 of the H200's measured one, its FMA rate 0.97)."""
+    16x4096x4096, v2 at 128x4096x4096) came out the pick. Where the card has no ceilings measured
+    either, the lending card's stand in for them too: the runs' efficiencies were read against
+    those, and the reference values differ from them by kernel (the reference's TF32 rate is 0.81
+    of the H200's measured one, its FMA rate 0.97)."""
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
     runs = measured_runs(experiment, folder, table)
     lent = lent_runs(experiment, Path(folder) if folder is not None else None) if not runs else None
