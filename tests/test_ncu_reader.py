@@ -180,35 +180,3 @@ def test_without_ncu_the_importable_interface_is_the_only_place(tmp_path, fresh,
     monkeypatch.setattr(ncu_mod, "find_ncu", lambda env=None: (_ for _ in ()).throw(ncu_mod.NcuNotFound("none")))
     with pytest.raises(ncu_reader.ReportUnreadable, match="no ncu found to take it from.*pip install ncu-report"):
         ncu_reader.find_interface()
-
-
-def test_an_interface_that_crashes_the_interpreter_costs_a_line_not_the_command(tmp_path, monkeypatch):
-    """Nsight Compute 2025.3.1's own interface killed Python 3.12 on the H200 with a segmentation fault
-    on every report (gpulab profile exited -11, no message): the first report is opened in a child
-    process first, and a crash there is a one-line error naming the wheel to install; this process
-    never calls the crashing reader."""
-    crashing = tmp_path / "extras" / "python"
-    crashing.mkdir(parents=True)
-    (crashing / "ncu_report.py").write_text(
-        "import os, signal\ndef load_report(path):\n    os.kill(os.getpid(), signal.SIGSEGV)\n")
-
-    def never(path):
-        raise AssertionError("the crashing reader was called in this process")
-
-    module = type(sys)("ncu_report")
-    module.load_report = never
-    interface = ncu_reader.Interface(module, "2025.3.1", str(crashing))
-    monkeypatch.setattr(ncu_reader, "_FIRST_REPORT", {})
-    report = stub_report(tmp_path / "r.ncu-rep", [{"name": "k", "metrics": {}}])
-    with pytest.raises(ncu_reader.ReportUnreadable, match=r"crashed the Python interpreter \(signal 11\) opening "
-                                                          r"r\.ncu-rep: .*pip install \"gpulab\[profile\]\""):
-        ncu_reader.actions(report, interface)
-
-
-def test_an_interface_that_opens_reports_in_a_child_reads_them_here(tmp_path, monkeypatch):
-    """The child's open is a check, not the read: the stand-in interface opens the report in the
-    child without a crash, and the launches are read in this process as before."""
-    monkeypatch.setattr(ncu_reader, "_FIRST_REPORT", {})
-    report = stub_report(tmp_path / "r.ncu-rep", [{"name": "k", "metrics": {"m": metric(2.0, "byte")}}])
-    [launch] = ncu_reader.read_launches(report, stub_interface())
-    assert launch.kernel == "k" and launch.metrics["m"] == 2.0

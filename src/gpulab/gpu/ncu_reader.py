@@ -37,7 +37,6 @@ import importlib.metadata
 import importlib.util
 import math
 import re
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -201,7 +200,6 @@ def actions(report: Path, interface: Interface | None = None) -> Actions:
         raise ReportUnreadable(
             f"{report.name} was written by Nsight Compute {writer}, newer than the report interface that "
             f"would read it ({interface.describe()}); {pip_hint(writer)}")
-    _opens_without_crashing(interface, report)
     try:
         context = interface.module.load_report(str(report))
         found = [context.range_by_idx(r).action_by_idx(a)
@@ -215,47 +213,6 @@ def actions(report: Path, interface: Interface | None = None) -> Actions:
             f"an Nsight Compute its version cannot read (this one was written by {writer or 'an unknown version'}); "
             f"{pip_hint(writer)}")
     return Actions(found, context)
-
-
-# The first report a process reads is opened once in a child process first: a report interface
-# that crashes the interpreter (Nsight Compute 2025.3.1's own copy under Python 3.12 on the H200,
-# 2026-12-04 and 2026-12-05: a segmentation fault on every report, with no message) then costs a
-# one-line error, not the command. About half a second, once per process and interface.
-_CHILD_OPEN = """
-import sys
-sys.path.insert(0, sys.argv[1])
-import ncu_report
-ncu_report.load_report(sys.argv[2]).num_ranges()
-"""
-CHILD_OPEN_TIMEOUT_S = 120
-_FIRST_REPORT: dict[str, str] = {}  # per interface (its folder): the first report this process opened
-
-
-@functools.lru_cache(maxsize=None)
-def _crash_of(where: str, report: str) -> int | None:
-    """The signal that killed a child process opening `report` with the interface imported from
-    `where` (its module's folder), or None where it did not die by one."""
-    root = Path(where)
-    if root.name == MODULE:  # a package (the wheel's): import it from the folder that holds it
-        root = root.parent
-    try:
-        done = subprocess.run([sys.executable, "-c", _CHILD_OPEN, str(root), report], capture_output=True,
-                              timeout=CHILD_OPEN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return None  # slow, not crashed: the read in this process says what it says
-    return -done.returncode if done.returncode < 0 else None
-
-
-def _opens_without_crashing(interface: Interface, report: Path) -> None:
-    """Raise ReportUnreadable where opening a report with `interface` kills the interpreter; checked
-    on the first report only (a reader that crashes on one crashed on every one)."""
-    first = _FIRST_REPORT.setdefault(interface.where, str(report.resolve()))
-    signal_number = _crash_of(interface.where, first)
-    if signal_number is not None:
-        raise ReportUnreadable(
-            f"{interface.describe()} crashed the Python interpreter (signal {signal_number}) opening {Path(first).name}: "
-            f"read reports with NVIDIA's report interface wheel instead: pip install \"gpulab[profile]\" "
-            f"(or {pip_hint(interface.version)})")
 
 
 def launch_of(action) -> ncu_mod.KernelResult:
