@@ -89,7 +89,7 @@ from gpulab.jobs.calibration import (
 )
 from gpulab.jobs.cost import (
     REFERENCE_SOURCE, Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
-    schedulers_busy, traffic_of, work_units,
+    schedulers_busy, shows_partials, traffic_of, work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
 
@@ -308,8 +308,7 @@ class Selector:
             traffic, note = self._traffic_or_sibling(v, params, shape, tiles)
         # More blocks than tiles split K where the model shows partials, or cannot say; a persistent
         # grid likewise shares its tiles evenly (stream-K). Unmodelled, both are assumed: a bound stays a bound.
-        partials = (traffic is None or traffic.workspace_bytes is None or traffic.workspace_bytes > 0
-                    or (traffic.working_blocks or 0) > tiles or params.get(v.split_param, 1) > 1)
+        partials = traffic is None or shows_partials(v, params, traffic.workspace_bytes, traffic.working_blocks, tiles)
         split, balanced = blocks > tiles and partials, blocks < tiles and partials
         rate = card.gflops(exp, v)
         flops = exp.flops(shape)

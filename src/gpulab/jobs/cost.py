@@ -268,9 +268,22 @@ def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Sh
     units = work_units(variant, p, shape)
     working = _working_blocks(model) if units is not None and units[0] > units[1] else None
     # A split over K: each block runs its own slice of the k loop (slices: blocks per tile)
-    slices = units[0] / units[1] if working is not None and (beyond > 0 or working > units[1]) else 1.0
+    split = units is not None and units[0] > units[1] and shows_partials(variant, p, max(0.0, beyond), working, units[1])
+    slices = units[0] / units[1] if split else 1.0
     return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows, slices), working,
                    float(model.dram_compulsory_bytes) or None)
+
+
+def shows_partials(variant: Variant, params: Params, workspace_bytes: float | None, working_blocks: int | None,
+                   tiles: int) -> bool:
+    """Whether a launch's blocks each compute a part of a tile's sum (a split over K where they
+    outnumber the tiles, a stream-K share where fewer loop over them), not a tile each: partials
+    stored beyond the output, or not known (None); more blocks storing than there are tiles (kc adds
+    its partials in its cluster's shared memory); or the variant's split_param above 1 (kc again,
+    where N is under its bands and one block a tile stores). Else the extra blocks idle (a cluster
+    padded past M)."""
+    return (workspace_bytes is None or workspace_bytes > 0 or (working_blocks or 0) > tiles
+            or params.get(variant.split_param, 1) > 1)
 
 
 def _working_blocks(model) -> int | None:
