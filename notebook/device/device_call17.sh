@@ -4,6 +4,12 @@
 # the same default bench, warm compile cache, in alternation, twice each. And `gpulab profile` without
 # the reader wheel, which call 16's command line got wrong (--out needs --full): one line, exit 2.
 #   mkdir -p .old/pre41 && git archive 524a651 src | tar -x -C .old/pre41
+# Ran: the default bench 13.2 and 11.1 s against 16.7 and 16.6 before issue 41 (warm cache); profile
+# without the wheel still died (exit 139) with ncu_reader's child-process check in place. Two commands
+# after it (same machine): `python3 -X faulthandler -m gpulab.cli profile sgemm v1 --size 64 --csv
+# /tmp/p.csv` showed the crash in the install's ncu_report.py, IMetric.unit, under launch_of, also
+# with the child reading every metric's unit and value first (it did not crash); with the 2026.3.1
+# wheel on PYTHONPATH the same profile exited 0.
 # Usage (on the card, from the repository root, carry [".old"]): bash notebook/device/device_call17.sh
 set -u
 source scripts/device_step.sh

@@ -1,7 +1,7 @@
 """CPU probe (issue 40): the best-row model's picks replayed on rows a card already timed, no GPU.
 
   python3 notebook/probes/replay_picks.py suites   the picks at each shape of the llm suite (results/
-      h200/<exp>-llm.csv) and the shapes of no suite (probes/unlisted/call10/), against the rows timed
+      h200/<exp>-llm.csv) and the shapes of no suite (probes/unlisted/call15/), against the rows timed
       there: a pick counts where its own config was timed in that run (a best row counts as the config
       it ran) and ran within 5% of the fastest; 'untimed' where that run never timed it
   python3 notebook/probes/replay_picks.py loso     leave one shape out of results/h200/<exp>.csv (its runs
@@ -25,8 +25,8 @@ from gpulab.jobs.cost import card_for
 from gpulab.jobs.tune import load_tuned, shape_of
 
 FOLDER = Path("results/h200")
-SUITES = {"gemm_bf16": ["results/h200/gemm_bf16-llm.csv", "notebook/probes/unlisted/call10/gemm_bf16-unlisted.csv"],
-          "sgemm": ["results/h200/sgemm-llm.csv", "notebook/probes/unlisted/call10/sgemm-unlisted.csv"]}
+SUITES = {"gemm_bf16": ["results/h200/gemm_bf16-llm.csv", "notebook/probes/unlisted/call15/gemm_bf16-unlisted.csv"],
+          "sgemm": ["results/h200/sgemm-llm.csv", "notebook/probes/unlisted/call15/sgemm-unlisted.csv"]}
 
 
 def timed_configs(path) -> dict[str, dict[tuple[str, str], float]]:
