@@ -6,7 +6,7 @@ launch__* metrics of the same launch.
 
 Which interface, in this order:
   1. an importable `ncu_report` at least as new as the ncu found by gpulab.gpu.ncu.find_ncu (the
-     `ncu-report` wheel on PyPI, `pip install "gpulab[profile]"`, which carries its own reader
+     `ncu-report` wheel on PyPI, which `pip install "gpulab[gpu]"` brings and carries its own reader
      library): a newer reader reads older reports. It comes first because on the H200
      (2026-12-04, Python 3.12) the install's own copy of 2025.3.1 imported and then crashed the
      interpreter (a segmentation fault) on every report it opened, which the 2026.3.1 wheel read.
