@@ -87,7 +87,7 @@ def test_pad_k_lets_its_dependents_launch_and_every_rung_it_stages_for_waits_for
     # (wait_for_prior_grid, right after its barrier setup). A rung without the wait would race.
     assert "griddepcontrol.launch_dependents" in staging.SOURCE.read_text()
     staged = [v for v in GEMM.variants if v.stage is not no_staging]
-    assert [v.name for v in staged] == ["t2", "t3", "t4", "kc"]
+    assert [v.name for v in staged] == ["t2", "t3", "t4", "kc", "ks"]
     for v in staged:
         body = GEMM.source(v).read_text().split("__global__", 1)[1]
         setup_ends = body.index("__syncthreads();")

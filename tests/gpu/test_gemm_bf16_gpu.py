@@ -175,6 +175,11 @@ SMALL_CONFIGS = [
     ("kc", {"BN": 256, "SPLIT": 4}),
     ("kc", {"BN": 64, "SPLIT": 8}),  # 8 slices: at K = 8 seven of them empty; at K = 1000 two k-tiles each
     ("kc", {"BN": 192, "SPLIT": 5, "STAGES": 3}),  # 24 float4s over 5
+    ("ks", {}),  # 16 tokens a tile, one block an SM: at K = 8 one unit a tile, whole tiles stored directly
+    ("ks", {"TN": 8}),  # wgmma n8: M = 16 is two token tiles
+    ("ks", {"TN": 32, "BPS": 2, "STAGES": 5}),  # two blocks an SM: twice the partials
+    ("ks", {"TN": 64, "STAGES": 4}),
+    ("ks", {"TN": 128, "STAGES": 6, "BPS": 1}),  # M = 128 tokens in one tile
 ]
 
 
@@ -187,7 +192,7 @@ def test_small_tile_kernels_correct_at_ragged_shapes(lab, name, changes, exact):
     if reason := variant.arch_reason(lab.arch):
         pytest.skip(reason)
     params = variant.default_params() | changes
-    for dims in SMALL_RAGGED + (KC_FEW_TILES if name == "kc" else D0_MORE_ROWS):
+    for dims in SMALL_RAGGED + {"kc": KC_FEW_TILES, "d0": D0_MORE_ROWS}.get(name, KC_FEW_TILES + D0_MORE_ROWS):
         spec = RunSpec(EXP, variant, params, EXP.shape(*dims))
         assert variant.constraints(params, spec.shape) is None, dims
         result = lab.verify(spec, exact=exact)
@@ -198,7 +203,9 @@ def test_small_tile_kernels_correct_at_ragged_shapes(lab, name, changes, exact):
 # its counter, launched three times on one workspace) and kc's cluster reduction, staged K included.
 SAME_BITS = [("d0", {}, (16, 4096, 4096)), ("d0", {"S": 3}, (7, 4097, 4099)), ("d0", {"S": 8}, (1, 6144, 4096)),
              ("kc", {}, (128, 1024, 4096)), ("kc", {"SPLIT": 8}, (257, 129, 8191)),
-             ("kc", {"BN": 64}, (128, 6144, 4096)), ("kc", {"BN": 256, "SPLIT": 3}, (128, 1024, 4096))]
+             ("kc", {"BN": 64}, (128, 6144, 4096)), ("kc", {"BN": 256, "SPLIT": 3}, (128, 1024, 4096)),
+             ("ks", {}, (16, 4096, 4096)), ("ks", {"TN": 8}, (7, 4097, 4099)), ("ks", {"BPS": 2, "STAGES": 6}, (1, 57344, 8192)),
+             ("ks", {"TN": 128, "STAGES": 6}, (128, 4096, 14336))]
 
 
 @pytest.mark.gpu
@@ -208,7 +215,7 @@ SAME_BITS = [("d0", {}, (16, 4096, 4096)), ("d0", {"S": 3}, (7, 4097, 4099)), ("
 def test_split_k_kernels_give_the_same_bits_on_every_launch(lab, name, changes, dims):
     """Three launches of one launcher (one workspace and its counters): the same bits each time,
     every element written, and the third still correct (a counter left non-zero by a launch would
-    make the next one's fixup run early or never). Then d0 on a fresh workspace leaves every counter
+    make the next one's fixup run early or never). Then d0 and ks on a fresh workspace leave every counter
     at zero."""
     variant = EXP.variant(name)
     if reason := variant.arch_reason(lab.arch):
@@ -227,14 +234,15 @@ def test_split_k_kernels_give_the_same_bits_on_every_launch(lab, name, changes, 
     assert all(np.array_equal(bits[0], b) for b in bits[1:])
     result = EXP.check(out, inputs, spec.shape, False, cp)
     assert result.ok, f"{spec.label}: {result.describe()}"
-    if name == "d0" and variant.launch(params, spec.shape).grid[1] > 1:
-        extra = variant.extra_args(inputs, out, spec.shape, params)  # fresh: (workspace, counters)
+    # ks launched by hand only where K needs no staged copies (its tensor maps read the inputs as they are)
+    if (name == "d0" and variant.launch(params, spec.shape).grid[1] > 1) or (name == "ks" and dims[2] % 8 == 0):
+        extra = variant.extra_args(inputs, out, spec.shape, params)  # fresh: (..., workspace, counters)
         launch = variant.launch(params, spec.shape)
         load(compile_spec(spec, lab.arch))(launch.grid, launch.block,
                                            (*EXP.kernel_args(inputs, out, spec.shape, params), *extra),
                                            launch.smem_dynamic_bytes)
         cp.cuda.Device().synchronize()
-        assert int(extra[1].sum()) == 0
+        assert int(extra[-1].sum()) == 0  # the counters: the last of the extra arguments
 
 
 @pytest.mark.gpu

@@ -31,6 +31,7 @@ from gpulab.experiments.gemm_bf16.access import t0_access, t1_access
 from gpulab.experiments.gemm_bf16.bf16 import from_bf16_bits, to_bf16_bits, tolerance as bf16_tolerance
 from gpulab.experiments.gemm_bf16.cluster_split_k import KC
 from gpulab.experiments.gemm_bf16.decode import D0
+from gpulab.experiments.gemm_bf16.swap_stream_k import KS
 from gpulab.experiments.gemm_bf16.tma_rungs import T2, T3, T4
 from gpulab.experiments.gemm_bf16.staging import needs_staging, padded_k
 from gpulab.experiments.gemm_common import (
@@ -182,6 +183,7 @@ class GemmBf16(GemmProblem):
         T4,
         D0,  # for few output tiles (not rungs of the ladder): decode batches of M <= 16, decode.py;
         KC,  # split-K across a cluster, cluster_split_k.py
+        KS,  # stream-K with the tokens on the wgmma's N side, swap_stream_k.py
     )
 
     @staticmethod
