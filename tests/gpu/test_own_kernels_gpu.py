@@ -59,7 +59,7 @@ def test_the_padded_tiles_shared_wavefronts_are_the_models(ncu_path):
             assert prof.measured[key] == prof.prediction(key), (variant, shape, key)
 
 
-def test_a_transpose_bench_holds_each_variant_to_the_copy_ceiling(tmp_path):
+def test_a_transpose_bench_holds_each_variant_to_the_copy_ceiling(tmp_path, results_root):
     """The plumbing of a bench from outside the package: every variant and config correct at 8192^2,
     each row's % of ceiling its own GB/s against the card's copy rate, all of it in the CSV. How near
     the ceiling the best comes is a measurement, not a test: examples/transpose/results/h200 records
@@ -76,7 +76,7 @@ def test_a_transpose_bench_holds_each_variant_to_the_copy_ceiling(tmp_path):
     assert len(read_csv(out)) == len(rows)
 
 
-def test_a_kernel_file_is_checked_and_timed_beside_the_ladder(tmp_path):
+def test_a_kernel_file_is_checked_and_timed_beside_the_ladder(tmp_path, results_root):
     path = tmp_path / "mine.cu"
     path.write_text(MINE)
     rows = gpulab.bench("sgemm", variants=["v1", "mine"], params={"TILE": (8, 16)}, shapes=["300x388x196"],

@@ -27,7 +27,7 @@ K = 1000
 """
 
 
-def test_a_suite_benched_on_the_card(tmp_path):
+def test_a_suite_benched_on_the_card(tmp_path, results_root):
     (tmp_path / "tiny.toml").write_text(SUITE)
     for name in ("gemm_bf16", "sgemm"):
         out = tmp_path / f"{name}-tiny.csv"

@@ -28,7 +28,7 @@ def test_every_kernel_is_correct_at_every_test_shape(softmax):
     assert {r["variant"] for r in checked} == {"naive", "online", "cached"}
 
 
-def test_a_bench_puts_torchs_row_beside_the_kernels(softmax, tmp_path):
+def test_a_bench_puts_torchs_row_beside_the_kernels(softmax, tmp_path, results_root):
     rows = gpulab.bench("softmax", shapes=["4096x1024"], options=gpulab.BenchOptions(out=tmp_path / "s.csv"))
     by_name = {r["variant"]: r for r in rows}
     assert set(by_name) >= {"naive", "online", "cached", "torch"}
