@@ -1,5 +1,6 @@
-"""Access models of gemm_bf16's kernels for few output tiles: d0 (decode, M <= 16) and kc (split-K
-across a cluster), for `gpulab predict`; the style of access.py (one `Instruction` per SASS memory
+"""Access models of gemm_bf16's kernels for few output tiles: d0 (decode, M <= 16), kc (split-K
+across a cluster) and ks (stream-K with the operands swapped, 8-128 tokens a tile), for `gpulab
+predict`; the style of access.py (one `Instruction` per SASS memory
 instruction, read off nvdisasm of NVRTC 13.5's sm_90 / sm_90a cubins at the default params)."""
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ import numpy as np
 
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
-from gpulab.experiments.gemm_bf16.access import BF16, F32, _Grouped, _work, tma_access
+from gpulab.experiments.gemm_bf16.access import BF16, F32, _by_key, _Grouped, _tma_sectors, _work, tma_access
+from gpulab.experiments.gemm_bf16.staging import row_pitch
 from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, every, ragged, same, shifted
 
 D0_M_ROWS = 16  # rows of A a d0 partial holds (d0_decode.cu RED_ROWS)
@@ -247,3 +249,205 @@ def kc_access(params: Params, shape: Shape) -> KernelAccess:
                             loops=loops, blocks=c_blocks) for plus in (0, 1)]
     return KernelAccess(grid=(blocks, 1, 1), block=(384, 1, 1), instructions=tuple(out), bulk=base_model.bulk,
                         **_work(M, N, shape["K"]))
+
+
+KS_BW = 128  # rows of Bt a ks tile holds (ks_stream_k_swap.cu BW): two consumer warpgroups of 64
+KS_CONSUMERS = 256  # ks's consumer threads; thread 256 (warp 8, the producer) issues the TMA loads
+
+
+class _KsSchedule:
+    """ks's stream-K schedule (ks_stream_k_swap.cu owner, range_start, partial_slot, tile_origin), per
+    tile and per block, as numpy arrays. Tile t: m0 = (t % m_tiles) TN, n0 = (t / m_tiles) 128; unit
+    u = t KT + kt; block b of G runs units [b U / G, (b + 1) U / G). Tile t's contributors are blocks
+    first[t] .. last[t] (the owners of its first and last unit); it is whole where they are one block.
+
+    The fixup: the last contributor to arrive at a tile's counter adds the partials, a race. The model
+    gives it to the tile's first contributor, `first[t]`: the tile's start is the end of that block's
+    range, so it reaches the tile last of all its work, while the block that holds the tile's end
+    starts its range there and arrives early; a contributor whose whole range lies inside the tile
+    arrives about when the first does. Whoever adds, the same partials are read and the same C tile
+    stored: only which block issues them moves."""
+
+    def __init__(self, M: int, N: int, K: int, TN: int, blocks: int):
+        self.M, self.N, self.TN = M, N, TN
+        self.m_tiles, self.n_tiles, self.k_tiles = cdiv(M, TN), cdiv(N, KS_BW), cdiv(K, 64)
+        self.tiles = self.m_tiles * self.n_tiles
+        self.units = U = self.tiles * self.k_tiles
+        G, KT = blocks, self.k_tiles
+        t = np.arange(self.tiles, dtype=np.int64)
+        self.first = ((t * KT + 1) * G - 1) // U  # owner(t KT)
+        self.last = ((t + 1) * KT * G - 1) // U  # owner((t + 1) KT - 1)
+        self.whole = self.first == self.last
+        b = np.arange(G, dtype=np.int64)
+        self.start = b * U // G  # range_start(b)
+        end = (b + 1) * U // G
+        first_tile, last_tile = self.start // KT, (end - 1) // KT
+
+        # C: every tile stored once, by first[t] (whole: its only block; split: the fixup). A block's
+        # C tiles are a run of tiles (first[] never decreases), here ordered by their class (c_key) so
+        # that the s-th of every block of a class is alike.
+        lo = np.searchsorted(self.first, b, "left")
+        self.c_count = np.searchsorted(self.first, b, "right") - lo
+        s = np.arange(max(1, int(self.c_count.max())), dtype=np.int64)
+        held = s[None, :] < self.c_count[:, None]
+        tiles_of = np.where(held, lo[:, None] + s[None, :], 0)
+        keys = np.where(held, self.c_key(tiles_of), np.iinfo(np.int64).max)
+        order = np.argsort(keys, axis=1, kind="stable")
+        self.c_tile = np.where(held, np.take_along_axis(tiles_of, order, axis=1), -1)  # [b][s], -1: none
+        self.c_keys = np.where(held, np.take_along_axis(keys, order, axis=1), -1)
+
+        # Partials: a block's first tile where it is not whole (slot 2b), its last where that is another
+        # tile and not whole (slot 2b + 1); the tiles between are whole.
+        first_split = ~self.whole[first_tile]
+        last_split = (last_tile != first_tile) & ~self.whole[last_tile]
+        self.p_slot = np.stack([np.where(first_split, 2 * b, -1), np.where(last_split, 2 * b + 1, -1)], axis=1)
+        self.p_count = first_split.astype(np.int64) + last_split
+
+        # The fixup of block b: the split tile it is the first contributor of (its last tile, at most
+        # one), its own slot of that tile and the tile's number of contributors.
+        self.fix_tile = np.full(G, -1, dtype=np.int64)
+        split = np.flatnonzero(~self.whole)
+        assert np.unique(self.first[split]).size == split.size, "a block adds up two split tiles"
+        self.fix_tile[self.first[split]] = split
+        has = self.fix_tile >= 0
+        ft = np.maximum(self.fix_tile, 0)
+        self.fix_slot = np.where(has, 2 * b + (self.start != ft * KT), -1)  # partial_slot(first[t], t)
+        self.contributors = np.where(has, self.last[ft] - self.first[ft] + 1, 0)
+
+    def c_key(self, t):
+        """What a tile's C stores depend on: C's rows of the tile start (m0 N 4) mod 128 bytes into a line
+        (n0 4 is a multiple of 512), and whether M cuts the tile (the last token tile, M % TN != 0) or N
+        does (the last tile of Bt rows, N % 128 != 0)."""
+        tm, tn = t % self.m_tiles, t // self.m_tiles
+        cut_m = (tm == self.m_tiles - 1) & (self.M % self.TN != 0)
+        cut_n = (tn == self.n_tiles - 1) & (self.N % KS_BW != 0)
+        return ((tm * self.TN * self.N * F32) % 128) * 4 + 2 * cut_m + cut_n
+
+    def origin(self, t):
+        return (t % self.m_tiles) * self.TN, (t // self.m_tiles) * KS_BW
+
+
+def _thresholds(limits, n: int) -> tuple[tuple[int, int], ...]:
+    """Classes of range(n) for a loop index p that a block runs while p < limit (one limit per block
+    class): the indices between two consecutive limits are alike for every block."""
+    cuts = sorted({int(x) for x in limits if 0 < x < n} | {0, n})
+    return tuple((a, b - a) for a, b in zip(cuts, cuts[1:]) if b > a)
+
+
+def ks_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
+    """ks_stream_k_swap.cu on its single wave of `blocks` blocks (swap_stream_k.ks_blocks) of 288
+    threads: consumer warpgroups 0 and 1 (threads 0-255), then the producer warp (its lane 0 issues
+    every TMA load). The schedule (tiles of 128 Bt rows x TN tokens, token tiles fastest; stream-K
+    units (tile, k-tile) cut evenly over the blocks) is _KsSchedule, which also says which block the
+    model gives a split tile's fixup to (the race's convention: the tile's first contributor).
+
+    Bulk counts: per unit the producer issues 2 UTMALDG, Bt's box (128 rows x 64 k) and A's (TN rows x
+    64 k); the bytes are _tma_sectors' rule, Bt's 128-row boxes read once per token tile and A's
+    TN-row boxes once per tile of Bt rows (box rows past M or N counted as Nsight Compute counts them on
+    the H200, 4 sectors a k-tile; K not a multiple of 8 reads the staged pitch, row_pitch(K)). Per unit
+    each of the 8 consumer warps issues 4 HGMMA (m64nTNk16, one per 16 k).
+
+    Warp memory instructions, per segment (a block's run of units inside one tile), read off nvdisasm
+    of NVRTC 13.5's sm_90a cubin (TN = 16 and 128: ACC = TN / 2 of each, scalar 32-bit, none
+    vectorized). Consumer thread ct (warp w = ct / 32 % 4 of warpgroup c = ct / 128, lane l):
+    - C (a whole tile, or a split tile's fixup): ACC STG.E, accumulator i = 4 q + r at
+      n = n0 + 64 c + 16 w + l / 4 + 8 (r / 2), m = m0 + 8 q + 2 (l % 4) + r % 2, under m < M, n < N;
+    - a split tile's partial: ACC STG.E.STRONG.GPU (__stcg) at work[slot][j 256 + ct], then thread 0's
+      ATOMG on the tile's counter (an atomic: neither a load nor a store here), its STS of the verdict
+      and every consumer thread's LDS of it (one shared word);
+    - the fixup block: thread 0's STG.E of the counter's zero, ACC LDG.E.STRONG.GPU (__ldcg) of the first
+      contributor's partial and ACC of each further contributor's (a rolled loop), in block order.
+    A block's partial of its first tile is in slot 2b, of its last in 2b + 1: 128 TN floats apart, so
+    every partial access is one 128-byte line a warp."""
+    TN = params["TN"]
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    acc = TN // 2
+    sched = _KsSchedule(M, N, K, TN, blocks)
+    G, KT = blocks, sched.k_tiles
+    partial = KS_BW * TN  # floats
+    base = buffers(C=F32 * M * N, work=F32 * 2 * G * partial, counters=F32 * sched.tiles)
+
+    def consumer(i):
+        return i.tid < KS_CONSUMERS
+
+    # -- C: block b's C tiles (s < c_count[b]), ordered by class --------------------------------------
+    rows_last = M - (sched.m_tiles - 1) * TN  # rows of A in the last token tile
+    q = np.arange(TN // 8)
+    state = np.where(8 * q + 8 <= rows_last, 0, np.where(8 * q < rows_last, 1, 2))  # in, cut, out
+    q_loop = Loop("q", TN // 8, _by_key(np.stack([state, (8 * F32 * N * q) % 128], axis=1)))
+    c_blocks = {"x": _by_key(sched.c_keys)}
+    reps = [r for r, _ in c_blocks["x"]]
+    s_loop = Loop("s", sched.c_tile.shape[1], _by_key(sched.c_keys[reps].T))
+
+    def c_mn(i):
+        t = sched.c_tile[i.bx, i.s]
+        m0, n0 = sched.origin(np.maximum(t, 0))
+        w, lane = (i.tid // 32) % 4, i.tid % 32
+        n = n0 + 64 * (i.tid // 128) + 16 * w + lane // 4 + 8 * (i.r // 2)
+        m = m0 + 8 * i.q + 2 * (lane % 4) + i.r % 2
+        return t, m, n
+
+    def c_address(i):
+        _, m, n = c_mn(i)
+        return base["C"] + F32 * (np.minimum(m, M - 1) * N + np.minimum(n, N - 1))
+
+    def c_stores(i):
+        t, m, n = c_mn(i)
+        return consumer(i) & (t >= 0) & (m < M) & (n < N)
+
+    out = [Instruction("stg C[m][n] (a whole tile, or a split tile's fixup)", "global", "store", F32,
+                       address=c_address, active=c_stores, loops=(s_loop, q_loop, Loop("r", 4, every(4))),
+                       blocks=c_blocks)]
+
+    # -- the partials, the counter, the fixup ---------------------------------------------------------
+    j_loop = Loop("j", acc, shifted(acc, F32 * KS_CONSUMERS))  # 1024 bytes apart: one class
+
+    def work(slot, i):
+        return base["work"] + F32 * (np.maximum(slot, 0) * partial + KS_CONSUMERS * i.j + i.tid)
+
+    if sched.p_count.any():
+        p_blocks = {"x": _by_key(sched.p_slot >= 0)}
+        seg_loop = Loop("s", 2, every(2))
+
+        def splits(i):
+            return sched.p_slot[i.bx, i.s] >= 0
+
+        out += [
+            Instruction("stg.strong.gpu work[slot][j][ct] (__stcg, the block's partial)", "global", "store", F32,
+                        address=lambda i: work(sched.p_slot[i.bx, i.s], i), active=lambda i: consumer(i) & splits(i),
+                        loops=(seg_loop, j_loop), blocks=p_blocks),
+            Instruction("sts last_here (thread 0, after the counter's atomic)", "shared", "store", F32,
+                        address=lambda i: 0 * i.tid, active=lambda i: (i.tid == 0) & splits(i), loops=(seg_loop,),
+                        blocks=p_blocks),
+            Instruction("lds last_here (every consumer thread)", "shared", "load", F32, address=lambda i: 0 * i.tid,
+                        active=lambda i: consumer(i) & splits(i), loops=(seg_loop,), blocks=p_blocks),
+        ]
+        f_blocks = {"x": _by_key(sched.contributors)}
+        more = int(sched.contributors.max()) - 1  # contributors past the first
+
+        def fixes(i):
+            return sched.fix_tile[i.bx] >= 0
+
+        out += [
+            Instruction("stg counters[t] = 0 (thread 0 of the fixup block)", "global", "store", F32,
+                        address=lambda i: base["counters"] + F32 * np.maximum(sched.fix_tile[i.bx], 0) + 0 * i.tid,
+                        active=lambda i: (i.tid == 0) & fixes(i), blocks={"x": _by_key(sched.fix_tile >= 0)}),
+            Instruction("ldg.strong.gpu work[slot(first)][j][ct] (__ldcg, the fixup)", "global", "load", F32,
+                        address=lambda i: work(sched.fix_slot[i.bx], i), active=lambda i: consumer(i) & fixes(i),
+                        loops=(j_loop,), blocks=f_blocks),
+            # contributor b + 1 + p starts its range inside the tile: its partial is in its slot 2 (b + 1 + p)
+            Instruction("ldg.strong.gpu work[slot(p)][j][ct] (__ldcg, the fixup, p = first + 1 ..)", "global", "load",
+                        F32, address=lambda i: work(2 * (i.bx + 1 + i.p), i),
+                        active=lambda i: consumer(i) & fixes(i) & (i.p < sched.contributors[i.bx] - 1),
+                        loops=(Loop("p", more, _thresholds(sched.contributors - 1, more)), j_loop), blocks=f_blocks),
+        ]
+
+    pitch = row_pitch(K)
+    bulk = {
+        "tma_load_requests": 2 * sched.units,
+        "tma_load_bytes": 32 * (sched.m_tiles * _tma_sectors(sched.n_tiles * KS_BW, N, pitch, KT)
+                                + sched.n_tiles * _tma_sectors(sched.m_tiles * TN, M, pitch, KT)),
+        "gmma_requests": sched.units * (KS_CONSUMERS // 32) * 4,
+    }
+    return KernelAccess(grid=(G, 1, 1), block=(KS_CONSUMERS + 32, 1, 1), instructions=tuple(out), bulk=bulk,
+                        **_work(M, N, K))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
+from gpulab.experiments.gemm_bf16.access_small import ks_access
 from gpulab.experiments.gemm_bf16.decode import LLAMA_NK
 from gpulab.experiments.gemm_bf16.staging import pad_k_bytes
 from gpulab.experiments.gemm_bf16.tma_rungs import BK, one_wave, staged_in
@@ -101,6 +102,7 @@ KS = Variant(
     summary="Bt's rows on the wgmma's M side, the tokens on its N (8-128): stream-K over one balanced wave, "
             "partials added in k order",
     launch=ks_launch,
+    access=lambda p, s: ks_access(p, s, ks_blocks(p, s)),  # on the wave ks_launch gives it
     params=(
         Param("TN", (8, 16, 32, 64, 128), 16, "tokens per tile: the wgmma's N"),
         Param("STAGES", (2, 3, 4, 5, 6, 8, 10, 12), 8, "TMA ring slots of 128 + TN rows x 128 bytes"),
