@@ -327,7 +327,7 @@ def test_select_keeps_the_named_variants_and_configs_and_refuses_what_is_not_pla
     t4 = san.select(specs, ["t4"], {"CLUSTER": (2,)})
     assert [s.variant.name for s in t4] == ["t4"] and t4[0].params["CLUSTER"] == 2
     assert san.select(specs, ["t4"], {"CLUSTER": (1,)}) == []  # t4's default is in clusters of two
-    with pytest.raises(GpulabError, match="no variant nope to sanitize; planned: d0, kc, t0, t1, t2, t3, t4"):
+    with pytest.raises(GpulabError, match="no variant nope to sanitize; planned: d0, kc, ks, t0, t1, t2, t3, t4"):
         san.select(specs, ["nope"], None)
     with pytest.raises(GpulabError, match="--param TILE: no planned run has that param"):
         san.select(specs, ["t4"], {"TILE": (16,)})

@@ -270,8 +270,8 @@ def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Sh
     # A split over K: each block runs its own slice of the k loop (slices: blocks per tile)
     split = units is not None and units[0] > units[1] and shows_partials(variant, p, max(0.0, beyond), working, units[1])
     slices = units[0] / units[1] if split else 1.0
-    return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows, slices), working,
-                   float(model.dram_compulsory_bytes) or None)
+    return Traffic(float(l2), max(0.0, float(beyond)), _warps_loading(model, rows, slices, summary["tma_load_bytes"]),
+                   working, float(model.dram_compulsory_bytes) or None)
 
 
 def shows_partials(variant: Variant, params: Params, workspace_bytes: float | None, working_blocks: int | None,
@@ -296,11 +296,14 @@ def _working_blocks(model) -> int | None:
     return max((active_blocks(model, instr) for instr in stores), default=None)
 
 
-def _warps_loading(model, rows: list[dict], slices: float = 1.0) -> float | None:
+def _warps_loading(model, rows: list[dict], slices: float = 1.0, tma_bytes: float = 0.0) -> float | None:
     """The share of the launch's warps that issue its global loads, weighted by what each load moves:
     per load instruction, its warp requests (a warp whose lanes are all guarded off makes none) over
     what every warp of every block would make on every trip of its loops, averaged by its sectors
-    (None: no warp-level global loads, TMA's say). sgemm's v0 at M = 1 keeps one row of threads of
+    (None: no warp-level global loads, TMA's say). TMA's bytes (`tma_bytes`) weigh in as fully fed:
+    one thread keeps a ring of copies in flight whatever the other warps do (gemm_bf16's ks at
+    1x4096x4096 loads 38 MB by TMA and 1.3 MB of partials by warps, from one warpgroup in four:
+    counted alone those made it a fifth of its loads in flight, 4.6x its memory time). sgemm's v0 at M = 1 keeps one row of threads of
     its 16 x 16 blocks, 1 warp in 8 loads; gemm_bf16's d0 at M = 1 guards off most of its loads of A,
     which move little beside its loads of Bt, which every warp makes.
     In a split over K (`slices` blocks per tile) a block loads on the trips of its own slice only; an
@@ -315,7 +318,10 @@ def _warps_loading(model, rows: list[dict], slices: float = 1.0) -> float | None
             possible = warps * math.prod(loop.trips for loop in instr.loops) / slices
             weighted += row["sectors"] * min(1.0, row["instructions"] / possible)
             moved += row["sectors"]
-    return weighted / moved if moved else None
+    if not moved:
+        return None
+    tma_sectors = tma_bytes / 32.0
+    return (weighted + tma_sectors) / (moved + tma_sectors)
 
 
 def grid_blocks(variant: Variant, params: Params, shape: Shape) -> int | None:

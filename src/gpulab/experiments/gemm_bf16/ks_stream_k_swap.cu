@@ -28,8 +28,8 @@
 //     time and ~0.05 us of tensor time at TN = 16, ~0.4 us at TN = 128 (M = 128 tokens: there the
 //     two are close, and A's 16 KiB tile per unit comes from L2).
 //   - The fixup: 128 x TN x 4 bytes a partial (8 KiB at TN = 16), at most two per block, read back
-//     once by a tile's last block: at 1 x 4096 x 4096 (32 tiles of 64 k-tiles over 132 blocks) ~100
-//     partials, 0.8 MB through L2 against Bt's 33.5 MB.
+//     once by a tile's last block: at 1 x 4096 x 4096 (32 tiles of 64 k-tiles over 132 blocks) 160
+//     partials, 1.3 MB written and read through L2 against Bt's 33.5 MB.
 // Expected effect: decode shapes at ~90% of the copy ceiling once the launch is paid (d0: 47-90%,
 //   0.78-0.95x cuBLAS BF16 on the H200, 2026-12-05), the same kernel at 16-128 tokens, every shape a
 //   single balanced wave.
