@@ -6,10 +6,10 @@
 # Usage (on the card, from the repository root): bash notebook/device/device_call21.sh
 set -u
 source scripts/device_step.sh
-call_begin call21 330
+call_begin call21 285
 P=notebook/probes/ks
-TAIL=20 trial tune_kc 80 gpulab tune gemm_bf16 kc -p BN=128,256 -p SPLIT=2,3,4 -p STAGES=4 --suite $P/m128.toml
-TAIL=20 trial tune_t4 80 gpulab tune gemm_bf16 t4 -p BN=128,256 -p CLUSTER=1,2 -p SCHEDULE=0,1 --suite $P/m128.toml
-TAIL=8 trial llm_bf16 160 gpulab bench gemm_bf16 --suite llm --contenders 1.5 --no-sanitize
+TAIL=20 trial tune_kc 65 gpulab tune gemm_bf16 kc -p BN=128,256 -p SPLIT=2,3,4 -p STAGES=4 --suite $P/m128.toml
+TAIL=20 trial tune_t4 60 gpulab tune gemm_bf16 t4 -p BN=128,256 -p CLUSTER=1 -p SCHEDULE=0,1 --suite $P/m128.toml
+TAIL=8 trial llm_bf16 150 gpulab bench gemm_bf16 --suite llm --contenders 1.5 --no-sanitize
 call_end call21
 exit 0
