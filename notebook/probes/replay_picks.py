@@ -25,7 +25,8 @@ from gpulab.jobs.cost import card_for
 from gpulab.jobs.tune import load_tuned, shape_of
 
 FOLDER = Path("results/h200")
-SUITES = {"gemm_bf16": ["results/h200/gemm_bf16-llm.csv", "notebook/probes/unlisted/call15/gemm_bf16-unlisted.csv"],
+SUITES = {"gemm_bf16": ["results/h200/gemm_bf16-llm.csv", "notebook/probes/unlisted/call15/gemm_bf16-unlisted.csv",
+                          "notebook/probes/ks/call19/gemm_bf16-unlisted.csv"],
           "sgemm": ["results/h200/sgemm-llm.csv", "notebook/probes/unlisted/call15/sgemm-unlisted.csv"]}
 
 
