@@ -6,7 +6,9 @@ under the default results root, results/ of the working directory: a GPU test ru
 
 Read from the source, no GPU needed: a call of gpulab's bench, run, tune or sanitize in process
 (`gpulab.X(` or `api.X(`) sits in a test that takes the `results_root` fixture (tests/gpu/conftest.py),
-and a `gpulab.cli` child running one has cwd=tmp_path (sanitize: or its --out, all it writes). It sees
+and a `gpulab.cli` child running one has cwd=tmp_path (sanitize: or its --out, all it writes);
+profile, compare and fidelity in process keep their Nsight Compute reports beside the CSV they are
+given (`csv=`, `out=`), else in the card's results folder: without one, the same fixture. It sees
 the calls written in the test files, not what a helper they call runs."""
 
 import ast
@@ -16,6 +18,9 @@ import pytest
 
 GPU_TESTS = sorted((Path(__file__).parent / "gpu").glob("*.py"))
 COMMANDS = {"bench", "run", "tune", "sanitize"}
+# In process, these keep every Nsight Compute report they capture in the reports folder beside the
+# CSV named by `csv=` or `out=`, else in the card's results folder (results/h200/reports/).
+REPORTING = {"profile", "compare", "fidelity"}
 
 
 def _strings(call: ast.Call) -> list[str]:
@@ -33,8 +38,10 @@ def _unsafe(func: ast.FunctionDef) -> list[str]:
     found = []
     for call in (n for n in ast.walk(func) if isinstance(n, ast.Call)):
         f = call.func
-        if (isinstance(f, ast.Attribute) and f.attr in COMMANDS and isinstance(f.value, ast.Name)
-                and f.value.id in ("gpulab", "api") and "results_root" not in params):
+        named_csv = any(k.arg in ("csv", "out") for k in call.keywords)
+        if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("gpulab", "api")
+                and "results_root" not in params
+                and (f.attr in COMMANDS or (f.attr in REPORTING and not named_csv))):
             found.append(f"line {call.lineno}: {f.value.id}.{f.attr}() without the results_root fixture")
         words = _strings(call)
         if "gpulab.cli" in words and words.index("gpulab.cli") + 1 < len(words):
@@ -59,6 +66,8 @@ def test_the_guard_sees_an_unsafe_bench():
               "    subprocess.run([sys.executable, '-m', 'gpulab.cli', 'bench', 'sgemm'], cwd=ROOT)\n"
               "def test_c(tmp_path, results_root):\n    api.bench('sgemm')\n"
               "def test_d(tmp_path):\n"
-              "    subprocess.run([sys.executable, '-m', 'gpulab.cli', 'sanitize', '--out', 'x'])\n")
+              "    subprocess.run([sys.executable, '-m', 'gpulab.cli', 'sanitize', '--out', 'x'])\n"
+              "def test_e(ncu_path):\n    gpulab.profile('transpose', 'tile', save=False)\n"
+              "def test_f(tmp_path):\n    gpulab.profile('sgemm', 'v1', csv=tmp_path / 'p.csv')\n")
     tree = ast.parse(source)
-    assert [bool(_unsafe(node)) for node in tree.body] == [True, True, False, False]
+    assert [bool(_unsafe(node)) for node in tree.body] == [True, True, False, False, True, False]

@@ -47,7 +47,7 @@ def test_transpose_is_correct_on_every_test_shape():
     assert all(r.get("correct") for r in rows), [r for r in rows if not r.get("correct")]
 
 
-def test_the_padded_tiles_shared_wavefronts_are_the_models(ncu_path):
+def test_the_padded_tiles_shared_wavefronts_are_the_models(ncu_path, results_root):
     for variant, shape in (("tile", "1000x1532"), ("padded", "1000x1532"), ("padded", "333x517"),
                            ("vec", "1000x1532"), ("vec", "333x517"), ("vec:TILE=64,ROWS=16", "1000x1532")):
         try:
