@@ -12,20 +12,21 @@ from __future__ import annotations
 
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
-from gpulab.experiments.gemm_bf16.access_small import ks_access
+from gpulab.experiments.gemm_bf16.access_small import KS_BW, KS_CONSUMERS, ks_access
 from gpulab.experiments.gemm_bf16.decode import LLAMA_NK
 from gpulab.experiments.gemm_bf16.staging import pad_k_bytes
-from gpulab.experiments.gemm_bf16.tma_rungs import BK, one_wave, staged_in
+from gpulab.experiments.gemm_bf16.tma_rungs import BK, one_wave, ring_smem_bytes, staged_in
 from gpulab.experiments.gemm_common import (
     SMEM_BLOCK_OPTIN_MAX, SMEM_PER_BLOCK_RESERVED, SMEM_SM_MAX, check_regs,
 )
 from gpulab.gpu.device import sm_count
 from gpulab.gpu.launch import by_value
 from gpulab.gpu.seam import cupy
-from gpulab.gpu.tma import ELEMENT_BYTES, F32_BYTES, bf16_matrix_map, encode
+from gpulab.gpu.tma import bf16_matrix_map, encode
 
-BW = 128  # rows of Bt per tile: two consumer warpgroups of 64 (the wgmma's M)
-CONSUMER_THREADS = 256
+# Rows of Bt per tile (two consumer warpgroups of 64: the wgmma's M side) and the consumer threads:
+# stated once, beside the access model that needs them too (this module imports it).
+BW, CONSUMER_THREADS = KS_BW, KS_CONSUMERS
 THREADS = CONSUMER_THREADS + 32  # and one producer warp
 # The consumers' registers beside their TN / 2 accumulators and the fixup's TN / 2 sums: descriptors,
 # ring position, the range and the fixup's addresses (ptxas under NVRTC 13.5, sm_90a, BPS = 1: 168 at
@@ -53,9 +54,9 @@ def ks_blocks(p: Params, s: Shape) -> int:
 
 
 def ks_smem_bytes(p: Params) -> int:
-    """The ring: STAGES slots of Bt's 128 rows and A's TN rows of 128 bytes, plus 1024 to align it to
-    the swizzle's period."""
-    return p["STAGES"] * (BW + p["TN"]) * BK * ELEMENT_BYTES + 1024
+    """The TMA rungs' ring (tma_rungs.ring_smem_bytes) with Bt's 128 rows where they have A's BM and
+    A's TN rows where they have Bt's BN."""
+    return ring_smem_bytes({"STAGES": p["STAGES"], "BM": BW, "BN": p["TN"]})
 
 
 def ks_launch(p: Params, s: Shape) -> Launch:
@@ -89,11 +90,6 @@ def ks_extra_args(inputs: dict, out, shape: Shape, params: Params) -> tuple:
     work, counters = ks_workspace_sizes(params, shape)
     return (by_value(encode(bt_map)), by_value(encode(a_map)), cp.empty(work, dtype=cp.float32),
             cp.zeros(counters, dtype=cp.uint32))
-
-
-def partial_bytes(p: Params, s: Shape) -> int:
-    """What the partials of a launch can write at most: two 128 x TN FP32 tiles per block."""
-    return ks_workspace_sizes(p, s)[0] * F32_BYTES
 
 
 KS = Variant(
