@@ -58,6 +58,7 @@
 #define PARTIAL_FLOATS (BW * TN)             // one tile's FP32 partial
 #define RELEASES_PER_SLOT (4 * CONSUMERS)    // one arrival per consumer warp
 #define FIXUP_BARRIER 1                      // named barrier of the consumer threads (0 is __syncthreads')
+#define FIXUP_CHUNK (ACC >= 32 ? 1 : 32 / ACC)  // partials in flight at once in the fixup: 32 registers
 
 #if TN != 8 && TN != 16 && TN != 32 && TN != 64 && TN != 128
 #error "TN must be 8, 16, 32, 64 or 128"
@@ -75,6 +76,17 @@ __device__ __forceinline__ long long range_start(int b, long long units, int blo
 __device__ __forceinline__ long long partial_slot(int b, int t, int k_tiles, long long units, int blocks) {
     const bool first = range_start(b, units, blocks) / k_tiles == t;
     return 2LL * b + (first ? 0 : 1);
+}
+
+// The fixup's ticket: the tile's count of blocks arrived, as it was before this one. bar.sync has
+// ordered every consumer thread's partial before this thread's release (cumulative); its acquire
+// orders the partials of the blocks counted before it ahead of what the consumers read after the
+// next barrier: CUTLASS's GenericBarrier pattern, one trip to L2 where __threadfence and a relaxed
+// atomicAdd took two.
+__device__ __forceinline__ unsigned ticket_acq_rel(unsigned* counter) {
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+    return old;
 }
 
 // Tile t (token tiles fastest: the tiles sharing 128 rows of Bt run back to back) -> its origin.
@@ -182,27 +194,38 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             float* mine = work + partial_slot(b, t, k_tiles, units, blocks) * PARTIAL_FLOATS + ct;
 #pragma unroll
             for (int j = 0; j < ACC; ++j) __stcg(mine + j * CONSUMER_THREADS, acc[j]);
-            __threadfence();  // this thread's partial is visible device-wide before the block is counted
-            named_barrier_sync(FIXUP_BARRIER, CONSUMER_THREADS);
+            named_barrier_sync(FIXUP_BARRIER, CONSUMER_THREADS);  // every consumer's partial stored ...
             const int first_b = owner((long long)t * k_tiles, units, blocks);
             const int last_b = owner(tile_end - 1, units, blocks);
             if (ct == 0) {
-                const unsigned arrived = atomicAdd(counters + t, 1u);
+                // ... before this ticket releases them all; its acquire makes the partials counted
+                // before it readable after the next barrier.
+                const unsigned arrived = ticket_acq_rel(counters + t);
                 last_here = arrived == (unsigned)(last_b - first_b);
                 if (last_here) counters[t] = 0;  // every block of the tile has arrived: ready for the next launch
             }
             named_barrier_sync(FIXUP_BARRIER, CONSUMER_THREADS);
             if (last_here) {
-                __threadfence();
+                // The partials in block order, i.e. k order; FIXUP_CHUNK of them loaded before any is
+                // added, so the tail after the stream is a few trips to L2, not one a partial.
                 float sum[ACC];
                 const float* p0 = work + partial_slot(first_b, t, k_tiles, units, blocks) * PARTIAL_FLOATS + ct;
 #pragma unroll
                 for (int j = 0; j < ACC; ++j) sum[j] = __ldcg(p0 + j * CONSUMER_THREADS);
 #pragma unroll 1
-                for (int p = first_b + 1; p <= last_b; ++p) {  // block order: k order
-                    const float* q = work + partial_slot(p, t, k_tiles, units, blocks) * PARTIAL_FLOATS + ct;
+                for (int p = first_b + 1; p <= last_b; p += FIXUP_CHUNK) {
+                    float part[FIXUP_CHUNK][ACC];
 #pragma unroll
-                    for (int j = 0; j < ACC; ++j) sum[j] += __ldcg(q + j * CONSUMER_THREADS);
+                    for (int f = 0; f < FIXUP_CHUNK && p + f <= last_b; ++f) {
+                        const float* q = work + partial_slot(p + f, t, k_tiles, units, blocks) * PARTIAL_FLOATS + ct;
+#pragma unroll
+                        for (int j = 0; j < ACC; ++j) part[f][j] = __ldcg(q + j * CONSUMER_THREADS);
+                    }
+#pragma unroll
+                    for (int f = 0; f < FIXUP_CHUNK && p + f <= last_b; ++f) {
+#pragma unroll
+                        for (int j = 0; j < ACC; ++j) sum[j] += part[f][j];
+                    }
                 }
 #pragma unroll
                 for (int j = 0; j < ACC; ++j) store_element(C, M, N, m0, n0, ct, j, sum[j]);
