@@ -127,6 +127,16 @@ def test_the_row_interval_holds_the_spread_between_blocks():
     assert row_interval([flat(blocks)]) == median_interval(flat(blocks)) and summarize(flat(blocks)).blocks == 1
 
 
+def test_the_interval_never_reaches_below_zero():
+    # Two blocks far apart (another process on the card during one): Student's t at one degree of
+    # freedom (12.7) reaches below zero; a time cannot, and the records reader refuses a negative one.
+    blocks = [[1.0] * BLOCK_REPS, [3.0] * BLOCK_REPS]
+    low, high = row_interval(blocks)
+    assert low == 0.0 and high == pytest.approx(2.0 + 12.706 * math.sqrt(2) / math.sqrt(2), rel=1e-3)
+    s = summarize_blocks(blocks)
+    assert s.ci_low == 0.0 and s.rel_noise > 1
+
+
 def _mutual(rng, between_sd, within_sd, runs, one_block):
     """How often two runs of one synthetic row put each median inside the other's interval."""
     def run():
