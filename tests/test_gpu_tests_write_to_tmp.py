@@ -21,6 +21,10 @@ COMMANDS = {"bench", "run", "tune", "sanitize"}
 # In process, these keep every Nsight Compute report they capture in the reports folder beside the
 # CSV named by `csv=` or `out=`, else in the card's results folder (results/h200/reports/).
 REPORTING = {"profile", "compare", "fidelity"}
+# gpulab.jobs.profile.profile, called by its own name (or a test's wrapper of it): its report goes to
+# `reports_dir` or `report_out` where given, else to the card's results folder under `results_root`.
+PROFILE_JOB = {"profile", "_profile"}
+PROFILE_JOB_PLACES = {"reports_dir", "report_out", "results_root"}
 
 
 def _strings(call: ast.Call) -> list[str]:
@@ -43,6 +47,9 @@ def _unsafe(func: ast.FunctionDef) -> list[str]:
                 and "results_root" not in params
                 and (f.attr in COMMANDS or (f.attr in REPORTING and not named_csv))):
             found.append(f"line {call.lineno}: {f.value.id}.{f.attr}() without the results_root fixture")
+        if (isinstance(f, ast.Name) and f.id in PROFILE_JOB and "results_root" not in params
+                and not any(k.arg in PROFILE_JOB_PLACES or k.arg is None for k in call.keywords)):
+            found.append(f"line {call.lineno}: {f.id}() keeps its report in results/ (give reports_dir=tmp_path)")
         words = _strings(call)
         if "gpulab.cli" in words and words.index("gpulab.cli") + 1 < len(words):
             command = words[words.index("gpulab.cli") + 1]
@@ -68,6 +75,8 @@ def test_the_guard_sees_an_unsafe_bench():
               "def test_d(tmp_path):\n"
               "    subprocess.run([sys.executable, '-m', 'gpulab.cli', 'sanitize', '--out', 'x'])\n"
               "def test_e(ncu_path):\n    gpulab.profile('transpose', 'tile', save=False)\n"
-              "def test_f(tmp_path):\n    gpulab.profile('sgemm', 'v1', csv=tmp_path / 'p.csv')\n")
+              "def test_f(tmp_path):\n    gpulab.profile('sgemm', 'v1', csv=tmp_path / 'p.csv')\n"
+              "def test_g(ncu_path):\n    _profile(spec, ncu=ncu_path)\n"
+              "def test_h(ncu_path, tmp_path):\n    _profile(spec, ncu=ncu_path, reports_dir=tmp_path)\n")
     tree = ast.parse(source)
-    assert [bool(_unsafe(node)) for node in tree.body] == [True, True, False, False, True, False]
+    assert [bool(_unsafe(node)) for node in tree.body] == [True, True, False, False, True, False, True, False]

@@ -55,11 +55,11 @@ def test_profile_counts_match_the_prediction(ncu_path, variant, params, shape, t
         assert m[key] == predicted[key], (key, m[key], predicted[key])
 
 
-def test_matmul_profile_counts_at_512(ncu_path):
+def test_matmul_profile_counts_at_512(ncu_path, tmp_path):
     """The predicted table of matmul_profile.cu (docs/SOURCES.md), measured: 16 x 16 naive and tiled SGEMM at 512^3."""
     for variant, params, requests, sectors in (("v0", {"BLOCK": 16}, 8_388_608, 16_777_216),
                                                ("v1", {"TILE": 16}, 524_288, 2_097_152)):
-        prof = _profile(make_spec("sgemm", variant, params, "512x512x512"), ncu=ncu_path)
+        prof = _profile(make_spec("sgemm", variant, params, "512x512x512"), ncu=ncu_path, reports_dir=tmp_path)
         assert (prof.measured["gmem_load_requests"], prof.measured["gmem_load_sectors"]) == (requests, sectors)
 
 
@@ -130,11 +130,11 @@ def test_cli_compare_v0_v1(ncu_path, tmp_path):
 
 
 @pytest.mark.parametrize("experiment", ["sgemm", "gemm_bf16"])
-def test_profile_the_vendor_library_call(ncu_path, experiment):
+def test_profile_the_vendor_library_call(ncu_path, experiment, tmp_path):
     """`cublas` in a variant's place: the library's one call captured between cudaProfilerStart and
     Stop, whatever kernel it picked, with what the compile would have said read from the counters."""
     spec = make_spec(experiment, "cublas", {}, "512x512x512")
-    prof = _profile(spec, ncu=ncu_path)
+    prof = _profile(spec, ncu=ncu_path, reports_dir=tmp_path)
     m, info = prof.measured, prof.info
     assert info["check"]["correct"] is True
     assert prof.kernel and prof.kernel != spec.experiment.entry  # the library's own kernel, by its name
