@@ -432,11 +432,12 @@ def _bf16_chooser(results: Path = H200):
     return bf16, best.Selector(bf16, folder.table, folder.card, folder_runs(folder) + runs)
 
 
-# The llm tunes of 2026-12-05 on the H200 (notebook/device/device_call18.sh, device_call21.sh: ks at
-# the layers of 1, 16 and 128 tokens, kc at 128) made ks or kc 'tuned here' where the tests below
-# replay a choice made before them (t4 the only variant tuned at 128x6144x4096; d0's configs the
-# only ones timed at 1x10240x8192): those read the card's results as they were, without those tunes.
-LLM_TUNES = ("ks", "kc")
+# The llm tunes of 2026-12-05 on the H200 (notebook/device/device_call18.sh, device_call21.sh,
+# device_call22.sh: ks at the layers of 1, 16 and 128 tokens, kc at 128, d0 at the smaller layers of
+# 1 and 16) made ks, kc or d0 'tuned here' where the tests below replay a choice made before them (t4
+# the only variant tuned at 128x6144x4096; d0's untuned configs the only ones timed at 1x10240x8192):
+# those read the card's results as they were, without those tunes.
+LLM_TUNES = ("ks", "kc", "d0")
 
 
 def _h200_before_llm_tunes(tmp_path: Path) -> Path:
