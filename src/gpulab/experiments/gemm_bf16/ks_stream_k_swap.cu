@@ -33,6 +33,14 @@
 // Expected effect: decode shapes at ~90% of the copy ceiling once the launch is paid (d0: 47-90%,
 //   0.78-0.95x cuBLAS BF16 on the H200, 2026-12-05), the same kernel at 16-128 tokens, every shape a
 //   single balanced wave.
+// Measured (H200, 2026-12-05, notebook/device/device_call18.sh to device_call22.sh): the widest
+//   decode layers at 93-97% of the copy ceiling (1 x 57344 x 8192 in 223 us, 1.03x cuBLAS BF16); the
+//   times fit a fixed cost of ~9 us plus the bytes at ~4.4 TB/s, where cuBLAS's fit ~7 us. Of that
+//   fixed part the fixup's tail was some: a ticket with acquire-release semantics (one trip to L2
+//   where __threadfence and a relaxed atomicAdd took two) and the partials loaded FIXUP_CHUNK at a
+//   time cut 2-8% at the layers of 33-134 MB (16 x 4096 x 4096: 19.1 -> 17.4 us); the shared-memory
+//   carve-out was not (empty kernels of 132 x 288 threads: 2.98 us with 16-200 KiB, 2.82 with none).
+//   d0 tuned (G = 1, U = 4) runs those layers faster still (12.5 us at 1 x 4096 x 4096).
 // Params: TN (tokens per tile: the wgmma's N, 8-128), STAGES (ring slots of 128 + TN rows x 128
 //   bytes), BPS (blocks per SM: the wave is SMs x BPS blocks). BW = 128 rows of Bt per tile (two
 //   consumer warpgroups of 64), BK = 64. Dynamic shared memory STAGES x (128 + TN) x 128 + 1024 bytes.
