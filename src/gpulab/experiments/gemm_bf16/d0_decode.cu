@@ -72,9 +72,10 @@
 //   and S = 1 23.2: the defaults stay KW 8, MINB 2, DEPTH 1; DEPTH 2 stays a param. Why the deeper
 //   pipeline lost is not found: the guess above (nothing in flight during the mma) was not the limit.
 // Tuned (H200, 2026-12-05, notebook/device/device_call22.sh): at the eight decode layers of 33-134 MB
-//   (1 and 16 tokens) G = 1, U = 4 was the fastest config at every one, never timed before: 256
-//   contiguous bytes a row a step, 16 rows a warp, twice the blocks of G = 2 for the same N. 1 x 4096 x
-//   4096 ran 12.5 us (16.5 at the defaults; cuBLAS BF16 14.3), 16 x 8192 x 8192 37.3 (45.5; 34.9).
+//   (1 and 16 tokens) G = 1, U = 4 was the fastest config at every one, never timed before. U = 4
+//   (256 contiguous bytes a row a step: twice the bytes in flight a lane) took 7-16% off U = 2's
+//   time at either G, G = 1 (16 rows a warp, twice the blocks) 1-9% more. 1 x 4096 x 4096 ran 12.5 us
+//   (16.5 at the defaults; cuBLAS BF16 14.3), 16 x 8192 x 8192 37.3 (45.5; 34.9).
 // Params: G (row groups of 16 per warp: 16G rows of Bt per block; A's chunks are reused G times from
 //   registers), U (chunks of 8 k per lane per step: 2 U G LDG.128 of Bt in flight per lane), KW (warps
 //   per block, each its own k range), S (k slices across blocks, grid.y; 0: chosen on the host,
