@@ -169,6 +169,8 @@ SMALL_CONFIGS = [
     ("d0", {"G": 2, "U": 1, "KW": 8, "MINB": 2}),  # two steps of one chunk, 8 warps: odd step counts
     ("d0", {"G": 1, "U": 1, "KW": 2}),  # 16-row blocks, one chunk a step
     ("d0", {"G": 4, "U": 1, "KW": 4, "S": 2, "MINB": 1}),
+    ("d0", {"G": 1, "U": 4, "KW": 8, "MINB": 1}),  # the decode tune's pick (H200, call 22): 4 chunks a step
+    ("d0", {"G": 1, "U": 4, "KW": 4, "S": 2, "MINB": 2}),  # ... with slices: K = 8 and 1000 leave warps empty
     ("kc", {"SPLIT": 1}),  # no cluster: t3's mainloop with t4's wait depth, the register epilogue
     ("kc", {}),  # 128 x 128 tiles in clusters of 2: the band of 16 float4s in two halves
     ("kc", {"BN": 256, "SPLIT": 3}),  # uneven slices, uneven bands (32 float4s over 3)
