@@ -303,9 +303,10 @@ def _warps_loading(model, rows: list[dict], slices: float = 1.0, tma_bytes: floa
     (None: no warp-level global loads, TMA's say). TMA's bytes (`tma_bytes`) weigh in as fully fed:
     one thread keeps a ring of copies in flight whatever the other warps do (gemm_bf16's ks at
     1x4096x4096 loads 38 MB by TMA and 1.3 MB of partials by warps, from one warpgroup in four:
-    counted alone those made it a fifth of its loads in flight, 4.6x its memory time). sgemm's v0 at M = 1 keeps one row of threads of
-    its 16 x 16 blocks, 1 warp in 8 loads; gemm_bf16's d0 at M = 1 guards off most of its loads of A,
-    which move little beside its loads of Bt, which every warp makes.
+    counted alone those made it a fifth of its loads in flight, 4.6x its memory time). sgemm's v0
+    at M = 1 keeps one row of threads of its 16 x 16 blocks, 1 warp in 8 loads; gemm_bf16's d0 at
+    M = 1 guards off most of its loads of A, which move little beside its loads of Bt, which every
+    warp makes.
     In a split over K (`slices` blocks per tile) a block loads on the trips of its own slice only; an
     access model may write that as the whole k loop with the trips outside the slice guarded off
     (sgemm's v13 and sx), which is a shorter loop, not idle warps: there every warp's possible

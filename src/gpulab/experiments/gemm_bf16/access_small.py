@@ -356,7 +356,8 @@ def ks_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
       ATOMG on the tile's counter (an atomic: neither a load nor a store here), its STS of the verdict
       and every consumer thread's LDS of it (one shared word);
     - the fixup block: thread 0's STG.E of the counter's zero, ACC LDG.E.STRONG.GPU (__ldcg) of the first
-      contributor's partial and ACC of each further contributor's (a rolled loop), in block order.
+      contributor's partial and ACC of each further contributor's, in block order (the kernel issues
+      them FIXUP_CHUNK contributors at a time, unrolled: the same loads, here one loop over p).
     A block's partial of its first tile is in slot 2b, of its last in 2b + 1: 128 TN floats apart, so
     every partial access is one 128-byte line a warp."""
     TN = params["TN"]

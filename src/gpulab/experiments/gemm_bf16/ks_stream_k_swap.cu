@@ -90,7 +90,9 @@ __device__ __forceinline__ long long partial_slot(int b, int t, int k_tiles, lon
 // ordered every consumer thread's partial before this thread's release (cumulative); its acquire
 // orders the partials of the blocks counted before it ahead of what the consumers read after the
 // next barrier: CUTLASS's GenericBarrier pattern, one trip to L2 where __threadfence and a relaxed
-// atomicAdd took two.
+// atomicAdd took two. sgemm/split_k.cuh's last_to_arrive is that older ticket for whole blocks
+// (__syncthreads): here the producer warp has left and the consumers meet on a named barrier. The
+// kernels on last_to_arrive (d0, gv, sx, v13) keep it until a card has timed them with this one.
 __device__ __forceinline__ unsigned ticket_acq_rel(unsigned* counter) {
     unsigned old;
     asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
