@@ -293,3 +293,37 @@ def test_an_exhaustive_test_runs_only_when_asked_for(tmp_path):
     assert "1 passed, 1 deselected" in run()
     assert "1 passed, 1 deselected" in run("-m", "exhaustive")  # test_quick is the one left out now
     assert "2 passed" in run("-m", "exhaustive or not exhaustive")
+
+
+# -- gpulab best --csv: picks join picks, never a bench's results ----------------------------------
+def _best(tmp_path, shape: str, csv: Path):
+    return gpulab_cli("best", "gemm_bf16", "--shape", shape, "--results", str(REPO / "results"), "--gpu", "h200",
+                      "--csv", str(csv), cwd=tmp_path)
+
+
+def test_best_csv_joins_the_picks_of_other_shapes(tmp_path):
+    from gpulab.records import read_csv
+
+    picks = tmp_path / "picks.csv"
+    for shape in ("7x4096x4096", "1x5120x3000", "7x4096x4096"):
+        r = _best(tmp_path, shape, picks)
+        assert r.returncode == 0, r.stderr
+    rows = read_csv(picks)
+    assert sorted(r["shape"] for r in rows) == ["1x5120x3000", "7x4096x4096"]  # the second 7x4096x4096 replaced the first
+    assert all(r["variant"] and r["chosen_by"] for r in rows)
+
+
+@pytest.mark.parametrize("text, words", [
+    (None, ("holds timed runs", "time_ms")),  # a bench's results file, which picks once replaced whole
+    ("experiment,shape,chosen_by\ngemm_bf16,1x2x3,x", ("cut off",)),
+    ("a,b\n1,2\n", ("lacks the columns experiment, shape, chosen_by",)),
+])
+def test_best_csv_refuses_what_is_not_its_picks_and_leaves_it(tmp_path, text, words):
+    target = tmp_path / "target.csv"
+    if text is None:
+        target.write_bytes((REPO / "results" / "h200" / "gemm_bf16.csv").read_bytes())
+    else:
+        target.write_text(text)
+    before = target.read_bytes()
+    one_line(_best(tmp_path, "7x4096x4096", target), 2, *words)
+    assert target.read_bytes() == before

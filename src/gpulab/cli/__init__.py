@@ -30,7 +30,7 @@ from gpulab.jobs import best as choosing
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.search import DEFAULT_BUDGET
-from gpulab.records import RESULTS_ROOT, environment, write_csv
+from gpulab.records import RESULTS_ROOT, check_picks_file, environment, upsert_picks, write_csv
 from gpulab.report.markdown import card_folders, page_files, readme_blocks, unplaced, update_pages
 from gpulab.report.tables import (
     ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, model_error_line, replay_table,
@@ -442,7 +442,8 @@ def best(
                                       "this machine's card, else the one card with results)"),
     results: Path = typer.Option(RESULTS_ROOT, "--results", help="the folder of per-GPU results"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
-    csv_path: Optional[Path] = typer.Option(None, "--csv", help="also write the picks to this CSV"),
+    csv_path: Optional[Path] = typer.Option(None, "--csv", help="also write the picks to this CSV (joined with the "
+                                            "picks of other shapes it holds; never a bench's results file)"),
 ) -> None:
     """What gpulab's best row runs at each shape, and why: tuned there, or chosen by the model (waves
     of tiles on the SMs, the access model's bytes against the card's measured ceilings, a split's
@@ -453,7 +454,7 @@ def best(
     else:
         shapes = None
     if csv_path is not None:
-        check_writable(csv_path)
+        check_picks_file(csv_path)
     with Live(f"best {experiment}") as live:
         rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite,
                         progress=live)
@@ -462,8 +463,9 @@ def best(
     for held in api.model_error(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
         console.print(model_error_line(held), markup=False, highlight=False)
     if csv_path is not None:
-        write_csv(csv_path, rows)
-        console.print(f"wrote {len(rows)} picks to {csv_path}", markup=False)
+        kept = len(upsert_picks(csv_path, rows)) - len(rows)
+        console.print(f"wrote {len(rows)} picks to {csv_path}" + (f" ({kept} of other shapes kept)" if kept else ""),
+                      markup=False)
     if missing := [r for r in rows if not r.get("variant")]:
         raise RunsFailed(f"{len(missing)} shape(s) have no best row (see chosen_by above)")
 

@@ -253,9 +253,10 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 class CsvRows(list):
     """read_csv's rows, with `lines`: the line of the file each row starts on (for a message that
-    points at one)."""
+    points at one), and `header`: the file's columns, rows or none."""
 
     lines: list[int]
+    header: list[str]
 
 
 def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) -> list[dict]:
@@ -277,9 +278,11 @@ def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) 
     reader = csv.reader(io.StringIO(text, newline=""))
     rows = CsvRows()
     rows.lines = []
+    rows.header = []
     try:
         header = next(reader)
         _check_header(path, header)
+        rows.header = header
         start = reader.line_num + 1
         for cells in reader:
             rows.append(_row(path, header, cells, start))
@@ -357,6 +360,33 @@ def check_run_file(path: Path) -> None:
     check_writable(path)
     if Path(path).exists():
         read_csv(path, required=RUN_KEY)
+
+
+# gpulab best's picks (--csv): one row a shape, with why it was chosen; a file with a time in it holds
+# timed runs (a bench's results), which picks must never replace.
+PICK_KEY = ("experiment", "shape", "chosen_by")
+TIMED_COLUMN = "time_ms"
+
+
+def check_picks_file(path: Path) -> None:
+    """Fail now, before any work, where upsert_picks would refuse `path` later: a damaged file, one
+    whose header lacks the PICK_KEY columns, one that holds timed runs (a bench's results, which
+    `gpulab best --csv results/h200/sgemm.csv` would otherwise have replaced with picks), or a path
+    that cannot be written."""
+    check_writable(path)
+    if Path(path).exists():
+        if TIMED_COLUMN in getattr(read_csv(path), "header", ()):  # an empty file has no header
+            raise GpulabError(f"{path} holds timed runs (its {TIMED_COLUMN} column), not picks: give --csv a new "
+                              "file or one that gpulab best wrote")
+        read_csv(path, required=PICK_KEY)
+
+
+def upsert_picks(path: Path, rows: list[dict]) -> list[dict]:
+    """upsert for gpulab best's picks, keyed by (experiment, shape): a newer pick at a shape replaces
+    the older one, picks of other shapes and experiments stay; what check_picks_file refuses is
+    refused here too, under the file's lock."""
+    check_picks_file(path)
+    return upsert(path, rows, lambda r: (str(r.get("experiment")), str(r.get("shape"))), required=PICK_KEY)
 
 
 def run_key(row: dict) -> tuple[str, ...]:
