@@ -7,6 +7,10 @@
   python3 notebook/probes/replay_picks.py loso     leave one shape out of results/h200/<exp>.csv (its runs
       and the tune's entries at or very near it): the pick there against the rows timed there, by variant
       (the variant's fastest timed config), since those rows time each variant in one config only
+  python3 notebook/probes/replay_picks.py configs  leave one tuned shape out of each tune (its rows in tune-<exp>-
+      <variant>.csv, the tune's entries and the results' rows at or very near it): the config the model
+      ranks first for that variant there, against the configs the tune timed there (within 5% of the
+      fastest, the geometric mean of the pick's time over the fastest, 'untimed' where it timed none)
   python3 notebook/probes/replay_picks.py error    the model's time for each config those suite files timed
       (its calibrated estimate, as the pick weighs it) against the time measured: the typical error
       (geometric mean of max(est/measured, measured/est)), the share within 10% and 25%, by variant
@@ -15,6 +19,7 @@ first is a test of the model on shapes it did not see; the second on the shapes 
 
 import copy
 import csv
+import math
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -23,6 +28,7 @@ from gpulab.experiments import get_experiment
 from gpulab.jobs import best, calibration
 from gpulab.jobs.cost import card_for
 from gpulab.jobs.tune import load_tuned, shape_of
+from gpulab.params import parse_params_label
 
 FOLDER = Path("results/h200")
 SUITES = {"gemm_bf16": ["results/h200/gemm_bf16-llm.csv", "notebook/probes/unlisted/call15/gemm_bf16-unlisted.csv",
@@ -94,6 +100,58 @@ def loso() -> None:
         print(f"{name}: leaving each shape out, the pick's variant within 5% at {ok} of {n}; " + "; ".join(misses))
 
 
+AMONG_TIMED = "--among-timed" in sys.argv
+
+
+def configs() -> None:
+    for name in SUITES:
+        exp = get_experiment(name)
+        table = load_tuned(FOLDER).get(name, {})
+        runs = calibration.measured_runs(exp, FOLDER, table)
+        for v in exp.variants:
+            path = FOLDER / f"tune-{name}-{v.name}.csv"
+            if not path.exists():
+                continue
+            ok = n = untimed = 0
+            logs, misses = [], []
+            for shape, times in timed_configs(path).items():
+                if len(times) < 3:
+                    continue
+                values = shape_of(shape)
+
+                def near(other, values=values):
+                    return best.shape_distance(exp.shape(*values), other) <= best.VERY_NEAR
+                kept = copy.deepcopy(table)
+                for entry in kept.values():
+                    if isinstance(entry, dict) and entry.get("by_shape"):
+                        entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
+                chooser = best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)])
+                mine = [e for e in chooser.ranking(exp.shape(*values)) if e.variant.name == v.name]
+                if AMONG_TIMED:  # the model's first among the configs the tune timed there
+                    labels = {label: v.completed_params(parse_params_label(label)) for (_, label) in times}
+                    found = [e for p in labels.values() if p is not None and v.constraints(p, exp.shape(*values)) is None
+                             and (e := chooser._estimate(v, p, exp.shape(*values), modelled=True)) is not None]
+                    mine = [best.prefer_measured(found, chooser.timed_somewhere)] if found else []
+                if not mine:
+                    continue
+                n += 1
+                t = times.get((v.name, v.params_label(mine[0].params)))
+                fastest = min(times.values())
+                if t is None:
+                    untimed += 1
+                    misses.append(f"{shape} untimed")
+                    continue
+                logs.append(math.log(t / fastest))
+                if t <= 1.05 * fastest:
+                    ok += 1
+                else:
+                    misses.append(f"{shape} {t / fastest:.2f}x")
+            if n:
+                gm = math.exp(sum(logs) / len(logs)) if logs else float("nan")
+                print(f"{name} {v.name}: within 5% at {ok} of {n}, {untimed} untimed, geomean {gm:.3f}x the "
+                      f"tune's fastest; " + "; ".join(misses))
+
+
 def error() -> None:
     for name, paths in SUITES.items():
         exp = get_experiment(name)
@@ -114,4 +172,4 @@ def error() -> None:
 
 
 if __name__ == "__main__":
-    {"suites": suites, "loso": loso, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()
+    {"suites": suites, "loso": loso, "configs": configs, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()

@@ -1,0 +1,40 @@
+"""Device probe (issue 40): is notebook/patches/best_config_factor.patch's pick faster where it moves?
+
+moved_picks.csv lists the llm and unlisted shapes where the best-row model with the patch picks
+another config than without it (written on the CPU from results/h200 at 2c1a740 by comparing the
+two models' picks): a_before, the pick without it, b_with_patch, the pick with it, and each one's
+modelled time. Each pair is timed with gpulab's own A/B (interleaved rounds, L2 flushed, the
+ratio B / A with its 95% interval) and its two rows join OUT/ab-moved-picks.csv. A pair that fails
+(a config its constraints refuse, a fault) is reported and the others go on.
+
+  python3 notebook/probes/config_factor/ab_moved_picks.py OUT_DIR [NOISE]   (on the card, repo root)
+"""
+
+import csv
+import sys
+import time
+from pathlib import Path
+
+import gpulab
+from gpulab.errors import GpulabError
+
+HERE = Path(__file__).parent
+
+
+def main(out: Path, noise: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    rows = list(csv.DictReader(open(HERE / "moved_picks.csv")))
+    for i, r in enumerate(rows, 1):
+        t0 = time.perf_counter()
+        try:
+            found = gpulab.ab(r["experiment"], r["a_before"], r["b_with_patch"], shape=r["shape"], noise=noise,
+                              csv=out / "ab-moved-picks.csv").result
+            verdict = found.verdict.sentence("before", "with the patch")
+        except GpulabError as e:
+            verdict = f"failed: {e}"
+        print(f"[{i}/{len(rows)}] {r['experiment']} {r['shape']}: {verdict} ({time.perf_counter() - t0:.1f} s)",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "1%")
