@@ -1,6 +1,7 @@
 """The command line as a user meets it, in a subprocess: exit codes, one-line errors, no traceback,
 and nothing written when a command fails."""
 
+import csv
 import os
 import subprocess
 import sys
@@ -161,3 +162,16 @@ def test_best_says_how_far_the_models_times_held_on_the_card(tmp_path):
     assert r.returncode == 0, r.stderr
     line = next(x for x in r.stdout.splitlines() if x.startswith("the model's times against sgemm-llm.csv"))
     assert "% off over " in line and "within 25% at " in line
+
+
+def test_shapes_may_be_comma_separated_as_sizes_and_variants_are(tmp_path):
+    """`--shape A,B` is two shapes, as `--size 512,1024` is two sizes; repeated --shape adds more;
+    a bad one among them is the usual one-line error."""
+    results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+    r = gpulab("best", "sgemm", "--shape", "7x4096x4096,2048x31x4096", "--shape", "300x11008x4096",
+               "--results", results, "--gpu", "h200", "--csv", "picks.csv", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "picks.csv", newline="") as f:
+        assert [row["shape"] for row in csv.DictReader(f)] == ["7x4096x4096", "2048x31x4096", "300x11008x4096"]
+    bad = gpulab("best", "sgemm", "--shape", "7x4096x4096,10x10", "--results", results, "--gpu", "h200", cwd=tmp_path)
+    assert bad.returncode != 0 and "needs 3 numbers" in bad.stderr and "Traceback" not in bad.stderr + bad.stdout

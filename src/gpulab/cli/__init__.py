@@ -95,14 +95,15 @@ def split_list(text: Optional[str], option: str) -> list[str]:
 
 
 def shapes_arg(sizes: Optional[str], shapes: Optional[list[str]]) -> Optional[list]:
-    """--size 512,1024 (every dimension n) and --shape MxNxK (repeatable), as the API takes them;
-    None (the experiment's defaults) when neither is given."""
+    """--size 512,1024 (every dimension n) and --shape MxNxK (repeatable or comma-separated, as
+    --size and --variant are), as the API takes them; None (the experiment's defaults) when neither
+    is given."""
     if sizes is None and not shapes:
         return None
     found: list = []
     if sizes is not None:
         found += [parse_positive_int(s, "size") for s in split_list(sizes, "--size")]
-    return found + list(shapes or [])
+    return found + [s for text in shapes or [] for s in split_list(text, "--shape")]
 
 
 def one_shape_arg(size: Optional[str], shape: Optional[str]):
@@ -245,7 +246,7 @@ def bench(
     variant: Optional[str] = typer.Option(None, "--variant", "-v", help="comma-separated variants; default all"),
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="NAME=V1,V2 (repeatable)"),
     size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes; every dimension = size"),
-    shape: Optional[list[str]] = typer.Option(None, "--shape", help="e.g. 1000x3000x777 (repeatable)"),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="e.g. 1000x3000x777 (repeatable or comma-separated)"),
     out: Optional[Path] = typer.Option(None, "--out", help="CSV path; default results/<gpu>/<experiment>.csv"),
     warm_l2: bool = typer.Option(False, "--warm-l2", help="do not flush L2 between repetitions"),
     exact: bool = typer.Option(False, "--exact", help="check with small-integer inputs (exact equality)"),
@@ -339,7 +340,7 @@ def tune(
                                             "variant: the model's top variants at each of the suite's shapes)"),
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="restrict a param: NAME=V1,V2"),
     size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes to score on"),
-    shape: Optional[list[str]] = typer.Option(None, "--shape", help="shapes to score on (repeatable)"),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="shapes to score on (repeatable or comma-separated)"),
     budget: Optional[str] = typer.Option(None, "--budget", help="how much to time: configs (40) or time "
                                          "(90s, 10m, 1h); default 120 configs"),
     strategy: Optional[str] = typer.Option(None, "--strategy", help="grid, random or bayes (optuna's TPE, the "
@@ -415,7 +416,7 @@ def _untuned_rivals(plan, result) -> list[str]:
 @app.command("tune-replay")
 def tune_replay(
     csv: Path = typer.Argument(..., help="a recorded tune: results/<gpu>/tune-<experiment>-<variant>.csv"),
-    shape: list[str] = typer.Option(..., "--shape", help="the shapes a config is scored on (repeatable); "
+    shape: list[str] = typer.Option(..., "--shape", help="the shapes a config is scored on (repeatable or comma-separated); "
                                     "only configs recorded at every one take part"),
     budget: Optional[int] = typer.Option(None, "--budget", help="configs per search (default: a quarter of those recorded)"),
     seeds: int = typer.Option(20, "--seeds", help="searches per strategy, each from its own random-number start (0, 1, ...)"),
@@ -423,7 +424,7 @@ def tune_replay(
     """Replay random and bayes against a tune already recorded: how near each comes, with fewer
     evaluations, to the best config the recorded tune found. Nothing is timed: a config's score is
     the rate the CSV holds for it (on the card and dates it names)."""
-    rec, replays = api.tune_replay(csv, shape, budget, seeds)
+    rec, replays = api.tune_replay(csv, shapes_arg(None, shape), budget, seeds)
     best = max(rec.scores, key=lambda label: rec.scores[label] or 0.0)
     console.print(f"{rec.experiment.name} {rec.variant.name} at {', '.join(s.label for s in rec.shapes)}: "
                   f"{len(rec.configs)} configs recorded at every shape ({rec.dates[0]} to {rec.dates[1]}), "
@@ -436,7 +437,7 @@ def tune_replay(
 def best(
     experiment: str = typer.Argument(..., help="experiment name (gpulab list shows them)"),
     size: Optional[str] = typer.Option(None, "--size", help="comma-separated sizes; every dimension = size"),
-    shape: Optional[list[str]] = typer.Option(None, "--shape", help="e.g. 300x1000x1000 (repeatable)"),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="e.g. 300x1000x1000 (repeatable or comma-separated)"),
     suite: Optional[str] = typer.Option(None, "--suite", help=SUITE_HELP),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="whose results to choose from: results/<gpu>/ (default: "
                                       "this machine's card, else the one card with results)"),

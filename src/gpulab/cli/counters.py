@@ -14,7 +14,7 @@ import typer
 from gpulab import api
 from gpulab.arith import cdiv
 from gpulab.cli import (
-    KERNEL_HELP, Live, app, console, err_console, kernels_of, one_shape_arg, params_arg, split_list,
+    KERNEL_HELP, Live, app, console, err_console, kernels_of, one_shape_arg, params_arg, shapes_arg, split_list,
 )
 from gpulab.errors import GpulabError, RunsFailed
 from gpulab.jobs import fidelity as fid
@@ -178,7 +178,7 @@ def fidelity(
         return
     with Live("fidelity", describe=fidelity_tables.run_line, lines=True) as live:
         rows = api.fidelity(experiments or None, split_list(variant, "--variant") or None, shapes, out=out, seed=seed,
-                            shape_list=[s for text in shape or [] for s in split_list(text, "--shape")], params=params_arg(param),
+                            shape_list=shapes_arg(None, shape) or [], params=params_arg(param),
                             progress=live)
     results, path = rows.results, rows.path
     if (table := fidelity_tables.differ_table(results)) is not None:
