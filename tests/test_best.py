@@ -740,6 +740,39 @@ def test_a_config_timed_on_the_card_wins_a_near_tie_over_one_never_timed(tmp_pat
     assert pick.variant.name == "d0" and (pick.params["G"], pick.params["U"]) == (2, 2)
 
 
+def test_a_run_very_near_in_size_but_not_in_what_the_kernel_does_is_not_the_configs_own(tmp_path):
+    """t0 reads rows of K = 777 elements (odd) a few bytes at a time: its access model counts 7x the
+    L2 bytes of K = 776, and it ran 65 us at 1000x3000x777 (H200, 2026-12-04), faster than that
+    model. Read as its own efficiency at 1000x3000x776 (shape_distance 0.002), it put t0 at 9 us
+    there and passed over t4's tune (15 us, the fastest row timed): a run speaks for a shape very near
+    only where the model's time per FLOP is within SAME_REGIME of the shape's. At 777 itself it
+    still does."""
+    bf16 = get_experiment("gemm_bf16")
+    chooser = best.selector(bf16, H200)
+    t0 = bf16.variant("t0")
+    params = t0.completed_params({"BM": 128, "BN": 128, "BK": 64, "WM": 32, "WN": 32})
+    assert chooser.measured_here(t0, params, bf16.shape(1000, 3000, 776)) is None
+    here = chooser.measured_here(t0, params, bf16.shape(1000, 3000, 777))
+    assert here is not None and here[1] == "measured for this config at 1000x3000x777"
+    pick = chooser.pick(bf16.shape(1000, 3000, 776))
+    assert (pick.variant.name, pick.why) == ("t4", "tuned here")
+
+
+def test_a_rival_that_overrules_a_tune_is_a_config_the_card_has_timed():
+    """A tune's fastest config is measured; a rival the model expects 10% faster overrules it only
+    where the rival's config was timed on the card somewhere (its efficiency its own, not borrowed
+    from its variant's other configs). At sgemm's 4096x64x4096 the model put v12 in MINB=3, never
+    timed, at 2x v12's speed in the config timed there, and passed over sx's tune; v12 had run 1.87x
+    sx's time at that shape (H200, 2026-12-04)."""
+    chooser = best.selector(SGEMM, H200)
+    shape = SGEMM.shape(4096, 64, 4096)
+    pick = chooser.pick(shape)
+    assert (pick.variant.name, pick.why) == ("sx", "tuned here")
+    tuned_s = chooser.tuned_time("sx", "4096x64x4096")
+    ahead = [e for e in chooser.ranking(shape) if e.seconds < best.RIVAL_MARGIN * tuned_s and e.variant.name != "sx"]
+    assert ahead and all(not chooser.timed_somewhere(e) for e in ahead)  # what the rule turned away
+
+
 def test_a_fixed_cost_fit_recovers_the_line_and_declines_what_is_no_fixed_cost():
     line = [(10e-6, 1.05 * 10e-6 + 9e-6), (40e-6, 1.05 * 40e-6 + 9e-6), (200e-6, 1.05 * 200e-6 + 9e-6)]
     slope, fixed = calibration.fixed_cost_fit(line)

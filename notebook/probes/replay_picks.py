@@ -7,6 +7,9 @@
   python3 notebook/probes/replay_picks.py loso     leave one shape out of results/h200/<exp>.csv (its runs
       and the tune's entries at or very near it): the pick there against the rows timed there, by variant
       (the variant's fastest timed config), since those rows time each variant in one config only
+  python3 notebook/probes/replay_picks.py main     the picks at each shape of results/h200/<exp>.csv, nothing left
+      out (the rows the model calibrates on, and the tunes): within 5% of the fastest row timed there,
+      or 'untimed' with the pick's variant's fastest timed config there against the fastest
   python3 notebook/probes/replay_picks.py configs  leave one tuned shape out of each tune (its rows in tune-<exp>-
       <variant>.csv, the tune's entries and the results' rows at or very near it): the config the model
       ranks first for that variant there, against the configs the tune timed there (within 5% of the
@@ -100,6 +103,29 @@ def loso() -> None:
         print(f"{name}: leaving each shape out, the pick's variant within 5% at {ok} of {n}; " + "; ".join(misses))
 
 
+def main() -> None:
+    for name in SUITES:
+        exp = get_experiment(name)
+        chooser = best.selector(exp, FOLDER)
+        ok = n = 0
+        misses = []
+        for shape, times in timed_configs(FOLDER / f"{name}.csv").items():
+            pick = chooser.pick(exp.shape(*shape_of(shape)))
+            if pick is None:
+                continue
+            n += 1
+            key, fastest = (pick.variant.name, pick.variant.params_label(pick.params)), min(times.values())
+            mine = [t for (v, _), t in times.items() if v == key[0]]
+            if key in times and times[key] <= 1.05 * fastest:
+                ok += 1
+            elif key in times:
+                misses.append(f"{shape} {key[0]} {times[key] / fastest:.2f}x")
+            else:
+                misses.append(f"{shape} {key[0]} untimed ({pick.why.split(',')[0]}; the variant's fastest timed there "
+                              + (f"{min(mine) / fastest:.2f}x)" if mine else "none)"))
+        print(f"{name}: the pick within 5% of the fastest row timed there at {ok} of {n}; " + "; ".join(misses))
+
+
 AMONG_TIMED = "--among-timed" in sys.argv
 
 
@@ -172,4 +198,4 @@ def error() -> None:
 
 
 if __name__ == "__main__":
-    {"suites": suites, "loso": loso, "configs": configs, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()
+    {"suites": suites, "main": main, "loso": loso, "configs": configs, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()

@@ -9,9 +9,10 @@ best) says what it would run, with no GPU. The rule, in full:
    runs ('tuned here', 'tuned at 4096x4096x4096'). Any tuned variant counts, whatever its name; one
    the experiment no longer has, or whose params or constraints refuse the shape, is left out.
    Unless the model expects a variant that was not tuned there to run at least 10% faster than the
-   tune's fastest (rivals_ahead): a tune of one variant says which of its configs is best, not which
-   variant is, so there the model chooses (rule 2), the tuned config among its candidates with its
-   own measured time, and the row's chosen_by says what the tune was passed over for.
+   tune's fastest, in a config the card has timed somewhere (rivals_ahead): a tune of one variant
+   says which of its configs is best, not which variant is, so there the model chooses (rule 2), the
+   tuned config among its candidates with its own measured time, and the row's chosen_by says what
+   the tune was passed over for.
 2. Else a model chooses among candidates: every variant the card's architecture runs (demonstrations
    never), each at its tuned params for the shape, its declared defaults, every config a tune found
    best anywhere, the experiment's own default for the shape (Experiment.best_default), and the
@@ -46,8 +47,9 @@ best) says what it would run, with no GPU. The rule, in full:
      before the kernel (Variant.stage_bytes) at the copy ceiling. Where the access model declines
      a config or is too large to evaluate here (LANE_BUDGET), the L2 bytes of the nearest config it
      models (one param changed), else of the tiles' panels of A and B.
-   - divided by the config's own efficiency where it was timed at the shape or very near it
-     (measured_here: the median of model over measured time of those runs; a config timed there
+   - divided by the config's own efficiency where it was timed at the shape or very near it, and
+     the model's time per FLOP there is within SAME_REGIME of the shape's (measured_here: the median
+     of model over measured time of those runs; a config timed there
      also wins over untimed ones the model puts less than MEASURED_EDGE ahead, and failing one, a
      config timed on this card at any shape wins so over configs never timed), else
      by the variant's efficiency: the median, over its CALIBRATION_ROWS measured runs on
@@ -108,6 +110,9 @@ BARE_MODEL = "(nothing measured on this card: the bare model)"
 # under the model's typical error on configs it did not calibrate on (11-16% on the H200's llm rows,
 # `gpulab best`), a lead is the model's noise.
 MEASURED_EDGE = 0.08
+# How far the model's time per unit of work may move between a config's run and a shape very near it
+# for the run to speak for the shape (Selector._same_regime).
+SAME_REGIME = 1.5
 
 
 def prefer_measured(estimates: list[Estimate], timed_somewhere=lambda e: False) -> Estimate:
@@ -245,17 +250,35 @@ class Selector:
         return found.at(roof_s) if isinstance(found, Calibration) else found
 
     def measured_here(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
-        """The config's own efficiency where it was timed at the shape or very near it (VERY_NEAR):
-        the median of model over measured time of those runs; None where it was not. A measurement of
-        the config itself outranks every figure borrowed from other configs or shapes."""
+        """The config's own efficiency where it was timed at the shape or very near it (VERY_NEAR),
+        doing there what the model says it does here (_same_regime): the median of model over measured
+        time of those runs; None where it was not. A measurement of the config itself outranks every
+        figure borrowed from other configs or shapes."""
         key = tuple(sorted(params.items()))
         runs = [run for run in self.config_runs.get((v.name, key), ())
-                if shape_distance(shape, run.shape) <= VERY_NEAR]
+                if shape_distance(shape, run.shape) <= VERY_NEAR and self._same_regime(v, params, shape, run)]
         ratios = [ratio for run in runs if (ratio := self._ratio(v, run)) is not None]
         if not ratios:
             return None
         nearest = min(runs, key=lambda run: shape_distance(shape, run.shape))
         return statistics.median(ratios), MEASURED_HERE + "x".join(map(str, nearest.shape))
+
+    def _same_regime(self, v: Variant, params: Params, shape: Shape, run: Measured) -> bool:
+        """Whether the model puts the config's time per unit of work (FLOPs, else bytes) at `shape`
+        within SAME_REGIME of its time at the run's shape: a run very near in size can be far in what
+        the kernel does, and its efficiency then says nothing of the shape. gemm_bf16's t0 reads rows
+        of 777 elements (K odd) a few bytes at a time, 7x the L2 traffic of 776: its run at
+        1000x3000x777 (65 us, 1.32x faster than that model) made it the pick at 1000x3000x776 at 9 us,
+        where t4 ran 15 (H200, 2026-12-04)."""
+        ratio = self._ratio(v, run)
+        here = self._estimate(v, params, shape, modelled=True, efficiency=(1.0, ""))
+        if ratio is None or here is None or here.roof_s <= 0:
+            return True
+        def work(s: Shape) -> float:
+            return self.experiment.flops(s) or self.experiment.bytes_moved(s)
+        there = self.experiment.shape(*run.shape)
+        per_unit_there, per_unit_here = ratio * run.seconds / work(there), here.roof_s / work(shape)
+        return 1 / SAME_REGIME <= per_unit_there / per_unit_here <= SAME_REGIME
 
     def timed_somewhere(self, estimate: Estimate) -> bool:
         """Whether the estimate's config (variant and params) was timed on this card at any shape."""
@@ -624,9 +647,12 @@ def rivals_ahead(chooser: Selector, variant: str, shape: Shape, measured_s: floa
     """The other variants the model expects to run `shape` at least 10% faster than `variant` was
     measured there (its tune's fastest, `measured_s`), best first (Selector.untuned_rivals). The
     model's times are estimates, so only a wide margin counts, and a variant with nothing measured
-    on the card (the bare model, an optimistic bound) is no rival."""
+    on the card (the bare model, an optimistic bound) is no rival; nor is a config never timed on
+    the card, whose efficiency is borrowed from its variant's other configs: sgemm's v12 in MINB=3,
+    never timed, was put at 2x the speed of v12 as timed at 4096x64x4096 and passed over sx's tune
+    there, where v12 had run 1.87x sx's time (H200, 2026-12-04)."""
     return [e for e in chooser.ranking(shape) if e.variant.name != variant and e.seconds < RIVAL_MARGIN * measured_s
-            and e.efficiency_from != BARE_MODEL]
+            and e.efficiency_from != BARE_MODEL and chooser.timed_somewhere(e)]
 
 
 # -- a suite's tune and its benchmark ---------------------------------------------------------------
