@@ -14,6 +14,10 @@
       <variant>.csv, the tune's entries and the results' rows at or very near it): the config the model
       ranks first for that variant there, against the configs the tune timed there (within 5% of the
       fastest, the geometric mean of the pick's time over the fastest, 'untimed' where it timed none)
+  python3 notebook/probes/replay_picks.py edge     how far a modelled lead can be trusted: leaving each tuned shape
+      out of its tune, every pair of configs the tune timed there that the model orders, by the lead
+      it gives the faster-modelled one (4% buckets) and by whether each was timed elsewhere: how often
+      that one ran faster, and the geometric mean of its time over the other's (what picking it cost)
   python3 notebook/probes/replay_picks.py error    the model's time for each config those suite files timed
       (its calibrated estimate, as the pick weighs it) against the time measured: the typical error
       (geometric mean of max(est/measured, measured/est)), the share within 10% and 25%, by variant
@@ -178,6 +182,48 @@ def configs() -> None:
                       f"tune's fastest; " + "; ".join(misses))
 
 
+def edge() -> None:
+    buckets: dict[tuple[str, int], list[float]] = defaultdict(list)  # log(time of the one modelled faster / other's)
+    for name in SUITES:
+        exp = get_experiment(name)
+        table = load_tuned(FOLDER).get(name, {})
+        runs = calibration.measured_runs(exp, FOLDER, table)
+        for v in exp.variants:
+            path = FOLDER / f"tune-{name}-{v.name}.csv"
+            if not path.exists():
+                continue
+            for shape, times in timed_configs(path).items():
+                if len(times) < 3:
+                    continue
+                values = shape_of(shape)
+
+                def near(other, values=values):
+                    return best.shape_distance(exp.shape(*values), other) <= best.VERY_NEAR
+                kept = copy.deepcopy(table)
+                for entry in kept.values():
+                    if isinstance(entry, dict) and entry.get("by_shape"):
+                        entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
+                chooser = best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)])
+                found = {}
+                for (_, label), t in times.items():
+                    params = v.completed_params(parse_params_label(label))
+                    if params is None or v.constraints(params, exp.shape(*values)):
+                        continue
+                    est = chooser._estimate(v, params, exp.shape(*values), modelled=True)
+                    if est is not None:
+                        found[label] = (est.seconds, t, chooser.timed_somewhere(est))
+                for a, (est_a, t_a, timed_a) in found.items():
+                    for b, (est_b, t_b, timed_b) in found.items():
+                        if est_b < est_a:  # b modelled faster, by lead
+                            lead = est_a / est_b - 1
+                            kind = {(True, False): "over a timed one, never timed", (True, True): "both timed"}.get(
+                                (timed_a, timed_b), "other")
+                            buckets[(kind, min(int(lead * 25) * 4, 40))].append(math.log(t_b / t_a))
+    for (kind, lead), logs in sorted(buckets.items()):
+        print(f"{kind:30s} lead {lead:2d}-{lead + 4}%{'+' if lead == 40 else ' '} {len(logs):5d} pairs: ran faster in "
+              f"{sum(x < 0 for x in logs) / len(logs):.2f}, geomean {math.exp(sum(logs) / len(logs)):.3f}x the other's time")
+
+
 def error() -> None:
     for name, paths in SUITES.items():
         exp = get_experiment(name)
@@ -198,4 +244,4 @@ def error() -> None:
 
 
 if __name__ == "__main__":
-    {"suites": suites, "main": main, "loso": loso, "configs": configs, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()
+    {"suites": suites, "main": main, "loso": loso, "configs": configs, "edge": edge, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()
