@@ -54,6 +54,18 @@ def timed_configs(path) -> dict[str, dict[tuple[str, str], float]]:
     return out
 
 
+def left_out(exp, table: dict, runs: list, values: tuple) -> best.Selector:
+    """A Selector that knows nothing at or very near the shape `values`: its tune entries and its
+    runs left out."""
+    def near(other) -> bool:
+        return best.shape_distance(exp.shape(*values), other) <= best.VERY_NEAR
+    kept = copy.deepcopy(table)
+    for entry in kept.values():
+        if isinstance(entry, dict) and entry.get("by_shape"):
+            entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
+    return best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)])
+
+
 def suites() -> None:
     for name, paths in SUITES.items():
         exp = get_experiment(name)
@@ -89,13 +101,7 @@ def loso() -> None:
                 continue
             values = shape_of(shape)
 
-            def near(other, values=values):
-                return best.shape_distance(exp.shape(*values), other) <= best.VERY_NEAR
-            kept = copy.deepcopy(table)
-            for entry in kept.values():
-                if isinstance(entry, dict) and entry.get("by_shape"):
-                    entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
-            chooser = best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)])
+            chooser = left_out(exp, table, runs, values)
             pick = chooser.pick(exp.shape(*values))
             n += 1
             mine = [t for (v, _), t in times.items() if v == pick.variant.name]
@@ -149,13 +155,7 @@ def configs() -> None:
                     continue
                 values = shape_of(shape)
 
-                def near(other, values=values):
-                    return best.shape_distance(exp.shape(*values), other) <= best.VERY_NEAR
-                kept = copy.deepcopy(table)
-                for entry in kept.values():
-                    if isinstance(entry, dict) and entry.get("by_shape"):
-                        entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
-                chooser = best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)])
+                chooser = left_out(exp, table, runs, values)
                 mine = [e for e in chooser.ranking(exp.shape(*values)) if e.variant.name == v.name]
                 if AMONG_TIMED:  # the model's first among the configs the tune timed there
                     labels = {label: v.completed_params(parse_params_label(label)) for (_, label) in times}
@@ -197,13 +197,7 @@ def edge() -> None:
                     continue
                 values = shape_of(shape)
 
-                def near(other, values=values):
-                    return best.shape_distance(exp.shape(*values), other) <= best.VERY_NEAR
-                kept = copy.deepcopy(table)
-                for entry in kept.values():
-                    if isinstance(entry, dict) and entry.get("by_shape"):
-                        entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
-                chooser = best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)])
+                chooser = left_out(exp, table, runs, values)
                 found = {}
                 for (_, label), t in times.items():
                     params = v.completed_params(parse_params_label(label))
