@@ -87,7 +87,7 @@ from typing import Any
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
     Calibration, Measured, fastest_per_config, fastest_per_shape, fixed_cost_fit, lent_runs, measured_runs,
-    timed_runs, tuned_seconds,
+    timed_runs, tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
     REFERENCE_SOURCE, Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
@@ -276,10 +276,9 @@ class Selector:
         here = self._estimate(v, params, shape, modelled=True, efficiency=(1.0, ""))
         if ratio is None or here is None or here.roof_s <= 0:
             return True
-        def work(s: Shape) -> float:
-            return self.experiment.flops(s) or self.experiment.bytes_moved(s)
         there = self.experiment.shape(*run.shape)
-        per_unit_there, per_unit_here = ratio * run.seconds / work(there), here.roof_s / work(shape)
+        per_unit_there = ratio * run.seconds / work_of(self.experiment, there)
+        per_unit_here = here.roof_s / work_of(self.experiment, shape)
         return 1 / SAME_REGIME <= per_unit_there / per_unit_here <= SAME_REGIME
 
     def timed_somewhere(self, estimate: Estimate) -> bool:

@@ -67,10 +67,16 @@ def measured_runs(experiment: Experiment, folder: Path | None, table: dict) -> l
     return out
 
 
+def work_of(experiment: Experiment, shape: Shape) -> float:
+    """What a rate counts at `shape`: its FLOPs, or the bytes it must move where the experiment
+    counts no FLOPs."""
+    return experiment.flops(shape) or experiment.bytes_moved(shape)
+
+
 def tuned_seconds(experiment: Experiment, shape: Shape, rate: float) -> float:
     """The time of a tune's config from the rate tuned.json keeps: GFLOP/s, or GB/s where the
-    experiment counts no FLOPs."""
-    return (experiment.flops(shape) or experiment.bytes_moved(shape)) / (float(rate) * 1e9)
+    experiment counts no FLOPs (work_of)."""
+    return work_of(experiment, shape) / (float(rate) * 1e9)
 
 
 FIXED_COST_SPAN = 1.5  # the model's times of the runs a fixed cost is fitted to must span this ratio
