@@ -596,6 +596,31 @@ def test_api_best_names_each_shapes_pick(tmp_path):
     assert heard == [3, "best sgemm 4096x4096x4096", "best sgemm 1x8192x8192", "best sgemm 7x31x1000"]
 
 
+def test_api_ranking_shows_what_the_model_weighed_and_marks_the_pick():
+    """At 4096x64x4096 sx was tuned (the pick, 'tuned here'); the model puts configs of v12 and v13 it
+    never timed ahead of it, which the ranking shows with 'never' beside them. One row per variant
+    that runs the shape, fastest first, the pick marked once."""
+    rows = api.ranking("sgemm", shapes=["4096x64x4096"], results=ROOT / "results", gpu="h200")
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+    assert [r["model_ms"] for r in rows] == sorted(r["model_ms"] for r in rows) and rows[0]["vs_first"] == 1.0
+    assert len({r["variant"] for r in rows}) == len(rows) >= 10
+    picks = [r for r in rows if r["picked"]]
+    assert len(picks) == 1 and picks[0]["variant"] == "sx" and picks[0]["timed"] == "at this shape"
+    ahead = rows[:picks[0]["rank"] - 1]
+    assert ahead and all(r["timed"] == "never" for r in ahead)
+    assert {r["timed"] for r in rows} <= {"at this shape", "on this card", "never"}
+    assert all(r["bound"] in ("compute", "DRAM", "L2") and r["efficiency"] > 0 for r in rows)
+
+
+def test_a_tuned_pick_the_model_ranks_below_its_variants_best_is_still_shown():
+    """At 1000x3000x776 t4 is picked as tuned there (BN=200 in clusters of 4); the model's best t4
+    config there is another (BN=192, timed at 777), so the ranking adds the pick's own row."""
+    rows = api.ranking("gemm_bf16", shapes=["1000x3000x776"], results=ROOT / "results", gpu="h200")
+    t4 = [r for r in rows if r["variant"] == "t4"]
+    assert len(t4) == 2 and [r["picked"] for r in t4] == [False, True]
+    assert "CLUSTER=4" in t4[1]["params"]
+
+
 def test_api_best_on_a_suite_carries_its_columns():
     rows = api.best("gemm_bf16", suite="llm", results=ROOT / "results", gpu="h200")
     assert len(rows) == 40 and all(r["variant"] and r["suite"] == "llm" for r in rows)

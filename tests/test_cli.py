@@ -175,3 +175,13 @@ def test_shapes_may_be_comma_separated_as_sizes_and_variants_are(tmp_path):
         assert [row["shape"] for row in csv.DictReader(f)] == ["7x4096x4096", "2048x31x4096", "300x11008x4096"]
     bad = gpulab("best", "sgemm", "--shape", "7x4096x4096,10x10", "--results", results, "--gpu", "h200", cwd=tmp_path)
     assert bad.returncode != 0 and "needs 3 numbers" in bad.stderr and "Traceback" not in bad.stderr + bad.stdout
+
+
+def test_best_ranking_prints_what_the_model_weighed_at_each_shape(tmp_path):
+    results = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results")
+    r = gpulab("best", "sgemm", "--shape", "4096x64x4096,128x4096x1000", "--ranking", "--results", results,
+               "--gpu", "h200", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    for label in ("4096x64x4096", "128x4096x1000"):
+        assert f"sgemm {label}: what the model weighed" in r.stdout
+    assert r.stdout.count(" pick ") == 2 and "never" in r.stdout

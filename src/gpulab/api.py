@@ -224,6 +224,28 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     `chosen_by` saying why; `progress` hears of each shape (the model takes a second or more at a
     shape where many variants run); the records' `note` says which card's ceilings and runs the
     model read (Selector.basis). Needs no GPU."""
+    return _each_shape(experiment_name, shapes, kernels, results, gpu, suite, progress, "best",
+                       lambda exp, chooser, shape, columns: [choosing.pick_record(exp, chooser, shape, columns)])
+
+
+def ranking(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: Sequence[str | Path] = (),
+            results: str | Path | None = None, gpu: str | None = None, suite: str | Path | None = None,
+            progress: Progress | None = None) -> Records:
+    """What the best-row model weighed at each shape (the shapes, card and suite as in `best`): per
+    shape, each variant's best config, fastest first, with `rank`, `model_ms`, `vs_first` (over the
+    first's time), `bound` (compute, DRAM or L2), `efficiency` and `efficiency_from`, `timed` (the
+    card timed the config 'at this shape', 'on this card' elsewhere, or 'never') and `picked`
+    (the best row's pick; a config tuned at the shape is picked whatever this order). A shape no
+    variant runs has no rows. Needs no GPU."""
+    return _each_shape(experiment_name, shapes, kernels, results, gpu, suite, progress, "ranking",
+                       choosing.ranking_records)
+
+
+def _each_shape(experiment_name: str, shapes, kernels, results, gpu, suite, progress: Progress | None, what: str,
+                records_at) -> Records:
+    """`best` and `ranking`: the card's Selector, then `records_at(experiment, selector, shape,
+    the suite's columns)` at each shape asked (or the suite's, or the experiment's defaults), its
+    rows joined; the Records' `note` says whose ceilings and runs the model read."""
     exp = experiment(experiment_name, kernels)
     if suite is not None and shapes is not None:
         raise GpulabError("give shapes or a suite, not both")
@@ -236,8 +258,8 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     progress.planned(len(found))
     rows = []
     for shape, columns in found:
-        progress.started(f"best {exp.name} {shape.label}")
-        rows.append(choosing.pick_record(exp, chooser, shape, columns))
+        progress.started(f"{what} {exp.name} {shape.label}")
+        rows += records_at(exp, chooser, shape, columns)
         progress.finished(None)
     return Records(rows, note=chooser.basis())
 

@@ -33,8 +33,8 @@ from gpulab.jobs.search import DEFAULT_BUDGET
 from gpulab.records import RESULTS_ROOT, check_picks_file, environment, upsert_picks, write_csv
 from gpulab.report.markdown import card_folders, page_files, readme_blocks, unplaced, update_pages
 from gpulab.report.tables import (
-    ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, model_error_line, replay_table,
-    resources_table, run_line, run_summary_table, summary_table, tune_table,
+    ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, model_error_line, ranking_table,
+    replay_table, resources_table, run_line, run_summary_table, summary_table, tune_table,
 )
 from gpulab.run.args import single_params
 from gpulab.run.lab import parse_param_overrides
@@ -445,6 +445,8 @@ def best(
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="also write the picks to this CSV (joined with the "
                                             "picks of other shapes it holds; never a bench's results file)"),
+    ranking: bool = typer.Option(False, "--ranking", help="also, at each shape, each variant's best config the model "
+                                 "weighed: its time, what binds it, its efficiency and whether the card timed it"),
 ) -> None:
     """What gpulab's best row runs at each shape, and why: tuned there, or chosen by the model (waves
     of tiles on the SMs, the access model's bytes against the card's measured ceilings, a split's
@@ -460,6 +462,11 @@ def best(
         rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite,
                         progress=live)
     console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {suite} suite" if suite else "")))
+    if ranking:
+        ranked = api.ranking(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite)
+        for label in dict.fromkeys(r["shape"] for r in ranked):
+            console.print(ranking_table([r for r in ranked if r["shape"] == label],
+                                        f"{experiment} {label}: what the model weighed"))
     console.print(rows.note, markup=False, highlight=False)
     for held in api.model_error(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
         console.print(model_error_line(held), markup=False, highlight=False)

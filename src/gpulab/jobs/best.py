@@ -677,6 +677,37 @@ def contenders(chooser: Selector, shape: Shape, within: float) -> list[str]:
     return [e.variant.name for e in ranked if e.seconds <= within * ranked[0].seconds]
 
 
+def timed_where(chooser: Selector, estimate: Estimate) -> str:
+    """Whether the card timed the estimate's config: 'at this shape' (or very near it: its own
+    efficiency there), 'on this card' (at other shapes), or 'never' (its efficiency its variant's)."""
+    if estimate.efficiency_from.startswith(MEASURED_HERE):
+        return "at this shape"
+    return "on this card" if chooser.timed_somewhere(estimate) else "never"
+
+
+def ranking_records(experiment: Experiment, chooser: Selector, shape: Shape, columns: dict[str, Any]) -> list[dict]:
+    """`gpulab best --ranking`'s rows for one shape: each variant's best config the model weighed
+    there (Selector.ranking), fastest first: its modelled time and over the fastest's, what binds it,
+    its efficiency and where from, whether the card timed that config, and whether it is the best
+    row's pick (a config tuned there is picked whatever the model's order: rule 1)."""
+    ranked = chooser.ranking(shape)
+    chosen = chooser.pick(shape)
+    def is_pick(est: Estimate) -> bool:
+        return chosen is not None and (chosen.variant.name, chosen.params) == (est.variant.name, est.params)
+    if chosen is not None and not any(is_pick(est) for est in ranked):  # a tuned config its variant's model ranks lower
+        mine = chooser._estimate(chosen.variant, chosen.params, shape, modelled=True)
+        ranked = sorted(ranked + ([mine] if mine is not None else []), key=lambda e: e.order)
+    rows = []
+    for rank, est in enumerate(ranked, 1):
+        picked = is_pick(est)
+        rows.append({"experiment": experiment.name, **shape.as_record(), **columns, "rank": rank,
+                     "variant": est.variant.name, "params": est.variant.params_label(est.params),
+                     "model_ms": est.seconds * 1e3, "vs_first": est.seconds / ranked[0].seconds,
+                     "bound": est.bound, "efficiency": est.efficiency, "efficiency_from": est.efficiency_from,
+                     "timed": timed_where(chooser, est), "picked": picked})
+    return rows
+
+
 def pick_record(experiment: Experiment, chooser: Selector, shape: Shape, columns: dict[str, Any]) -> dict:
     """gpulab best's row for one shape: the pick (variant, params, chosen_by, the model's time) or
     why there is none."""

@@ -259,6 +259,19 @@ def best_table(rows: list[dict], title: str) -> Table:
     return table
 
 
+def ranking_table(rows: list[dict], title: str) -> Table:
+    """`gpulab best --ranking` at one shape: each variant's best config the model weighed, fastest
+    first, the best row's pick marked."""
+    table = Table(title=title, title_justify="left")
+    for col in ("rank", "variant", "params", "model ms", "x first", "bound", "efficiency (from)", "timed"):
+        table.add_column(col, justify="right" if col in ("model ms", "x first") else "left", overflow="fold")
+    for r in rows:
+        table.add_row(f"{r['rank']}" + (" pick" if r["picked"] else ""), r["variant"], escape(r["params"]),
+                      _model_ms(r["model_ms"]), f"{r['vs_first']:.2f}", r["bound"],
+                      escape(f"{r['efficiency']:.2f} {r['efficiency_from']}"), r["timed"])
+    return table
+
+
 def _model_ms(ms: float) -> str:
     """A modelled time in ms: four decimals, or two significant digits below a microsecond's worth
     (a 1x1x1 product's model time is not 0.0000)."""
