@@ -232,8 +232,9 @@ def ranking(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernel
             results: str | Path | None = None, gpu: str | None = None, suite: str | Path | None = None,
             progress: Progress | None = None) -> Records:
     """What the best-row model weighed at each shape (the shapes, card and suite as in `best`): per
-    shape, each variant's best config, fastest first, with `rank`, `model_ms`, `vs_first` (over the
-    first's time), `bound` (compute, DRAM or L2), `efficiency` and `efficiency_from`, `timed` (the
+    shape, each variant's best config in the model's order (by time; a config the card timed
+    there first within best.MEASURED_EDGE), with `rank`, `model_ms`, `vs_fastest` (over the fastest
+    modelled), `bound` (compute, DRAM or L2), `efficiency` and `efficiency_from`, `timed` (the
     card timed the config 'at this shape', 'on this card' elsewhere, or 'never') and `picked`
     (the best row's pick; a config tuned at the shape is picked whatever this order). A shape no
     variant runs has no rows. Needs no GPU."""

@@ -575,6 +575,8 @@ class Selector:
         if not found:
             return chosen
         top = found[0]
+        if chosen is not None and (top.variant.name, top.params) == (chosen.variant.name, chosen.params):
+            return chosen  # the model, weighing the rival, still puts the tuned config first
         return Pick(top.variant, top.params, top.reason() + passed_over, top)
 
     def why_none(self, shape: Shape) -> str:
@@ -687,7 +689,8 @@ def timed_where(chooser: Selector, estimate: Estimate) -> str:
 
 def ranking_records(experiment: Experiment, chooser: Selector, shape: Shape, columns: dict[str, Any]) -> list[dict]:
     """`gpulab best --ranking`'s rows for one shape: each variant's best config the model weighed
-    there (Selector.ranking), fastest first: its modelled time and over the fastest's, what binds it,
+    there (Selector.ranking), in the model's order (by time, a config timed there first within
+    MEASURED_EDGE: prefer_measured): its modelled time and over the fastest modelled, what binds it,
     its efficiency and where from, whether the card timed that config, and whether it is the best
     row's pick (a config tuned there is picked whatever the model's order: rule 1)."""
     ranked = chooser.ranking(shape)
@@ -697,12 +700,13 @@ def ranking_records(experiment: Experiment, chooser: Selector, shape: Shape, col
     if chosen is not None and not any(is_pick(est) for est in ranked):  # a tuned config its variant's model ranks lower
         mine = chooser._estimate(chosen.variant, chosen.params, shape, modelled=True)
         ranked = sorted(ranked + ([mine] if mine is not None else []), key=lambda e: e.order)
+    fastest = min(est.seconds for est in ranked) if ranked else 1.0
     rows = []
     for rank, est in enumerate(ranked, 1):
         picked = is_pick(est)
         rows.append({"experiment": experiment.name, **shape.as_record(), **columns, "rank": rank,
                      "variant": est.variant.name, "params": est.variant.params_label(est.params),
-                     "model_ms": est.seconds * 1e3, "vs_first": est.seconds / ranked[0].seconds,
+                     "model_ms": est.seconds * 1e3, "vs_fastest": est.seconds / fastest,
                      "bound": est.bound, "efficiency": est.efficiency, "efficiency_from": est.efficiency_from,
                      "timed": timed_where(chooser, est), "picked": picked})
     return rows

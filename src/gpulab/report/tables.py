@@ -260,14 +260,14 @@ def best_table(rows: list[dict], title: str) -> Table:
 
 
 def ranking_table(rows: list[dict], title: str) -> Table:
-    """`gpulab best --ranking` at one shape: each variant's best config the model weighed, fastest
-    first, the best row's pick marked."""
+    """`gpulab best --ranking` at one shape: each variant's best config the model weighed, in its
+    order, the best row's pick marked."""
     table = Table(title=title, title_justify="left")
-    for col in ("rank", "variant", "params", "model ms", "x first", "bound", "efficiency (from)", "timed"):
-        table.add_column(col, justify="right" if col in ("model ms", "x first") else "left", overflow="fold")
+    for col in ("rank", "variant", "params", "model ms", "x fastest", "bound", "efficiency (from)", "timed"):
+        table.add_column(col, justify="right" if col in ("model ms", "x fastest") else "left", overflow="fold")
     for r in rows:
         table.add_row(f"{r['rank']}" + (" pick" if r["picked"] else ""), r["variant"], escape(r["params"]),
-                      _model_ms(r["model_ms"]), f"{r['vs_first']:.2f}", r["bound"],
+                      _model_ms(r["model_ms"]), f"{r['vs_fastest']:.2f}", r["bound"],
                       escape(f"{r['efficiency']:.2f} {r['efficiency_from']}"), r["timed"])
     return table
 
