@@ -609,6 +609,30 @@ def test_a_tune_the_model_still_puts_first_after_weighing_a_rival_stands_as_tune
     assert (pick.variant.name, pick.why) == ("ks", "tuned here")
 
 
+def test_a_tune_passed_over_yields_only_to_a_config_the_card_has_timed():
+    """At sgemm's 512^3 sx was tuned (18.8 us); the model expects v13, in a config timed at other
+    shapes, 10% faster, and passes the tune over. It put v12 in MINB=3, never timed, first of all;
+    what overrules a measured tune must be measured too, so the pick is among the timed configs."""
+    chooser = best.selector(SGEMM, H200)
+    shape = SGEMM.shape(512, 512, 512)
+    top = chooser.ranking(shape)[0]
+    assert top.variant.name == "v12" and not chooser.timed_somewhere(top)
+    pick = chooser.pick(shape)
+    assert pick.why.endswith("sx tuned here passed over: the model expects v13 at least 10% faster")
+    assert chooser.timed_somewhere(pick.estimate) and best.UNTIMED not in pick.why
+
+
+def test_a_pick_the_card_never_timed_says_so():
+    """At 2048x31x4096 (a narrow head; no tune near) the model's pick is a v13 config no run on the
+    card had: chosen_by says so, since its efficiency is its variant's, borrowed. A config timed
+    elsewhere (v12 at 128x4096x1000) carries no such word."""
+    chooser = best.selector(SGEMM, H200)
+    narrow = chooser.pick(SGEMM.shape(2048, 31, 4096))
+    assert not chooser.timed_somewhere(narrow.estimate) and narrow.why.endswith(best.UNTIMED)
+    timed = chooser.pick(SGEMM.shape(128, 4096, 1000))
+    assert chooser.timed_somewhere(timed.estimate) and best.UNTIMED not in timed.why
+
+
 def test_api_ranking_shows_what_the_model_weighed_and_marks_the_pick():
     """At 4096x64x4096 sx was tuned (the pick, 'tuned here'); the model puts configs of v12 and v13 it
     never timed ahead of it, which the ranking shows with 'never' beside them. One row per variant

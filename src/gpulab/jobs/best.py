@@ -10,9 +10,10 @@ best) says what it would run, with no GPU. The rule, in full:
    the experiment no longer has, or whose params or constraints refuse the shape, is left out.
    Unless the model expects a variant that was not tuned there to run at least 10% faster than the
    tune's fastest, in a config the card has timed somewhere (rivals_ahead): a tune of one variant
-   says which of its configs is best, not which variant is, so there the model chooses (rule 2), the
-   tuned config among its candidates with its own measured time, and the row's chosen_by says what
-   the tune was passed over for.
+   says which of its configs is best, not which variant is, so there the model chooses (rule 2)
+   among the configs the card has timed (what overrules a measured tune is measured too), the
+   tuned config among them with its own measured time, and the row's chosen_by says what the tune
+   was passed over for; where the model still puts the tuned config first, it stays 'tuned here'.
 2. Else a model chooses among candidates: every variant the card's architecture runs (demonstrations
    never), each at its tuned params for the shape, its declared defaults, every config a tune found
    best anywhere, the experiment's own default for the shape (Experiment.best_default), and the
@@ -73,6 +74,8 @@ best) says what it would run, with no GPU. The rule, in full:
    MODELLED_PER_VARIANT more of each variant's own best bounds, so every variant is weighed
    (ranking); the best modelled time is the pick (a tie: to the config its own access model
    evaluated, then to the one with the most headroom on its other limits, Estimate.order).
+   A pick whose config the card never timed says so in its chosen_by (UNTIMED): its efficiency is
+   its variant's, borrowed from other configs.
 4. Nothing accepts the shape: no pick; Selector.why_none says why in one line.
 """
 
@@ -106,6 +109,7 @@ CALIBRATION_ROWS = 3  # measured runs per variant its efficiency is the median o
 
 MEASURED_HERE = "measured for this config at "
 BARE_MODEL = "(nothing measured on this card: the bare model)"
+UNTIMED = "; a config this card never timed"  # chosen_by's caveat: its efficiency is its variant's, borrowed
 # How much faster (modelled) a config never timed must be to win over one timed (prefer_measured):
 # under it, a lead is the model's noise. Leaving each tuned shape out of the H200's tunes in turn and
 # pairing the configs timed there (notebook/probes/replay_picks.py edge, 2026-12-05), a config never
@@ -572,12 +576,15 @@ class Selector:
             passed_over = (f"; {chosen.variant.name} {chosen.why} passed over: the model expects "
                            + ", ".join(e.variant.name for e in rivals[:3]) + " at least 10% faster")
         found = self.ranking(shape)
+        if chosen is not None:  # a measured tune yields to what the card has timed, as its rivals are
+            found = [e for e in found if self.timed_somewhere(e)]
         if not found:
             return chosen
         top = found[0]
         if chosen is not None and (top.variant.name, top.params) == (chosen.variant.name, chosen.params):
             return chosen  # the model, weighing the rival, still puts the tuned config first
-        return Pick(top.variant, top.params, top.reason() + passed_over, top)
+        untimed = "" if self.timed_somewhere(top) or not self.config_runs else UNTIMED
+        return Pick(top.variant, top.params, top.reason() + untimed + passed_over, top)
 
     def why_none(self, shape: Shape) -> str:
         """One line: why no variant of the experiment runs `shape`."""
