@@ -706,7 +706,9 @@ def ranking_records(experiment: Experiment, chooser: Selector, shape: Shape, col
         return chosen is not None and (chosen.variant.name, chosen.params) == (est.variant.name, est.params)
     if chosen is not None and not any(is_pick(est) for est in ranked):  # a tuned config its variant's model ranks lower
         mine = chooser._estimate(chosen.variant, chosen.params, shape, modelled=True)
-        ranked = sorted(ranked + ([mine] if mine is not None else []), key=lambda e: e.order)
+        if mine is not None:  # placed by its time, the model's order of the others kept
+            at = next((i for i, est in enumerate(ranked) if i and est.order > mine.order), len(ranked))
+            ranked = ranked[:at] + [mine] + ranked[at:]
     fastest = min(est.seconds for est in ranked) if ranked else 1.0
     rows = []
     for rank, est in enumerate(ranked, 1):
