@@ -28,7 +28,7 @@ import copy
 import csv
 import math
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from gpulab.experiments import get_experiment
@@ -139,80 +139,75 @@ def main() -> None:
 AMONG_TIMED = "--among-timed" in sys.argv
 
 
-def configs() -> None:
+def tuned_shapes_left_out():
+    """(experiment, variant, shape, {(variant, params label): ms}, a Selector without that shape) for
+    each shape a tune timed at least three configs at (tune-<exp>-<variant>.csv)."""
     for name in SUITES:
         exp = get_experiment(name)
         table = load_tuned(FOLDER).get(name, {})
         runs = calibration.measured_runs(exp, FOLDER, table)
         for v in exp.variants:
             path = FOLDER / f"tune-{name}-{v.name}.csv"
-            if not path.exists():
-                continue
-            ok = n = untimed = 0
-            logs, misses = [], []
-            for shape, times in timed_configs(path).items():
-                if len(times) < 3:
-                    continue
-                values = shape_of(shape)
+            if path.exists():
+                for shape, times in timed_configs(path).items():
+                    if len(times) >= 3:
+                        values = shape_of(shape)
+                        yield exp, v, exp.shape(*values), times, left_out(exp, table, runs, values)
 
-                chooser = left_out(exp, table, runs, values)
-                mine = [e for e in chooser.ranking(exp.shape(*values)) if e.variant.name == v.name]
-                if AMONG_TIMED:  # the model's first among the configs the tune timed there
-                    labels = {label: v.completed_params(parse_params_label(label)) for (_, label) in times}
-                    found = [e for p in labels.values() if p is not None and v.constraints(p, exp.shape(*values)) is None
-                             and (e := chooser._estimate(v, p, exp.shape(*values), modelled=True)) is not None]
-                    mine = [best.prefer_measured(found, chooser.timed_somewhere)] if found else []
-                if not mine:
-                    continue
-                n += 1
-                t = times.get((v.name, v.params_label(mine[0].params)))
-                fastest = min(times.values())
-                if t is None:
-                    untimed += 1
-                    misses.append(f"{shape} untimed")
-                    continue
-                logs.append(math.log(t / fastest))
-                if t <= 1.05 * fastest:
-                    ok += 1
-                else:
-                    misses.append(f"{shape} {t / fastest:.2f}x")
-            if n:
-                gm = math.exp(sum(logs) / len(logs)) if logs else float("nan")
-                print(f"{name} {v.name}: within 5% at {ok} of {n}, {untimed} untimed, geomean {gm:.3f}x the "
-                      f"tune's fastest; " + "; ".join(misses))
+
+def timed_estimates(chooser, v, shape, times) -> dict:
+    """The model's estimate of each config the tune timed at `shape`, by params label."""
+    found = {}
+    for (_, label), _ in times.items():
+        params = v.completed_params(parse_params_label(label))
+        if params is not None and v.constraints(params, shape) is None:
+            if (est := chooser._estimate(v, params, shape, modelled=True)) is not None:
+                found[label] = est
+    return found
+
+
+def configs() -> None:
+    counts: dict[tuple[str, str], Counter] = defaultdict(Counter)  # (experiment, variant): ok, n, untimed
+    logs: dict[tuple[str, str], list[float]] = defaultdict(list)
+    misses: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for exp, v, shape, times, chooser in tuned_shapes_left_out():
+        if AMONG_TIMED:  # the model's first among the configs the tune timed there
+            found = list(timed_estimates(chooser, v, shape, times).values())
+            mine = [best.prefer_measured(found, chooser.timed_somewhere)] if found else []
+        else:
+            mine = [e for e in chooser.ranking(shape) if e.variant.name == v.name]
+        if not mine:
+            continue
+        key = (exp.name, v.name)
+        counts[key]["n"] += 1
+        t, fastest = times.get((v.name, v.params_label(mine[0].params))), min(times.values())
+        if t is None:
+            counts[key]["untimed"] += 1
+            misses[key].append(f"{shape.label} untimed")
+            continue
+        logs[key].append(math.log(t / fastest))
+        if t <= 1.05 * fastest:
+            counts[key]["ok"] += 1
+        else:
+            misses[key].append(f"{shape.label} {t / fastest:.2f}x")
+    for key, c in counts.items():
+        gm = math.exp(sum(logs[key]) / len(logs[key])) if logs[key] else float("nan")
+        print(f"{key[0]} {key[1]}: within 5% at {c['ok']} of {c['n']}, {c['untimed']} untimed, geomean {gm:.3f}x "
+              f"the tune's fastest; " + "; ".join(misses[key]))
 
 
 def edge() -> None:
     buckets: dict[tuple[str, int], list[float]] = defaultdict(list)  # log(time of the one modelled faster / other's)
-    for name in SUITES:
-        exp = get_experiment(name)
-        table = load_tuned(FOLDER).get(name, {})
-        runs = calibration.measured_runs(exp, FOLDER, table)
-        for v in exp.variants:
-            path = FOLDER / f"tune-{name}-{v.name}.csv"
-            if not path.exists():
-                continue
-            for shape, times in timed_configs(path).items():
-                if len(times) < 3:
-                    continue
-                values = shape_of(shape)
-
-                chooser = left_out(exp, table, runs, values)
-                found = {}
-                for (_, label), t in times.items():
-                    params = v.completed_params(parse_params_label(label))
-                    if params is None or v.constraints(params, exp.shape(*values)):
-                        continue
-                    est = chooser._estimate(v, params, exp.shape(*values), modelled=True)
-                    if est is not None:
-                        found[label] = (est.seconds, t, chooser.timed_somewhere(est))
-                for a, (est_a, t_a, timed_a) in found.items():
-                    for b, (est_b, t_b, timed_b) in found.items():
-                        if est_b < est_a:  # b modelled faster, by lead
-                            lead = est_a / est_b - 1
-                            kind = {(True, False): "over a timed one, never timed", (True, True): "both timed"}.get(
-                                (timed_a, timed_b), "other")
-                            buckets[(kind, min(int(lead * 25) * 4, 40))].append(math.log(t_b / t_a))
+    for exp, v, shape, times, chooser in tuned_shapes_left_out():
+        found = {label: (est.seconds, times[(v.name, label)], chooser.timed_somewhere(est))
+                 for label, est in timed_estimates(chooser, v, shape, times).items()}
+        for est_a, t_a, timed_a in found.values():
+            for est_b, t_b, timed_b in found.values():
+                if est_b < est_a:  # b modelled faster, by lead
+                    lead = est_a / est_b - 1
+                    kind = {(True, False): "over a timed one, never timed", (True, True): "both timed"}.get(
+                        (timed_a, timed_b), "other")
+                    buckets[(kind, min(int(lead * 25) * 4, 40))].append(math.log(t_b / t_a))
     for (kind, lead), logs in sorted(buckets.items()):
         print(f"{kind:30s} lead {lead:2d}-{lead + 4}%{'+' if lead == 40 else ' '} {len(logs):5d} pairs: ran faster in "
               f"{sum(x < 0 for x in logs) / len(logs):.2f}, geomean {math.exp(sum(logs) / len(logs)):.3f}x the other's time")
