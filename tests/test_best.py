@@ -637,7 +637,7 @@ def test_api_ranking_shows_what_the_model_weighed_and_marks_the_pick():
     """At 4096x64x4096 sx was tuned (the pick, 'tuned here'); the model puts configs of v12 and v13 it
     never timed ahead of it, which the ranking shows with 'never' beside them. One row per variant
     that runs the shape, in the model's order, the pick marked once."""
-    rows = api.ranking("sgemm", shapes=["4096x64x4096"], results=ROOT / "results", gpu="h200")
+    rows = api.best("sgemm", shapes=["4096x64x4096"], results=ROOT / "results", gpu="h200", ranking=True).ranking
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
     assert min(r["vs_fastest"] for r in rows) == 1.0
     assert len({r["variant"] for r in rows}) == len(rows) >= 10
@@ -652,7 +652,7 @@ def test_api_ranking_shows_what_the_model_weighed_and_marks_the_pick():
 def test_a_tuned_pick_the_model_ranks_below_its_variants_best_is_still_shown():
     """At 1000x3000x776 t4 is picked as tuned there (BN=200 in clusters of 4); the model's best t4
     config there is another (BN=192, timed at 777), so the ranking adds the pick's own row."""
-    rows = api.ranking("gemm_bf16", shapes=["1000x3000x776"], results=ROOT / "results", gpu="h200")
+    rows = api.best("gemm_bf16", shapes=["1000x3000x776"], results=ROOT / "results", gpu="h200", ranking=True).ranking
     t4 = [r for r in rows if r["variant"] == "t4"]
     assert len(t4) == 2 and [r["picked"] for r in t4] == [False, True]
     assert "CLUSTER=4" in t4[1]["params"]

@@ -214,7 +214,7 @@ def _names(names, what: str) -> list[str] | None:
 
 def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: Sequence[str | Path] = (),
          results: str | Path | None = None, gpu: str | None = None, suite: str | Path | None = None,
-         progress: Progress | None = None) -> Records:
+         ranking: bool = False, progress: Progress | None = None) -> Records:
     """What gpulab's best row runs at each shape (default: the experiment's default shapes; or a
     suite's), from what card `gpu` measured (a results folder's name, e.g. 'h200'; default: this
     machine's card, else the one card with results, else none): its tune, its runs and its
@@ -223,30 +223,12 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     it chose), with a suite's columns; a shape no variant runs has an empty `variant` and
     `chosen_by` saying why; `progress` hears of each shape (the model takes a second or more at a
     shape where many variants run); the records' `note` says which card's ceilings and runs the
-    model read (Selector.basis). Needs no GPU."""
-    return _each_shape(experiment_name, shapes, kernels, results, gpu, suite, progress, "best",
-                       lambda exp, chooser, shape, columns: [choosing.pick_record(exp, chooser, shape, columns)])
-
-
-def ranking(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: Sequence[str | Path] = (),
-            results: str | Path | None = None, gpu: str | None = None, suite: str | Path | None = None,
-            progress: Progress | None = None) -> Records:
-    """What the best-row model weighed at each shape (the shapes, card and suite as in `best`): per
-    shape, each variant's best config in the model's order (by time; a config the card timed
-    there first within best.MEASURED_EDGE), with `rank`, `model_ms`, `vs_fastest` (over the fastest
-    modelled), `bound` (compute, DRAM or L2), `efficiency` and `efficiency_from`, `timed` (the
-    card timed the config 'at this shape', 'on this card' elsewhere, or 'never') and `picked`
-    (the best row's pick; a config tuned at the shape is picked whatever this order). A shape no
-    variant runs has no rows. Needs no GPU."""
-    return _each_shape(experiment_name, shapes, kernels, results, gpu, suite, progress, "ranking",
-                       choosing.ranking_records)
-
-
-def _each_shape(experiment_name: str, shapes, kernels, results, gpu, suite, progress: Progress | None, what: str,
-                records_at) -> Records:
-    """`best` and `ranking`: the card's Selector, then `records_at(experiment, selector, shape,
-    the suite's columns)` at each shape asked (or the suite's, or the experiment's defaults), its
-    rows joined; the Records' `note` says whose ceilings and runs the model read."""
+    model read (Selector.basis). With `ranking`, the records' `.ranking` holds what the model
+    weighed at each shape (jobs.best.ranking_records): each variant's best config in the model's
+    order (by time; a config the card timed there first within best.MEASURED_EDGE), with `rank`,
+    `model_ms`, `vs_fastest` (over the fastest modelled), `bound` (compute, DRAM or L2),
+    `efficiency` and `efficiency_from`, `timed` ('at this shape', 'on this card' elsewhere, or
+    'never') and `picked`. Needs no GPU."""
     exp = experiment(experiment_name, kernels)
     if suite is not None and shapes is not None:
         raise GpulabError("give shapes or a suite, not both")
@@ -257,12 +239,17 @@ def _each_shape(experiment_name: str, shapes, kernels, results, gpu, suite, prog
         found = [(s, {}) for s in shapes_of(exp, shapes)]
     progress = progress or QUIET
     progress.planned(len(found))
-    rows = []
+    rows, ranked = [], []
     for shape, columns in found:
-        progress.started(f"{what} {exp.name} {shape.label}")
-        rows += records_at(exp, chooser, shape, columns)
+        progress.started(f"best {exp.name} {shape.label}")
+        rows.append(choosing.pick_record(exp, chooser, shape, columns))
+        if ranking:
+            ranked += choosing.ranking_records(exp, chooser, shape, columns)
         progress.finished(None)
-    return Records(rows, note=chooser.basis())
+    records = Records(rows, note=chooser.basis())
+    if ranking:
+        records.ranking = Records(ranked)
+    return records
 
 
 def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), results: str | Path | None = None,

@@ -460,10 +460,10 @@ def best(
         check_picks_file(csv_path)
     with Live(f"best {experiment}") as live:
         rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite,
-                        progress=live)
+                        ranking=ranking, progress=live)
     console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {suite} suite" if suite else "")))
     if ranking:
-        ranked = api.ranking(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite)
+        ranked = rows.ranking
         for label in dict.fromkeys(r["shape"] for r in ranked):
             console.print(ranking_table([r for r in ranked if r["shape"] == label],
                                         f"{experiment} {label}: what the model weighed"))
