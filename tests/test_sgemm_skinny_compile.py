@@ -15,14 +15,14 @@ from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.gemm_common import SMEM_STATIC_MAX
 from gpulab.experiments.sgemm import split_workspace
-from gpulab.experiments.sgemm.skinny.policy import SKINNY_SHAPES
+from gpulab.experiments.sgemm.skinny.policy import SKINNY_SHAPES, SX_NARROW
 from gpulab.experiments.sgemm.splitk import SX_DECODE, SX_TUNE_SHAPES
 from gpulab.gpu.compile import compile_kernel, included_headers
 from gpulab.jobs.tune import feasible, search_space, tune_shapes
 
 NEW = ("gv", "gt", "sx")
 SHAPES = [(1, 1, 1), (1, 8192, 8192), (8192, 1, 8192), (4096, 64, 4096), (64, 4096, 4096), (512, 512, 512),
-          (1531, 3, 1029), (17, 33, 65)]
+          (1531, 3, 1029), (17, 33, 65), (2048, 31, 4096)]
 
 
 @pytest.mark.parametrize("name", NEW)
@@ -52,7 +52,10 @@ CONFIGS = ([(n, SGEMM.variant(n).default_params()) for n in NEW] + _best_default
            + _sample("gv", 10) + _sample("gt", 8) + _sample("sx", 6)
            + [("sx", SGEMM.variant("sx").default_params() | SX_DECODE | {"S": 16}),  # a decode batch's tiles
               ("sx", SGEMM.variant("sx").default_params() | {"BM": 16, "BN": 128, "BK": 32, "WM": 16, "STAGES": 3}),
-              ("sx", SGEMM.variant("sx").default_params() | {"BM": 32, "BN": 128, "BK": 16, "STAGES": 4})])
+              ("sx", SGEMM.variant("sx").default_params() | {"BM": 32, "BN": 128, "BK": 16, "STAGES": 4}),
+              # and a few columns' (SX_NARROW: one 32-wide warp tile across)
+              ("sx", SGEMM.variant("sx").default_params() | SX_NARROW | {"BM": 128, "WM": 64, "MINB": 1}),
+              ("sx", SGEMM.variant("sx").default_params() | SX_NARROW | {"WM": 16, "BK": 32})])
 
 
 @pytest.mark.parametrize("name, params", CONFIGS, ids=lambda x: x if isinstance(x, str) else "-".join(map(str, x.values())))
@@ -119,7 +122,7 @@ def test_the_workspace_and_counters_follow_the_launch(monkeypatch, name, shape, 
 @pytest.mark.parametrize("shape, name", [
     ((1, 8192, 8192), "gv"), ((3, 1000, 100), "gv"), ((8192, 1, 8192), "gt"), ((1531, 3, 1029), "gt"),
     ((4096, 64, 4096), "sx"), ((64, 4096, 4096), "sx"), ((512, 512, 512), "sx"), ((1024, 1024, 1024), "v9"),
-    ((4096, 4096, 4096), "v9"),
+    ((4096, 4096, 4096), "v9"), ((2048, 31, 4096), "sx"), ((8191, 33, 8193), "sx"),
 ])
 def test_best_defaults_send_each_class_to_its_kernel(shape, name):
     s = SGEMM.shape(*shape)
@@ -131,6 +134,9 @@ def test_best_defaults_send_each_class_to_its_kernel(shape, name):
     if name == "gt":
         assert params["BN"] >= shape[1]
     if name == "sx":  # about two blocks per SM, at least 8 k tiles per slice
+        # no column of padding past 32 where the shape has 32 or fewer (the 64-wide default computes
+        # 33 of 64 at N = 31); 64-wide tiles above
+        assert params["BN"] == (32 if shape[1] <= 32 < shape[0] else 64)
         tiles = cdiv(shape[0], params["BM"]) * cdiv(shape[1], params["BN"])
         assert tiles * params["S"] >= 264 and cdiv(shape[2], params["BK"]) // params["S"] >= 8
 

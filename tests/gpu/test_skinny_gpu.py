@@ -10,6 +10,7 @@ import pytest
 from sgemm_checks import assert_correct, assert_same_bits_and_counters_reset, config_id
 
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
+from gpulab.experiments.sgemm.skinny.policy import SX_NARROW
 from gpulab.experiments.sgemm.splitk import SX_DECODE
 
 GV, GT, SX = (SGEMM.variant(n) for n in ("gv", "gt", "sx"))
@@ -47,21 +48,26 @@ def test_same_bits_every_launch_and_counters_left_zero(lab, config, shape):
     assert_same_bits_and_counters_reset(lab, config, shape, uses_workspace=params.get("S", 1) > 1)
 
 
-# sx's tiles for a decode batch (BM 16: one warp tile of 16 rows, no rows of padding at M = 16; and
-# 32-row ones): the shapes above, a Llama layer at 16 tokens and a ragged few-row product.
-DECODE_CONFIGS = [(SX, SX.default_params() | c) for c in (
+# sx's narrow tiles: for a decode batch (BM 16: one warp tile of 16 rows, no rows of padding at
+# M = 16; and 32-row ones) and for a few columns (BN 32: one warp tile of 32 columns, WNITER = 1, the
+# mirror). The shapes above, Llama layers at 16 and 7 tokens, N of 31 and 32 at a long K (the
+# checked path where N < BN, the fast one where N >= BN) and 33 (a second tile of one column).
+NARROW_CONFIGS = [(SX, SX.default_params() | c) for c in (
     SX_DECODE | {"S": 16}, {"BM": 16, "BN": 128, "BK": 32, "WM": 16, "STAGES": 3, "S": 8},
-    {"BM": 32, "BN": 128, "BK": 16, "STAGES": 4, "S": 4})]
+    {"BM": 32, "BN": 128, "BK": 16, "STAGES": 4, "S": 4},
+    SX_NARROW | {"S": 8}, SX_NARROW | {"BM": 128, "WM": 64, "MINB": 1, "S": 16},
+    SX_NARROW | {"WM": 16, "BK": 32, "STAGES": 4, "S": 4})]
+NARROW_SHAPES = SHAPES + [(16, 6144, 4096), (7, 4097, 1000), (2048, 31, 4096), (4096, 32, 4096), (2049, 33, 4093)]
 
 
-@pytest.mark.parametrize("shape", SHAPES + [(16, 6144, 4096), (7, 4097, 1000)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("shape", NARROW_SHAPES, ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("exact", [False, True], ids=["random", "exact"])
-@pytest.mark.parametrize("config", DECODE_CONFIGS, ids=config_id)
-def test_sx_decode_tiles_correct(lab, config, shape, exact):
+@pytest.mark.parametrize("config", NARROW_CONFIGS, ids=config_id)
+def test_sx_narrow_tiles_correct(lab, config, shape, exact):
     assert_correct(lab, config, shape, exact)
 
 
-@pytest.mark.parametrize("shape", [(16, 6144, 4096), (9, 4100, 2049)], ids=str)
-@pytest.mark.parametrize("config", DECODE_CONFIGS, ids=config_id)
-def test_sx_decode_tiles_same_bits_and_counters_left_zero(lab, config, shape):
+@pytest.mark.parametrize("shape", [(16, 6144, 4096), (9, 4100, 2049), (2048, 31, 4096)], ids=str)
+@pytest.mark.parametrize("config", NARROW_CONFIGS, ids=config_id)
+def test_sx_narrow_tiles_same_bits_and_counters_left_zero(lab, config, shape):
     assert_same_bits_and_counters_reset(lab, config, shape, uses_workspace=True)

@@ -23,6 +23,13 @@
 //   and the ring's 16-deep tiles of 256 columns hold 48 KiB of B in flight a block (4 slots), 3
 //   blocks an SM by shared memory (splitk.SX_DECODE). S = 16 at 16 x 6144 x 4096: 24 tiles x 16 = 384
 //   blocks, one wave; the fixup reads 16 planes of 16 x 256 (6 MB in all, 6% of B, L2).
+// BN 32 (a few columns, the mirror; no code changed, only the params' choices): one warp tile of 32
+//   columns (WN = 32, WNITER = 1: one sub-tile of 8 lanes x TN = 4). At BN = 64 an N of 31 computes
+//   33 columns of padding a tile, 2.06x the product's FFMAs: the best row at 2048 x 31 x 4096 ran
+//   0.50x cuBLAS FP32 (H200, 2026-12-05, v13 in 256 x 64 tiles). At 64 x 32 (skinny.policy's
+//   SX_NARROW: two 32 x 32 warps, 112 registers under NVRTC 13.5, no spills) and S = 16: 512 blocks
+//   of 256-deep slices; the 0.52 GFLOP at the ladder's ~40 TFLOP/s is ~13 us, A's 34 MB at the copy
+//   ceiling ~8 us, against cuBLAS's 30 us. N < BN runs the checked path (per-element copies of B).
 // Params: v9's BM, BN, BK, WM, WN, WNITER, TM = TN = 4, STAGES, MINB, GROUP_M (rasterization of the
 //   tiles of one slice), and S (k slices, grid.y; 1 = v9 with no workspace). Dynamic shared memory
 //   as v9. Extra arguments: the workspace (S*M*N floats) and a counter per tile (zero before the

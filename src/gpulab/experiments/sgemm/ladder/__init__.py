@@ -15,10 +15,10 @@ from gpulab.experiments.sgemm.ladder.launch import (
 from gpulab.experiments.sgemm.ladder.ring_access import v9_access, v10_access, v11_access
 
 
-def tile_params(bm=128, bn=128, bk=8, bm_choices=(64, 128, 256)) -> tuple[Param, ...]:
+def tile_params(bm=128, bn=128, bk=8, bm_choices=(64, 128, 256), bn_choices=(64, 128, 256)) -> tuple[Param, ...]:
     return (
         Param("BM", bm_choices, bm, "block tile rows (of C and A)"),
-        Param("BN", (64, 128, 256), bn, "block tile columns (of C and B)"),
+        Param("BN", bn_choices, bn, "block tile columns (of C and B)"),
         Param("BK", (8, 16, 32), bk, "k depth of one shared-memory tile"),
     )
 

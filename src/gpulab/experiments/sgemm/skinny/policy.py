@@ -45,6 +45,12 @@ def _fit_minb(variant: Variant, params: Params, shape: Shape) -> Params:
 SX_DECODE = {"BM": 16, "BN": 256, "BK": 16, "WM": 16, "WN": 64, "WNITER": 2, "STAGES": 4}
 DECODE_ROWS = 16  # M at most this: a decode batch, SX_DECODE's one row of 16-row tiles
 
+# sx for a few columns (N <= 32), the mirror of the decode tiles: 64 x 32 tiles of two 32 x 32 warp
+# tiles (one sub-tile of 8 lanes x 4 columns each, WNITER = 1), so an N of 31 computes one column
+# of padding where sx's default 64-wide tiles compute 33 (2.06x the product's FFMAs).
+SX_NARROW = {"BN": 32, "WN": 32, "WNITER": 1, "BK": 16}
+NARROW_COLS = 32  # N at most this: SX_NARROW's one column of 32-wide tiles
+
 
 def few_tiles(shape: Shape) -> bool:
     """Whether v9's default 64 x 128 tiles would leave over half of the card's SMs idle."""
@@ -86,7 +92,9 @@ def best_default(experiment: Experiment, shape: Shape) -> tuple[str, Params, str
     if kind is not None or few_tiles(shape):
         sx = experiment.variant("sx")
         decode = kind == "few rows" and shape["M"] <= DECODE_ROWS
-        params = sx.default_params() | (SX_DECODE if decode else {})
+        narrow = kind == "few columns" and shape["N"] <= NARROW_COLS
+        params = sx.default_params() | (SX_DECODE if decode else SX_NARROW if narrow else {})
         params["S"] = sx_slices(shape, params, sx.param("S").choices)
-        return "sx", params, f"nothing tuned near: sx for {'a decode batch' if decode else kind or 'few tiles'}"
+        why = "a decode batch" if decode else "32-wide tiles" if narrow else kind or "few tiles"
+        return "sx", params, f"nothing tuned near: sx for {why}"
     return "v9", experiment.variant("v9").default_params(), "nothing tuned near: v9's defaults"

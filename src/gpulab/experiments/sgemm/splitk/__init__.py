@@ -20,6 +20,7 @@ from gpulab.experiments.sgemm.splitk.launch import (
 SK_TUNE_SHAPES = SKINNY_SHAPES + ((512, 512, 512),)
 SX_TUNE_SHAPES = ((4096, 64, 4096), (64, 4096, 4096), (512, 512, 512))
 SX_BM = (16, 32, 64, 128, 256)  # v9's tile rows and two narrower, for a few rows (M = 16: decode)
+SX_BN = (32, 64, 128, 256)  # and one narrower column: a warp tile of 32 (WNITER = 1) for a few columns
 
 # sk's configs by skinny class (skinny.policy.skinny_class): what the best row ran where nothing
 # was tuned near a skinny shape until gv, gt and sx took that over (skinny.policy.best_default), kept
@@ -106,8 +107,9 @@ SX = Variant(
     # v9's params, at 64 x 64 tiles of two 32 x 64 warp tiles (64 of them at 512^3 and at
     # 4096 x 64: 4096 x 64 has no 128-wide tile), and S. BM 16 and 32 (one warp tile of 16 or 32
     # rows, WM = BM): a decode batch of 16 tokens against a layer's weights in tiles with no row of
-    # padding (at BM = 64, 48 of every 64 rows' FMAs are thrown away), sx_split_k.cu's header.
-    params=tile_params(bm=64, bn=64, bm_choices=SX_BM) + warp_params(wm=32, wn=64, wniter=2) + (
+    # padding (at BM = 64, 48 of every 64 rows' FMAs are thrown away), sx_split_k.cu's header. BN
+    # 32 (one warp tile of 32 columns, WN = 32, WNITER = 1) is the mirror for a few columns.
+    params=tile_params(bm=64, bn=64, bm_choices=SX_BM, bn_choices=SX_BN) + warp_params(wm=32, wn=64, wniter=2) + (
         Param("STAGES", (2, 3, 4, 5), 3, "tiles in the cp.async ring"),
         Param("MINB", (1, 2, 3, 4), 2, "blocks per SM the registers are sized for"),
         Param("GROUP_M", (1, 4, 8, 16), 8, "block-rows per rasterization group (1: row order)"),
