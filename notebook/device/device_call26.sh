@@ -6,11 +6,11 @@
 # same bits every launch); then the shapes of notebook/probes/narrow/narrow.toml (issue 40's own
 # 2049x31x4093 at 0.36x cuBLAS FP32 and 8191x33x8193 at 0.54x, 2048x31x4096 at 0.50x in call 15)
 # with the model's pick and its contenders beside cuBLAS; sx tuned over the 32-wide tiles at two of
-# them; the shapes again, now with the tune.
+# them; the shapes again, now with the tune; the tuned 32-wide configs under compute-sanitizer.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call26.sh
 set -u
 source scripts/device_step.sh
-call_begin call26 300
+call_begin call26 400
 TAIL=12 trial tests 70 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 8 -m gpu \
     tests/gpu/test_skinny_gpu.py -k narrow
 mkdir -p "$dir/narrow"
@@ -20,5 +20,6 @@ TAIL=20 trial tune_sx 100 gpulab tune sgemm sx -p BN=32 -p WN=32 -p WNITER=1 -p 
     -p BK=16,32 -p STAGES=3,4 -p S=4,8,16 --shape 2048x31x4096 --shape 8192x16x4096
 TAIL=12 trial narrow_after 60 gpulab bench sgemm --suite notebook/probes/narrow/narrow.toml --contenders 1.5 \
     --no-sanitize --out "$dir/narrow/sgemm-narrow-after.csv"
+TAIL=12 trial sanitize 60 gpulab sanitize sgemm -v sx -p BN=32 --tool memcheck,racecheck
 call_end call26
 exit 0
