@@ -6,15 +6,21 @@
 # same bits every launch); then the shapes of notebook/probes/narrow/narrow.toml (issue 40's own
 # 2049x31x4093 at 0.36x cuBLAS FP32 and 8191x33x8193 at 0.54x, 2048x31x4096 at 0.50x in call 15)
 # with the model's pick and its contenders beside cuBLAS; sx tuned over the 32-wide tiles at two of
-# them; the shapes again, now with the tune; the tuned 32-wide configs under compute-sanitizer.
+# them; the shapes again, now with the tune; the tuned 32-wide configs under compute-sanitizer. And
+# first, both GEMMs at the shapes issue 40 was filed with (notebook/probes/issue40/issue40.toml),
+# none of which was timed again since 2026-12-03.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call26.sh
 set -u
 source scripts/device_step.sh
-call_begin call26 400
+call_begin call26 520
 TAIL=12 trial tests 70 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 8 -m gpu \
     tests/gpu/test_skinny_gpu.py -k narrow
-mkdir -p "$dir/narrow"
-TAIL=12 trial narrow_before 60 gpulab bench sgemm --suite notebook/probes/narrow/narrow.toml --contenders 1.5 \
+mkdir -p "$dir/narrow" "$dir/issue40"
+for exp in gemm_bf16 sgemm; do
+    TAIL=14 trial "issue40_$exp" 60 gpulab bench "$exp" --suite notebook/probes/issue40/issue40.toml --contenders 1.5 \
+        --no-sanitize --out "$dir/issue40/$exp-issue40.csv"
+done
+TAIL=12 trial narrow_before 45 gpulab bench sgemm --suite notebook/probes/narrow/narrow.toml --contenders 1.5 \
     --no-sanitize --out "$dir/narrow/sgemm-narrow-before.csv"
 TAIL=20 trial tune_sx 100 gpulab tune sgemm sx -p BN=32 -p WN=32 -p WNITER=1 -p BM=64,128 -p WM=16,32 \
     -p BK=16,32 -p STAGES=3,4 -p S=4,8,16 --shape 2048x31x4096 --shape 8192x16x4096
