@@ -60,7 +60,8 @@ gpu_suite() {
 # call_begin NAME SECONDS: the start of one device call (notebook/device/device_callN.sh): what the
 # device tool brings back ($OUT) kept as BACK, the call's logs under /tmp/NAME, this tree installed
 # (device_setup.sh; the call stops if that fails), its trials begun within SECONDS.
-# call_end NAME: the trials' summary, then the logs and results/h200/ packed into $BACK/NAME.tgz.
+# call_end NAME: the trials' summary, then the logs and results/ packed into $BACK/NAME.tgz (every
+# card's folder: a session may be lent an H100 where the records expect the H200).
 call_begin() {
     BACK=$OUT
     export OUT=/tmp/$1
@@ -70,5 +71,5 @@ call_begin() {
 }
 call_end() {
     trials_end
-    tar czf "$BACK/$1.tgz" -C "$OUT" . -C "$PWD" results/h200 2>/dev/null
+    tar czf "$BACK/$1.tgz" -C "$OUT" . -C "$PWD" results 2>/dev/null
 }
