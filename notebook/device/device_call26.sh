@@ -14,7 +14,7 @@ set -u
 source scripts/device_step.sh
 call_begin call26 520
 TAIL=12 trial tests 70 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 8 -m gpu \
-    tests/gpu/test_skinny_gpu.py -k narrow
+    tests/gpu/test_skinny_gpu.py tests/gpu/test_sk_gpu.py -k "narrow or best_row"
 mkdir -p "$dir/narrow" "$dir/issue40"
 for exp in gemm_bf16 sgemm; do
     TAIL=14 trial "issue40_$exp" 60 gpulab bench "$exp" --suite notebook/probes/issue40/issue40.toml --contenders 1.5 \

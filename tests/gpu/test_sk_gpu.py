@@ -47,7 +47,7 @@ def test_sk_gives_the_same_bits_every_run(lab, params):
     assert all(np.array_equal(outs[0].view(np.uint32), o.view(np.uint32)) for o in outs[1:])
 
 
-@pytest.mark.parametrize("shape", [(1, 8192, 8192), (4096, 64, 4096), (512, 512, 512)], ids=str)
+@pytest.mark.parametrize("shape", [(1, 8192, 8192), (4096, 64, 4096), (512, 512, 512), (2048, 31, 4096)], ids=str)
 def test_the_best_row_is_checked_and_timed(lab, tmp_path, shape):
     specs = bench_job.bench_plan(SGEMM, [], {}, [SGEMM.shape(*shape)], tmp_path, with_best=True)
     records = [lab.execute(s) for s in specs]
