@@ -125,7 +125,8 @@ def test_representative_grids_reject_something_each():
         ("v5", dict(BK=32, BM=256, BN=256), "shared memory"),
         ("v6", dict(WN=64, WNITER=1), "WNITER"),
         ("v6", dict(WM=128), "registers"),  # 32 x 8 outputs per thread
-        ("v7", dict(BM=64, WM=128), "warp tiles"),
+        ("v7", dict(BM=64, WM=128), "warp tiles (WM=64 fits its height)"),
+        ("sx", dict(BN=32), "warp tiles (WN=32 WNITER=1 fits its width)"),  # the 32-wide tiles' warps
         ("v8", dict(BK=32), "shared memory"),  # two 32-deep stages: 66 KiB static
         ("v8", dict(MINB=4), "registers"),
         ("v9", dict(BM=128, BK=32, BN=256, STAGES=5, MINB=1), "227 KiB"),

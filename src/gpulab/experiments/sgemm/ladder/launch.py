@@ -104,7 +104,9 @@ def _warp_tiling_reason(p: Params) -> str | None:
             f"WN={p['WN']} must be 32 x WNITER={p['WNITER']}: a sub-tile is 8 lanes x TN=4 columns wide"
         )
     if p["BM"] % p["WM"] or p["BN"] % p["WN"]:
-        return f"the {p['BM']}x{p['BN']} block tile is not a whole number of {p['WM']}x{p['WN']} warp tiles"
+        hint = (f" (WN={p['BN']} WNITER={p['BN'] // 32} fits its width)" if p["BN"] < p["WN"] and p["BN"] % 32 == 0
+                else f" (WM={p['BM']} fits its height)" if p["BM"] < p["WM"] and p["BM"] % 16 == 0 else "")
+        return f"the {p['BM']}x{p['BN']} block tile is not a whole number of {p['WM']}x{p['WN']} warp tiles{hint}"
     if p["TM"] != 4 or p["TN"] != 4:
         return "TM and TN are the 4 x 4 float4 fragment of the zig-zag layout"
     return check_threads(32 * warps(p))
