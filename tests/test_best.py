@@ -1082,6 +1082,21 @@ def test_a_damaged_suite_file_is_named_not_fatal(tmp_path):
     assert model_error_line(rows[0]).startswith("the model against sgemm-llm.csv: not read (")
 
 
+def test_tiny_model_times_are_written_out():
+    """A 1000x37 transpose models at 7e-05 ms: the table writes 0.000070, two significant digits in
+    fixed point, as it writes 0.0312 above a microsecond."""
+    from rich.console import Console
+
+    from gpulab.report.tables import best_table
+    console = Console(width=200, record=True)
+    console.print(best_table([{"shape": "1000x37", "variant": "tile", "params": "ROWS=8", "model_ms": 7e-05,
+                               "chosen_by": "model"},
+                              {"shape": "4096x4096", "variant": "tile", "params": "ROWS=8", "model_ms": 0.0312,
+                               "chosen_by": "model"}], "transpose"))
+    text = console.export_text()
+    assert "0.000070" in text and "0.0312" in text and "e-05" not in text
+
+
 # -- a card that has measured nothing yet --------------------------------------------------------------
 def _new_card_beside_h200(tmp_path, h200_files=("sgemm.csv", "ceilings.csv", "tuned.json")):
     (tmp_path / "newcard").mkdir()

@@ -274,8 +274,10 @@ def ranking_table(rows: list[dict], title: str) -> Table:
 
 def _model_ms(ms: float) -> str:
     """A modelled time in ms: four decimals, or two significant digits below a microsecond's worth
-    (a 1x1x1 product's model time is not 0.0000)."""
-    return f"{ms:.4f}" if ms >= 0.001 else f"{ms:.2g}"
+    (a 1x1x1 product's model time is not 0.0000), written out, not as 7e-05."""
+    if ms >= 0.001 or ms <= 0:
+        return f"{ms:.4f}"
+    return f"{ms:.{1 - math.floor(math.log10(ms))}f}"
 
 
 def model_error_line(row: dict) -> str:
