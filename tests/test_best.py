@@ -1162,6 +1162,28 @@ def test_a_results_folder_outside_the_clone_borrows_the_labs_own_runs(tmp_path, 
     assert cost.REFERENCE_SOURCE in bare.basis() and "the bare model" in bare.basis()
 
 
+def test_with_no_gpu_and_no_results_here_best_answers_for_the_card_the_repository_recorded(tmp_path, monkeypatch):
+    """`gpulab best` on a laptop, in a folder of the user's own (no GPU, no ./results): the card whose
+    results gpulab's repository holds, its tune included, as from inside the clone; it chose from
+    the H200's runs alone and missed every tuned pick (v14 'tuned here' at 4096^3), saying 'none on
+    this card yet' where there was no card (2026-12-05, found running it outside the clone). A
+    user's own ./results, where it holds one card, comes first."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(api, "card", lambda: None)
+    monkeypatch.setattr(api, "LAB_RESULTS", H200.parent)
+    rows = api.best("sgemm", shapes=["4096x4096x4096"])
+    assert rows[0]["chosen_by"] == "tuned here" and rows.note.endswith("efficiencies from this card's runs")
+    assert str(H200 / "ceilings.csv") in rows.note
+    mine = tmp_path / "results" / "mycard"
+    mine.mkdir(parents=True)
+    shutil.copy(H200 / "ceilings.csv", mine / "ceilings.csv")
+    rows = api.best("sgemm", shapes=["4096x4096x4096"])
+    assert "tuned" not in rows[0]["chosen_by"] and "results/mycard/ceilings.csv" in rows.note
+    monkeypatch.setattr(api, "LAB_RESULTS", tmp_path / "no-clone")  # an installed wheel, no results of its own
+    shutil.rmtree(tmp_path / "results")
+    assert api._results_folder(None, None) is None
+
+
 def test_gpulab_best_says_which_cards_ceilings_and_runs_its_model_read():
     rows = api.best("sgemm", shapes=["300x4096x1000"], results=H200.parent, gpu="h200")
     assert rows.note == (f"the model's card: ceilings measured in {H200 / 'ceilings.csv'}, "

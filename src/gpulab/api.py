@@ -51,7 +51,7 @@ from gpulab.jobs.main import suite_experiments as main_suite_experiments
 from gpulab.jobs.profile import check_profile_csv, reports_folder, save_profiles
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.model.predict import check_launch, instruction_table, summarize
-from gpulab.records import BEST, RESULTS_ROOT, DamagedFile, Records, card_folder, check_run_file
+from gpulab.records import BEST, LAB_RESULTS, RESULTS_ROOT, DamagedFile, Records, card_folder, check_run_file
 from gpulab.records.ceilings import ceilings_for_roofline
 from gpulab.run import sweep
 from gpulab.gpu.stats import parse_noise
@@ -217,7 +217,8 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
          ranking: bool = False, progress: Progress | None = None) -> Records:
     """What gpulab's best row runs at each shape (default: the experiment's default shapes; or a
     suite's), from what card `gpu` measured (a results folder's name, e.g. 'h200'; default: this
-    machine's card, else the one card with results, else none): its tune, its runs and its
+    machine's card, else the one card with results, else, with no GPU, the one card gpulab's
+    repository recorded results for, else none): its tune, its runs and its
     ceilings (gpulab.jobs.best). One row per shape with `variant`, `params`, `chosen_by` (why:
     'tuned here', 'tuned at <shape>' or the model's numbers) and `model_ms` (the model's time, where
     it chose), with a suite's columns; a shape no variant runs has an empty `variant` and
@@ -279,7 +280,13 @@ def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
 
 def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     """results/<gpu>/ of the card named, else of this machine's, else of the one card with results
-    under `results` (None: none)."""
+    under `results`; with no GPU here and no results under ./results, the one card whose results
+    gpulab's repository recorded (LAB_RESULTS, where gpulab runs from a clone): `gpulab best` on a
+    laptop answers for the H200 from any folder, as it does inside the clone. None: none."""
+    if gpu is None and results is None and card() is None:
+        mine = _results_folder(None, RESULTS_ROOT) if RESULTS_ROOT.is_dir() else None
+        lab = sorted(p for p in LAB_RESULTS.glob("*") if p.is_dir()) if LAB_RESULTS.is_dir() else []
+        return mine or (lab[0] if len(lab) == 1 else None)
     root = Path(results) if results is not None else RESULTS_ROOT
     if gpu is not None:
         folder = card_folder(gpu, root)

@@ -440,8 +440,9 @@ def best(
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="e.g. 300x1000x1000 (repeatable or comma-separated)"),
     suite: Optional[str] = typer.Option(None, "--suite", help=SUITE_HELP),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="whose results to choose from: results/<gpu>/ (default: "
-                                      "this machine's card, else the one card with results)"),
-    results: Path = typer.Option(RESULTS_ROOT, "--results", help="the folder of per-GPU results"),
+                                      "this machine's card, else the one card with results; with no GPU and "
+                                      "no ./results, the card gpulab's own repository recorded)"),
+    results: Optional[Path] = typer.Option(None, "--results", help="the folder of per-GPU results [default: results]"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
     csv_path: Optional[Path] = typer.Option(None, "--csv", help="also write the picks to this CSV (joined with the "
                                             "picks of other shapes it holds; never a bench's results file)"),
