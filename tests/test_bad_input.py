@@ -327,3 +327,10 @@ def test_best_csv_refuses_what_is_not_its_picks_and_leaves_it(tmp_path, text, wo
     before = target.read_bytes()
     one_line(_best(tmp_path, "7x4096x4096", target), 2, *words)
     assert target.read_bytes() == before
+
+
+def test_best_from_a_results_folder_that_does_not_exist_is_refused(tmp_path):
+    """`--results` names where the cards' results are: one that does not exist was read as empty, and
+    the model chose from another card's runs without a word."""
+    one_line(gpulab_cli("best", "sgemm", "--shape", "64x64x64", "--results", str(tmp_path / "nowhere"), cwd=tmp_path),
+             2, "no results folder", "nowhere")

@@ -288,6 +288,8 @@ def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
         lab = sorted(p for p in LAB_RESULTS.glob("*") if p.is_dir()) if LAB_RESULTS.is_dir() else []
         return mine or (lab[0] if len(lab) == 1 else None)
     root = Path(results) if results is not None else RESULTS_ROOT
+    if results is not None and not root.is_dir():
+        raise GpulabError(f"no results folder {root}: name one that exists (a folder of results/<gpu>/ folders)")
     if gpu is not None:
         folder = card_folder(gpu, root)
         if not folder.is_dir():
