@@ -13,7 +13,7 @@ import pytest
 
 from gpulab.arith import cdiv
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
-from gpulab.experiments.sgemm.ladder.ring_access import RingGrid
+from gpulab.experiments.sgemm.ladder.ring_access import RingGrid, classes_by, row_classes
 from gpulab.experiments.sgemm.splitk.access import _grouped_rects
 from gpulab.experiments.sgemm.splitk.launch import split_tail_plan
 from gpulab.jobs.fidelity import plan
@@ -285,3 +285,15 @@ def test_v13_grouped_id_ranges_are_the_rectangles_the_model_counts(seed):
             ids = sorted(int(g.pid_of(bm, bn)) for r0, r1, c0, c1 in _grouped_rects(g, lo, hi)
                          for bm in range(r0, r1) for bn in range(c0, c1))
             assert ids == list(range(lo, hi)), (M, N, p["GROUP_M"], lo, hi)
+
+
+def test_row_classes_are_classes_by_on_the_rows():
+    """The ring's k tiles are grouped in numpy (row_classes) where they were grouped by tuples of each
+    row (classes_by): the same classes, representatives and counts, in the same order."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n, kinds = int(rng.integers(1, 60)), int(rng.integers(1, 4))
+        runs = rng.integers(0, 2, size=(n, kinds)).astype(bool)
+        first = rng.integers(0, 2, size=(n, kinds)).astype(bool)
+        mod = 32 * rng.integers(0, 4, size=(n, kinds))
+        assert row_classes(runs, first, mod) == classes_by([tuple(map(tuple, r)) for r in zip(runs, first, mod)])

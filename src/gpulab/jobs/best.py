@@ -178,6 +178,10 @@ class Selector:
         self.config_runs = {} if runs_from else fastest_per_config(list(runs))
         self._ratios: dict[tuple, float | None] = {}
         self._efficiency: dict[tuple, tuple[float, str]] = {}
+        # Memos of pure functions of (variant, shape, ...): each llm shape asks them thousands of times
+        # (every variant's efficiency reads every other's: _typical_efficiency).
+        self._classes: dict[tuple, str] = {}
+        self._own: dict[tuple, Calibration | None] = {}
         self._configs: dict[tuple, list[Params]] = {}
         self._ranking: dict[tuple, list[Estimate]] = {}
 
@@ -197,11 +201,15 @@ class Selector:
         """'memory' where the problem's FLOPs per compulsory byte are below the card's ridge for the
         variant's compute ceiling (its rate over the copy rate), else 'compute': the same test as the
         % of copy column (records.ceilings.attach_copy)."""
-        shape = shape if isinstance(shape, Shape) else self.experiment.shape(*shape)
-        flops, rate = self.experiment.flops(shape), self.card.gflops(self.experiment, v)
-        if not flops or not rate:
-            return "memory"
-        return "memory" if flops / self.experiment.bytes_moved(shape) < rate / self.card.copy_gbps else "compute"
+        values = shape.values if isinstance(shape, Shape) else tuple(shape)
+        key = (v.name, values)
+        if key not in self._classes:
+            shape = shape if isinstance(shape, Shape) else self.experiment.shape(*shape)
+            flops, rate = self.experiment.flops(shape), self.card.gflops(self.experiment, v)
+            self._classes[key] = ("memory" if not flops or not rate
+                                  or flops / self.experiment.bytes_moved(shape) < rate / self.card.copy_gbps
+                                  else "compute")
+        return self._classes[key]
 
     def mostly_padding(self, params: Params, shape: Shape | tuple[int, ...]) -> bool:
         """Whether most of a tile's rows are past M: fewer than a quarter of its BM rows hold rows of
@@ -293,15 +301,17 @@ class Selector:
         """`v`'s CALIBRATION_ROWS nearest runs of `kind` (and, where `padded` is given, whose tiles
         were as mostly padding as that: mostly_padding): the median of their model-over-measured
         ratios and, on memory-bound shapes, the fixed cost and slope they fit (fixed_cost_fit)."""
-        runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape) == kind
-                and (padded is None or self.mostly_padding(r.params, r.shape) == padded)]
-        runs.sort(key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))
-        ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
-        if not ratios:
-            return None
-        fit = fixed_cost_fit([(r * run.seconds, run.seconds) for r, run in ratios]) if kind == "memory" else None
-        where = "from " + "x".join(map(str, ratios[0][1].shape))
-        return Calibration(statistics.median(r for r, _ in ratios), where, fit)
+        key = (v.name, shape.values, kind, padded)
+        if key not in self._own:
+            runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape) == kind
+                    and (padded is None or self.mostly_padding(r.params, r.shape) == padded)]
+            runs.sort(key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))
+            ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
+            fit = (fixed_cost_fit([(r * run.seconds, run.seconds) for r, run in ratios])
+                   if ratios and kind == "memory" else None)
+            self._own[key] = (Calibration(statistics.median(r for r, _ in ratios),
+                                          "from " + "x".join(map(str, ratios[0][1].shape)), fit) if ratios else None)
+        return self._own[key]
 
     def _typical_efficiency(self, v: Variant, shape: Shape, kind: str) -> float | None:
         """The lowest of the other measured variants' efficiencies on `kind`-bound shapes near `shape`."""

@@ -18,6 +18,17 @@ from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same
 # -- v9: cp.async ---------------------------------------------------------------------------------
 
 
+def row_classes(*columns: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """classes_by over the rows of `columns` (arrays of one length, each 1- or 2-D): indices whose
+    rows are equal in every column form a class, in order of first occurrence. The same classes as
+    classes_by on tuples of the rows, in numpy: a ring over a long K has thousands of k tiles, each
+    with a row per kind of block."""
+    rows = np.concatenate([np.asarray(c).reshape(len(c), -1).astype(np.int64) for c in columns], axis=1)
+    _, first, count = np.unique(rows, axis=0, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    return tuple((int(f), int(n)) for f, n in zip(first[order], count[order]))
+
+
 def classes_by(keys) -> tuple[tuple[int, int], ...]:
     """Classes of range(len(keys)) that group the indices with equal keys (one key per index, any
     hashable): representative the first index of each group, multiplicity the group's size. For
@@ -161,13 +172,10 @@ def ring_tiles(g: RingGrid, w: RingWork) -> list[Instruction]:
     steps = w.first[None, :] + local[:, None]  # [local tile, kind] -> the tile of K
     runs = local[:, None] < w.count[None, :]  # whether kind k has a local tile j
 
-    def keys(*columns):  # one hashable key per local tile, over every kind
-        return [tuple(map(tuple, row)) for row in zip(*columns)]
-
     # the copies' global addresses: tile 0 alone (its k may start below 0), the rest by k0 mod 128
     # bytes; the ring slot by the local tile; each in every kind, with whether the kind runs it
-    a_tiles = Loop("j", most, classes_by(keys(runs, steps == 0, (F32 * BK * steps) % 128)))
-    b_tiles = Loop("j", most, classes_by(keys(runs, steps == 0, (F32 * BK * N * steps) % 128)))
+    a_tiles = Loop("j", most, row_classes(runs, steps == 0, (F32 * BK * steps) % 128))
+    b_tiles = Loop("j", most, row_classes(runs, steps == 0, (F32 * BK * N * steps) % 128))
     smem_tiles = Loop("t", most, classes_by(zip(map(tuple, runs), (g.slot(local) % 128).tolist())))
 
     def tile_of(i):  # the tile of K that local tile j of this block is
