@@ -16,6 +16,7 @@ import pytest
 
 from gpulab import api
 from gpulab.arith import cdiv
+from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Experiment, Launch, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
@@ -1179,6 +1180,10 @@ def test_with_no_gpu_and_no_results_here_best_answers_for_the_card_the_repositor
     shutil.copy(H200 / "ceilings.csv", mine / "ceilings.csv")
     rows = api.best("sgemm", shapes=["4096x4096x4096"])
     assert "tuned" not in rows[0]["chosen_by"] and "results/mycard/ceilings.csv" in rows.note
+    (tmp_path / "results" / "other").mkdir()  # two cards' results and no GPU to say which: asked, not guessed
+    with pytest.raises(GpulabError, match=r"several cards \(mycard, other\).*--gpu"):
+        api.best("sgemm", shapes=["4096x4096x4096"])
+    assert "results/mycard/" in api.best("sgemm", shapes=["4096x4096x4096"], gpu="mycard").note
     monkeypatch.setattr(api, "LAB_RESULTS", tmp_path / "no-clone")  # an installed wheel, no results of its own
     shutil.rmtree(tmp_path / "results")
     assert api._results_folder(None, None) is None

@@ -280,13 +280,10 @@ def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
 
 def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     """results/<gpu>/ of the card named, else of this machine's, else of the one card with results
-    under `results`; with no GPU here and no results under ./results, the one card whose results
-    gpulab's repository recorded (LAB_RESULTS, where gpulab runs from a clone): `gpulab best` on a
-    laptop answers for the H200 from any folder, as it does inside the clone. None: none."""
-    if gpu is None and results is None and card() is None:
-        mine = _results_folder(None, RESULTS_ROOT) if RESULTS_ROOT.is_dir() else None
-        lab = sorted(p for p in LAB_RESULTS.glob("*") if p.is_dir()) if LAB_RESULTS.is_dir() else []
-        return mine or (lab[0] if len(lab) == 1 else None)
+    under `results` (several: one line asks which); with no GPU here and nothing under ./results,
+    the one card whose results gpulab's repository recorded (LAB_RESULTS, where gpulab runs from a
+    clone): `gpulab best` on a laptop answers for the H200 from any folder, as inside the clone.
+    None: none."""
     root = Path(results) if results is not None else RESULTS_ROOT
     if results is not None and not root.is_dir():
         raise GpulabError(f"no results folder {root}: name one that exists (a folder of results/<gpu>/ folders)")
@@ -301,7 +298,13 @@ def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     if here is not None:
         return card_folder(here.slug, root)
     found = sorted(p for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
-    return found[0] if len(found) == 1 else None
+    if len(found) > 1:
+        raise GpulabError(f"{root}/ holds the results of several cards ({', '.join(p.name for p in found)}) "
+                          "and no GPU is here to choose: name one with --gpu")
+    if found or results is not None:
+        return found[0] if found else None
+    lab = sorted(p for p in LAB_RESULTS.glob("*") if p.is_dir()) if LAB_RESULTS.is_dir() else []
+    return lab[0] if len(lab) == 1 else None
 
 
 def verify(experiment_name: str, variants: Sequence[str] | None = None, shapes: Sequence[Any] | None = None,
