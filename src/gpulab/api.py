@@ -297,14 +297,19 @@ def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     here = card()
     if here is not None:
         return card_folder(here.slug, root)
-    found = sorted(p for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
+    found = _cards_under(root)
     if len(found) > 1:
         raise GpulabError(f"{root}/ holds the results of several cards ({', '.join(p.name for p in found)}) "
                           "and no GPU is here to choose: name one with --gpu")
     if found or results is not None:
         return found[0] if found else None
-    lab = sorted(p for p in LAB_RESULTS.glob("*") if p.is_dir()) if LAB_RESULTS.is_dir() else []
+    lab = _cards_under(LAB_RESULTS)
     return lab[0] if len(lab) == 1 else None
+
+
+def _cards_under(root: Path) -> list[Path]:
+    """The card folders (results/<gpu>/) under a results root, by name; none where it does not exist."""
+    return sorted(p for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
 
 
 def verify(experiment_name: str, variants: Sequence[str] | None = None, shapes: Sequence[Any] | None = None,
@@ -631,7 +636,10 @@ def _tune_suite(exp, shapes: list[Shape], params, budget, strategy, seed: int, k
     if not isinstance(top, int) or top < 1:
         raise GpulabError("--top must be at least 1")
     here = card()
-    chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else _results_folder(None, None))
+    # With no GPU here (the GPUs a scheduler's workers hold), the one card with results, else none:
+    # the workers' cards are not known yet, so neither another card's tune nor a guess among several.
+    found = _cards_under(RESULTS_ROOT)
+    chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else found[0] if len(found) == 1 else None)
     targets = choosing.tune_targets(chooser, shapes, top)
     for name, mine in targets.items():
         progress.say(f"{exp.name} {name}: tuned at {len(mine)} shape(s) where the model ranks it in the top {top}")
