@@ -290,7 +290,7 @@ def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     if gpu is not None:
         folder = card_folder(gpu, root)
         if not folder.is_dir():
-            known = sorted(p.name for p in root.glob("*") if p.is_dir())
+            known = [p.name for p in _cards_under(root)]
             raise GpulabError(f"no results for card {gpu!r} under {root}/" + (f"; there are: {', '.join(known)}"
                                                                                 if known else ""))
         return folder
