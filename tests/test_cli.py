@@ -57,6 +57,14 @@ def test_run_without_gpu_compiles_and_exits_0(tmp_path):
     assert "need an NVIDIA GPU" in r.stdout
 
 
+def test_version_says_gpulab_and_its_nvrtc(tmp_path):
+    from gpulab.version import __version__
+
+    r = gpulab("--version", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"gpulab {__version__} (NVRTC ") and "Python" in r.stdout
+
+
 def test_list_names_every_variant():
     from gpulab.experiments import all_experiments
 

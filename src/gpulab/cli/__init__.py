@@ -24,7 +24,7 @@ from gpulab.experiments.base import parse_positive_int
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu import nvml
-from gpulab.gpu.compile import check_arch
+from gpulab.gpu.compile import check_arch, nvrtc_version
 from gpulab.gpu.device import no_gpu_hint, probe
 from gpulab.jobs import best as choosing
 from gpulab.jobs import tune as tuning
@@ -40,6 +40,7 @@ from gpulab.run.args import single_params
 from gpulab.run.lab import parse_param_overrides
 from gpulab.run.progress import Progress
 from gpulab.run.worker import unfinished_line
+from gpulab.version import __version__
 
 class PlainTypes(TyperGroup):
     """Help that names an option's value in words, as click does (TEXT, INTEGER, PATH), and shows
@@ -80,6 +81,25 @@ app = typer.Typer(
 # closed before gpulab started is None: main() says so.)
 console = Console(width=None if sys.stdout is not None and sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, width=None if sys.stderr is not None and sys.stderr.isatty() else 400)
+
+
+def _print_version(asked: bool) -> None:
+    """`gpulab --version`: gpulab's version and the NVRTC it compiles with (what a bug report needs
+    first; no GPU needed)."""
+    if not asked:
+        return
+    try:
+        nvrtc = f"NVRTC {nvrtc_version()}"
+    except GpulabError as exc:
+        nvrtc = str(exc)
+    console.print(f"gpulab {__version__} ({nvrtc}, Python {sys.version.split()[0]})", markup=False, highlight=False)
+    raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="print gpulab's version and its NVRTC's, and exit")) -> None:
+    pass  # the options every command shares; the app's help= above is what `gpulab --help` says
 
 
 # -- shared option parsing --------------------------------------------------------------------
