@@ -45,10 +45,13 @@ def _fit_minb(variant: Variant, params: Params, shape: Shape) -> Params:
 SX_DECODE = {"BM": 16, "BN": 256, "BK": 16, "WM": 16, "WN": 64, "WNITER": 2, "STAGES": 4}
 DECODE_ROWS = 16  # M at most this: a decode batch, SX_DECODE's one row of 16-row tiles
 
-# sx for a few columns (N <= 32), the mirror of the decode tiles: 64 x 32 tiles of two 32 x 32 warp
+# sx for a few columns (N <= 32), the mirror of the decode tiles: 64 x 32 tiles of four 16 x 32 warp
 # tiles (one sub-tile of 8 lanes x 4 columns each, WNITER = 1), so an N of 31 computes one column
-# of padding where sx's default 64-wide tiles compute 33 (2.06x the product's FFMAs).
-SX_NARROW = {"BN": 32, "WN": 32, "WNITER": 1, "BK": 16}
+# of padding where sx's default 64-wide tiles compute 33 (2.06x the product's FFMAs). Four warps
+# and a ring of 4: sx tuned over the 32-wide tiles on an H100 (2026-12-05, notebook/device/
+# device_call27.sh) ran 2048x31x4096 in 32.6 us so (0.92x cuBLAS FP32 there, 29.9 us), two 32-row
+# warps in a ring of 3 in 40.0-40.6 us; the 64-wide default took 97.6.
+SX_NARROW = {"BN": 32, "WN": 32, "WNITER": 1, "BK": 16, "WM": 16, "STAGES": 4}
 NARROW_COLS = 32  # N at most this: SX_NARROW's one column of 32-wide tiles
 
 
