@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# call 27 (2026-12-05, on an H100: no H200 could be started three times in a row): what call 26 asks
-# of any card, on this one, under results/h100/: the GPU tests of sx's 32-wide tiles and the best
-# row at 2048x31x4096 (never run on a card before), the card's ceilings (none recorded for an H100),
-# both GEMMs at the shapes issue 40 was filed with and sgemm at the narrow shapes beside cuBLAS in
-# the same run, sx tuned over its 32-wide tiles at two of them, the tuned configs sanitized.
+# call 27 (2026-12-05, an H100; no H200 could be started): sx's 32-wide tiles on a card for the first time
+# (238 GPU tests passed, sanitizer clean). What call 26 asks of any card, on this one, under
+# results/h100-80gb-hbm3/: the GPU tests of sx's 32-wide tiles and the best row at 2048x31x4096, the
+# card's ceilings (none recorded for an H100), both GEMMs at the shapes issue 40 was filed with and
+# sgemm at the narrow shapes beside cuBLAS in the same run, sx tuned over its 32-wide tiles at two of
+# them, the tuned configs sanitized. Its CSVs: notebook/probes/narrow/call27-h100/.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call27.sh
 set -u
 source scripts/device_step.sh
