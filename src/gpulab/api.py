@@ -302,14 +302,19 @@ def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
         raise GpulabError(f"{root}/ holds the results of several cards ({', '.join(p.name for p in found)}) "
                           "and no GPU is here to choose: name one with --gpu")
     if found or results is not None:
-        return found[0] if found else None
-    lab = _cards_under(LAB_RESULTS)
-    return lab[0] if len(lab) == 1 else None
+        return _only_card(root)
+    return _only_card(LAB_RESULTS)
 
 
 def _cards_under(root: Path) -> list[Path]:
     """The card folders (results/<gpu>/) under a results root, by name; none where it does not exist."""
     return sorted(p for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
+
+
+def _only_card(root: Path) -> Path | None:
+    """The card folder under a results root where it holds exactly one, else None."""
+    found = _cards_under(root)
+    return found[0] if len(found) == 1 else None
 
 
 def verify(experiment_name: str, variants: Sequence[str] | None = None, shapes: Sequence[Any] | None = None,
@@ -638,8 +643,7 @@ def _tune_suite(exp, shapes: list[Shape], params, budget, strategy, seed: int, k
     here = card()
     # With no GPU here (the GPUs a scheduler's workers hold), the one card with results, else none:
     # the workers' cards are not known yet, so neither another card's tune nor a guess among several.
-    found = _cards_under(RESULTS_ROOT)
-    chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else found[0] if len(found) == 1 else None)
+    chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else _only_card(RESULTS_ROOT))
     targets = choosing.tune_targets(chooser, shapes, top)
     for name, mine in targets.items():
         progress.say(f"{exp.name} {name}: tuned at {len(mine)} shape(s) where the model ranks it in the top {top}")
