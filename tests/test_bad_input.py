@@ -117,6 +117,16 @@ def test_a_variant_named_like_the_library_or_the_best_row_is_refused(tmp_path, n
         gpulab.experiment("sgemm", kernels=[tmp_path / "mine.cu"])
 
 
+# -- a kernel's own text in a table ---------------------------------------------------------------
+def test_a_kernel_summary_that_looks_like_markup_is_printed_as_written(tmp_path):
+    """The terminal tables read rich markup: a summary with '[/]' in it ended `gpulab list` in a
+    MarkupError traceback, and '[red]' would have coloured the row."""
+    (tmp_path / "mine.cu").write_text(KERNEL.replace("naive, one thread per output", "naive [/] a [red]test"))
+    r = gpulab_cli("list", "sgemm", "--kernel", "mine.cu", cwd=tmp_path)
+    assert r.returncode == 0 and "Traceback" not in r.stdout + r.stderr, r.stderr
+    assert "naive [/] a [red]test" in r.stdout
+
+
 # -- an access model that raises -------------------------------------------------------------------
 def test_an_access_model_that_raises_is_one_line_naming_its_file_and_line(tmp_path):
     """A user's model with a bug ended `gpulab predict` in a full traceback (issue 42)."""

@@ -335,6 +335,9 @@ def test_run_tune_with_no_correct_config_says_where_to_look(tmp_path):
     '{"sgemm": {"v9": {"params": {"BM": "big"}}}}',
     '{"sgemm": {"v9": {"params": {"BM": 128}, "by_shape": {"huge": {"params": {}}}}}}',
     '{"sgemm": {"v9": {"params": {"BM": 128}, "by_shape": {"64x64x64": {"params": [128]}}}}}',
+    # the model reads a tuned config's time from its rate: a word there ended `gpulab best` in a traceback
+    '{"sgemm": {"v9": {"params": {}, "by_shape": {"64x64x64": {"params": {}, "rate": "fast"}}}}}',
+    '{"sgemm": {"v9": {"params": {}, "by_shape": {"64x64x64": {"params": {}, "rate": -3}}}}}',
 ])
 def test_a_tuned_json_of_the_wrong_structure_is_one_line(tmp_path, text):
     (tmp_path / "tuned.json").write_text(text)

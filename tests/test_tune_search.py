@@ -6,6 +6,7 @@ the replay of a search against a recorded tune."""
 import contextlib
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ import pytest
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.jobs import replay, search, tune
-from gpulab.records import write_csv
+from gpulab.records import read_csv, write_csv
 
 optuna = pytest.importorskip("optuna")  # the `tune` extra; the test extra installs it
 
@@ -254,6 +255,20 @@ def test_a_replay_asks_distinct_recorded_configs_within_its_evaluations(tmp_path
         replay.replay(rec, strategy, 12, seed=1)
 
 
+@pytest.mark.parametrize("damage, words", [
+    (lambda r: r | {"params": "BM=big"}, "a row's params 'BM=big' cannot be read"),
+    (lambda r: {k: v for k, v in r.items() if k != "gflops"}, "a timed row has no gflops or gbps"),
+    (lambda r: r | {"correct": False}, "no config ran correctly at every one of"),
+])
+def test_a_recorded_tune_that_cannot_be_replayed_is_one_gpulab_error(tmp_path, damage, words):
+    """Each of these ended `gpulab tune-replay` in a traceback (ValueError, TypeError, an empty max)."""
+    _recorded_csv(tmp_path / "tune.csv")
+    rows = read_csv(tmp_path / "tune.csv")
+    write_csv(tmp_path / "damaged.csv", [damage(r) for r in rows])
+    with pytest.raises(GpulabError, match=re.escape(words)):
+        replay.recorded(tmp_path / "damaged.csv", ["512x512x512", "1024x1024x1024"])
+
+
 def test_the_replay_of_the_recorded_h200_tunes_runs_on_the_committed_csvs():
     rec = replay.recorded(RESULTS / "tune-gemm_bf16-t4.csv", ["4096x4096x4096"])
     assert len(rec.configs) >= 36 and rec.best > 0
@@ -283,6 +298,14 @@ def test_bayes_without_optuna_is_one_line_before_any_gpu(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, timeout=300,
                        env={**os.environ, "GPULAB_NO_GPU": "1", "PYTHONPATH": str(tmp_path)})
     assert r.returncode == 2 and "pip install 'gpulab[tune]'" in r.stderr and "Traceback" not in r.stderr + r.stdout
+
+
+def test_tune_replay_with_a_budget_of_0_is_one_line(tmp_path):
+    """--budget 0 was read as no budget given (a quarter of the configs) and the replay went on."""
+    r = gpulab("tune-replay", str(RESULTS / "tune-sgemm-v14.csv"), "--shape", "4096x4096x4096", "--budget", "0",
+               cwd=tmp_path)
+    assert r.returncode == 2 and "evaluations must be 1 to the 90 configs recorded; got 0" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
 
 
 def test_tune_replay_prints_each_strategy_against_the_recorded_best(tmp_path):

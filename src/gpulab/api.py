@@ -631,7 +631,8 @@ def tune_replay(csv: str | Path, shapes: Sequence[str], evaluations: int | None 
     rec = replaying.recorded(csv, list(shapes))
     if not isinstance(seeds, int) or seeds < 1:
         raise GpulabError(f"--seeds must be at least 1; got {seeds}")
-    return rec, replaying.replay_seeds(rec, strategies, evaluations or replaying.quarter(rec), seeds)
+    return rec, replaying.replay_seeds(rec, strategies, replaying.quarter(rec) if evaluations is None else evaluations,
+                                      seeds)
 
 
 def _tune_suite(exp, shapes: list[Shape], params, budget, strategy, seed: int, kernels, workers, scheduler,

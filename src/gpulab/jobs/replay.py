@@ -74,12 +74,18 @@ def recorded(path: Path | str, shapes: list[str]) -> Recorded:
         raise GpulabError("name the shapes to replay at, e.g. --shape 4096x4096x4096")
     latest: dict[tuple[str, str], dict] = {}
     for r in rows:
-        params = v.completed_params(parse_params_label(r.get("params")))
+        try:
+            params = v.completed_params(parse_params_label(r.get("params")))
+        except ValueError as e:
+            raise GpulabError(f"{path}: a row's params {r.get('params')!r} cannot be read ({e})") from None
         if params is None or r["shape"] not in {s.label for s in wanted}:
             continue
         key = (v.params_label(params), r["shape"])
         if key not in latest or str(r.get("date") or "") >= str(latest[key].get("date") or ""):
             latest[key] = r | {"params": key[0]}
+    if any(r.get("correct") and r.get("time_ms") and not (r.get("gflops") or r.get("gbps")) for r in latest.values()):
+        raise GpulabError(f"{path}: a timed row has no gflops or gbps, the rate a replay scores configs by: "
+                          f"give the CSV gpulab tune wrote")
     by_label: dict[str, list[dict]] = {}
     for (label, _), r in latest.items():
         by_label.setdefault(label, []).append(r)
@@ -92,7 +98,10 @@ def recorded(path: Path | str, shapes: list[str]) -> Recorded:
     ok.sort(key=lambda p: tuple(order[n].index(p[n]) for n in order))
     labels = [v.params_label(p) for p in ok]
     dates = sorted(str(r["date"]) for label in labels for r in by_label[label] if r.get("date"))
-    return Recorded(exp, v, wanted, ok, {label: score(by_label[label], wanted) for label in labels},
+    scores = {label: score(by_label[label], wanted) for label in labels}
+    if all(v is None for v in scores.values()):
+        raise GpulabError(f"{path}: no config ran correctly at every one of {', '.join(shapes)}: nothing to replay")
+    return Recorded(exp, v, wanted, ok, scores,
                     {label: by_label[label] for label in labels}, (dates[0][:10], dates[-1][:10]) if dates else ("", ""))
 
 
@@ -110,9 +119,9 @@ class Replayed:
         return self.found / self.best
 
 
-def replay(rec: Recorded, strategy: str, evaluations: int, seed: int, parallel: int = 1) -> Replayed:
-    """One search over the recorded configs, `evaluations` of them at most, asked `parallel` at a
-    time (as many as the GPUs that would time them), each told its recorded score."""
+def replay(rec: Recorded, strategy: str, evaluations: int, seed: int) -> Replayed:
+    """One search over the recorded configs, `evaluations` of them at most, asked one at a time (as
+    one GPU would time them), each told its recorded score."""
     if strategy not in REPLAYED:
         raise GpulabError(f"a replay compares {' or '.join(REPLAYED)}; got {strategy!r}")
     if not 1 <= evaluations <= len(rec.configs):
@@ -124,7 +133,7 @@ def replay(rec: Recorded, strategy: str, evaluations: int, seed: int, parallel: 
         configs, search = listed(strategy, rec.configs, budget, None, seed), None
     plan = TunePlan(rec.experiment, rec.variant, rec.shapes, None, Path("."), {}, len(rec.configs), configs, [],
                     search=search, budget=budget, strategy=strategy)
-    for batch in plan.batches(parallel):
+    for batch in plan.batches():
         plan.rows += [r for p in batch for r in rec.rows[rec.variant.params_label(p)]]
         plan.tell(batch)
     found = [rec.scores[rec.variant.params_label(p)] for p in plan.configs]
@@ -132,9 +141,9 @@ def replay(rec: Recorded, strategy: str, evaluations: int, seed: int, parallel: 
                     max((f for f in found if f is not None), default=0.0), rec.best)
 
 
-def replay_seeds(rec: Recorded, strategies, evaluations: int, seeds: int, parallel: int = 1) -> list[Replayed]:
+def replay_seeds(rec: Recorded, strategies, evaluations: int, seeds: int) -> list[Replayed]:
     """replay() for each strategy and each random-number generator start from 0 to seeds - 1."""
-    return [replay(rec, s, evaluations, seed, parallel) for s, seed in itertools.product(strategies, range(seeds))]
+    return [replay(rec, s, evaluations, seed) for s, seed in itertools.product(strategies, range(seeds))]
 
 
 def quarter(rec: Recorded) -> int:

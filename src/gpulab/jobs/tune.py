@@ -108,6 +108,9 @@ def _tuned_problem(table) -> str | None:
                     return f"{where} by_shape entry {label!r} must be a shape like 4096x4096x4096 with an object"
                 if problem := params_problem(best.get("params", {}), f"{where} at {label}"):
                     return problem
+                rate = best.get("rate")  # the model reads a tuned config's time from it (calibration)
+                if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate < math.inf):
+                    return f"{where} at {label}: rate must be a positive number (GFLOP/s or GB/s); got {rate!r}"
     return None
 
 

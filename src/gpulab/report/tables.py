@@ -25,7 +25,7 @@ def _status(r: dict) -> str:
     return {
         "did not finish": lambda: f"[red]{escape(str(r['skip_reason']))}[/]",
         "expected wrong": lambda: f"[magenta]expected wrong[/]: {r.get('wrong_count', '?')} wrong",
-        "skipped": lambda: f"[yellow]skipped[/]: {r['skip_reason']}",
+        "skipped": lambda: f"[yellow]skipped[/]: {escape(str(r['skip_reason']))}",
         "wrong": lambda: "[red]WRONG[/]",
         "ok": lambda: f"[green]ok[/] {_num(r.get('max_rel_err'), '.1e')}",
         "": lambda: "",
@@ -108,7 +108,7 @@ def bench_table(records: list[dict], title: str) -> Table:
         if has_copy:
             row.append(_num(r.get("pct_of_copy"), ".1f"))
         spills = f"[yellow]{spill_note(r)}[/]" if spill_note(r) else ""
-        plan = f"[yellow]{r['plan_note']}[/]" if r.get("plan_note") else ""
+        plan = f"[yellow]{escape(r['plan_note'])}[/]" if r.get("plan_note") else ""
         throttled = f"[red]{throttle_note(r)}[/]" if thermal_or_power(r.get("throttle")) else throttle_note(r)
         if r.get(SANITIZED) and r[SANITIZED] != CLEAN:  # the gate's word: why it is never best, or not checked
             plan = _notes(plan, f"[yellow]{escape(str(r[SANITIZED]))}[/]")
@@ -138,7 +138,7 @@ def resources_table(records: list[dict], title: str) -> Table:
             ("[red]" if spills else "") + _num(spills, "d"), _num(r.get("spill_loads_bytes"), "d"),
             _num(r.get("stack_frame_bytes"), "d"), _num(r.get("barriers"), "d"),
             _num(r.get("theoretical_blocks_per_sm"), "d"), "" if occ is None else f"{occ:g}%",
-            r.get("occupancy_limiter") or "", _notes(r.get("skip_reason") or "", spill_note(r), r.get("plan_note") or ""),
+            r.get("occupancy_limiter") or "", escape(_notes(r.get("skip_reason") or "", spill_note(r), r.get("plan_note") or "")),
         )
     return table
 
@@ -214,7 +214,8 @@ def experiment_table(exp) -> Table:
             f"{p.name}={p.default} of {','.join(map(str, p.choices))}" for p in v.params) or "-"
         note = " [magenta](demonstration: expected wrong)[/]" if v.expected_wrong else ""
         note += f" [yellow]({v.arch_label}: {v.min_sm_for})[/]" if v.min_sm else ""
-        table.add_row(v.name, v.summary + note, params, _file_label(exp, v))
+        # a user's own kernel brings its summary and file name: text, never rich markup
+        table.add_row(v.name, escape(v.summary) + note, params, escape(_file_label(exp, v)))
     for lib in exp.vendor_baselines():
         table.add_row(lib, "vendor library baseline, timed by the same harness", "-", "-")
     return table
