@@ -20,7 +20,7 @@ from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
 # `experiments` is the registry package (gpulab.experiments; the API's list is gpulab.api.experiments).
 _API = ("card", "bench", "best", "model_error", "verify", "run", "compile_only", "predict", "profile",
         "compare", "experiment", "variants", "ceilings", "tune", "tune_replay", "fidelity", "sanitize", "Records",
-        "new", "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem", "suite")
+        "new", "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem", "suite", "Prediction")
 
 
 class _Package(types.ModuleType):

@@ -33,7 +33,7 @@ from gpulab.experiments.torch_problem import Problem
 from gpulab.experiments import suites as suite_files
 from gpulab.experiments.base import Shape
 from gpulab.experiments.declared import parse_declaration, where_raised
-from gpulab.gpu.compile import check_arch
+from gpulab.gpu.compile import DEFAULT_ARCH, check_arch
 from gpulab.gpu.device import probe
 from gpulab.gpu.ncu import find_ncu
 from gpulab.jobs import bench as bench_job
@@ -59,9 +59,12 @@ from gpulab.run.args import one_config, spec_for
 from gpulab.run.lab import Lab, LabOptions, RunSpec, compile_record, constraint_reason, param_values, plan
 from gpulab.run.progress import QUIET, Progress
 
-__all__ = ["BenchOptions", "MainRun", "Prediction", "Problem", "Progress", "Records", "ab", "bench", "load_problem", "best", "card", "ceilings",
-           "compare", "compile_only", "experiment", "experiments", "fidelity", "new", "predict", "profile", "run",
-           "sanitize", "suite", "tune", "variants", "verify"]
+# gpulab/__init__.py's _API names the same, less `experiments` (there the registry package's name);
+# tests/test_api.py holds the two lists equal.
+__all__ = ["BenchOptions", "MainRun", "Prediction", "Problem", "Progress", "Records", "ab", "bench", "best", "card",
+           "ceilings", "compare", "compile_only", "experiment", "experiments", "fidelity", "load_problem",
+           "model_error", "new", "predict", "profile", "run", "sanitize", "suite", "tune", "tune_replay", "variants",
+           "verify"]
 
 
 def card():
@@ -380,7 +383,7 @@ def _chosen(names: Sequence[str] | None, kernels: Sequence[str | Path]) -> list:
 
 
 def compile_only(experiment_names: Sequence[str] | None = None, *, kernels: Sequence[str | Path] = (),
-                 arch: str = "sm_90", progress: Progress | None = None) -> Records:
+                 arch: str = DEFAULT_ARCH, progress: Progress | None = None) -> Records:
     """No GPU needed: compile every variant (its sweep, else its defaults) at the first default
     shape for `arch`; one record per compile with what ptxas reported and the occupancy it allows.
     A kernel that does not compile gets a row saying so (NVRTC's first error); `.broken` names them."""

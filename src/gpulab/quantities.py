@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Mapping, Sequence
 
 EXACT, INSTRUMENTED, DERIVED = "exact", "instrumented", "derived"
@@ -205,10 +206,20 @@ FIDELITY_FILE = "fidelity.csv"
 PROFILE_FILE = "profile.csv"
 SANITIZE_FILE = "sanitize.csv"
 SANITIZE_REQUIRED_COLUMNS = ("experiment", "variant", "params", "shape", "tool", "errors", "verdict")
+# An experiment's or a variant's name: letters, digits, _ . -, at most 64 characters. A kernel file
+# declares no other (gpulab.experiments.declared), and a CSV cell in a name column holding anything
+# else is damage (gpulab.records), since it would match no variant and leave its table cell empty.
+NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
 # A bench row's verdict from the sanitizer gate (gpulab.jobs.clean): CLEAN, or why not. Only a clean
 # row is called the best of its shape (gpulab.report.tables.best_per_shape).
 SANITIZED = "sanitized"
 CLEAN = "clean"
+# A sanitize row's verdict where the tool failed inside itself and the values were right outside it
+# (gpulab.jobs.sanitize.verdict): the row's evidence says why, and it is not held against the kernel.
+TOOL_FAULT = "TOOL_FAULT"
+# A fidelity row's verdict where the counters a derived count is read from contradict each other
+# (gpulab.jobs.fidelity): no number is given, the note says why.
+UNMEASURABLE = "unmeasurable"
 
 
 # The start of a verdict that says the tools could not check a config (compute-sanitizer missing, a

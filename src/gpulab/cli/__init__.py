@@ -24,7 +24,7 @@ from gpulab.experiments.base import parse_positive_int
 from gpulab.experiments.napkin import napkin_lines
 from gpulab.files import check_writable
 from gpulab.gpu import nvml
-from gpulab.gpu.compile import check_arch, nvrtc_version
+from gpulab.gpu.compile import DEFAULT_ARCH, check_arch, nvrtc_version
 from gpulab.gpu.device import no_gpu_hint, probe
 from gpulab.jobs import best as choosing
 from gpulab.jobs import tune as tuning
@@ -317,7 +317,7 @@ def ceilings(
 @app.command()
 def run(
     experiments: Optional[list[str]] = typer.Argument(None, help="experiments to run (default: all)"),
-    arch: Optional[str] = typer.Option(None, "--arch", help="compile-only target when there is no GPU (default sm_90)"),
+    arch: Optional[str] = typer.Option(None, "--arch", help=f"compile-only target when there is no GPU (default {DEFAULT_ARCH})"),
     out_dir: Optional[Path] = typer.Option(None, "--out-dir", help="default results/<gpu>/; with no GPU, where the "
                                            "resource table goes (resources-<arch>.csv; default: not written)"),
     kernel: Optional[list[Path]] = typer.Option(None, "--kernel", "-k", help=KERNEL_HELP),
@@ -336,7 +336,7 @@ def run(
         api.suite_experiments(suite, experiments or None, kernels=kernels_of(kernel))  # a bad suite: one line, GPU or not
     info, reason = probe()
     if info is None:
-        _compile_only(experiments, kernels_of(kernel), arch or "sm_90", out_dir, reason)
+        _compile_only(experiments, kernels_of(kernel), arch or DEFAULT_ARCH, out_dir, reason)
         return
 
     console.print(f"[bold]{info.name}[/] ({info.arch}, {info.sm_count} SMs, driver {environment(info, info.arch)['driver']}, "

@@ -43,6 +43,7 @@ from typing import Any, Callable
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
+from gpulab.quantities import NAME
 
 BLOCK_START = re.compile(r"/\*\s*gpulab\s+variant\b")
 KEYS = ("name", "summary", "experiment", "param", "sweep", "grid", "block", "smem", "min_sm", "require",
@@ -385,7 +386,7 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
     if wrong not in ("yes", "no", "true", "false"):
         raise DeclarationError(f"{path}:{line_of('expected_wrong')}: expected_wrong is yes or no")
     name = one("name") or path.stem
-    if not re.fullmatch(r"[A-Za-z_][\w.-]*", name) or len(name) > 64:
+    if not NAME.fullmatch(name):
         raise DeclarationError(f"{path}:{line_of('name')}: name '{name[:40]}' must be letters, digits, _ . -, "
                                "at most 64 characters")
     if dims is not None:

@@ -584,7 +584,7 @@ class Selector:
             if not rivals:
                 return chosen
             passed_over = (f"; {chosen.variant.name} {chosen.why} passed over: the model expects "
-                           + ", ".join(e.variant.name for e in rivals[:3]) + " at least 10% faster")
+                           + ", ".join(e.variant.name for e in rivals[:3]) + f" at least {1 - RIVAL_MARGIN:.0%} faster")
         found = self.ranking(shape)
         if chosen is not None:  # a measured tune yields to what the card has timed, as its rivals are
             found = [e for e in found if self.timed_somewhere(e)]

@@ -14,8 +14,9 @@ from pathlib import Path
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.gpu.compile import DEFAULT_ARCH
 from gpulab.gpu.device import sm_count
-from gpulab.gpu.occupancy import SM_LIMITS, SMEM_ALLOC_UNIT, SUB_PARTITIONS
+from gpulab.gpu.occupancy import SM_LIMITS, SMEM_ALLOC_UNIT, SUB_PARTITIONS, WARP
 from gpulab.model.predict import LDGSTS, active_blocks, instruction_table, summarize
 from gpulab.records.ceilings import H200_REFERENCE_CEILINGS, ceilings_path
 from gpulab.records.ceilings import load as load_ceilings
@@ -24,8 +25,7 @@ from gpulab.records.ceilings import load as load_ceilings
 # loop steps lane by lane; here its global-memory instructions alone): about a tenth of a second
 # on one core.
 LANE_BUDGET = 1 << 19
-WARP = 32
-ARCH_WITHOUT_CERTAINTY = "sm_90"  # the card assumed where no ceilings file names one (gpulab's default target)
+ARCH_WITHOUT_CERTAINTY = DEFAULT_ARCH  # the card assumed where no ceilings file names one
 REFERENCE_SOURCE = "H200 reference ceilings (none measured for this card)"  # Card.source where none were measured
 
 

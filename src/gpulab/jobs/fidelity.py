@@ -93,7 +93,6 @@ HW_AGREES_NOTE = ("the hardware counter equals the model ({hw:,.0f}); ncu's inst
 
 # A derived count whose inputs contradict each other (gpulab.quantities.unmeasurable): never a
 # number below zero; the verdict says so and the note gives the inputs.
-UNMEASURABLE = "unmeasurable"
 UNMEASURABLE_NOTE = ("the hardware's wavefronts hold more than the instructions' own (the instrumented count): "
                      "arbitration adds them, its conflict counter does not see them, and they move from capture "
                      "to capture, so no bank-conflict count can be read here; the instrumented wavefronts are judged")
@@ -167,7 +166,7 @@ def compare(predicted: dict | None, measured: dict, l2_bytes: int | None, no_mod
                "ratio": None, "exact": None, "verdict": "", "note": ""}
         if q in contradicted:  # a count its inputs contradict (below zero): no number, the inputs said
             row["measured"] = None
-            row["verdict"], row["note"] = UNMEASURABLE, f"{contradicted[q]}; {UNMEASURABLE_NOTE}"
+            row["verdict"], row["note"] = Q.UNMEASURABLE, f"{contradicted[q]}; {UNMEASURABLE_NOTE}"
         elif not _finite(meas):
             row["verdict"], row["note"] = "not measured", "ncu gave no value"
         elif q in MEASURED_ONLY and pred is None:

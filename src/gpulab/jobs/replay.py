@@ -28,7 +28,7 @@ from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.search import Budget, BayesSearch, listed, startup_trials
 from gpulab.jobs.tune import TunePlan, feasible, score, shape_of
 from gpulab.params import parse_params_label
-from gpulab.records import read_csv
+from gpulab.records import RUN_KEY, read_csv
 
 REPLAYED = ("random", "bayes")
 
@@ -61,7 +61,7 @@ def recorded(path: Path | str, shapes: list[str]) -> Recorded:
     """The tune recorded in `path` at `shapes` (labels such as '4096x4096x4096'). Rows are read as
     the variant takes its params today (Variant.completed_params: a param added since the row was
     timed at its default); where a config was timed more than once at a shape, the latest row."""
-    rows = read_csv(Path(path), required=("experiment", "variant", "params", "shape"))
+    rows = read_csv(Path(path), required=RUN_KEY)
     if not rows:
         raise GpulabError(f"{path} holds no rows")
     exp = get_experiment(rows[0]["experiment"])

@@ -45,7 +45,7 @@ from pathlib import Path
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Shape
 from gpulab.gpu.device import require_gpu
-from gpulab.quantities import CLEAN, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS
+from gpulab.quantities import CLEAN, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS, TOOL_FAULT
 from gpulab.records import Records, card_folder, environment, read_csv, upsert
 from gpulab.run.lab import RunSpec, compile_spec, constraint_reason
 from gpulab.run.progress import QUIET, Progress
@@ -205,7 +205,6 @@ def _values_text(child: dict) -> str:
     return ""
 
 
-TOOL_FAULT = "TOOL_FAULT"
 ERRORS = "ERRORS"
 
 

@@ -25,6 +25,7 @@ from gpulab.files import check_writable, locked, write_atomic
 from gpulab.gpu.compile import nvrtc_version
 from gpulab.gpu.device import gpu_index, nvidia_driver_string
 from gpulab.gpu.seam import cupy
+from gpulab.quantities import NAME
 from gpulab.version import __version__
 
 
@@ -239,11 +240,8 @@ FINITE_COLUMNS = frozenset((
 BOOLEAN_COLUMNS = frozenset(("correct", "expected_wrong", "exact", "l2_flushed", "hit_budget"))
 # Times and rates cannot be below zero: a negative one is damage, never a figure to publish.
 NON_NEGATIVE_COLUMNS = FINITE_COLUMNS - {"predicted", "measured"}
-# Columns that hold a name (an experiment's, a variant's): letters, digits, _ . - as
-# gpulab.experiments.declared allows, and short; anything else would match no variant and leave its
-# table cell empty without a word.
+# Columns that hold a name (an experiment's, a variant's), held to quantities.NAME.
 NAME_COLUMNS = frozenset(("experiment", "variant"))
-NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
 # A cell longer than this is damage: gpulab's longest (a sanitizer's first report) are under 1,000
 # characters, and Python's csv module refuses fields past 131,072.
 MAX_CELL = 65_536

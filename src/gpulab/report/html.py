@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 
 from gpulab.gpu.nvml import thermal_or_power
-from gpulab.records import ceiling_notes, status
+from gpulab.records import RUN_KEY, ceiling_notes, status
 from gpulab.report.tables import noise_text, throttle_note
 
 STYLE = """
@@ -112,7 +112,7 @@ def fidelity_table(rows: list[dict]) -> str:
     differs (red where the model is wrong, grey for DRAM within tolerance and rows not judged)."""
     runs: dict[tuple, dict[str, dict]] = {}
     for r in rows:
-        key = tuple(r.get(k) or "" for k in ("experiment", "variant", "params", "shape"))
+        key = tuple(r.get(k) or "" for k in RUN_KEY)
         runs.setdefault(key, {})[r.get("quantity")] = r
     head = "".join(f"<th class='l'>{h}</th>" for h in ("experiment", "variant", "params", "shape"))
     head += "".join(f"<th>{h}</th>" for _, h in FIDELITY_COLUMNS)

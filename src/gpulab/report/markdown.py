@@ -20,10 +20,11 @@ from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments
 from gpulab.experiments.suites import Suite, builtin_suites
 from gpulab.quantities import (
-    FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS, held_exactly,
+    DRAM_TOLERANCE, FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS,
+    TOOL_FAULT, UNMEASURABLE, held_exactly,
 )
-from gpulab.records import BEST, RUN_COLUMNS, ceiling_notes, read_csv, read_text, update_text
-from gpulab.report.picks import pick_accuracy
+from gpulab.records import BEST, RUN_COLUMNS, RUN_KEY, ceiling_notes, read_csv, read_text, update_text
+from gpulab.report.picks import TOLERANCE, pick_accuracy
 from gpulab.report.tables import best_per_shape
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
@@ -62,7 +63,7 @@ def read_fidelity(csv_path: Path) -> list[dict]:
 
 def read_profiles(csv_path: Path) -> list[dict]:
     """results/<gpu>/profile.csv (gpulab profile and compare), checked; it may hold no rows."""
-    return read_csv(csv_path, required=RUN_COLUMNS[:4])
+    return read_csv(csv_path, required=RUN_KEY)
 
 
 def read_sanitize(csv_path: Path) -> list[dict]:
@@ -363,7 +364,7 @@ def fidelity_block(csv_path: Path) -> str:
     held = held_exactly()
     rows = read_fidelity(csv_path)
     judged = [r for r in rows if r.get("quantity") in held and r.get("exact") is not None]
-    runs = {tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in rows}
+    runs = {tuple(r.get(k) for k in RUN_KEY) for r in rows}
     lines = ["| quantity | runs exact | differs |", "|---|---|---|"]
     for q in held:
         mine = [r for r in judged if r["quantity"] == q]
@@ -384,7 +385,7 @@ def fidelity_block(csv_path: Path) -> str:
         notes.append(f"- {q}, predicted -> measured: {shown}{more}")
     dram = [r for r in rows if r.get("quantity") == "dram_read_bytes" and str(r.get("verdict", "")).startswith(("within", "outside"))]
     within = sum(1 for r in dram if str(r["verdict"]).startswith("within"))
-    text = "\n".join(lines) + f"\n\n{len(runs)} runs. DRAM bytes read within 15% of the compulsory bytes in {within} of " \
+    text = "\n".join(lines) + f"\n\n{len(runs)} runs. DRAM bytes read within {DRAM_TOLERANCE:.0%} of the compulsory bytes in {within} of " \
         f"the {len(dram)} runs whose inputs exceed the L2.{_hardware_line(rows)}{_unmeasurable_line(rows)}\n"
     if notes:
         text += "\nWhere they differ:\n\n" + "\n".join(notes) + "\n"
@@ -397,11 +398,11 @@ def fidelity_block(csv_path: Path) -> str:
 def _unmeasurable_line(rows: list[dict]) -> str:
     """Where a derived count's inputs contradicted each other (gpulab.quantities.unmeasurable): how
     many rows, not judged, and of which quantities."""
-    gone = [r for r in rows if r.get("verdict") == "unmeasurable"]
+    gone = [r for r in rows if r.get("verdict") == UNMEASURABLE]
     if not gone:
         return ""
     quantities = ", ".join(dict.fromkeys(r["quantity"] for r in gone))
-    runs = len({tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in gone})
+    runs = len({tuple(r.get(k) for k in RUN_KEY) for r in gone})
     return (f" Not judged, in {runs} runs: {quantities}, whose hardware ideal exceeded the instrumented wavefronts "
             "(a count below zero is never reported; the note gives both numbers).")
 
@@ -411,7 +412,7 @@ def fidelity_headline_block(csv_path: Path) -> str:
     held = held_exactly()
     rows = read_fidelity(csv_path)
     judged = [r for r in rows if r.get("quantity") in held and r.get("exact") is not None]
-    runs = {tuple(r.get(k) for k in ("experiment", "variant", "params", "shape")) for r in rows}
+    runs = {tuple(r.get(k) for k in RUN_KEY) for r in rows}
     exact = sum(1 for r in judged if r["exact"] is True)
     kernels = {(r.get("experiment"), r.get("variant")) for r in rows}
     quantities = {r["quantity"] for r in judged}
@@ -446,7 +447,7 @@ def sanitize_block(csv_path: Path) -> str:
     rows = read_sanitize(csv_path)
     tools = list(dict.fromkeys(r["tool"] for r in rows))
     # A fault inside the tool (TOOL_FAULT, gpulab.jobs.sanitize) is neither clean nor the kernel's error.
-    faults = any(r["verdict"] == "TOOL_FAULT" for r in rows)
+    faults = any(r["verdict"] == TOOL_FAULT for r in rows)
     lines = ["| tool | correct runs clean |" + (" tool faults (not the kernel's) |" if faults else "")
              + " demonstrations |", "|---|---|" + ("---|" if faults else "") + "---|"]
     for tool in tools:
@@ -455,7 +456,7 @@ def sanitize_block(csv_path: Path) -> str:
         clean = sum(1 for r in correct if r["verdict"] == "clean")
         demos = "; ".join(f"{_column(r)} {r['shape']}: {r['verdict']}, {_count(r.get('errors') or 0, 'report')}"
                           for r in mine if r.get("expected_wrong"))
-        tool_faults = f" {sum(1 for r in correct if r['verdict'] == 'TOOL_FAULT')} |" if faults else ""
+        tool_faults = f" {sum(1 for r in correct if r['verdict'] == TOOL_FAULT)} |" if faults else ""
         lines.append(f"| {tool} | {clean} of {len(correct)} |{tool_faults} {demos} |")
     runs = {(r["experiment"], r["variant"], r.get("params"), r["shape"]) for r in rows}
     return ("\n".join(lines) + f"\n\n{len(runs)} runs: every variant and every tuned config at a small ragged "
@@ -509,7 +510,7 @@ def suite_summary_block(gpu_dir: Path, suite: Suite) -> str:
     """The README's line per experiment of a suite: shapes run, the best row against the vendor
     library (the geometric mean and the range of its %), and how often the pick was within 5% of the
     fastest kernel timed beside it; 'not run yet' where the card has no CSV for it."""
-    lines = ["| experiment | shapes run | best row, % of vendor (geomean, range) | pick within 5% of the fastest |",
+    lines = [f"| experiment | shapes run | best row, % of vendor (geomean, range) | pick within {TOLERANCE:.0%} of the fastest |",
              "|---|---|---|---|"]
     dates = []
     for exp, mine, path in suite_csvs(gpu_dir):
@@ -538,8 +539,8 @@ def readme_blocks(results_root: Path) -> dict[str, str]:
     Every results file is checked before the first block is built (card_folders)."""
     blocks = {}
     for gpu_dir in card_folders(results_root):
-        if (gpu_dir / "ceilings.csv").exists():
-            blocks[f"{gpu_dir.name}-ceilings"] = ceilings_block(gpu_dir / "ceilings.csv")
+        if (gpu_dir / CEILINGS_FILE).exists():
+            blocks[f"{gpu_dir.name}-ceilings"] = ceilings_block(gpu_dir / CEILINGS_FILE)
         if (gpu_dir / SANITIZE_FILE).exists():
             blocks[f"{gpu_dir.name}-sanitize"] = sanitize_block(gpu_dir / SANITIZE_FILE)
         if (gpu_dir / FIDELITY_FILE).exists():

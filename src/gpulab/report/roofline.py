@@ -34,7 +34,6 @@ from gpulab.model.predict import check_launch, predict
 from gpulab.params import parse_params_label
 from gpulab.report.plots import CEILING_COLOUR, best_per_rung, plt, series_style
 
-SECTOR_BYTES = 32
 TENSOR_ROOF_COLOURS = ("#7030a0", "#2e8b57")  # TF32, BF16
 
 
@@ -104,7 +103,7 @@ def points(exp, records: list[dict]) -> list[Point]:
         model = v.access(params, shape)
         check_launch(model, v.launch(params, shape))
         p = predict(model)
-        l1_bytes = (p["gmem_load_sectors"] + p["gmem_store_sectors"]) * SECTOR_BYTES
+        l1_bytes = p["l1tex_global_load_bytes"] + p["l1tex_global_store_bytes"]
         if not l1_bytes or not p["dram_compulsory_bytes"]:
             continue
         out.append(Point(exp.name, v.name, r.get("params") or "", shape.label, float(r["gflops"]),

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from gpulab.gpu.nvml import thermal_or_power
-from gpulab.quantities import CLEAN, SANITIZED, may_be_best
+from gpulab.quantities import CLEAN, SANITIZED, TOOL_FAULT, may_be_best
 from gpulab.records import ceiling_notes, status
 
 
@@ -336,13 +336,13 @@ def sanitize_table(rows: list[dict], title: str) -> Table:
             r = by_tool.get(tool)
             if r is None:
                 cells.append("")
-            elif r["verdict"] == "clean":
+            elif r["verdict"] == CLEAN:
                 cells.append("[green]0[/]")
             elif r["verdict"].startswith("hazard reported"):
                 cells.append(f"[magenta]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (expected)[/]")
             elif r["verdict"].startswith("reported in a demonstration"):
                 cells.append(f"[dim]{(r.get('errors') or 0) + (r.get('warnings') or 0)} (demo, not judged)[/]")
-            elif r["verdict"] == "TOOL_FAULT":  # the tool failed inside itself: its evidence goes below
+            elif r["verdict"] == TOOL_FAULT:  # the tool failed inside itself: its evidence goes below
                 cells.append("[yellow]tool fault[/]")
             elif r.get("errors") is not None:
                 cells.append(f"[red]{(r.get('errors') or 0) + (r.get('warnings') or 0)}[/]")
@@ -350,7 +350,7 @@ def sanitize_table(rows: list[dict], title: str) -> Table:
                 cells.append(f"[red]{escape(r['verdict'])}[/]")
         first = next((r["first_report"] for r in by_tool.values() if r.get("first_report")), "")
         evidence = "; ".join(f"{r['tool']} tool fault: {r['evidence']}" for r in by_tool.values()
-                             if r["verdict"] == "TOOL_FAULT" and r.get("evidence"))
+                             if r["verdict"] == TOOL_FAULT and r.get("evidence"))
         table.add_row(*(escape(str(k)) for k in key), *cells, escape(evidence or first))
     return table
 
