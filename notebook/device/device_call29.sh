@@ -3,7 +3,8 @@
 # user who brings one would find it: the best row's picks come from the H200's runs read against the
 # H100's ceilings (call 27's, copied in so as not to spend 150 s measuring them again). Run when no
 # H200 can be had; the rows stay notebook records (notebook/probes/llm-h100/), not results/.
-# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call29.sh
+# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call29.sh [bf16]
+# (bf16: gemm_bf16 alone, about 3.5 min with the setup)
 set -u
 source scripts/device_step.sh
 call_begin call29 330
@@ -14,7 +15,7 @@ fi
 mkdir -p "$dir/llm"
 TAIL=10 trial llm_bf16 170 gpulab bench gemm_bf16 --suite llm --contenders 1.5 --no-sanitize \
     --out "$dir/llm/gemm_bf16-llm.csv"
-TAIL=10 trial llm_sgemm 140 gpulab bench sgemm --suite llm --contenders 1.3 --no-sanitize \
+[ "${1:-}" = bf16 ] || TAIL=10 trial llm_sgemm 140 gpulab bench sgemm --suite llm --contenders 1.3 --no-sanitize \
     --out "$dir/llm/sgemm-llm.csv"
 call_end call29
 exit 0
