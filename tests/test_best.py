@@ -1127,6 +1127,28 @@ def test_a_card_with_no_runs_reads_efficiencies_from_another_cards(tmp_path):
     assert best.selector(SGEMM, tmp / "newcard").card.source.endswith("newcard/ceilings.csv")
 
 
+# An H100 80GB HBM3's ceilings, measured by `gpulab ceilings` (notebook/device/device_call27.sh, 2026-12-05)
+H100_CEILINGS = ROOT / "tests" / "fixtures" / "h100" / "ceilings.csv"
+
+
+@pytest.mark.parametrize("label", ["1x8192x28672", "16x28672x4096", "128x57344x8192"])
+def test_no_estimate_outruns_the_cards_ceilings(tmp_path, label):
+    """On an H100 with the H200's runs lent, gemm_bf16's t0 was put at 2-3x the copy ceiling at these
+    shapes (a fixed-cost line fitted on its runs at 1024^3 and 1000x3000x777) and chosen; it ran at
+    0.06-0.45x cuBLAS BF16 there (call 29). No estimate is below the card's floor now, and an
+    efficiency that would outrun it yields to the lowest of the measured variants'."""
+    bf16 = get_experiment("gemm_bf16")
+    tmp = _new_card_beside_h200(tmp_path, ("gemm_bf16.csv", "ceilings.csv", "tuned.json"))
+    shutil.copy(H100_CEILINGS, tmp / "newcard" / "ceilings.csv")
+    chooser = best.selector(bf16, tmp / "newcard")
+    shape = bf16.shape(*map(int, label.split("x")))
+    ranking = chooser.ranking(shape)
+    assert ranking and all(e.seconds >= e.floor_s for e in ranking)
+    t0 = next(e for e in ranking if e.variant.name == "t0")
+    assert "would outrun the card's ceilings here" in t0.efficiency_from, t0.efficiency_from
+    assert api.best("gemm_bf16", shapes=[label], results=tmp, gpu="newcard")[0]["variant"] != "t0"
+
+
 def test_another_cards_runs_are_read_against_that_cards_ceilings():
     """The efficiency lent is the model's time on the card that ran over its measured time there: on
     a card with half the FMA rate, v9's efficiency from the H200's runs is the H200's, not half of it."""

@@ -3,6 +3,8 @@
 # user who brings one would find it: the best row's picks come from the H200's runs read against the
 # H100's ceilings (call 27's, copied in so as not to spend 150 s measuring them again). Run when no
 # H200 can be had; the rows stay notebook records (notebook/probes/llm-h100/), not results/.
+# Ran 2026-12-05 on an H100 80GB HBM3 (driver 580.159.04) as `bash notebook/device/device_call29.sh bf16`
+# (127 s), then the llm_sgemm step's command alone on the same warm machine (89 s): device time ran out.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call29.sh [bf16]
 # (bf16: gemm_bf16 alone, about 3.5 min with the setup)
 set -u

@@ -82,6 +82,16 @@ class Traffic:
     dram_bytes: float | None = None  # None: the model gives none; the problem's compulsory bytes stand
 
 
+# No kernel outruns the card: an estimate is never faster than its work evenly spread at this card's
+# measured ceilings (Estimate.floor_s), whatever efficiency its calibration lends it. Reads alone may
+# pass the copy ceiling (a read and a write) a little: sgemm's gv streamed its weights at 107.5% of it
+# (1x57344x8192, H200, 2026-12-04), none further; no kernel has reached 86% of a compute ceiling.
+# Without the floor, gemm_bf16's t0 was put at up to 3.2x the copy ceiling at llm shapes on an H100
+# with no runs of its own (its efficiency read from the H200's runs in another regime), chosen at
+# 11 of the 40, and ran at 0.06-0.45x cuBLAS BF16 there (notebook/device/device_call29.sh, 2026-12-05).
+READ_HEADROOM = 1.1
+
+
 @dataclasses.dataclass(frozen=True)
 class Estimate:
     """The model's time for one (variant, params) at one shape, and the numbers behind it (rule 3)."""
@@ -127,8 +137,19 @@ class Estimate:
         return max(self.limits_s.values()) + self.workspace_s + self.staging_s
 
     @property
+    def floor_s(self) -> float:
+        """The least time the card's ceilings allow: the FLOPs at the compute ceiling, the DRAM bytes
+        at READ_HEADROOM times the copy ceiling, each evenly spread."""
+        return max(self.ideal_s["compute"], self.ideal_s["DRAM"] / READ_HEADROOM)
+
+    @property
+    def floored(self) -> bool:
+        """Whether the efficiency lent would put the kernel past the card's ceilings (floor_s)."""
+        return self.roof_s / self.efficiency < self.floor_s
+
+    @property
     def seconds(self) -> float:
-        return self.roof_s / self.efficiency
+        return max(self.roof_s / self.efficiency, self.floor_s)
 
     @property
     def bound(self) -> str:
@@ -177,6 +198,8 @@ class Estimate:
         name = {"compute": self.rate_name, "DRAM": "copy", "L2": "L2 read"}[self.bound]
         parts.append(f"{self.bound}-bound at {100 * self.ideal_s[self.bound] / self.seconds:.0f}% of the {name} ceiling")
         parts.append(f"efficiency {self.efficiency:.2f} {self.efficiency_from}")
+        if self.floored:
+            parts.append("held to the card's ceilings (that efficiency would outrun them)")
         if self.note:
             parts.append(self.note)
         return "model: " + ", ".join(parts)
