@@ -1131,22 +1131,42 @@ def test_a_card_with_no_runs_reads_efficiencies_from_another_cards(tmp_path):
 H100_CEILINGS = ROOT / "tests" / "fixtures" / "h100" / "ceilings.csv"
 
 
-@pytest.mark.parametrize("label", ["1x8192x28672", "16x28672x4096", "128x57344x8192"])
-def test_no_estimate_outruns_the_cards_ceilings(tmp_path, label):
-    """On an H100 with the H200's runs lent, gemm_bf16's t0 was put at 2-3x the copy ceiling at these
-    shapes (a fixed-cost line fitted on its runs at 1024^3 and 1000x3000x777) and chosen; it ran at
-    0.06-0.45x cuBLAS BF16 there (call 29). No estimate is below the card's floor now, and an
-    efficiency that would outrun it yields to the lowest of the measured variants'."""
-    bf16 = get_experiment("gemm_bf16")
+def _h100_beside_h200(tmp_path) -> Path:
     tmp = _new_card_beside_h200(tmp_path, ("gemm_bf16.csv", "ceilings.csv", "tuned.json"))
     shutil.copy(H100_CEILINGS, tmp / "newcard" / "ceilings.csv")
+    return tmp
+
+
+@pytest.mark.parametrize("label", ["1x8192x28672", "16x28672x4096", "128x57344x8192", "8191x33x8193"])
+def test_a_lent_run_counts_in_the_class_it_ran_in_on_the_card_that_ran_it(tmp_path, label):
+    """On an H100 with the H200's runs lent, gemm_bf16's t0 was the pick at 11 of the 40 llm shapes
+    and ran at 0.06-0.45x cuBLAS BF16 there (call 29), 0.21x at 8191x33x8193 (call 27): its run at
+    1000x3000x777, compute-bound on the H200, was classed by the H100's ridge (1.7x higher) as
+    memory-bound, and its efficiency there (1.32, the model overstating its L2 bytes at K odd) was
+    lent to the decode shapes, up to 3.2x the copy ceiling. No estimate is below the card's floor."""
+    bf16 = get_experiment("gemm_bf16")
+    tmp = _h100_beside_h200(tmp_path)
     chooser = best.selector(bf16, tmp / "newcard")
-    shape = bf16.shape(*map(int, label.split("x")))
-    ranking = chooser.ranking(shape)
+    t0, run = bf16.variant("t0"), bf16.shape(1000, 3000, 777)
+    assert chooser.shape_class(t0, run, chooser.runs_card) == "compute" != chooser.shape_class(t0, run)
+    ranking = chooser.ranking(bf16.shape(*map(int, label.split("x"))))
     assert ranking and all(e.seconds >= e.floor_s for e in ranking)
-    t0 = next(e for e in ranking if e.variant.name == "t0")
-    assert "would outrun the card's ceilings here" in t0.efficiency_from, t0.efficiency_from
     assert api.best("gemm_bf16", shapes=[label], results=tmp, gpu="newcard")[0]["variant"] != "t0"
+
+
+def test_an_efficiency_past_the_cards_ceilings_is_not_believed(tmp_path, monkeypatch):
+    """An efficiency that would put a kernel under the card's floor (its FLOPs at the compute ceiling,
+    its DRAM bytes at 1.1x the copy ceiling) was read in another regime: the variant counts as
+    unmeasured on the shape's class, at the lowest of the measured variants' efficiencies, and the
+    floor holds its time either way."""
+    bf16 = get_experiment("gemm_bf16")
+    chooser = best.selector(bf16, _h100_beside_h200(tmp_path) / "newcard")
+    shape = bf16.shape(1, 8192, 28672)
+    honest = {e.variant.name: e for e in chooser.ranking(shape)}["t0"]
+    monkeypatch.setattr(chooser, "efficiency", lambda v, shape, params=None, roof_s=None: (50.0, "from 9x9x9"))
+    t0 = chooser._estimate(bf16.variant("t0"), honest.params, shape, modelled=True)
+    assert "its runs 9x9x9 would outrun the card's ceilings here" in t0.efficiency_from
+    assert t0.efficiency < 50.0 and t0.seconds >= t0.floor_s
 
 
 def test_another_cards_runs_are_read_against_that_cards_ceilings():

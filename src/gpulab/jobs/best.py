@@ -197,17 +197,18 @@ class Selector:
         return f"the model's card: {self.card.source}, {self.card.sms} SMs; efficiencies from {runs}"
 
     # -- efficiency ----------------------------------------------------------------------------
-    def shape_class(self, v: Variant, shape: Shape | tuple[int, ...]) -> str:
-        """'memory' where the problem's FLOPs per compulsory byte are below the card's ridge for the
-        variant's compute ceiling (its rate over the copy rate), else 'compute': the same test as the
-        % of copy column (records.ceilings.attach_copy)."""
+    def shape_class(self, v: Variant, shape: Shape | tuple[int, ...], card: Card | None = None) -> str:
+        """'memory' where the problem's FLOPs per compulsory byte are below `card`'s (default: this
+        one's) ridge for the variant's compute ceiling (its rate over the copy rate), else 'compute':
+        the same test as the % of copy column (records.ceilings.attach_copy)."""
+        card = card or self.card
         values = shape.values if isinstance(shape, Shape) else tuple(shape)
-        key = (v.name, values)
+        key = (v.name, values, card.source)
         if key not in self._classes:
             shape = shape if isinstance(shape, Shape) else self.experiment.shape(*shape)
-            flops, rate = self.experiment.flops(shape), self.card.gflops(self.experiment, v)
+            flops, rate = self.experiment.flops(shape), card.gflops(self.experiment, v)
             self._classes[key] = ("memory" if not flops or not rate
-                                  or flops / self.experiment.bytes_moved(shape) < rate / self.card.copy_gbps
+                                  or flops / self.experiment.bytes_moved(shape) < rate / card.copy_gbps
                                   else "compute")
         return self._classes[key]
 
@@ -303,7 +304,9 @@ class Selector:
         ratios and, on memory-bound shapes, the fixed cost and slope they fit (fixed_cost_fit)."""
         key = (v.name, shape.values, kind, padded)
         if key not in self._own:
-            runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape) == kind
+            # A run's class is the one it ran in, on the card that ran it (another card's ridge
+            # lies elsewhere: the H100's is 1.7x the H200's for BF16)
+            runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape, self.runs_card) == kind
                     and (padded is None or self.mostly_padding(r.params, r.shape) == padded)]
             runs.sort(key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))
             ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
@@ -373,9 +376,9 @@ class Selector:
         """An efficiency that would put `v` past the card's ceilings at `shape` (Estimate.floor_s) was
         read from runs in another regime than this shape's, so it says nothing here: `v` is taken as
         unmeasured on the shape's class, at the lowest of the measured variants' efficiencies, where
-        that is lower (the floor then holds it either way). gemm_bf16's t0, read from the H200's runs
-        at 1024^3 and 1000x3000x777, was put at up to 3.2x the copy ceiling at an H100's decode
-        shapes, and chosen there (notebook/device/device_call29.sh, 2026-12-05)."""
+        that is lower (the floor then holds it either way). gemm_bf16's t0 was put at up to 3.2x the
+        copy ceiling at an H100's decode shapes, and chosen there, while its H200 runs were classed
+        by the H100's ridge (shape_class; notebook/device/device_call29.sh, 2026-12-05)."""
         typical = self._typical_efficiency(v, shape, self.shape_class(v, shape))
         if typical is None or typical >= eff:
             return eff, source

@@ -86,9 +86,9 @@ class Traffic:
 # measured ceilings (Estimate.floor_s), whatever efficiency its calibration lends it. Reads alone may
 # pass the copy ceiling (a read and a write) a little: sgemm's gv streamed its weights at 107.5% of it
 # (1x57344x8192, H200, 2026-12-04), none further; no kernel has reached 86% of a compute ceiling.
-# Without the floor, gemm_bf16's t0 was put at up to 3.2x the copy ceiling at llm shapes on an H100
-# with no runs of its own (its efficiency read from the H200's runs in another regime), chosen at
-# 11 of the 40, and ran at 0.06-0.45x cuBLAS BF16 there (notebook/device/device_call29.sh, 2026-12-05).
+# gemm_bf16's t0 was put at up to 3.2x the copy ceiling at llm shapes on an H100 with no runs of its
+# own (its efficiency read from an H200 run classed by the H100's ridge: best.Selector.shape_class),
+# chosen at 11 of the 40, and ran at 0.06-0.45x cuBLAS BF16 there (notebook/device/device_call29.sh).
 READ_HEADROOM = 1.1
 
 
