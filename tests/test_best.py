@@ -1141,7 +1141,7 @@ def _h100_beside_h200(tmp_path) -> Path:
 def test_a_lent_run_counts_in_the_class_it_ran_in_on_the_card_that_ran_it(tmp_path, label):
     """On an H100 with the H200's runs lent, gemm_bf16's t0 was the pick at 11 of the 40 llm shapes
     and ran at 0.06-0.45x cuBLAS BF16 there (call 29), 0.21x at 8191x33x8193 (call 27): its run at
-    1000x3000x777, compute-bound on the H200, was classed by the H100's ridge (1.7x higher) as
+    1000x3000x777, compute-bound on the H200, was classed by the H100's ridge (1.4x higher) as
     memory-bound, and its efficiency there (1.32, the model overstating its L2 bytes at K odd) was
     lent to the decode shapes, up to 3.2x the copy ceiling. No estimate is below the card's floor."""
     bf16 = get_experiment("gemm_bf16")

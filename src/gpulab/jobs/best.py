@@ -305,7 +305,7 @@ class Selector:
         key = (v.name, shape.values, kind, padded)
         if key not in self._own:
             # A run's class is the one it ran in, on the card that ran it (another card's ridge
-            # lies elsewhere: the H100's is 1.7x the H200's for BF16)
+            # lies elsewhere: the H100's is 1.4x the H200's for BF16: 321 against 226 FLOP per byte)
             runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape, self.runs_card) == kind
                     and (padded is None or self.mostly_padding(r.params, r.shape) == padded)]
             runs.sort(key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))
