@@ -1154,19 +1154,19 @@ def test_a_lent_run_counts_in_the_class_it_ran_in_on_the_card_that_ran_it(tmp_pa
     assert api.best("gemm_bf16", shapes=[label], results=tmp, gpu="newcard")[0]["variant"] != "t0"
 
 
-def test_an_efficiency_past_the_cards_ceilings_is_not_believed(tmp_path, monkeypatch):
+def test_an_efficiency_past_the_cards_ceilings_is_held_to_them(tmp_path, monkeypatch):
     """An efficiency that would put a kernel under the card's floor (its FLOPs at the compute ceiling,
-    its DRAM bytes at 1.1x the copy ceiling) was read in another regime: the variant counts as
-    unmeasured on the shape's class, at the lowest of the measured variants' efficiencies, and the
-    floor holds its time either way."""
+    its DRAM bytes at 1.1x the copy ceiling) holds it at the floor, and chosen_by says so: t0 was
+    shown 'DRAM-bound at 316% of the copy ceiling' on an H100 (call 29)."""
     bf16 = get_experiment("gemm_bf16")
     chooser = best.selector(bf16, _h100_beside_h200(tmp_path) / "newcard")
     shape = bf16.shape(1, 8192, 28672)
     honest = {e.variant.name: e for e in chooser.ranking(shape)}["t0"]
+    assert not honest.floored and "held to the card's ceilings" not in honest.reason()
     monkeypatch.setattr(chooser, "efficiency", lambda v, shape, params=None, roof_s=None: (50.0, "from 9x9x9"))
     t0 = chooser._estimate(bf16.variant("t0"), honest.params, shape, modelled=True)
-    assert "its runs 9x9x9 would outrun the card's ceilings here" in t0.efficiency_from
-    assert t0.efficiency < 50.0 and t0.seconds >= t0.floor_s
+    assert t0.floored and t0.seconds == t0.floor_s > t0.roof_s / 50.0
+    assert "held to the card's ceilings" in t0.reason() and "at 110% of the copy ceiling" in t0.reason()
 
 
 def test_another_cards_runs_are_read_against_that_cards_ceilings():

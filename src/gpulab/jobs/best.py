@@ -368,21 +368,7 @@ class Selector:
                         hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging)
         eff, source = (efficiency or self.measured_here(v, params, shape)
                        or self.efficiency(v, shape, params, bare.roof_s))
-        if efficiency is None and bare.roof_s / eff < bare.floor_s:
-            eff, source = self._within_ceilings(v, shape, eff, source)
         return dataclasses.replace(bare, efficiency=eff, efficiency_from=source)
-
-    def _within_ceilings(self, v: Variant, shape: Shape, eff: float, source: str) -> tuple[float, str]:
-        """An efficiency that would put `v` past the card's ceilings at `shape` (Estimate.floor_s) was
-        read from runs in another regime than this shape's, so it says nothing here: `v` is taken as
-        unmeasured on the shape's class, at the lowest of the measured variants' efficiencies, where
-        that is lower (the floor then holds it either way). gemm_bf16's t0 was put at up to 3.2x the
-        copy ceiling at an H100's decode shapes, and chosen there, while its H200 runs were classed
-        by the H100's ridge (shape_class; notebook/device/device_call29.sh, 2026-12-05)."""
-        typical = self._typical_efficiency(v, shape, self.shape_class(v, shape))
-        if typical is None or typical >= eff:
-            return eff, source
-        return typical, f"(its runs {source.removeprefix('from ')} would outrun the card's ceilings here: the lowest of the measured variants)"
 
     def _traffic_or_sibling(self, v: Variant, params: Params, shape: Shape, tiles: int) -> tuple[Traffic | None, str]:
         """The access model's traffic for the config; where the model declines it or is too large to

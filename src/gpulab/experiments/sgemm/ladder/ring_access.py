@@ -176,7 +176,7 @@ def ring_tiles(g: RingGrid, w: RingWork) -> list[Instruction]:
     # bytes; the ring slot by the local tile; each in every kind, with whether the kind runs it
     a_tiles = Loop("j", most, row_classes(runs, steps == 0, (F32 * BK * steps) % 128))
     b_tiles = Loop("j", most, row_classes(runs, steps == 0, (F32 * BK * N * steps) % 128))
-    smem_tiles = Loop("t", most, classes_by(zip(map(tuple, runs), (g.slot(local) % 128).tolist())))
+    smem_tiles = Loop("t", most, row_classes(runs, g.slot(local) % 128))
 
     def tile_of(i):  # the tile of K that local tile j of this block is
         return w.first[w.kind(i)] + i.j
