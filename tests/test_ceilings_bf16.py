@@ -213,3 +213,13 @@ def test_a_table_of_rows_held_to_different_ceilings_says_which_is_which():
     assert "110.0 of tensor_tf32/3</td>" in records_table(rows)
     same = [r for r in rows if r["variant"] != "v14"]  # one ceiling: no names added
     assert " of " not in records_table(same)
+
+
+def test_with_no_gpu_and_several_cards_the_roofline_says_which_to_name(tmp_path, monkeypatch):
+    monkeypatch.setattr(table, "probe", lambda: (None, "no GPU"))
+    table.save(table.ceilings_path(tmp_path / "h200"), _rows())
+    assert "measured on" in table.ceilings_for_roofline(None, tmp_path)[2]  # one card: its own ceilings
+    table.save(table.ceilings_path(tmp_path / "h100-80gb-hbm3"), _rows())
+    rate, copy, source = table.ceilings_for_roofline(None, tmp_path)
+    assert (rate, copy) == (table.H200_REFERENCE_CEILINGS["fma_gflops"], table.H200_REFERENCE_CEILINGS["copy_gb_per_s"])
+    assert "REFERENCE" in source and "h100-80gb-hbm3, h200 with --gpu" in source

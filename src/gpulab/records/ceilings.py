@@ -233,7 +233,7 @@ def ceilings_for_roofline(gpu: str | None, results_root: Path = RESULTS_ROOT,
     with results, else the H200 reference values (labelled as such; also for a compute ceiling the
     stored file lacks). A `gpu` named without complete ceilings is an error, not a fallback."""
     results_root = Path(results_root)
-    slug = gpu
+    slug, fallback = gpu, _REFERENCE
     if slug is None:
         info, _ = probe()
         if info is not None:
@@ -241,6 +241,8 @@ def ceilings_for_roofline(gpu: str | None, results_root: Path = RESULTS_ROOT,
         else:
             found = sorted(p.parent.name for p in results_root.glob(f"*/{FILE_NAME}"))
             slug = found[0] if len(found) == 1 else None
+            if len(found) > 1:  # as `gpulab best` does, say which cards there are rather than pick one
+                fallback = f"{_REFERENCE}, or name one of {', '.join(found)} with --gpu"
     reference = H200_REFERENCE_CEILINGS["fma_gflops" if compute == "fma_fp32" else compute] / ops
     if slug is not None:
         stored = load(ceilings_path(results_root / slug))
@@ -255,7 +257,7 @@ def ceilings_for_roofline(gpu: str | None, results_root: Path = RESULTS_ROOT,
         if gpu is not None:
             raise GpulabError(f"no complete ceilings in {ceilings_path(results_root / slug)}; measure them on that card "
                               "with gpulab ceilings, or leave out --gpu")
-    return reference, H200_REFERENCE_CEILINGS["copy_gb_per_s"], _REFERENCE
+    return reference, H200_REFERENCE_CEILINGS["copy_gb_per_s"], fallback
 
 
 
