@@ -62,6 +62,8 @@ def test_predict_uses_the_cards_measured_ceilings_when_present():
     (["predict", "nosuch", "v0"], "unknown experiment"),
     (["predict", "sgemm", "v1:TILE=16", "--param", "TILE=32"], "give it once"),
     (["predict", "sgemm", "v1", "--shape", "10x10"], "needs 3 numbers"),
+    (["predict", "sgemm", "v1", "--shape", "4x0x4"], "4x0x4: N 0 must be at least 1"),  # which one of the three
+    (["predict", "stencil", "shfl", "--shape", "1x1"], "needs 1 number (N)"),
     (["predict", "sgemm", "v1", "--gpu", "nosuchcard"], "no complete ceilings"),
 ])
 def test_bad_input_is_one_line_exit_2(args, words, tmp_path):

@@ -113,6 +113,11 @@ def test_a_users_suite_is_a_small_file(tmp_path):
         suite.shapes(GEMM_BF16)
 
 
+def test_a_folder_given_as_a_suite_is_said_to_be_one(tmp_path):
+    with pytest.raises(GpulabError, match="is a folder; give a suite file in it"):  # was: "not found"
+        api.suite(tmp_path)
+
+
 def test_a_suite_without_a_name_is_named_by_its_file(tmp_path):
     path = tmp_path / "decode.toml"
     path.write_text("[[shape]]\nM = 1\nN = 64\nK = 64\n")
@@ -130,6 +135,10 @@ BAD = [
     (MINE.replace('K = 1000\n\n[[shape]]', '\n[[shape]]'), 10, "gives no K"),
     (MINE.replace('N = 4096', 'N = 4194304'), 19, "larger than"),
     (MINE.replace('N = 31', 'N = 0'), 12, "must be at least 1"),
+    # read as columns (text and numbers that are not whole are columns): said of the dimension, at its line
+    (MINE.replace('N = 31', 'N = 1.5'), 12, "N: 1.5 is not a whole number"),
+    (MINE.replace('N = 31', 'N = "a"'), 12, "N: 'a' is not a whole number"),
+    (MINE.replace('N = 31', 'N = true'), 12, "N: True is not a whole number"),
     (MINE.replace('M = [1, 7]', 'M = []'), 8, "an empty list"),
     (MINE.replace('layer = "proj"', 'shape = "proj"'), 11, "cannot name a column"),
     (MINE.replace('name = "mine"', 'name = "My Suite"'), 3, "lower-case letters"),
@@ -183,6 +192,15 @@ def test_gpulab_best_shows_the_suites_picks_without_a_gpu(tmp_path):
 
     rows = read_csv(out)
     assert len(rows) == 40 and all(row["variant"] and row["chosen_by"] for row in rows)
+
+
+def test_gpulab_best_titles_a_suite_file_by_the_suites_name(tmp_path):
+    (tmp_path / "layers.toml").write_text(MINE)  # named "mine" inside
+    root = Path(__file__).resolve().parents[1]
+    r = gpulab("best", "sgemm", "--suite", "layers.toml", "--gpu", "h200", "--results", str(root / "results"),
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "gpulab's best row on the mine suite" in r.stdout and "layers.toml suite" not in r.stdout
 
 
 def test_tune_with_neither_a_variant_nor_a_suite_says_what_to_give(tmp_path):

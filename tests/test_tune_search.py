@@ -269,6 +269,17 @@ def test_a_recorded_tune_that_cannot_be_replayed_is_one_gpulab_error(tmp_path, d
         replay.recorded(tmp_path / "damaged.csv", ["512x512x512", "1024x1024x1024"])
 
 
+@pytest.mark.parametrize("path, shape, words", [
+    # a bench's file: it read the first row's variant and scored it by every row's rate, cuBLAS's too
+    (RESULTS / "sgemm.csv", "4096x4096x4096", "a replay reads one variant's tune"),
+    (RESULTS / "tune-sgemm-v14.csv", "4096", "needs 3 numbers (MxNxK)"),  # was: no config timed at 4096
+    (Path(__file__), "4096x4096x4096", "the header lacks the columns experiment, variant, params, shape"),
+])
+def test_a_file_that_is_no_tune_or_a_shape_that_is_no_shape_is_said_so(path, shape, words):
+    with pytest.raises(GpulabError, match=re.escape(words)):
+        replay.recorded(path, [shape])
+
+
 def test_the_replay_of_the_recorded_h200_tunes_runs_on_the_committed_csvs():
     rec = replay.recorded(RESULTS / "tune-gemm_bf16-t4.csv", ["4096x4096x4096"])
     assert len(rec.configs) >= 36 and rec.best > 0

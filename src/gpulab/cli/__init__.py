@@ -482,7 +482,7 @@ def best(
     with Live(f"best {experiment}") as live:
         rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite,
                         ranking=ranking, progress=live)
-    console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {suite} suite" if suite else "")))
+    console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {api.suite(suite).name} suite" if suite else "")))
     if ranking:
         ranked = rows.ranking
         for label in dict.fromkeys(r["shape"] for r in ranked):

@@ -314,11 +314,13 @@ class Experiment:
     def parse_shape(self, text: str) -> Shape:
         parts = re.split(r"[x,×]", text.strip().lower())
         if len(parts) != len(self.dims):
+            count = f"{len(self.dims)} number{'s' if len(self.dims) > 1 else ''}"
             raise GpulabError(
-                f"shape '{text}' for {self.name} needs {len(self.dims)} numbers "
+                f"shape '{text}' for {self.name} needs {count} "
                 f"({'x'.join(self.dims)}), e.g. --shape {'x'.join(['1024'] * len(self.dims))}"
             )
-        return self.shape(*(parse_positive_int(p, "shape") for p in parts))
+        return self.shape(*(parse_positive_int(p, f"{text.strip()}: {name}")
+                            for p, name in zip(parts, self.dims)))
 
     def validate_shape(self, shape: Shape) -> None:
         for name, value in zip(shape.names, shape.values):

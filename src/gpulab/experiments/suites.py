@@ -99,6 +99,10 @@ class Suite:
                                   f"no dimension {unknown[0]} (its dimensions are {', '.join(experiment.dims)}); "
                                   "text values are columns, whole numbers dimensions")
             missing = [d for d in experiment.dims if d not in entry.dims]
+            if written := [d for d in missing if d in entry.columns]:  # M = 1.5 or "a" was read as a column
+                raise GpulabError(f"{self.where(entry.key_lines.get(written[0], entry.line))}: {written[0]}: "
+                                  f"{entry.columns[written[0]]!r} is not a whole number; a dimension takes whole "
+                                  "numbers (or a list of them)")
             if missing:
                 raise GpulabError(f"{self.where(entry.line)}: this shape gives no {', '.join(missing)}; "
                                   f"{experiment.name} needs {', '.join(experiment.dims)} (here or in [defaults])")
@@ -163,6 +167,9 @@ def load(name_or_path: str | Path) -> Suite:
         path = Path(name_or_path)
         if path.suffix != SUFFIX and not path.exists():
             path = path.with_name(path.name + SUFFIX)
+    if path.is_dir():
+        raise GpulabError(f"{path} is a folder; give a suite file in it (a .toml file) or a built-in's name "
+                          f"({', '.join(builtin_names())})")
     if not path.is_file():
         raise GpulabError(f"suite file {path} not found; give a built-in's name ({', '.join(builtin_names())}) "
                           "or the path of a .toml file")

@@ -26,7 +26,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.search import Budget, BayesSearch, listed, startup_trials
-from gpulab.jobs.tune import TunePlan, feasible, score, shape_of
+from gpulab.jobs.tune import TunePlan, feasible, score
 from gpulab.params import parse_params_label
 from gpulab.records import RUN_KEY, read_csv
 
@@ -64,12 +64,14 @@ def recorded(path: Path | str, shapes: list[str]) -> Recorded:
     rows = read_csv(Path(path), required=RUN_KEY)
     if not rows:
         raise GpulabError(f"{path} holds no rows")
-    exp = get_experiment(rows[0]["experiment"])
-    v = exp.variant(rows[0]["variant"])
-    try:
-        wanted = [exp.shape(*shape_of(label)) for label in shapes]
-    except ValueError:
-        raise GpulabError(f"shapes are written like 4096x4096x4096; got {', '.join(shapes)}") from None
+    runs = sorted({(r["experiment"], r["variant"]) for r in rows})
+    if len(runs) > 1:  # a bench's file: its rates are of other variants and the vendor library
+        raise GpulabError(f"{path} holds the runs of {len(runs)} variants ({', '.join(' '.join(r) for r in runs[:4])}"
+                          f"{', ...' if len(runs) > 4 else ''}); a replay reads one variant's tune: the "
+                          f"results/<gpu>/tune-<experiment>-<variant>.csv that gpulab tune wrote")
+    exp = get_experiment(runs[0][0])
+    v = exp.variant(runs[0][1])
+    wanted = [exp.parse_shape(label) for label in shapes]
     if not wanted:
         raise GpulabError("name the shapes to replay at, e.g. --shape 4096x4096x4096")
     latest: dict[tuple[str, str], dict] = {}

@@ -280,6 +280,7 @@ def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) 
     try:
         header = next(reader)
         _check_header(path, header)
+        _check_required(path, header, required)  # before the rows: a file of another kind is told by its header
         rows.header = header
         start = reader.line_num + 1
         for cells in reader:
@@ -288,10 +289,6 @@ def read_csv(path: Path, required: Iterable[str] = (), need_rows: bool = False) 
             start = reader.line_num + 1
     except csv.Error as exc:
         raise DamagedFile(path, reader.line_num, None, f"not CSV ({exc})") from None
-    missing = [c for c in required if c not in header]
-    if missing:
-        raise DamagedFile(path, 1, missing[0], f"the header lacks the column{'s' if len(missing) > 1 else ''} "
-                          f"{', '.join(missing)}")
     if need_rows and not rows:
         raise DamagedFile(path, 2, None, "the file has a header and no rows")
     return rows
@@ -313,6 +310,13 @@ def _check_header(path: Path, header: list[str]) -> None:
         if name in seen:
             raise DamagedFile(path, 1, name, "the header names this column twice")
         seen.add(name)
+
+
+def _check_required(path: Path, header: list[str], required: tuple[str, ...]) -> None:
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise DamagedFile(path, 1, missing[0], f"the header lacks the column{'s' if len(missing) > 1 else ''} "
+                          f"{', '.join(missing)}")
 
 
 def _row(path: Path, header: list[str], cells: list[str], line: int) -> dict:
