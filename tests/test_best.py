@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulab import api
+from gpulab import api, records
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
@@ -1212,11 +1212,15 @@ def test_with_no_gpu_and_no_results_here_best_answers_for_the_card_the_repositor
     this card yet' where there was no card (2026-12-05, found running it outside the clone). A
     user's own ./results, where it holds one card, comes first."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(api, "card", lambda: None)
-    monkeypatch.setattr(api, "LAB_RESULTS", H200.parent)
+    monkeypatch.setattr(records, "probe", lambda: (None, "no GPU"))
+    monkeypatch.setattr(records, "LAB_RESULTS", H200.parent)
     rows = api.best("sgemm", shapes=["4096x4096x4096"])
     assert rows[0]["chosen_by"] == "tuned here" and rows.note.endswith("efficiencies from this card's runs")
     assert str(H200 / "ceilings.csv") in rows.note
+    # that card named, by best and by predict's roofline alike (best refused it: "no results under results/")
+    assert api.best("sgemm", shapes=["4096x4096x4096"], gpu="h200")[0]["chosen_by"] == "tuned here"
+    for gpu in ("h200", None):
+        assert str(H200 / "ceilings.csv") in api.predict("sgemm", "v1", shape="256x256x256", gpu=gpu).ceilings_source
     mine = tmp_path / "results" / "mycard"
     mine.mkdir(parents=True)
     shutil.copy(H200 / "ceilings.csv", mine / "ceilings.csv")
@@ -1226,9 +1230,9 @@ def test_with_no_gpu_and_no_results_here_best_answers_for_the_card_the_repositor
     with pytest.raises(GpulabError, match=r"several cards \(mycard, other\).*--gpu"):
         api.best("sgemm", shapes=["4096x4096x4096"])
     assert "results/mycard/" in api.best("sgemm", shapes=["4096x4096x4096"], gpu="mycard").note
-    monkeypatch.setattr(api, "LAB_RESULTS", tmp_path / "no-clone")  # an installed wheel, no results of its own
+    monkeypatch.setattr(records, "LAB_RESULTS", tmp_path / "no-clone")  # an installed wheel, no results of its own
     shutil.rmtree(tmp_path / "results")
-    assert api._results_folder(None, None) is None
+    assert records.results_folder(None, None) is None
 
 
 def test_gpulab_best_says_which_cards_ceilings_and_runs_its_model_read():

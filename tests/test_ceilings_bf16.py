@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gpulab.errors import GpulabError
 from gpulab.jobs import ceilings as measuring
 from gpulab.records import ceilings as table
 from gpulab.experiments import get_experiment
@@ -216,10 +217,21 @@ def test_a_table_of_rows_held_to_different_ceilings_says_which_is_which():
 
 
 def test_with_no_gpu_and_several_cards_the_roofline_says_which_to_name(tmp_path, monkeypatch):
-    monkeypatch.setattr(table, "probe", lambda: (None, "no GPU"))
+    import gpulab.records
+
+    for module in (table, gpulab.records):  # where the card is asked for: no GPU here
+        monkeypatch.setattr(module, "probe", lambda: (None, "no GPU"))
     table.save(table.ceilings_path(tmp_path / "h200"), _rows())
     assert "measured on" in table.ceilings_for_roofline(None, tmp_path)[2]  # one card: its own ceilings
     table.save(table.ceilings_path(tmp_path / "h100-80gb-hbm3"), _rows())
     rate, copy, source = table.ceilings_for_roofline(None, tmp_path)
     assert (rate, copy) == (table.H200_REFERENCE_CEILINGS["fma_gflops"], table.H200_REFERENCE_CEILINGS["copy_gb_per_s"])
     assert "REFERENCE" in source and "h100-80gb-hbm3, h200 with --gpu" in source
+
+
+def test_a_card_named_without_complete_ceilings_is_an_error_not_a_fallback(tmp_path):
+    (tmp_path / "mycard").mkdir()
+    with pytest.raises(GpulabError, match=r"no complete ceilings in .*mycard/ceilings.csv; measure them"):
+        table.ceilings_for_roofline("mycard", tmp_path)
+    with pytest.raises(GpulabError, match=r"no results for card 'other' under .*; there are: mycard"):
+        table.ceilings_for_roofline("other", tmp_path)

@@ -41,8 +41,8 @@ def test_predict_4096_cubed_sgemm_with_matmul_profile_numbers(tmp_path):
     assert "shared load requests (instructions)" in out and "bank conflicts" in out
     assert "lds.128 As[ty][4q..4q+3]" in out  # per-instruction rows, brackets intact (not rich markup)
     assert "roofline floor" in out and "compute-bound" in out
-    # No results/ here: the floor uses the H200 reference values and says so.
-    assert "REFERENCE" in out and "not measured" in out
+    # No results/ here: the floor uses the ceilings the repository recorded (as gpulab best does), and says so.
+    assert "measured on NVIDIA H200" in out and "results/h200/ceilings.csv" in out
     assert not (tmp_path / "results").exists()  # predict writes nothing
 
 
@@ -64,7 +64,7 @@ def test_predict_uses_the_cards_measured_ceilings_when_present():
     (["predict", "sgemm", "v1", "--shape", "10x10"], "needs 3 numbers"),
     (["predict", "sgemm", "v1", "--shape", "4x0x4"], "4x0x4: N 0 must be at least 1"),  # which one of the three
     (["predict", "stencil", "shfl", "--shape", "1x1"], "needs 1 number (N)"),
-    (["predict", "sgemm", "v1", "--gpu", "nosuchcard"], "no complete ceilings"),
+    (["predict", "sgemm", "v1", "--gpu", "nosuchcard"], "no results for card 'nosuchcard'"),
 ])
 def test_bad_input_is_one_line_exit_2(args, words, tmp_path):
     r = gpulab(*args, cwd=tmp_path)

@@ -51,7 +51,8 @@ from gpulab.jobs.main import suite_experiments as main_suite_experiments
 from gpulab.jobs.profile import check_profile_csv, reports_folder, save_profiles
 from gpulab.jobs.profile import profile as run_profile
 from gpulab.model.predict import check_launch, instruction_table, summarize
-from gpulab.records import BEST, LAB_RESULTS, RESULTS_ROOT, DamagedFile, Records, card_folder, check_run_file
+from gpulab.records import (BEST, RESULTS_ROOT, DamagedFile, Records, card_folder, check_run_file, only_card,
+                            results_folder)
 from gpulab.records.ceilings import ceilings_for_roofline
 from gpulab.run import sweep
 from gpulab.gpu.stats import parse_noise
@@ -236,7 +237,7 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     exp = experiment(experiment_name, kernels)
     if suite is not None and shapes is not None:
         raise GpulabError("give shapes or a suite, not both")
-    chooser = choosing.selector(exp, _results_folder(gpu, results))
+    chooser = choosing.selector(exp, results_folder(gpu, results))
     if suite is not None:
         found = [(s.shape, s.columns) for s in _load_suite(suite).shapes(exp)]
     else:
@@ -265,7 +266,7 @@ def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
     a typical estimate 13% off, either way), `within_10pct`, `within_25pct`; a file that cannot be
     read has `error` instead. No rows where the card has no suite results. Needs no GPU."""
     exp = experiment(experiment_name, kernels)
-    folder = _results_folder(gpu, results)
+    folder = results_folder(gpu, results)
     if folder is None:
         return Records([])
     chooser = choosing.selector(exp, folder)
@@ -279,45 +280,6 @@ def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
         if ratios:
             rows.append({"file": str(path), **choosing.error_summary(ratios)})
     return Records(rows)
-
-
-def _results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
-    """results/<gpu>/ of the card named, else of this machine's, else of the one card with results
-    under `results` (several: one line asks which); with no GPU here and nothing under ./results,
-    the one card whose results gpulab's repository recorded (LAB_RESULTS, where gpulab runs from a
-    clone): `gpulab best` on a laptop answers for the H200 from any folder, as inside the clone.
-    None: none."""
-    root = Path(results) if results is not None else RESULTS_ROOT
-    if results is not None and not root.is_dir():
-        raise GpulabError(f"no results folder {root}: name one that exists (a folder of results/<gpu>/ folders)")
-    if gpu is not None:
-        folder = card_folder(gpu, root)
-        if not folder.is_dir():
-            known = [p.name for p in _cards_under(root)]
-            raise GpulabError(f"no results for card {gpu!r} under {root}/" + (f"; there are: {', '.join(known)}"
-                                                                                if known else ""))
-        return folder
-    here = card()
-    if here is not None:
-        return card_folder(here.slug, root)
-    found = _cards_under(root)
-    if len(found) > 1:
-        raise GpulabError(f"{root}/ holds the results of several cards ({', '.join(p.name for p in found)}) "
-                          "and no GPU is here to choose: name one with --gpu")
-    if found or results is not None:
-        return _only_card(root)
-    return _only_card(LAB_RESULTS)
-
-
-def _cards_under(root: Path) -> list[Path]:
-    """The card folders (results/<gpu>/) under a results root, by name; none where it does not exist."""
-    return sorted(p for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
-
-
-def _only_card(root: Path) -> Path | None:
-    """The card folder under a results root where it holds exactly one, else None."""
-    found = _cards_under(root)
-    return found[0] if len(found) == 1 else None
 
 
 def verify(experiment_name: str, variants: Sequence[str] | None = None, shapes: Sequence[Any] | None = None,
@@ -647,7 +609,7 @@ def _tune_suite(exp, shapes: list[Shape], params, budget, strategy, seed: int, k
     here = card()
     # With no GPU here (the GPUs a scheduler's workers hold), the one card with results, else none:
     # the workers' cards are not known yet, so neither another card's tune nor a guess among several.
-    chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else _only_card(RESULTS_ROOT))
+    chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else only_card(RESULTS_ROOT))
     targets = choosing.tune_targets(chooser, shapes, top)
     for name, mine in targets.items():
         progress.say(f"{exp.name} {name}: tuned at {len(mine)} shape(s) where the model ranks it in the top {top}")

@@ -23,7 +23,7 @@ from typing import Callable, Iterable
 from gpulab.errors import GpulabError
 from gpulab.files import check_writable, locked, write_atomic
 from gpulab.gpu.compile import nvrtc_version
-from gpulab.gpu.device import gpu_index, nvidia_driver_string
+from gpulab.gpu.device import gpu_index, nvidia_driver_string, probe
 from gpulab.gpu.seam import cupy
 from gpulab.quantities import NAME
 from gpulab.version import __version__
@@ -65,6 +65,48 @@ LAB_RESULTS = Path(__file__).resolve().parents[3] / "results"
 def card_folder(gpu_slug: str, root: Path | str | None = None) -> Path:
     """The results folder of one card model: results/<gpu>/ (or under `root`)."""
     return Path(RESULTS_ROOT if root is None else root) / gpu_slug
+
+
+def results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
+    """The card folder whose results a command that needs no GPU reads (best, predict's roofline):
+    results/<gpu>/ of the card named, else of this machine's, else of the one card with results
+    under `results` (several: one line asks which); where `results` is not given and ./results holds
+    nothing of the card, the results gpulab's repository recorded (LAB_RESULTS, where gpulab runs
+    from a clone): `gpulab best` on a laptop answers for the H200 from any folder, as inside the
+    clone. None: none."""
+    root = Path(results) if results is not None else RESULTS_ROOT
+    if results is not None and not root.is_dir():
+        raise GpulabError(f"no results folder {root}: name one that exists (a folder of results/<gpu>/ folders)")
+    if gpu is not None:
+        folder = card_folder(gpu, root)
+        if results is None and not folder.is_dir() and card_folder(gpu, LAB_RESULTS).is_dir():
+            return card_folder(gpu, LAB_RESULTS)
+        if not folder.is_dir():
+            known = [p.name for p in cards_under(root)]
+            raise GpulabError(f"no results for card {gpu!r} under {root}/" + (f"; there are: {', '.join(known)}"
+                                                                                if known else ""))
+        return folder
+    here, _ = probe()
+    if here is not None:
+        return card_folder(here.slug, root)
+    found = cards_under(root)
+    if len(found) > 1:
+        raise GpulabError(f"{root}/ holds the results of several cards ({', '.join(p.name for p in found)}) "
+                          "and no GPU is here to choose: name one with --gpu")
+    if found or results is not None:
+        return only_card(root)
+    return only_card(LAB_RESULTS)
+
+
+def cards_under(root: Path) -> list[Path]:
+    """The card folders (results/<gpu>/) under a results root, by name; none where it does not exist."""
+    return sorted(p for p in root.glob("*") if p.is_dir()) if root.is_dir() else []
+
+
+def only_card(root: Path) -> Path | None:
+    """The card folder under a results root where it holds exactly one, else None."""
+    found = cards_under(root)
+    return found[0] if len(found) == 1 else None
 
 
 def variant_ran(record: dict) -> str | None:

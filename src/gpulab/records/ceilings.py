@@ -59,7 +59,7 @@ from typing import Iterable
 
 from gpulab.errors import GpulabError
 from gpulab.gpu.device import probe
-from gpulab.records import RESULTS_ROOT, read_csv, variant_ran, write_csv
+from gpulab.records import RESULTS_ROOT, cards_under, read_csv, results_folder, variant_ran, write_csv
 
 FILE_NAME = "ceilings.csv"
 GEMM_SIZES = (4096, 8192)
@@ -223,43 +223,38 @@ H200_REFERENCE_CEILINGS = {"fma_gflops": 64_000.0, "copy_gb_per_s": 4_180.0, "l2
 _REFERENCE = "H200 REFERENCE values, not measured by gpulab on this card: run gpulab ceilings on the card"
 
 
-def ceilings_for_roofline(gpu: str | None, results_root: Path = RESULTS_ROOT,
+def ceilings_for_roofline(gpu: str | None, results: Path | None = None,
                           compute: str = "fma_fp32", ops: int = 1) -> tuple[float, float, str]:
     """(compute GFLOP/s, copy GB/s, where they come from) for the roofline floor; `compute` names the
     compute ceiling and `ops` how many of its operations each FLOP of the problem costs (a variant's
     Experiment.ceiling_for: the FMA rate, tensor_bf16, or tensor_tf32 three times for 3xTF32), so
-    the rate returned is in the problem's FLOPs: the ceiling's / ops. From results/
-    <gpu>/ceilings.csv of `gpu` (a card's slug), else of the GPU in this machine, else of the one card
-    with results, else the H200 reference values (labelled as such; also for a compute ceiling the
-    stored file lacks). A `gpu` named without complete ceilings is an error, not a fallback."""
-    results_root = Path(results_root)
-    slug, fallback = gpu, _REFERENCE
-    if slug is None:
-        info, _ = probe()
-        if info is not None:
-            slug = info.slug
-        else:
-            found = sorted(p.parent.name for p in results_root.glob(f"*/{FILE_NAME}"))
-            slug = found[0] if len(found) == 1 else None
-            if len(found) > 1:  # as `gpulab best` does, say which cards there are rather than pick one
-                fallback = f"{_REFERENCE}, or name one of {', '.join(found)} with --gpu"
+    the rate returned is in the problem's FLOPs: the ceiling's / ops. From the ceilings.csv of the
+    card `gpulab best` would read (records.results_folder: the card named, this machine's, the one
+    card with results), else the H200 reference values, labelled as such (also for a compute
+    ceiling the stored file lacks, and where several cards' results and no GPU leave the card
+    unsaid: predicting needs no card, so the label names them rather than refusing). A `gpu` named
+    without complete ceilings is an error, not a fallback."""
     reference = H200_REFERENCE_CEILINGS["fma_gflops" if compute == "fma_fp32" else compute] / ops
-    if slug is not None:
-        stored = load(ceilings_path(results_root / slug))
+    fallback = _REFERENCE
+    several = [p.name for p in cards_under(Path(results) if results is not None else RESULTS_ROOT)]
+    if gpu is None and len(several) > 1 and probe()[0] is None:
+        folder, fallback = None, f"{_REFERENCE}, or name one of {', '.join(several)} with --gpu"
+    else:
+        folder = results_folder(gpu, results)
+    if folder is not None:
+        stored = load(ceilings_path(folder))
         if stored is not None and stored.fma_gflops and stored.copy_gbps:
             first = stored.rows[0]
             when = str(first.get("date") or "")[:10]
-            where = f"measured on {first.get('gpu') or slug}{' ' + when if when else ''} ({stored.path})"
+            where = f"measured on {first.get('gpu') or folder.name}{' ' + when if when else ''} ({stored.path})"
             rate = (stored.row(compute) or {}).get("gflops")
             if rate:
                 return rate / ops, stored.copy_gbps, where + (f"; {compute} / {ops}" if ops != 1 else "")
             return reference, stored.copy_gbps, f"copy {where}; {compute}: {_REFERENCE}"
         if gpu is not None:
-            raise GpulabError(f"no complete ceilings in {ceilings_path(results_root / slug)}; measure them on that card "
+            raise GpulabError(f"no complete ceilings in {ceilings_path(folder)}; measure them on that card "
                               "with gpulab ceilings, or leave out --gpu")
     return reference, H200_REFERENCE_CEILINGS["copy_gb_per_s"], fallback
-
-
 
 
 def attach_copy(records: Iterable[dict], experiment, ceilings) -> list[dict]:
