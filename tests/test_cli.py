@@ -193,3 +193,10 @@ def test_best_ranking_prints_what_the_model_weighed_at_each_shape(tmp_path):
     for label in ("4096x64x4096", "128x4096x1000"):
         assert f"sgemm {label}: what the model weighed" in r.stdout
     assert r.stdout.count(" pick ") == 2 and "never" in r.stdout
+
+
+def test_python_dash_m_gpulab_is_the_gpulab_command(tmp_path):
+    """Where the environment's scripts folder is not on PATH, new users try `python -m gpulab`."""
+    r = subprocess.run([sys.executable, "-m", "gpulab", "predict", "sgemm", "v1", "--shape", "4x0x4"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300, env={**os.environ, "GPULAB_NO_GPU": "1"})
+    assert r.returncode == 2 and r.stderr.strip() == "error: 4x0x4: N 0 must be at least 1", r.stderr

@@ -116,11 +116,15 @@ def test_report_refuses_a_damaged_csv_and_writes_no_plot(workdir, name):
     assert snapshot(workdir) == before  # not one plot, no page
 
 
-def test_readme_and_report_on_a_missing_results_folder_both_exit_2(tmp_path):
+def test_readme_and_report_on_a_missing_or_empty_results_folder_both_exit_2(tmp_path):
     shutil.copy(REPO / "README.md", tmp_path / "README.md")
+    (tmp_path / "empty").mkdir()  # readme said "0 block(s) regenerated" for every page, exit 0
     for command in ("readme", "report"):
-        r = gpulab(command, "--results", str(tmp_path / "nonexistent"), cwd=tmp_path)
-        assert r.returncode == 2 and "no results under" in r.stderr, (command, r.stderr)
+        for folder in ("nonexistent", "empty"):
+            r = gpulab(command, "--results", str(tmp_path / folder), cwd=tmp_path)
+            assert r.returncode == 2 and "no results under" in r.stderr, (command, folder, r.stderr)
+            assert "pass --results" not in r.stderr  # it was passed
+    assert (tmp_path / "README.md").read_text() == (REPO / "README.md").read_text()
 
 
 def test_the_committed_results_read_clean(workdir):

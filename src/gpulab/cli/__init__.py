@@ -525,9 +525,7 @@ def report(
     # other command needs, so `gpulab --help` and `gpulab list` stay quick.
     from gpulab.report import card_page
 
-    gpu_dirs = card_folders(results)  # every file checked before the first plot is written
-    if not gpu_dirs:
-        raise GpulabError(f"no results under {results}/; run gpulab bench or gpulab run first")
+    gpu_dirs = card_folders(results)  # every file checked before the first plot is written; none: refused
     for gpu_dir in gpu_dirs:
         if written := card_page.write(gpu_dir):
             out, plotted = written
