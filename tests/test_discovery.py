@@ -111,6 +111,14 @@ def test_a_syntax_error_names_the_file_and_line(tmp_path):
     assert r.returncode == 2 and f"{init}:1" in r.stderr
 
 
+def test_a_folder_without_init_named_as_an_experiment_says_what_it_lacks(tmp_path):
+    (tmp_path / "mine").mkdir()  # a kernel folder started by hand: discovery passes it by
+    (tmp_path / "mine" / "v0.cu").write_text("// a kernel\n")
+    r = gpulab("run", "mine", path=tmp_path)
+    assert r.returncode == 2 and f"{tmp_path / 'mine'} is on GPULAB_PATH but has no __init__.py" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+
+
 def test_a_package_without_experiment(tmp_path):
     _package(tmp_path, "helpers", "VALUE = 1\n")
     r = gpulab("list", path=tmp_path)

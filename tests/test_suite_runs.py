@@ -230,7 +230,7 @@ def test_a_suite_tune_with_no_variant_tunes_the_models_top_two_where_they_rank(m
     monkeypatch.setattr(api, "card", lambda: None)
     monkeypatch.chdir(REPO)  # results/ holds one card: the tune's model reads its results
     shapes = [s.shape for s in suites.load("llm").shapes(SGEMM)][:5]
-    rows = api._tune_suite(SGEMM, shapes, None, 10, None, 0, (), None, None, api.QUIET, 2)
+    rows = api._tune_suite(SGEMM, shapes, None, 10, None, 0, (), 2, None, api.QUIET, 2)  # on 2 workers' GPUs
     assert len(rows.tunes) == len(calls) and sum(len(s) for _, s in calls) == 2 * len(shapes)
     chooser = api.choosing.selector(SGEMM, H200)
     for shape in shapes:

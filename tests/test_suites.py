@@ -203,6 +203,12 @@ def test_gpulab_best_titles_a_suite_file_by_the_suites_name(tmp_path):
     assert "gpulab's best row on the mine suite" in r.stdout and "layers.toml suite" not in r.stdout
 
 
+def test_a_suite_tune_with_no_gpu_and_no_workers_stops_before_it_announces_a_plan(tmp_path):
+    r = gpulab("tune", "sgemm", "--suite", "llm", "--top", "1", cwd=tmp_path)
+    assert r.returncode == 2 and "no NVIDIA GPU" in r.stderr and "Traceback" not in r.stderr
+    assert "tuned at" not in r.stdout  # it printed "sgemm v13: tuned at 12 shape(s) ..." first
+
+
 def test_tune_with_neither_a_variant_nor_a_suite_says_what_to_give(tmp_path):
     r = gpulab("tune", "sgemm", cwd=tmp_path)
     assert r.returncode == 2 and "name the variant to tune, or give a suite" in r.stderr

@@ -34,7 +34,7 @@ from gpulab.experiments import suites as suite_files
 from gpulab.experiments.base import Shape
 from gpulab.experiments.declared import parse_declaration, where_raised
 from gpulab.gpu.compile import DEFAULT_ARCH, check_arch
-from gpulab.gpu.device import probe
+from gpulab.gpu.device import probe, require_gpu
 from gpulab.gpu.ncu import find_ncu
 from gpulab.jobs import bench as bench_job
 from gpulab.jobs import fidelity as fid
@@ -607,6 +607,8 @@ def _tune_suite(exp, shapes: list[Shape], params, budget, strategy, seed: int, k
     if not isinstance(top, int) or top < 1:
         raise GpulabError("--top must be at least 1")
     here = card()
+    if here is None and workers is None and not scheduler:
+        require_gpu()  # its one line, before the plan is announced as if a tune had begun
     # With no GPU here (the GPUs a scheduler's workers hold), the one card with results, else none:
     # the workers' cards are not known yet, so neither another card's tune nor a guess among several.
     chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else only_card(RESULTS_ROOT))

@@ -493,7 +493,7 @@ def best(
         console.print(model_error_line(held), markup=False, highlight=False)
     if csv_path is not None:
         kept = len(upsert_picks(csv_path, rows)) - len(rows)
-        console.print(f"wrote {len(rows)} picks to {csv_path}" + (f" ({kept} of other shapes kept)" if kept else ""),
+        console.print(f"wrote {len(rows)} pick{'s' if len(rows) != 1 else ''} to {csv_path}" + (f" ({kept} of other shapes kept)" if kept else ""),
                       markup=False)
     if missing := [r for r in rows if not r.get("variant")]:
         raise RunsFailed(f"{len(missing)} shape(s) have no best row (see chosen_by above)")

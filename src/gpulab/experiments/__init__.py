@@ -70,6 +70,11 @@ def get_experiment(name: str, kernels=()) -> Experiment:
     for exp in all_experiments():
         if exp.name == name:
             return with_kernels(exp, kernels) if kernels else exp
+    for folder in (f for f in os.environ.get(PATH_VARIABLE, "").split(os.pathsep) if f.strip()):
+        package = Path(folder).expanduser() / str(name)
+        if package.is_dir():  # a folder of that name, not a package: discovery passes it by
+            raise GpulabError(f"unknown experiment '{name}': {package} is on {PATH_VARIABLE} but has no __init__.py; "
+                              "an experiment is a package whose __init__.py sets EXPERIMENT (`gpulab new` writes one)")
     raise GpulabError(
         f"unknown experiment '{name}'; choose from " + ", ".join(e.name for e in all_experiments())
         + f" (experiments of your own: a folder of packages on {PATH_VARIABLE}, see `gpulab new`)"
