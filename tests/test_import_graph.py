@@ -15,7 +15,8 @@ through others. The layers, bottom to top, and the folder each one is:
                 sanitize, new), built on run/
     api         the Python API: gpulab.api and the package itself (gpulab/__init__.py hands the API
                 out by name), each job called, records returned
-    cli         the command line: parse -> api -> print (gpulab.entry: the script that loads it)
+    cli         the command line: parse -> api -> print (gpulab.entry: the script that loads it;
+                gpulab.__main__: python -m gpulab)
 
 A module may import its own layer and the layers ALLOWED lists for it; within a layer the module
 graph has no cycle (test_no_import_cycle)."""
@@ -30,7 +31,7 @@ LAYER_OF = {
     "gpulab.params": "base", "gpulab.arith": "base", "gpulab.files": "base", "gpulab.check": "base",
     "gpulab.gpu": "gpu", "gpulab.model": "model", "gpulab.experiments": "experiments",
     "gpulab.records": "records", "gpulab.report": "report", "gpulab.run": "run", "gpulab.jobs": "jobs",
-    "gpulab.api": "api", "gpulab.cli": "cli", "gpulab.entry": "cli",
+    "gpulab.api": "api", "gpulab.cli": "cli", "gpulab.entry": "cli", "gpulab.__main__": "cli",
 }
 ALLOWED = {
     "base": set(),
