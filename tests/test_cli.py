@@ -200,3 +200,9 @@ def test_python_dash_m_gpulab_is_the_gpulab_command(tmp_path):
     r = subprocess.run([sys.executable, "-m", "gpulab", "predict", "sgemm", "v1", "--shape", "4x0x4"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300, env={**os.environ, "GPULAB_NO_GPU": "1"})
     assert r.returncode == 2 and r.stderr.strip() == "error: 4x0x4: N 0 must be at least 1", r.stderr
+
+
+@pytest.mark.parametrize("command", ["bench", "predict", "tune"])
+def test_each_commands_help_names_the_problem_option_every_command_takes(command, tmp_path):
+    r = gpulab(command, "--help", cwd=tmp_path)
+    assert r.returncode == 0 and "Also takes --problem FILE.py" in r.stdout, r.stdout[-400:]

@@ -68,14 +68,16 @@ def _plain_types(params: list) -> list:
     return params
 
 
+# take_problems reads it off the line before typer sees the rest, so no command declares it: the
+# top-level help and every command's say it here.
+PROBLEM_HELP = "--problem FILE.py: a problem written in PyTorch (gpulab.Problem.from_torch) joins the experiments."
 app = typer.Typer(
     cls=PlainTypes,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="gpulab: is the kernel correct, how fast against this card's ceilings and cuBLAS, "
-    "what should the memory system do, and what did the counters say. Every command also takes "
-    "--problem FILE.py: a problem written in PyTorch (gpulab.Problem.from_torch) joins the experiments.",
+    f"what should the memory system do, and what did the counters say. Every command also takes {PROBLEM_HELP}",
 )
 # Piped output (CI logs, `| less`) gets wide tables instead of rich's 80-column default. (A stream
 # closed before gpulab started is None: main() says so.)
@@ -615,6 +617,9 @@ def _compile_only(experiments, kernels, arch: str, out_dir: Optional[Path], reas
 # The commands around the counters (profile, compare, predict, fidelity, sanitize) live in
 # counters.py; importing it here registers them on `app`.
 from gpulab.cli import counters  # noqa: E402, F401
+
+for _command in app.registered_commands:
+    _command.epilog = _command.epilog or f"Also takes {PROBLEM_HELP}"
 
 
 INTERRUPTED = ("interrupted: every file written so far is complete, and the one being written, if any, "
