@@ -9,8 +9,9 @@ from gpulab.gpu.nvml import thermal_or_power
 from gpulab.records import read_csv, write_csv
 from gpulab.report.html import FIDELITY_COLUMNS
 from gpulab.report.markdown import (
-    config_lines, experiment_block, fidelity_block, latest_runs, one_config_per_shape, pivot, update_readme,
+    config_lines, experiment_block, fidelity_block, one_config_per_shape, pivot, update_readme,
 )
+from gpulab.report.picks import latest_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 H200_SGEMM = ROOT / "results" / "h200" / "sgemm.csv"

@@ -20,10 +20,10 @@ from gpulab.quantities import FIDELITY_FILE, PROFILE_FILE
 from gpulab.files import write_atomic
 from gpulab.report import html, plots, profile_plots, roofline
 from gpulab.report.markdown import (
-    best_lines, latest_in_csv_order, latest_runs, provenance, read_fidelity, read_profiles, read_runs, read_suite_runs,
+    best_lines, latest_in_csv_order, provenance, read_fidelity, read_profiles, read_runs, read_suite_runs,
     suite_csvs,
 )
-from gpulab.report.picks import pick_accuracy
+from gpulab.report.picks import latest_runs, pick_accuracy
 
 FIDELITY_NOTE = ("ncu's counts; where the model predicted otherwise, its number below (red: the model is off; "
                  "grey: DRAM bytes within tolerance or not judged; hover for the verdict)")

@@ -24,7 +24,7 @@ from gpulab.quantities import (
     TOOL_FAULT, UNMEASURABLE, held_exactly,
 )
 from gpulab.records import BEST, RESULTS_ROOT, RUN_COLUMNS, RUN_KEY, ceiling_notes, read_csv, read_text, update_text
-from gpulab.report.picks import TOLERANCE, pick_accuracy
+from gpulab.report.picks import TOLERANCE, latest_runs, pick_accuracy
 from gpulab.report.tables import best_per_shape
 
 BLOCK_RE = re.compile(r"(<!-- gpulab:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /gpulab:(?P=name) -->)", re.S)
@@ -206,18 +206,6 @@ def provenance(records: list[dict]) -> str:
     return (f"_{r.get('gpu', '?')}, driver {r.get('driver', '?')}, CUDA runtime {r.get('cuda_runtime', '?')}, "
             f"NVRTC {r.get('nvrtc', '?')}, CuPy {r.get('cupy', '?')}, gpulab {r.get('gpulab', '?')}, "
             f"{', '.join(dates) or '?'}._")
-
-
-def latest_runs(records: list[dict]) -> list[dict]:
-    """Each variant's rows at each shape from its latest bench run there. A run's rows share its start
-    time (`date`), so every config of one run stays (a params sweep: TILE=8, 16, 32), while a config
-    that a later run replaced at a shape (a rung's default, once the rung is tuned) leaves the table
-    there; the CSV keeps it. ISO dates in one zone order as text."""
-    latest: dict[tuple, str] = {}
-    for r in records:
-        key = (r["variant"], r["shape"])
-        latest[key] = max(latest.get(key, ""), str(r.get("date") or ""))
-    return [r for r in records if str(r.get("date") or "") == latest[(r["variant"], r["shape"])]]
 
 
 def latest_in_csv_order(every: list[dict]) -> list[dict]:

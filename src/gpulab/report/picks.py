@@ -68,20 +68,29 @@ def _timed(r: dict) -> bool:
     return bool(r.get("time_ms")) and r.get("correct") is True and not r.get("skip_reason")
 
 
+def latest_runs(records: list[dict]) -> list[dict]:
+    """Each variant's rows at each shape from its latest bench run there. A run's rows share its start
+    time (`date`), so every config of one run stays (a params sweep: TILE=8, 16, 32), while a config
+    that a later run replaced at a shape (a rung's default, once the rung is tuned) leaves the table
+    there; the CSV keeps it. ISO dates in one zone order as text."""
+    latest: dict[tuple, str] = {}
+    for r in records:
+        key = (r["variant"], r["shape"])
+        latest[key] = max(latest.get(key, ""), str(r.get("date") or ""))
+    return [r for r in records if str(r.get("date") or "") == latest[(r["variant"], r["shape"])]]
+
+
 def pick_accuracy(rows: list[dict], tolerance: float = TOLERANCE, libraries: tuple[str, ...] = ("cublas",)) -> PickAccuracy:
     """At each shape with a best row: is the best row's time within `tolerance` of the fastest
     correct timed row of gpulab's own kernels there (the best row included)? Rows of several runs
-    at one shape: each config's latest counts (a re-run replaces what it ran again)."""
-    latest: dict[tuple, dict] = {}
-    for r in rows:
-        key = (r.get("shape"), r.get("variant"), r.get("params"))
-        if key not in latest or str(r.get("date") or "") >= str(latest[key].get("date") or ""):
-            latest[key] = r
-    shapes = list(dict.fromkeys(r.get("shape") for r in latest.values() if r.get("variant") == BEST))
+    at one shape: each variant's latest run there (latest_runs, as the README's tables read them),
+    so a config an earlier run timed and the latest did not is not counted against its pick."""
+    latest = latest_runs(rows)
+    shapes = list(dict.fromkeys(r.get("shape") for r in latest if r.get("variant") == BEST))
     judged = within = 0
     misses = []
     for shape in shapes:
-        here = [r for r in latest.values() if r.get("shape") == shape and r.get("variant") not in libraries]
+        here = [r for r in latest if r.get("shape") == shape and r.get("variant") not in libraries]
         best = next(r for r in here if r.get("variant") == BEST)
         others = [r for r in here if r.get("variant") != BEST and _timed(r)]
         if not others:
