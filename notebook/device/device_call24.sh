@@ -31,7 +31,7 @@ TAIL=25 trial profile_ks 30 gpulab profile gemm_bf16 ks -p TN=128 -p STAGES=6 -p
 TAIL=20 trial tune_t4 35 gpulab tune gemm_bf16 t4 -p BN=128,192,256 -p CLUSTER=1,2 -p SCHEDULE=0,1 -p STAGES=4,6 \
     -p GROUP_M=8 -p STORE=1 -p PINGPONG=0 -p EDGE=0 --shape 1024x6144x4096
 else
-patch -s -p1 <notebook/patches/best_alike_configs.patch
+patch -s -p1 <notebook/patches/best_alike_configs.patch  # as it ran; the patch is in the tree since (2026-12-05) and gone
 TAIL=8 trial llm_bf16 160 gpulab bench gemm_bf16 --suite llm --contenders 1.5 --no-sanitize
 TAIL=25 trial fidelity 75 gpulab fidelity gemm_bf16 -v d0,kc,ks --shape 16x4096x4096,13x1000x776
 mkdir -p "$dir/unlisted"

@@ -5,7 +5,7 @@
 # pick. On the recorded tunes, leaving each tuned shape out, it ranks first a config within 5% of the
 # tune's fastest more often (d0 3 of 8 against 1, ks 24 of 24 against 16, geomean over the configs
 # the tunes timed 1.05x against 1.145x for d0, 1.18x against 1.44x for sgemm's v14), but it moves
-# the pick at 35 llm and unlisted shapes (on the tree with MEASURED_EDGE at 15%) to configs no card timed there, and its model errs more on
+# the pick at 37 llm and unlisted shapes (recomputed after call 24's tunes, 2026-12-05; 35 before) to configs no card timed there, and its model errs more on
 # sgemm's suite rows (notebook/probes/config_factor/). Each moved pair is timed here with gpulab's A/B;
 # keep the patch only if the patch's picks are not slower overall.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call25.sh

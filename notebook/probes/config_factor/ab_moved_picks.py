@@ -1,8 +1,8 @@
 """Device probe (issue 40): is notebook/patches/best_config_factor.patch's pick faster where it moves?
 
 moved_picks.csv lists the llm and unlisted shapes where the best-row model with the patch picks
-another config than without it (written on the CPU from results/h200 at 61d0bea by comparing the
-two models' picks): a_before, the pick without it, b_with_patch, the pick with it, and each one's
+another config than without it (written on the CPU from results/h200 as call 24 left it,
+2026-12-05, by comparing the two models' picks; 37 shapes): a_before, the pick without it, b_with_patch, the pick with it, and each one's
 modelled time. Each pair is timed with gpulab's own A/B (interleaved rounds, L2 flushed, the
 ratio B / A with its 95% interval) and its two rows join OUT/ab-moved-picks.csv. A pair that fails
 (a config its constraints refuse, a fault) is reported and the others go on.
