@@ -180,6 +180,20 @@ def test_a_compile_error_shows_nvrtcs_first_errors_with_file_and_line(tmp_path):
     assert "Traceback" not in r.stderr
 
 
+def test_compile_only_skips_a_config_whose_launch_cuda_would_refuse_and_compiles_the_rest(tmp_path):
+    """A block of TILE x 4 rows: at TILE = 32, 4,096 threads. compile_only raised on that one config
+    and returned no row for any other."""
+    import gpulab
+
+    path = _file(tmp_path, KERNEL.replace("block:    TILE, TILE", "block:    TILE, TILE * 4").replace(
+        "sweep:    TILE = 8, 16", "sweep:    TILE = 8, 32").replace(
+        "require:  TILE * TILE <= 1024 | a block has at most 1024 threads\n", ""))
+    rows = {r["params"]: r for r in gpulab.compile_only(["sgemm"], kernels=[path]) if r["variant"] == "mine"}
+    assert rows["TILE=8 UNROLL=1"].get("reg_per_thread") and not rows["TILE=8 UNROLL=1"].get("skip_reason")
+    assert "a block of 4096 threads" in rows["TILE=32 UNROLL=1"]["skip_reason"]
+    assert "a block has at most 1024" in rows["TILE=32 UNROLL=1"]["skip_reason"]
+
+
 def test_bench_with_a_bad_declaration_is_one_line(tmp_path):
     path = _file(tmp_path, "extern \"C\" __global__ void sgemm() {}\n")
     r = _cli("bench", "sgemm", "--kernel", str(path), cwd=tmp_path)

@@ -2,6 +2,7 @@
 their kernels compiled, problem files found by --problem and by path, and every bad input one line.
 What needs torch runs where torch is installed (the GPU tests run the whole path on the card)."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -141,6 +142,24 @@ def test_load_problem_from_python(tmp_path, monkeypatch):
         gpulab.load_problem(tmp_path / "nope.py")
     with pytest.raises(GpulabError, match="a problem is a .py file"):
         gpulab.load_problem(None)
+
+
+def test_a_problem_that_fails_to_load_leaves_the_experiments_as_they_were(tmp_path, monkeypatch):
+    """It joined GPULAB_PROBLEMS before loading, so every later call of the process (and of the
+    processes it starts) raised its error again, gpulab.experiment('sgemm') among them."""
+    monkeypatch.delenv("GPULAB_PROBLEMS", raising=False)
+    broken = tmp_path / "broken.py"
+    broken.write_text("x = 1\n")  # no PROBLEM
+    clash = tmp_path / "clash.py"
+    clash.write_text(
+        "from pathlib import Path\nfrom gpulab import Problem\n"
+        "PROBLEM = Problem.from_torch('sgemm', lambda x: x, lambda shape, generator: {}, dims=('N',),\n"
+        f"    kernels=[], out_shape=lambda s: (s['N'],), default_shapes=[(64,)], folder=Path('{tmp_path}'))\n")
+    for path, words in ((broken, "defines no PROBLEM"), (clash, "clashes with the built-in")):
+        with pytest.raises(GpulabError, match=words):
+            gpulab.load_problem(path)
+        assert "GPULAB_PROBLEMS" not in os.environ
+        assert gpulab.experiment("sgemm").name == "sgemm"
 
 
 def test_the_torch_path_on_the_cpu_where_torch_is_installed():

@@ -54,10 +54,20 @@ def load_problem(path) -> Experiment:
     path = Path(path).expanduser().resolve()
     if path.suffix != ".py" or not path.is_file():
         raise GpulabError(f"{path}: no such .py file (a problem file defines PROBLEM = gpulab.Problem.from_torch(...))")
-    known = [p for p in os.environ.get(PROBLEMS_VARIABLE, "").split(os.pathsep) if p.strip()]
+    loaded = _problems(str(path))  # first: a file that fails to load joins nothing
+    before = os.environ.get(PROBLEMS_VARIABLE)
+    known = [p for p in (before or "").split(os.pathsep) if p.strip()]
     if str(path) not in known:
         os.environ[PROBLEMS_VARIABLE] = os.pathsep.join([*known, str(path)])
-    return next(exp for exp, where in _problems(str(path)) if where == str(path))
+        try:
+            all_experiments()  # a name another experiment has: refused, and the registry left as it was
+        except GpulabError:
+            if before is None:
+                del os.environ[PROBLEMS_VARIABLE]
+            else:
+                os.environ[PROBLEMS_VARIABLE] = before
+            raise
+    return next(exp for exp, where in loaded if where == str(path))
 
 
 def get_experiment(name: str, kernels=()) -> Experiment:

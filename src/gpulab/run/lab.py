@@ -218,8 +218,11 @@ def compile_record(spec: RunSpec, arch: str) -> dict:
     reason = (spec.variant.arch_reason(arch) or spec.variant.constraints(spec.params, None)) if spec.variant else None
     if reason:
         return record | {"skip_reason": reason}
+    try:
+        launch = spec.variant.launch(spec.params, spec.shape)
+    except GpulabError as exc:  # a launch CUDA would refuse at this shape (a declared block too big): skipped
+        return record | {"skip_reason": str(exc)}
     compiled = compile_spec(spec, arch)
-    launch = spec.variant.launch(spec.params, spec.shape)
     return (record | compiled.resources.as_record() | occupancy_columns(spec, compiled.resources, launch, SM_LIMITS.get(arch))
             | {"arch": arch})
 
