@@ -326,3 +326,19 @@ def test_tune_replay_prints_each_strategy_against_the_recorded_best(tmp_path):
     assert "90 configs recorded at every shape" in r.stdout
     assert all(word in r.stdout for word in ("random", "bayes", "within 2%"))
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_tune_replay_takes_shapes_as_every_function_does(tmp_path):
+    """Shapes only as text, a shape's text read character by character, strategies too ('r')."""
+    import gpulab
+
+    path = RESULTS / "tune-sgemm-v14.csv"
+    for shapes in (4096, "4096", [(4096, 4096, 4096)], "4096x4096x4096", [SGEMM.shape(4096, 4096, 4096)]):
+        rec, runs = gpulab.tune_replay(path, shapes, seeds=1, strategies="random")
+        assert [s.label for s in rec.shapes] == ["4096x4096x4096"] and [r.strategy for r in runs] == ["random"]
+    for args, words in (({"evaluations": "5"}, "evaluations must be a whole number"),
+                        ({"seeds": 0}, "seeds must be a whole number, at least 1")):
+        with pytest.raises(GpulabError, match=words):
+            gpulab.tune_replay(path, 4096, **args)
+    with pytest.raises(GpulabError, match="csv is the path of a tune's CSV"):
+        gpulab.tune_replay(None, 4096)

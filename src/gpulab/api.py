@@ -588,14 +588,22 @@ def tune(experiment_name: str, variant: str | None = None, params: dict | None =
     return per_card[0]
 
 
-def tune_replay(csv: str | Path, shapes: Sequence[str], evaluations: int | None = None, seeds: int = 20,
-                strategies: Sequence[str] = replaying.REPLAYED) -> tuple:
+def tune_replay(csv: str | Path, shapes: Sequence[Any] | Any, evaluations: int | None = None, seeds: int = 20,
+                strategies: Sequence[str] | str = replaying.REPLAYED) -> tuple:
     """Replay search strategies against a tune already recorded in `csv` (gpulab.jobs.replay): each
-    strategy run `seeds` times (random-number generator started at 0, 1, ...), `evaluations` configs (default: a quarter of those recorded at every
-    one of `shapes`), each told the rate the CSV holds for it. Nothing is timed. (Recorded, [Replayed])."""
-    rec = replaying.recorded(csv, list(shapes))
-    if not isinstance(seeds, int) or seeds < 1:
-        raise GpulabError(f"--seeds must be at least 1; got {seeds}")
+    strategy (`strategies`: 'random', 'bayes' or both) run `seeds` times (random-number generator
+    started at 0, 1, ...), `evaluations` configs (default: a quarter of those recorded at every one
+    of `shapes`: shapes as everywhere, 4096, '4096x4096x4096', a tuple or a Shape, one or a list),
+    each told the rate the CSV holds for it. Nothing is timed. (Recorded, [Replayed])."""
+    if not isinstance(csv, (str, Path)) or not str(csv).strip():
+        raise GpulabError(f"csv is the path of a tune's CSV (results/<gpu>/tune-<experiment>-<variant>.csv); got {csv!r:.60}")
+    exp, _, _ = replaying.tuned_variant(csv)
+    rec = replaying.recorded(csv, shapes_of(exp, shapes))
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
+        raise GpulabError(f"seeds must be a whole number, at least 1; got {seeds!r}")
+    if evaluations is not None and (not isinstance(evaluations, int) or isinstance(evaluations, bool)):
+        raise GpulabError(f"evaluations must be a whole number of configs; got {evaluations!r}")
+    strategies = (strategies,) if isinstance(strategies, str) else tuple(strategies)
     return rec, replaying.replay_seeds(rec, strategies, replaying.quarter(rec) if evaluations is None else evaluations,
                                       seeds)
 

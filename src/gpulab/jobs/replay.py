@@ -57,10 +57,9 @@ class Recorded:
         return max(v for v in self.scores.values() if v is not None)
 
 
-def recorded(path: Path | str, shapes: list[str]) -> Recorded:
-    """The tune recorded in `path` at `shapes` (labels such as '4096x4096x4096'). Rows are read as
-    the variant takes its params today (Variant.completed_params: a param added since the row was
-    timed at its default); where a config was timed more than once at a shape, the latest row."""
+def tuned_variant(path: Path | str) -> tuple[Experiment, Variant, list[dict]]:
+    """The experiment and variant a tune's CSV holds, and its rows; a file of several variants (a
+    bench's) or none is refused."""
     rows = read_csv(Path(path), required=RUN_KEY)
     if not rows:
         raise GpulabError(f"{path} holds no rows")
@@ -70,8 +69,17 @@ def recorded(path: Path | str, shapes: list[str]) -> Recorded:
                           f"{', ...' if len(runs) > 4 else ''}); a replay reads one variant's tune: the "
                           f"results/<gpu>/tune-<experiment>-<variant>.csv that gpulab tune wrote")
     exp = get_experiment(runs[0][0])
-    v = exp.variant(runs[0][1])
-    wanted = [exp.parse_shape(label) for label in shapes]
+    return exp, exp.variant(runs[0][1]), rows
+
+
+def recorded(path: Path | str, shapes: list[Shape | str]) -> Recorded:
+    """The tune recorded in `path` at `shapes` (Shapes, or labels such as '4096x4096x4096'). Rows
+    are read as the variant takes its params today (Variant.completed_params: a param added since
+    the row was timed at its default); where a config was timed more than once at a shape, the
+    latest row."""
+    exp, v, rows = tuned_variant(path)
+    wanted = [s if isinstance(s, Shape) else exp.parse_shape(str(s)) for s in shapes]
+    shapes = [s.label for s in wanted]
     if not wanted:
         raise GpulabError("name the shapes to replay at, e.g. --shape 4096x4096x4096")
     latest: dict[tuple[str, str], dict] = {}
