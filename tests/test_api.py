@@ -31,6 +31,7 @@ def test_the_package_lends_every_name_the_api_exports():
     the API to read it without losing its light import): model_error and tune_replay were in one only.
     `experiments` is the registry package's name at the top."""
     assert set(gpulab._API) == set(api.__all__) - {"experiments"}
+    assert set(gpulab.__all__) == {*gpulab._API, "__version__"}  # from gpulab import * gave sys, types, version
     assert all(getattr(gpulab, name) is getattr(api, name) for name in gpulab._API)
 
 

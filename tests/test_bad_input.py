@@ -3,6 +3,7 @@ the right exit code, and nothing lost or changed; input that is fine (a relative
 works. notebook/probes/probe_bad_input.py runs every class end to end and counts the outcomes."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -344,3 +345,34 @@ def test_best_from_a_results_folder_that_does_not_exist_is_refused(tmp_path):
     the model chose from another card's runs without a word."""
     one_line(gpulab_cli("best", "sgemm", "--shape", "64x64x64", "--results", str(tmp_path / "nowhere"), cwd=tmp_path),
              2, "no results folder", "nowhere")
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: gpulab.best("sgemm", 1024, results=3), "results is a folder of results/<gpu>/ folders"),
+    (lambda: gpulab.best("sgemm", 1024, gpu=5), "gpu names a card's results folder"),
+    (lambda: gpulab.predict("sgemm", "v1", gpu=5), "gpu names a card's results folder"),
+    (lambda: gpulab.best("sgemm", 1024, results=REPO / "results" / "h200"), "is one card's folder"),
+    (lambda: gpulab.best("sgemm", 1024, progress=print), "progress is a gpulab.Progress"),
+    (lambda: gpulab.bench("sgemm", options={"save": False}), "options is a gpulab.BenchOptions"),
+    (lambda: gpulab.compile_only(["coalesce"], arch=90), "unknown arch '90'"),
+])
+def test_the_api_refuses_more_values_of_the_wrong_kind_in_one_line(call, words):
+    """A new user's review (2026-12-05) found each ending in a TypeError or AttributeError, or (a
+    card's folder as results=) read silently as a root of cards, its tune unread."""
+    with pytest.raises(GpulabError, match=re.escape(words)):
+        call()
+
+
+def test_kernels_none_is_no_kernels():
+    assert gpulab.experiment("sgemm", kernels=None).name == "sgemm"
+
+
+def test_best_tells_progress_of_each_pick(monkeypatch):
+    seen = []
+
+    class Seen(gpulab.Progress):
+        def finished(self, record):
+            seen.append(record)
+
+    rows = gpulab.best("sgemm", [512, 1024], results=REPO / "results", gpu="h200", progress=Seen())
+    assert seen == list(rows) and all(r["variant"] for r in seen)

@@ -20,7 +20,9 @@ from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
 # `experiments` is the registry package (gpulab.experiments; the API's list is gpulab.api.experiments).
 _API = ("card", "bench", "best", "model_error", "verify", "run", "compile_only", "predict", "profile",
         "compare", "experiment", "variants", "ceilings", "tune", "tune_replay", "fidelity", "sanitize", "Records",
-        "new", "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem", "suite", "Prediction")
+        "new", "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem", "suite", "Prediction", "Shape")
+# `from gpulab import *` and help(gpulab) name the API (each loaded on first use), not this module's plumbing.
+__all__ = [*_API, "__version__"]
 
 
 class _Package(types.ModuleType):
@@ -47,4 +49,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted([*globals(), *_API])
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})

@@ -62,7 +62,7 @@ from gpulab.run.progress import QUIET, Progress
 
 # gpulab/__init__.py's _API names the same, less `experiments` (there the registry package's name);
 # tests/test_api.py holds the two lists equal.
-__all__ = ["BenchOptions", "MainRun", "Prediction", "Problem", "Progress", "Records", "ab", "bench", "best", "card",
+__all__ = ["BenchOptions", "MainRun", "Prediction", "Problem", "Progress", "Records", "Shape", "ab", "bench", "best", "card",
            "ceilings", "compare", "compile_only", "experiment", "experiments", "fidelity", "load_problem",
            "model_error", "new", "predict", "profile", "run", "sanitize", "suite", "tune", "tune_replay", "variants",
            "verify"]
@@ -75,10 +75,30 @@ def card():
 
 
 # -- naming things --------------------------------------------------------------------------------
-def experiment(name: str, kernels: Sequence[str | Path] = ()):
+def _progress(progress) -> Progress:
+    """`progress` as the long calls take it: a gpulab.Progress (its hooks overridden), or None."""
+    if progress is None:
+        return QUIET
+    if not isinstance(progress, Progress):
+        raise GpulabError(f"progress is a gpulab.Progress (subclass it and override started, finished, ...); "
+                          f"got {progress!r:.60}")
+    return progress
+
+
+def _bench_options(options) -> BenchOptions:
+    if options is None:
+        return BenchOptions()
+    if not isinstance(options, BenchOptions):
+        raise GpulabError(f"options is a gpulab.BenchOptions(warm_l2=..., save=..., ...); got {options!r:.60}")
+    return options
+
+
+def experiment(name: str, kernels: Sequence[str | Path] | None = ()):
     """The Experiment called `name`, with the one-file variants `kernels` added."""
     if not isinstance(name, str) or not name.strip():
         raise GpulabError(f"an experiment is named by text, e.g. 'sgemm' (gpulab list shows them); got {name!r:.60}")
+    if kernels is None:
+        kernels = ()
     if isinstance(kernels, (str, Path)):
         kernels = [kernels]
     if bad := [k for k in kernels if not isinstance(k, (str, Path))]:
@@ -200,7 +220,7 @@ def bench(experiment_name: str, variants: Sequence[str] | None = None, shapes: S
         raise GpulabError("give shapes or a suite, not both")
     found = _load_suite(suite) if suite is not None else None
     return bench_job.bench(exp, names, param_values(params), shapes_of(exp, shapes) if found is None else [],
-                           options or BenchOptions(), progress or QUIET, suite=found)
+                           _bench_options(options), _progress(progress), suite=found)
 
 
 def _names(names, what: str) -> list[str] | None:
@@ -242,7 +262,7 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
         found = [(s.shape, s.columns) for s in _load_suite(suite).shapes(exp)]
     else:
         found = [(s, {}) for s in shapes_of(exp, shapes)]
-    progress = progress or QUIET
+    progress = _progress(progress)
     progress.planned(len(found))
     rows, ranked = [], []
     for shape, columns in found:
@@ -250,7 +270,7 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
         rows.append(choosing.pick_record(exp, chooser, shape, columns))
         if ranking:
             ranked += choosing.ranking_records(exp, chooser, shape, columns)
-        progress.finished(None)
+        progress.finished(rows[-1])
     records = Records(rows, note=chooser.basis())
     if ranking:
         records.ranking = Records(ranked)
@@ -316,7 +336,7 @@ def run(experiment_names: Sequence[str] | None = None, *, kernels: Sequence[str 
     if suite is not None:
         found = _load_suite(suite)
         chosen = suite_experiments(found, chosen, named=bool(experiment_names))
-    return main_run(chosen, full, out_dir, progress or QUIET, suite=found)
+    return main_run(chosen, full, out_dir, _progress(progress), suite=found)
 
 
 def suite_experiments(suite, experiments: Sequence | None = None, *, named: bool = True,
@@ -349,7 +369,7 @@ def compile_only(experiment_names: Sequence[str] | None = None, *, kernels: Sequ
     """No GPU needed: compile every variant (its sweep, else its defaults) at the first default
     shape for `arch`; one record per compile with what ptxas reported and the occupancy it allows.
     A kernel that does not compile gets a row saying so (NVRTC's first error); `.broken` names them."""
-    progress = progress or QUIET
+    progress = _progress(progress)
     check_arch(arch)
     specs = []
     for exp in _chosen(experiment_names, kernels):
@@ -451,7 +471,7 @@ def ab(experiment_name: str, a: str, b: str, params: dict | None = None, shape: 
     if csv is not None:
         check_run_file(Path(csv))  # a damaged file or a path that cannot be written: refused before any work
     lab = Lab(LabOptions(seed=seed))
-    result = ab_job.run(lab, spec_a, spec_b, policy, (progress or QUIET).status)
+    result = ab_job.run(lab, spec_a, spec_b, policy, _progress(progress).status)
     rows = result.rows(lab.env)
     records = Records(rows, ab_job.save(Path(csv), rows) if csv is not None else None)
     records.result = result
@@ -483,7 +503,7 @@ def compare(experiment_name: str, a: str, b: str, params_a: dict | None = None, 
             progress: Progress | None = None) -> Records:
     """Two variants (or two configs of one, or a variant and 'cublas') profiled at one shape: two
     records, `.profiles` both."""
-    progress = progress or QUIET
+    progress = _progress(progress)
     exp = experiment(experiment_name, kernels)
     the_shape = one_shape(exp, shape)
     spec_a = spec_of(experiment_name, a, params_a, the_shape, kernels)
@@ -511,7 +531,7 @@ def fidelity(experiment_names: Sequence[str] | None = None, variants: Sequence[s
     after every run into `out` (default results/<gpu>/fidelity.csv). progress.finished gets each
     run's gpulab.jobs.fidelity.RunResult; `.results` holds them all (a failed run's `.error` says
     why; the rows recorded for it before are kept)."""
-    progress = progress or QUIET
+    progress = _progress(progress)
     specs = fid.plan(_names(experiment_names, "experiments"), _names(variants, "variants"),
                      shapes, shape_list, param_values(params))
     find_ncu()  # fail before the first run when ncu is missing
@@ -553,7 +573,7 @@ def tune(experiment_name: str, variant: str | None = None, params: dict | None =
     the `top` variants the model ranks first at each of its shapes (gpulab.jobs.best.tune_targets)
     is tuned at the shapes where it ranks so, one tune after the other: Records of every tune's
     results, `.tunes` each tune's Records (with `.plan`, `.result`, `.per_card`)."""
-    progress = progress or QUIET
+    progress = _progress(progress)
     exp = experiment(experiment_name, kernels)
     if suite is not None:
         if shapes is not None:
@@ -679,7 +699,7 @@ def sanitize(experiment_names: Sequence[str] | None = None, variants: Sequence[s
     chosen = _chosen(experiment_names, kernels)
     return sanitizing.sanitize(chosen, tuning.load_tuned, _names(variants, "variants"),
                                tuple(_names(tools, "tools") or sanitizing.TOOLS), param_values(params), jobs,
-                               Path(out) if out else None, Path(logs) if logs else None, progress or QUIET)
+                               Path(out) if out else None, Path(logs) if logs else None, _progress(progress))
 
 
 # -- a new experiment -----------------------------------------------------------------------------------
@@ -692,4 +712,4 @@ def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
 def ceilings(refresh: bool = False, progress: Progress | None = None) -> Records:
     """This card's own limits (copy bandwidth, FP32 FMA, cuBLAS), measured once into
     results/<gpu>/ceilings.csv and reused until `refresh`. `.measured` says which it was."""
-    return this_card(refresh, (progress or QUIET).status)
+    return this_card(refresh, _progress(progress).status)

@@ -481,7 +481,7 @@ def best(
         shapes = None
     if csv_path is not None:
         check_picks_file(csv_path)
-    with Live(f"best {experiment}") as live:
+    with Live(f"best {experiment}", describe=lambda pick: None) as live:  # the table below says it all
         rows = api.best(experiment, shapes, kernels=kernels_of(kernel), results=results, gpu=gpu, suite=suite,
                         ranking=ranking, progress=live)
     console.print(best_table(rows, f"{experiment}: gpulab's best row" + (f" on the {api.suite(suite).name} suite" if suite else "")))

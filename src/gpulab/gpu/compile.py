@@ -148,7 +148,7 @@ def supported_archs() -> tuple[str, ...]:
 
 def check_arch(arch: str) -> None:
     """Refuse, in one line that lists the valid ones, an arch this NVRTC cannot compile for."""
-    if not re.fullmatch(r"sm_\d+[a-z]?", arch):
+    if not isinstance(arch, str) or not re.fullmatch(r"sm_\d+[a-z]?", arch):
         raise GpulabError(f"unknown arch '{arch}': give it as sm_XY, e.g. --arch sm_90")
     valid = supported_archs()
     if arch.rstrip("abcdefghijklmnopqrstuvwxyz") not in valid:

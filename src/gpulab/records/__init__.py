@@ -67,6 +67,10 @@ def card_folder(gpu_slug: str, root: Path | str | None = None) -> Path:
     return Path(RESULTS_ROOT if root is None else root) / gpu_slug
 
 
+# Files only a card's folder holds (results/<gpu>/): a results root that holds one is a card's folder.
+CARD_FILES = ("tuned.json", "ceilings.csv")
+
+
 def results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     """The card folder whose results a command that needs no GPU reads (best, predict's roofline):
     results/<gpu>/ of the card named, else of this machine's, else of the one card with results
@@ -74,9 +78,16 @@ def results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     nothing of the card, the results gpulab's repository recorded (LAB_RESULTS, where gpulab runs
     from a clone): `gpulab best` on a laptop answers for the H200 from any folder, as inside the
     clone. None: none."""
+    if results is not None and not isinstance(results, (str, Path)):
+        raise GpulabError(f"results is a folder of results/<gpu>/ folders, e.g. 'results'; got {results!r:.60}")
+    if gpu is not None and (not isinstance(gpu, str) or not gpu.strip()):
+        raise GpulabError(f"gpu names a card's results folder, e.g. 'h200'; got {gpu!r:.60}")
     root = Path(results) if results is not None else RESULTS_ROOT
     if results is not None and not root.is_dir():
         raise GpulabError(f"no results folder {root}: name one that exists (a folder of results/<gpu>/ folders)")
+    if results is not None and any((root / name).is_file() for name in CARD_FILES):
+        raise GpulabError(f"{root} is one card's folder (it holds {', '.join(n for n in CARD_FILES if (root / n).is_file())}); "
+                          f"give the folder that holds it, results={str(root.parent)!r}, and the card, gpu={root.name!r}")
     if gpu is not None:
         folder = card_folder(gpu, root)
         if results is None and not folder.is_dir() and card_folder(gpu, LAB_RESULTS).is_dir():
