@@ -355,6 +355,7 @@ def test_best_from_a_results_folder_that_does_not_exist_is_refused(tmp_path):
     (lambda: gpulab.best("sgemm", 1024, progress=print), "progress is a gpulab.Progress"),
     (lambda: gpulab.bench("sgemm", options={"save": False}), "options is a gpulab.BenchOptions"),
     (lambda: gpulab.compile_only(["coalesce"], arch=90), "unknown arch '90'"),
+    (lambda: gpulab.variants(""), "an experiment is named by text"),  # gave every experiment's variants
 ])
 def test_the_api_refuses_more_values_of_the_wrong_kind_in_one_line(call, words):
     """A new user's review (2026-12-05) found each ending in a TypeError or AttributeError, or (a
@@ -376,3 +377,14 @@ def test_best_tells_progress_of_each_pick(monkeypatch):
 
     rows = gpulab.best("sgemm", [512, 1024], results=REPO / "results", gpu="h200", progress=Seen())
     assert seen == list(rows) and all(r["variant"] for r in seen)
+
+
+def test_numpy_integers_are_whole_numbers_as_pythons_are():
+    """np.int64 from an array was refused: 'a shape is a number ... got np.int64(512)'."""
+    np = pytest.importorskip("numpy")
+    assert gpulab.predict("sgemm", "v1", shape=np.int64(512)).spec.shape.label == "512x512x512"
+    pred = gpulab.predict("sgemm", "v1", shape=tuple(np.array([64, 128, 256])), params={"TILE": np.int64(16)})
+    assert pred.spec.shape.label == "64x128x256" and pred.spec.params["TILE"] == 16
+    assert type(pred.spec.params["TILE"]) is int
+    with pytest.raises(GpulabError, match="values must be whole numbers"):
+        gpulab.predict("sgemm", "v1", params={"TILE": np.float64(16)})

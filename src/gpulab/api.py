@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from gpulab.jobs import ab as ab_job
+from gpulab.arith import whole
 from gpulab.errors import CompileError, GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments import load_problem as load_problem_file
@@ -133,7 +134,7 @@ def experiments() -> list:
 
 def variants(name: str | None = None, kernels: Sequence[str | Path] = ()) -> Records:
     """One row per variant (of one experiment, or of all): what `gpulab list` shows."""
-    chosen = [experiment(name, kernels)] if name else experiments()
+    chosen = [experiment(name, kernels)] if name is not None else experiments()  # "" is refused there, not all
     return Records({"experiment": e.name, "variant": v.name, "summary": v.summary, "file": v.file,
                     "params": " ".join(f"{p.name}={p.default}" for p in v.params),
                     "choices": "; ".join(f"{p.name}: {','.join(map(str, p.choices))}" for p in v.params),
@@ -147,15 +148,16 @@ def shape_of(exp, shape) -> Shape:
     if isinstance(shape, Shape):
         exp.validate_shape(shape)
         return shape
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        return exp.square(shape)  # a size below 1 is refused there, in one line
+    if whole(shape) is not None:  # an int, or numpy's
+        return exp.square(whole(shape))  # a size below 1 is refused there, in one line
     if isinstance(shape, str):
         return exp.square(int(shape)) if shape.strip().isdigit() else exp.parse_shape(shape)
-    if isinstance(shape, (tuple, list)):
-        if len(shape) != len(exp.dims) or not all(isinstance(v, int) and not isinstance(v, bool) for v in shape):
+    if isinstance(shape, (tuple, list)) or (hasattr(shape, "tolist") and getattr(shape, "ndim", None) == 1):
+        values = [whole(v) for v in (shape.tolist() if hasattr(shape, "tolist") else shape)]
+        if len(values) != len(exp.dims) or None in values:
             raise GpulabError(f"shape {tuple(shape)!r:.60} for {exp.name} needs {len(exp.dims)} whole numbers "
                               f"({'x'.join(exp.dims)}), e.g. {tuple([1024] * len(exp.dims))}")
-        return exp.shape(*shape)
+        return exp.shape(*values)
     example = "x".join(["1024"] * len(exp.dims))
     raise GpulabError(f"a shape is a number, text like '{example}', a tuple of {len(exp.dims)} numbers or a Shape; "
                       f"got {shape!r:.60}")
@@ -166,8 +168,8 @@ def shapes_of(exp, shapes: Sequence[Any] | Any | None = None) -> list[Shape]:
     experiment's default shapes when none is given."""
     if shapes is None:
         return exp.default_shape_list()
-    if isinstance(shapes, (int, str, Shape)) or (isinstance(shapes, tuple) and shapes
-                                                  and all(isinstance(v, int) for v in shapes)):
+    if isinstance(shapes, (str, Shape)) or whole(shapes) is not None or (
+            isinstance(shapes, tuple) and shapes and all(whole(v) is not None for v in shapes)):
         shapes = [shapes]
     elif not isinstance(shapes, Iterable) or isinstance(shapes, (bytes, dict)):
         shapes = [shapes]  # one shape of another kind (2.5, a dict): shape_of says what a shape is

@@ -130,7 +130,7 @@ def visible_gpus() -> list[str]:
 def require_gpu() -> DeviceInfo:
     info, reason = probe()
     if info is None:
-        raise NoGpuError(f"no NVIDIA GPU: {reason}. {no_gpu_hint()}")
+        raise NoGpuError(f"no NVIDIA GPU: {reason}; {no_gpu_hint()}")
     if os.environ.get("CUPY_TF32", "0") not in ("", "0"):
         raise GpulabError("CUPY_TF32 is set: the cuBLAS FP32 baseline would use TF32. Unset it and rerun")
     return info

@@ -13,6 +13,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from gpulab.check import CheckResult
+from gpulab.arith import whole
 from gpulab.errors import GpulabError
 from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
@@ -154,9 +155,9 @@ def param_values(params) -> dict[str, tuple[int, ...]]:
         items = tuple(values) if isinstance(values, (tuple, list, range)) else (values,)
         if not items:
             raise GpulabError(f"param {name} gives no value; give one or more, e.g. {{'{name}': (8, 16)}}")
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+        if any(whole(v) is None for v in items):
             raise GpulabError(f"param {name}={values!r:.60}: values must be whole numbers, e.g. {{'{name}': 16}}")
-        out[name] = items
+        out[name] = tuple(whole(v) for v in items)  # numpy's integers as Python's: labels and -D defines alike
     return out
 
 
