@@ -185,7 +185,7 @@ def one_shape(exp, shape: Any = None) -> Shape:
         return exp.default_shape_list()[0]
     found = shapes_of(exp, shape)
     if len(found) != 1:
-        raise GpulabError("one shape at a time: give one --size or one --shape")
+        raise GpulabError("one shape at a time: give one (shape=512 or shape=\"512x256x128\")")
     return found[0]
 
 

@@ -103,7 +103,7 @@ def results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     found = cards_under(root)
     if len(found) > 1:
         raise GpulabError(f"{root}/ holds the results of several cards ({', '.join(p.name for p in found)}) "
-                          "and no GPU is here to choose: name one with --gpu")
+                          "and no GPU is here to choose: name one (--gpu on the command line, gpu= in Python)")
     if found or results is not None:
         return only_card(root)
     return only_card(LAB_RESULTS)
