@@ -18,6 +18,12 @@ call_begin "call30" 300
 TAIL=14 trial tune_kc 40 gpulab tune gemm_bf16 kc -p BN=128 -p SPLIT=2 -p STAGES=6,7 -p GROUP_M=4,8 --shape 128x6144x4096
 TAIL=8 trial ab_kc_s7 30 gpulab ab gemm_bf16 cublas "kc:BN=128,STAGES=7,SPLIT=2,GROUP_M=8" --shape 128x6144x4096 \
     --csv "$dir/ab-kc.csv"
+# sx's 32-wide tune (call 26) moved three sgemm picks to its 128 x 32 / 64 x 32 configs, never timed
+# there (the model puts them 1-1.7x ahead with the efficiency its 64-wide tiles measured): two tuned
+# shapes of the main table and one llm shape. The best row beside the picks before (sx's tuned
+# configs, v13) and cuBLAS FP32.
+TAIL=10 trial sx_moved 40 gpulab bench sgemm --variant best,sx,v13 --shape 512x512x512,64x4096x4096,128x4096x4096 \
+    --no-sanitize --out "$dir/sgemm-sx-moved.csv"
 patch -s -p1 <notebook/patches/kc_bn96.patch
 t=tests/gpu/test_gemm_bf16_gpu.py
 TAIL=12 trial tests_bn96 60 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 5 -m gpu \
