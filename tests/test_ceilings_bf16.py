@@ -219,8 +219,7 @@ def test_a_table_of_rows_held_to_different_ceilings_says_which_is_which():
 def test_with_no_gpu_and_several_cards_the_roofline_says_which_to_name(tmp_path, monkeypatch):
     import gpulab.records
 
-    for module in (table, gpulab.records):  # where the card is asked for: no GPU here
-        monkeypatch.setattr(module, "probe", lambda: (None, "no GPU"))
+    monkeypatch.setattr(gpulab.records, "probe", lambda: (None, "no GPU"))  # where the card is asked for
     table.save(table.ceilings_path(tmp_path / "h200"), _rows())
     assert "measured on" in table.ceilings_for_roofline(None, tmp_path)[2]  # one card: its own ceilings
     table.save(table.ceilings_path(tmp_path / "h100-80gb-hbm3"), _rows())

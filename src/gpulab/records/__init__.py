@@ -71,6 +71,16 @@ def card_folder(gpu_slug: str, root: Path | str | None = None) -> Path:
 CARD_FILES = ("tuned.json", "ceilings.csv")
 
 
+class SeveralCards(GpulabError):
+    """No card named, no GPU here, and several cards' results under the root: which one is the
+    caller's to say (`cards`: their folder names)."""
+
+    def __init__(self, root: Path, cards: list[str]):
+        super().__init__(f"{root}/ holds the results of several cards ({', '.join(cards)}) and no GPU is here to "
+                         "choose: name one (--gpu on the command line, gpu= in Python)")
+        self.cards = cards
+
+
 def results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
     """The card folder whose results a command that needs no GPU reads (best, predict's roofline):
     results/<gpu>/ of the card named, else of this machine's, else of the one card with results
@@ -102,8 +112,7 @@ def results_folder(gpu: str | None, results: str | Path | None) -> Path | None:
         return card_folder(here.slug, root)
     found = cards_under(root)
     if len(found) > 1:
-        raise GpulabError(f"{root}/ holds the results of several cards ({', '.join(p.name for p in found)}) "
-                          "and no GPU is here to choose: name one (--gpu on the command line, gpu= in Python)")
+        raise SeveralCards(root, [p.name for p in found])
     if found or results is not None:
         return only_card(root)
     return only_card(LAB_RESULTS)

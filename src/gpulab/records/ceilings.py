@@ -58,8 +58,7 @@ from pathlib import Path
 from typing import Iterable
 
 from gpulab.errors import GpulabError
-from gpulab.gpu.device import probe
-from gpulab.records import RESULTS_ROOT, cards_under, read_csv, results_folder, variant_ran, write_csv
+from gpulab.records import SeveralCards, read_csv, results_folder, variant_ran, write_csv
 
 FILE_NAME = "ceilings.csv"
 GEMM_SIZES = (4096, 8192)
@@ -236,11 +235,10 @@ def ceilings_for_roofline(gpu: str | None, results: Path | None = None,
     without complete ceilings is an error, not a fallback."""
     reference = H200_REFERENCE_CEILINGS["fma_gflops" if compute == "fma_fp32" else compute] / ops
     fallback = _REFERENCE
-    several = [p.name for p in cards_under(Path(results) if results is not None else RESULTS_ROOT)]
-    if gpu is None and len(several) > 1 and probe()[0] is None:
-        folder, fallback = None, f"{_REFERENCE}, or name one of {', '.join(several)} with --gpu"
-    else:
+    try:
         folder = results_folder(gpu, results)
+    except SeveralCards as several:
+        folder, fallback = None, f"{_REFERENCE}, or name one of {', '.join(several.cards)} with --gpu"
     if folder is not None:
         stored = load(ceilings_path(folder))
         if stored is not None and stored.fma_gflops and stored.copy_gbps:

@@ -23,7 +23,8 @@ from gpulab.quantities import (
     DRAM_TOLERANCE, FIDELITY_FILE, FIDELITY_REQUIRED_COLUMNS, PROFILE_FILE, SANITIZE_FILE, SANITIZE_REQUIRED_COLUMNS,
     TOOL_FAULT, UNMEASURABLE, held_exactly,
 )
-from gpulab.records import BEST, RESULTS_ROOT, RUN_COLUMNS, RUN_KEY, ceiling_notes, read_csv, read_text, update_text
+from gpulab.records import (BEST, RESULTS_ROOT, RUN_COLUMNS, RUN_KEY, cards_under, ceiling_notes, read_csv, read_text,
+                            update_text)
 from gpulab.report.picks import TOLERANCE, latest_runs, pick_accuracy
 from gpulab.report.tables import best_per_shape
 
@@ -84,7 +85,7 @@ def card_folders(results_root: Path) -> list[Path]:
     """results/<gpu>/ folders, every results file in them checked first (DamagedFile on the first
     damaged one), so that nothing is written from a damaged file."""
     results_root = Path(results_root)
-    folders = sorted(p for p in results_root.glob("*") if p.is_dir()) if results_root.is_dir() else []
+    folders = cards_under(results_root)
     if not folders:  # missing or empty: the README and the report say the same
         raise GpulabError(f"no results under {results_root}/; run gpulab bench or gpulab run first"
                           + (", or pass --results" if results_root == RESULTS_ROOT else ""))
