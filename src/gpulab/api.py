@@ -619,8 +619,8 @@ def tune_replay(csv: str | Path, shapes: Sequence[Any] | Any, evaluations: int |
     each told the rate the CSV holds for it. Nothing is timed. (Recorded, [Replayed])."""
     if not isinstance(csv, (str, Path)) or not str(csv).strip():
         raise GpulabError(f"csv is the path of a tune's CSV (results/<gpu>/tune-<experiment>-<variant>.csv); got {csv!r:.60}")
-    exp, _, _ = replaying.tuned_variant(csv)
-    rec = replaying.recorded(csv, shapes_of(exp, shapes))
+    tune_file = replaying.tuned_variant(csv)
+    rec = replaying.recorded(tune_file, shapes_of(tune_file.experiment, shapes))
     if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
         raise GpulabError(f"seeds must be a whole number, at least 1; got {seeds!r}")
     if evaluations is not None and (not isinstance(evaluations, int) or isinstance(evaluations, bool)):

@@ -21,6 +21,7 @@ import dataclasses
 import itertools
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 from gpulab.errors import GpulabError
 from gpulab.experiments import get_experiment
@@ -57,9 +58,18 @@ class Recorded:
         return max(v for v in self.scores.values() if v is not None)
 
 
-def tuned_variant(path: Path | str) -> tuple[Experiment, Variant, list[dict]]:
-    """The experiment and variant a tune's CSV holds, and its rows; a file of several variants (a
-    bench's) or none is refused."""
+class TuneFile(NamedTuple):
+    """A tune's CSV, read: its path, the experiment and variant it holds, its rows."""
+
+    path: Path
+    experiment: Experiment
+    variant: Variant
+    rows: list[dict]
+
+
+def tuned_variant(path: Path | str) -> TuneFile:
+    """The tune a CSV holds, read and checked: a file of several variants (a bench's) or none is
+    refused."""
     rows = read_csv(Path(path), required=RUN_KEY)
     if not rows:
         raise GpulabError(f"{path} holds no rows")
@@ -69,15 +79,15 @@ def tuned_variant(path: Path | str) -> tuple[Experiment, Variant, list[dict]]:
                           f"{', ...' if len(runs) > 4 else ''}); a replay reads one variant's tune: the "
                           f"results/<gpu>/tune-<experiment>-<variant>.csv that gpulab tune wrote")
     exp = get_experiment(runs[0][0])
-    return exp, exp.variant(runs[0][1]), rows
+    return TuneFile(Path(path), exp, exp.variant(runs[0][1]), rows)
 
 
-def recorded(path: Path | str, shapes: list[Shape | str]) -> Recorded:
-    """The tune recorded in `path` at `shapes` (Shapes, or labels such as '4096x4096x4096'). Rows
-    are read as the variant takes its params today (Variant.completed_params: a param added since
-    the row was timed at its default); where a config was timed more than once at a shape, the
-    latest row."""
-    exp, v, rows = tuned_variant(path)
+def recorded(source: Path | str | TuneFile, shapes: list[Shape | str]) -> Recorded:
+    """The tune recorded in `source` (a CSV's path, or the file tuned_variant read) at `shapes`
+    (Shapes, or labels such as '4096x4096x4096'). Rows are read as the variant takes its params
+    today (Variant.completed_params: a param added since the row was timed at its default); where a
+    config was timed more than once at a shape, the latest row."""
+    path, exp, v, rows = source if isinstance(source, TuneFile) else tuned_variant(source)
     wanted = [s if isinstance(s, Shape) else exp.parse_shape(str(s)) for s in shapes]
     shapes = [s.label for s in wanted]
     if not wanted:
