@@ -168,3 +168,30 @@ def test_bench_takes_the_vendor_library_by_name():
     assert [s.name for s in only] == ["cublas"]
     with pytest.raises(GpulabError, match="vendor library sgemm runs beside its variants"):
         exp.variant("cublas")
+
+
+# -- the API's errors name its own arguments ---------------------------------------------------------
+@pytest.mark.parametrize("call, words", [
+    (lambda tmp: gpulab.tune("sgemm", "v14", budget=0), "budget must be at least 1 config; got 0"),
+    (lambda tmp: gpulab.tune("sgemm", "v14", budget="ten"), "budget takes a number of configs (40) or a time"),
+    (lambda tmp: gpulab.tune("sgemm", "v14", strategy="anneal"), "strategy must be one of grid, random, bayes"),
+    (lambda tmp: gpulab.tune("sgemm", suite="llm", top=0), "top must be a whole number, at least 1; got 0"),
+    (lambda tmp: gpulab.tune("sgemm", "v14", workers=0), "workers must be at least 1"),
+    (lambda tmp: gpulab.ab("sgemm", "v1", "v9", noise="lots"), "noise lots: give a fraction or a percentage"),
+    (lambda tmp: gpulab.ab("sgemm", "v1", "v9", noise="60%"), "noise 60%: must be above 0 and below 50%"),
+    (lambda tmp: gpulab.ab("sgemm", "v1", "v9", params={"NOPE": 1}), "neither v1 nor v9 has a param NOPE"),
+    (lambda tmp: gpulab.new("fine", tmp, like="fft"), "like 'fft': choose one of copy, sgemm, stencil"),
+    (lambda tmp: gpulab.sanitize(["sgemm"], tools=["memcheck", "nope"]), "unknown tool nope: choose from memcheck"),
+    (lambda tmp: gpulab.sanitize(["sgemm"], jobs=0), "jobs must be at least 1; got 0"),
+    (lambda tmp: gpulab.predict("sgemm", "v1:TILE=16", params={"TILE": 8}), "TILE given both in 'v1:TILE=16'"),
+    (lambda tmp: gpulab.compile_only(["sgemm", "coalesce"], kernels=[tmp / "mine.cu"]), "one experiment"),
+])
+def test_a_bad_argument_is_named_as_the_api_names_it_not_as_a_flag(call, words, tmp_path, monkeypatch):
+    """An API caller who passed budget=0 read about a --budget they never typed: the messages shared
+    with the command line name the argument bare (or the thing), never a flag."""
+    monkeypatch.setenv("GPULAB_NO_GPU", "1")
+    with pytest.raises(GpulabError) as err:
+        call(tmp_path)
+    message = str(err.value)
+    assert words in message and "--" not in message and len(message.splitlines()) == 1, message
+    assert not any(tmp_path.iterdir())  # nothing written (new's folder least of all)

@@ -199,7 +199,7 @@ def _closed_port() -> int:
 
 
 @pytest.mark.parametrize("address, words", [
-    ("not a url", "--scheduler 'not a url' is not a scheduler's address"),  # a ValueError's traceback
+    ("not a url", "scheduler 'not a url' is not a scheduler's address"),  # a ValueError's traceback
     ("tcp://host", "is not a scheduler's address"),
     ("tcp://host:99999", "port 99999"),
     ("udp://host:8786", "is not a scheduler's address"),

@@ -139,7 +139,7 @@ def test_new_refuses_what_it_cannot_make(tmp_path, args, words):
 @pytest.mark.parametrize("args, words", [
     ((None,), "an experiment is named by text"),
     (("fine", 5), "directory is a folder's path"),
-    (("fine", ".", None), "--like None: choose one of copy, sgemm, stencil"),
+    (("fine", ".", None), "like None: choose one of copy, sgemm, stencil"),
 ])
 def test_new_from_python_refuses_what_is_not_text(tmp_path, monkeypatch, args, words):
     import gpulab

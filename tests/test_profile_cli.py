@@ -267,7 +267,7 @@ def test_ncu_env_var_pointing_nowhere(tmp_path):
     (["profile", "sgemm", "v1:TILE"], "NAME=VALUE"),
     (["profile", "sgemm", "v1", "--param", "BLOCK=16"], "has no param BLOCK"),
     (["profile", "sgemm", "v1", "--size", "64,128"], "one shape at a time"),
-    (["profile", "sgemm", "v1", "--out", "x.ncu-rep"], "add --full"),
+    (["profile", "sgemm", "v1", "--out", "x.ncu-rep"], "out is where a full profile saves its report: add full"),
     (["profile", "sgemm", "v1", "--sass-csv", "x.csv"], "add --sass"),
     (["compare", "sgemm", "v1", "v1:TILE=32"], "same run"),
     (["compare", "sgemm", "v0", "v1", "--param-a", "TILE=16"], "has no param TILE"),

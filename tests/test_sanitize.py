@@ -329,7 +329,7 @@ def test_select_keeps_the_named_variants_and_configs_and_refuses_what_is_not_pla
     assert san.select(specs, ["t4"], {"CLUSTER": (1,)}) == []  # t4's default is in clusters of two
     with pytest.raises(GpulabError, match="no variant nope to sanitize; planned: d0, kc, ks, t0, t1, t2, t3, t4"):
         san.select(specs, ["nope"], None)
-    with pytest.raises(GpulabError, match="--param TILE: no planned run has that param"):
+    with pytest.raises(GpulabError, match="no planned run has a param TILE: drop it"):
         san.select(specs, ["t4"], {"TILE": (16,)})
 
 
@@ -418,7 +418,7 @@ def test_the_command_takes_kernel_and_param_and_needs_compute_sanitizer(tmp_path
     assert r.returncode == 2 and "compute-sanitizer not found" in r.stderr and "Traceback" not in r.stderr
     bad = subprocess.run([sys.executable, "-m", "gpulab.cli", "sanitize", "sgemm", "--tool", "memcheck,nope"],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
-    assert bad.returncode == 2 and "--tool nope: choose from memcheck, racecheck, synccheck, initcheck" in bad.stderr
+    assert bad.returncode == 2 and "unknown tool nope: choose from memcheck, racecheck, synccheck, initcheck" in bad.stderr
 
 
 # -- the card's own logs ----------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def test_without_dask_the_option_says_how_to_install_it(tmp_path):
     done = subprocess.run([sys.executable, "-m", "gpulab.cli", "tune", "sgemm", "v1", "--workers", "2"],
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [f"error: --workers and --scheduler need Dask: {sweep.INSTALL_HINT}"]
+    assert done.stderr.strip().splitlines() == [f"error: workers and scheduler need Dask: {sweep.INSTALL_HINT}"]
 
 
 def test_a_bench_on_the_cluster_keeps_the_order_asked_and_saves_as_it_goes(cluster):
@@ -161,9 +161,9 @@ def test_the_tune_command_says_which_picks_it_kept_from_an_earlier_tune(cluster,
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--workers", "0"], "--workers must be at least 1"),
+    (["--workers", "0"], "error: workers must be at least 1"),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "not both"),
-    (["--workers", "2"], "has none; use --scheduler"),
+    (["--workers", "2"], "has none; for GPU workers elsewhere, give scheduler"),
 ])
 def test_cluster_options_that_cannot_work_get_one_line(args, message, tmp_path):
     env = os.environ | {"GPULAB_NO_GPU": "1", "CUDA_VISIBLE_DEVICES": ""}

@@ -239,5 +239,5 @@ def test_parse_noise(text, value):
 
 @pytest.mark.parametrize("text", ["0", "-1%", "60%", "abc", "%"])
 def test_parse_noise_refuses_what_is_no_target(text):
-    with pytest.raises(GpulabError, match="--noise"):
+    with pytest.raises(GpulabError, match="^noise .*e.g. 0.005 or 0.5%"):
         parse_noise(text)

@@ -332,7 +332,7 @@ def run(experiment_names: Sequence[str] | None = None, *, kernels: Sequence[str 
     experiments it is for); one CSV each under results/<gpu>/ (or out_dir) and run-summary.csv. A
     MainRun: `.by_experiment` {name: Records}, `.summary`, `.lab`."""
     if suite is not None and full:
-        raise GpulabError("--full is the default shapes' grid and --suite a suite's shapes: give one")
+        raise GpulabError("full (the default shapes' grid) or suite (a suite's shapes): give one, not both")
     chosen = _chosen(experiment_names, kernels)
     found = None
     if suite is not None:
@@ -359,7 +359,7 @@ def suite_experiments(suite, experiments: Sequence | None = None, *, named: bool
 def _chosen(names: Sequence[str] | None, kernels: Sequence[str | Path]) -> list:
     names = _names(names, "experiments")
     if kernels and len(names or ()) != 1:
-        raise GpulabError("--kernel adds a variant to one experiment: name it, e.g. gpulab run sgemm --kernel mine.cu")
+        raise GpulabError("a kernel file adds a variant to one experiment: name that one experiment, e.g. sgemm")
     if names and len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise GpulabError(f"{', '.join(twice)} named twice: name each experiment once")
@@ -489,7 +489,7 @@ def profile(experiment_name: str, variant: str, params: dict | None = None, shap
     folder beside that CSV either way (gpulab.jobs.profile). `.profiles` holds the full Profile. `variant`
     may name the vendor library ('cublas'): its one call is captured, whatever kernels it picks."""
     if out is not None and not full:
-        raise GpulabError("--out is where --full saves its report: add --full")
+        raise GpulabError("out is where a full profile saves its report: add full")
     spec = spec_of(experiment_name, variant, params, shape, kernels)
     if save:
         check_profile_csv(Path(csv) if csv else None)
@@ -583,7 +583,7 @@ def tune(experiment_name: str, variant: str | None = None, params: dict | None =
         shapes = [s.shape for s in _load_suite(suite).shapes(exp)]
     if variant is None:
         if suite is None:
-            raise GpulabError("name the variant to tune, or give a suite (--suite llm) to tune the model's "
+            raise GpulabError("name the variant to tune, or give a suite (e.g. llm) to tune the model's "
                               "top variants at each of its shapes")
         return _tune_suite(exp, shapes, params, budget, strategy, seed, kernels, workers, scheduler, progress, top)
     v = exp.variant(variant)
@@ -635,7 +635,7 @@ def _tune_suite(exp, shapes: list[Shape], params, budget, strategy, seed: int, k
     """A suite's tune with no variant named: the model's `top` variants at each shape, each tuned at
     its shapes (with a GPU here: this card's folder; else the one card with results)."""
     if not isinstance(top, int) or top < 1:
-        raise GpulabError("--top must be at least 1")
+        raise GpulabError(f"top must be a whole number, at least 1; got {top!r}")
     here = card()
     if here is None and workers is None and not scheduler:
         require_gpu()  # its one line, before the plan is announced as if a tune had begun

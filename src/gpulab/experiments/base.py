@@ -317,7 +317,7 @@ class Experiment:
             count = f"{len(self.dims)} number{'s' if len(self.dims) > 1 else ''}"
             raise GpulabError(
                 f"shape '{text}' for {self.name} needs {count} "
-                f"({'x'.join(self.dims)}), e.g. --shape {'x'.join(['1024'] * len(self.dims))}"
+                f"({'x'.join(self.dims)}), e.g. {'x'.join(['1024'] * len(self.dims))}"
             )
         return self.shape(*(parse_positive_int(p, f"{text.strip()}: {name}")
                             for p, name in zip(parts, self.dims)))

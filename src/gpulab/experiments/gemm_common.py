@@ -121,7 +121,8 @@ class GemmProblem(Experiment):
             # Periods 7 and 5 divide no tile size, so a transposed or shifted index reads a
             # different value instead of the same one back.
             if k > EXACT_MAX_K:
-                raise GpulabError(f"--exact needs K <= {EXACT_MAX_K} so that sums stay exact")
+                raise GpulabError(f"exact needs K <= {EXACT_MAX_K} so that sums stay exact; "
+                                  "check a larger K without exact")
             a = integers(-3, 4, size=(m, k)).astype(xp.float32)
             b = integers(-2, 3, size=b_size).astype(xp.float32)
         else:

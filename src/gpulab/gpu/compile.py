@@ -149,7 +149,7 @@ def supported_archs() -> tuple[str, ...]:
 def check_arch(arch: str) -> None:
     """Refuse, in one line that lists the valid ones, an arch this NVRTC cannot compile for."""
     if not isinstance(arch, str) or not re.fullmatch(r"sm_\d+[a-z]?", arch):
-        raise GpulabError(f"unknown arch '{arch}': give it as sm_XY, e.g. --arch sm_90")
+        raise GpulabError(f"unknown arch '{arch}': give it as sm_XY, e.g. sm_90")
     valid = supported_archs()
     if arch.rstrip("abcdefghijklmnopqrstuvwxyz") not in valid:
         raise GpulabError(f"NVRTC {nvrtc_version()} does not support {arch}; choose one of {', '.join(valid)}")

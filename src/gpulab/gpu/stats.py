@@ -253,7 +253,7 @@ def parse_noise(text: str | float) -> float:
     try:
         value = float(raw[:-1]) / 100.0 if raw.endswith("%") else float(raw)
     except ValueError:
-        raise GpulabError(f"--noise {text}: give a fraction or a percentage, e.g. --noise 0.5%") from None
+        raise GpulabError(f"noise {text}: give a fraction or a percentage, e.g. 0.005 or 0.5%") from None
     if not 0.0 < value < 0.5:
-        raise GpulabError(f"--noise {text}: must be above 0 and below 50%, e.g. --noise 0.5%")
+        raise GpulabError(f"noise {text}: must be above 0 and below 50%, e.g. 0.005 or 0.5%")
     return value

@@ -101,11 +101,11 @@ def specs(exp, a: str, b: str, params: dict[str, int], shape) -> tuple[RunSpec, 
             have = {p.name for p in exp.variant(name).params}  # an unknown variant: its one-line error
             mine = {k: v for k, v in flags.items() if k in have}
             if clash := sorted(set(inline) & set(mine)):
-                raise GpulabError(f"{', '.join(clash)} given both in '{text}' and as --param; give it once")
+                raise GpulabError(f"{', '.join(clash)} given both in '{text}' and separately; give it once")
         used |= set(mine)
         out.append(make_spec(exp, name, inline | mine, shape))
     if unused := sorted(set(flags) - used):
-        raise GpulabError(f"--param {unused[0]}: neither {a} nor {b} has a param {unused[0]}")
+        raise GpulabError(f"neither {a} nor {b} has a param {unused[0]}: drop it")
     return out[0], out[1]
 
 

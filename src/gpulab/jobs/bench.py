@@ -196,7 +196,7 @@ def bench(exp, names, overrides, shapes, options: BenchOptions, progress: Progre
     chosen = variant_names(exp, names)
     plan(exp, chosen, overrides, shapes)  # names and values are checked before the GPU is touched
     if options.contenders is not None and not options.contenders >= 1:
-        raise GpulabError(f"--contenders {options.contenders}: a factor of the pick's modelled time, at least 1 (e.g. 1.5)")
+        raise GpulabError(f"contenders {options.contenders}: a factor of the pick's modelled time, at least 1 (e.g. 1.5)")
     if options.save and options.out is not None:
         check_writable(Path(options.out))  # ... and where the rows go (a folder, no permission)
     if options.workers is not None or options.scheduler:
@@ -236,7 +236,7 @@ def _bench_on_cluster(exp, names, overrides, shapes, options: BenchOptions, with
     with sweep.open_cluster(options.workers, options.scheduler, options.lab_options()) as cluster:
         groups = cluster.groups()
         if options.save and options.out is not None and len(groups) > 1:
-            raise GpulabError(f"--out names one CSV and the cluster has {len(groups)} card models; leave it out")
+            raise GpulabError(f"out names one CSV and the cluster has {len(groups)} card models; leave it out")
         for group in groups:
             folder = card_folder(group.device.slug)
             specs, columns = _planned(exp, names, overrides, shapes, folder, with_best, options, progress, by_shape)

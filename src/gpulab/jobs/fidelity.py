@@ -234,7 +234,7 @@ def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = N
     one experiment only) replace those shapes; `overrides` ({'S': (2, 4)}) set params of the variants
     that have them (as bench's --param; a name no chosen variant has is an error), every combination."""
     if which not in ("both", "default", "ragged"):
-        raise GpulabError(f"--shapes must be both, default or ragged, not {which!r}")
+        raise GpulabError(f"shapes must be both, default or ragged, not {which!r}")
     exps = [get_experiment(e) for e in experiments] if experiments else all_experiments()
     wanted = set(variants or ())
     unknown = wanted - {v.name for exp in exps for v in exp.variants}
@@ -242,7 +242,7 @@ def plan(experiments: Iterable | None = None, variants: Iterable[str] | None = N
         raise GpulabError(f"no variant named {', '.join(sorted(unknown))} in {', '.join(e.name for e in exps)}")
     shapes = list(shapes or ())
     if shapes and len(exps) != 1:
-        raise GpulabError("--shape needs one experiment: name it (gpulab fidelity sgemm --shape 3x1000x777)")
+        raise GpulabError("shapes such as 3x1000x777 are one experiment's: name that one experiment, e.g. sgemm")
     overrides = dict(overrides or {})
     chosen = [v for exp in exps for v in exp.variants if not wanted or v.name in wanted]
     known = {p.name for v in chosen for p in v.params}

@@ -45,7 +45,7 @@ def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
         raise GpulabError(f"'{name}' cannot name an experiment: use lower-case letters, digits and _, starting "
                           "with a letter (it is a Python package and a CUDA function name)")
     if like not in KINDS:
-        raise GpulabError(f"--like {like}: choose one of {', '.join(KINDS)}")
+        raise GpulabError(f"like {like!r}: choose one of {', '.join(KINDS)}")
     if name in {e.name for e in all_experiments()}:
         raise GpulabError(f"an experiment named '{name}' already exists (gpulab list); choose another name")
     if (spec := importlib.util.find_spec(name)) is not None:  # discovery would import that module instead
@@ -53,7 +53,7 @@ def new(name: str, directory: str | Path = ".", like: str = "copy") -> Path:
                           "and an experiment is imported by its name; choose another name")
     folder = Path(directory).expanduser() / name
     if folder.exists():
-        raise GpulabError(f"{folder} already exists; choose another name or --dir (nothing was written)")
+        raise GpulabError(f"{folder} already exists; choose another name or folder (nothing was written)")
     check_kernel_name(name)
     files = {fill(path.name.removesuffix(SUFFIX), name): fill(path.read_text(), name) for path in template_files(like)}
     folder.mkdir(parents=True)

@@ -401,7 +401,7 @@ def select(specs: list[RunSpec], names: list[str] | None, params: dict | None) -
         specs = [s for s in specs if s.variant.name in names]
     for name, values in (params or {}).items():
         if not any(name in s.params for s in specs):
-            raise GpulabError(f"--param {name}: no planned run has that param")
+            raise GpulabError(f"no planned run has a param {name}: drop it")
         specs = [s for s in specs if s.params.get(name) in values]
     return specs
 
@@ -415,11 +415,11 @@ def sanitize(experiments: list[Experiment], tuned_of, names: list[str] | None = 
     shape, under `tools`; rows upserted into `out` (default results/<gpu>/sanitize.csv). Records
     with `.path` and `.skipped` ([(spec, why)]: what this card cannot run)."""
     if unknown := [t for t in tools if t not in TOOLS]:
-        raise GpulabError(f"--tool {', '.join(unknown)}: choose from {', '.join(TOOLS)}")
+        raise GpulabError(f"unknown tool {', '.join(unknown)}: choose from {', '.join(TOOLS)}")
     if not tools:
         raise GpulabError(f"no tool named: choose from {', '.join(TOOLS)}")
     if jobs < 1:
-        raise GpulabError("--jobs must be at least 1")
+        raise GpulabError(f"jobs must be at least 1; got {jobs}")
     sanitizer = find_sanitizer()
     device = require_gpu()
     folder = card_folder(device.slug)

@@ -62,7 +62,7 @@ class Budget:
             return value
         if isinstance(value, int) and not isinstance(value, bool):
             if value < 1:
-                raise GpulabError(f"--budget must be at least 1 config; got {value}")
+                raise GpulabError(f"budget must be at least 1 config; got {value}")
             return cls(configs=value)
         text = str(value).strip().lower()
         if text.isdigit():
@@ -71,7 +71,7 @@ class Budget:
             seconds = float(m[1]) * {"s": 1, "m": 60, "h": 3600}[m[2]]
             if seconds > 0:
                 return cls(configs=None, seconds=seconds)
-        raise GpulabError(f"--budget takes a number of configs (40) or a time (90s, 10m, 1h); got {value!r}")
+        raise GpulabError(f"budget takes a number of configs (40) or a time (90s, 10m, 1h); got {value!r}")
 
     @property
     def label(self) -> str:
@@ -84,7 +84,7 @@ class Budget:
 
 def check_strategy(strategy: str | None) -> None:
     if strategy is not None and strategy not in STRATEGIES:
-        raise GpulabError(f"--strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")
+        raise GpulabError(f"strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")
 
 
 def resolve(strategy: str | None, feasible: int, budget: Budget) -> str:
@@ -94,8 +94,8 @@ def resolve(strategy: str | None, feasible: int, budget: Budget) -> str:
     if strategy is None:
         return "grid" if budget.configs is not None and feasible <= budget.configs else "random"
     if strategy == "grid" and budget.configs is not None and feasible > budget.configs:
-        raise GpulabError(f"--strategy grid times every config: {feasible} feasible configs are over --budget "
-                          f"{budget.configs}; raise --budget, restrict params with -p, or use --strategy random or bayes")
+        raise GpulabError(f"strategy grid times every config: {feasible} feasible configs are over the budget of "
+                          f"{budget.configs}; raise the budget, restrict the params, or use strategy random or bayes")
     return strategy
 
 

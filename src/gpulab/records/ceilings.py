@@ -251,7 +251,7 @@ def ceilings_for_roofline(gpu: str | None, results: Path | None = None,
             return reference, stored.copy_gbps, f"copy {where}; {compute}: {_REFERENCE}"
         if gpu is not None:
             raise GpulabError(f"no complete ceilings in {ceilings_path(folder)}; measure them on that card "
-                              "with gpulab ceilings, or leave out --gpu")
+                              "with gpulab ceilings, or leave out gpu")
     return reference, H200_REFERENCE_CEILINGS["copy_gb_per_s"], fallback
 
 

@@ -79,7 +79,7 @@ def spec_for(experiment, variant_text: str, params: dict[str, int], shape) -> Ru
     flags = one_config(params)
     clash = set(inline) & set(flags)
     if clash:
-        raise GpulabError(f"{', '.join(sorted(clash))} given both in '{variant_text}' and as --param; give it once")
+        raise GpulabError(f"{', '.join(sorted(clash))} given both in '{variant_text}' and separately; give it once")
     return make_spec(experiment, name, inline | flags, shape)
 
 

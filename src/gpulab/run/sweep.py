@@ -55,7 +55,7 @@ def require_dask():
     try:
         import distributed
     except ImportError:
-        raise GpulabError(f"--workers and --scheduler need Dask: {INSTALL_HINT}") from None
+        raise GpulabError(f"workers and scheduler need Dask: {INSTALL_HINT}") from None
     return distributed
 
 
@@ -109,11 +109,11 @@ def scheduler_host_port(address: str) -> tuple[str, int]:
     """(host, port) of a scheduler's address, or one line saying what an address looks like."""
     match = SCHEDULER_ADDRESS.fullmatch(address.strip()) if isinstance(address, str) else None
     if match is None:
-        raise GpulabError(f"--scheduler {address!r:.80} is not a scheduler's address: give [tcp://]HOST:PORT, e.g. "
-                          "--scheduler tcp://host:8786")
+        raise GpulabError(f"scheduler {address!r:.80} is not a scheduler's address: give [tcp://]HOST:PORT, e.g. "
+                          "tcp://host:8786")
     port = int(match["port"])
     if not 1 <= port <= 65535:
-        raise GpulabError(f"--scheduler {address}: port {port} is not 1 to 65535; e.g. --scheduler tcp://host:8786")
+        raise GpulabError(f"scheduler {address}: port {port} is not 1 to 65535; e.g. tcp://host:8786")
     return match["host"], port
 
 
@@ -155,12 +155,12 @@ class Cluster:
             socket.create_connection((host.strip("[]"), port), timeout=REACH_TIMEOUT_S).close()
         except OSError as exc:
             raise GpulabError(f"no Dask scheduler answered at {address} ({exc.strerror or exc}); start one with "
-                              "`dask scheduler` and give its address, e.g. --scheduler tcp://host:8786") from None
+                              "`dask scheduler` and give its address as scheduler, e.g. tcp://host:8786") from None
         try:
             client = distributed.Client(address, timeout=30)
         except (OSError, TimeoutError) as exc:
             raise GpulabError(f"no Dask scheduler answered at {address} ({exc}); start one with "
-                              "`dask scheduler` and give its address, e.g. --scheduler tcp://host:8786") from None
+                              "`dask scheduler` and give its address as scheduler, e.g. tcp://host:8786") from None
         return cls(client, options, factory)
 
     # -- the workers ---------------------------------------------------------------------------
@@ -390,15 +390,15 @@ def _exit_soon() -> None:
 def open_cluster(workers: int | None, scheduler: str | None, options: Any) -> Cluster:
     """The cluster the options ask for: joined at `scheduler`, or started here with `workers`."""
     if workers is not None and scheduler:
-        raise GpulabError("give --workers (a cluster on this machine) or --scheduler (one running), not both")
+        raise GpulabError("give workers (a cluster on this machine) or scheduler (one running), not both")
     if workers is not None and workers < 1:
-        raise GpulabError("--workers must be at least 1 (the processes that compile)")
+        raise GpulabError("workers must be at least 1 (the processes that compile)")
     if scheduler:
         return Cluster.connect(scheduler, options)
 
     require_dask()
     gpus = visible_gpus()
     if not gpus:
-        raise GpulabError("--workers times on this machine's GPUs, and it has none; "
-                          "use --scheduler ADDRESS for a cluster with GPU workers")
+        raise GpulabError("workers times on this machine's GPUs, and it has none; for GPU workers "
+                          "elsewhere, give scheduler a running cluster's address")
     return Cluster.local(workers, gpus, options)

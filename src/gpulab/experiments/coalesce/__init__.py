@@ -89,7 +89,7 @@ class Coalesce(Experiment):
         if _elements(shape) > MAX_ELEMENTS:
             raise GpulabError(
                 f"coalesce: {shape.label} has {_elements(shape):,} elements; at most {MAX_ELEMENTS:,} "
-                "(32-bit indices), e.g. --shape 16384x16384"
+                "(32-bit indices), e.g. 16384x16384"
             )
 
     def bytes_moved(self, shape: Shape) -> int:
