@@ -8,10 +8,13 @@
 # the pick at 37 llm and unlisted shapes (recomputed after call 24's tunes, 2026-12-05; 35 before) to configs no card timed there, and its model errs more on
 # sgemm's suite rows (notebook/probes/config_factor/). Each moved pair is timed here with gpulab's A/B;
 # keep the patch only if the patch's picks are not slower overall.
-# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call25.sh
+# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call25.sh [1:20|20:]
+# (a slice of the 37 pairs, so that each call stays near four minutes; default all)
 set -u
 source scripts/device_step.sh
-call_begin call25 560
-TAIL=40 trial ab_moved 540 python3 notebook/probes/config_factor/ab_moved_picks.py "$dir" 1%
-call_end call25
+part=${1:-1:}
+name="call25_${part/:/_}"
+call_begin "$name" 560
+TAIL=40 trial ab_moved 540 python3 notebook/probes/config_factor/ab_moved_picks.py "$dir" 1% "$part"
+call_end "$name"
 exit 0
