@@ -22,7 +22,7 @@ from gpulab.experiments.base import Experiment, Launch, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.jobs import bench as bench_job
-from gpulab.jobs import best, calibration, cost
+from gpulab.jobs import best, calibration, cost, model_errors
 from gpulab.jobs.tune import accepted_params, shape_distance
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
 from gpulab.records import BEST, DamagedFile
@@ -623,6 +623,71 @@ def test_a_tune_passed_over_yields_only_to_a_config_the_card_has_timed():
     assert chooser.timed_somewhere(pick.estimate) and best.UNTIMED not in pick.why
 
 
+G1U4, G2U2 = {"G": 1, "U": 4}, {"G": 2, "U": 2}
+
+
+def _d0_factor_chooser(fast: dict, slow: dict, slow_time):
+    """A Selector on d0 measured at 16x4096x4096 only: `fast` the fastest, at its model's time
+    (efficiency 1), and `slow` beside it in the tune, at slow_time(its roof, fast's roof) seconds,
+    which must be slower."""
+    bf16 = get_experiment("gemm_bf16")
+    d0 = bf16.variant("d0")
+    fast, slow = d0.completed_params(fast), d0.completed_params(slow)
+    at = bf16.shape(16, 4096, 4096)
+    bare = best.Selector(bf16, {}, CARD)
+    roof_fast, roof_slow = (bare._estimate(d0, p, at, modelled=True, efficiency=(1.0, "")).roof_s for p in (fast, slow))
+    fast_run = calibration.Measured("d0", fast, at.values, roof_fast)
+    slow_run = calibration.Measured("d0", slow, at.values, slow_time(roof_slow, roof_fast))
+    assert slow_run.seconds > fast_run.seconds, "the slower config must have run slower"
+    return bf16, d0, fast, slow, best.Selector(bf16, {}, CARD, [fast_run], tune_rows=[fast_run, slow_run])
+
+
+def test_a_config_that_ran_slower_beside_the_fastest_carries_its_own_ratio_on_memory_bound_shapes():
+    """The variant's efficiency is its fastest config's; a config its tune timed beside it at the
+    shapes that efficiency comes from is held to its own ratio there (config_factor): half the
+    model's rate where the fastest ran at the model's, so half its efficiency, at a decode shape
+    of no list. The fastest itself keeps its variant's; a config the tune never timed there takes
+    the median of those it did; on a compute-bound shape nothing changes."""
+    bf16, d0, fast, slow, chooser = _d0_factor_chooser(G1U4, G2U2, lambda mine, theirs: 2 * max(mine, theirs))
+    shape = bf16.shape(7, 4096, 4096)
+    assert chooser.shape_class(d0, shape) == "memory"
+    factor, why = chooser.config_factor(d0, slow, shape)
+    slow_run = next(r for r in chooser._runs_at[("d0", (16, 4096, 4096))] if r.params == slow)
+    assert factor == pytest.approx(chooser._ratio(d0, slow_run)) and factor < 1 and "at 16x4096x4096" in why
+    assert chooser.config_factor(d0, fast, shape) is None
+    untimed = d0.completed_params({"G": 4, "U": 1})
+    assert chooser.config_factor(d0, untimed, shape)[0] == pytest.approx((1 + factor) / 2)  # the median of the two
+    est = chooser._estimate(d0, slow, shape, modelled=True)
+    plain = chooser.efficiency(d0, shape, slow, est.roof_s)[0]
+    assert est.efficiency == pytest.approx(factor * plain) and why in est.efficiency_from
+    assert chooser.config_factor(d0, slow, bf16.shape(4096, 4096, 4096)) is None
+
+
+def test_a_config_factor_never_lifts_a_config_above_its_variants_fastest():
+    """A config that ran slower than the fastest where the model expected it slower still (its
+    ratio of model over measured time above the fastest's) is not taken to run faster elsewhere:
+    the factor is at most 1 (uncapped, kc in 256-wide tiles, lifted so, became the pick at
+    128x4096x1000 and ran 1.30x the pick before)."""
+    # The stand-in card models G=2 U=2 slower than G=1 U=4 at 16x4096x4096: timed between the two
+    # models' times, it ran slower than G=1 U=4 and faster than its own model.
+    bf16, d0, fast, slow, chooser = _d0_factor_chooser(G1U4, G2U2, lambda mine, theirs: (mine + theirs) / 2)
+    slow_run = next(r for r in chooser._runs_at[("d0", (16, 4096, 4096))] if r.params == slow)
+    assert chooser._ratio(d0, slow_run) > 1, "the model must expect this config slower than it ran"
+    assert chooser.config_factor(d0, slow, bf16.shape(7, 4096, 4096)) is None
+
+
+def test_decode_shapes_of_no_list_pick_the_d0_config_that_ran_fastest_beside_it():
+    """On the H200's results: at 1x5120x3000 and 7x4096x4096 (no suite, tune or calibration row
+    has them) d0's pick is a G=1 U=4 config, its tune's fastest at the decode shapes nearest, not
+    G=2 U=2, which the model alone ranks first and which ran 1.18-1.36x their time there (gpulab ab
+    on an H100, 2026-12-05); chosen_by says why."""
+    chooser = best.selector(get_experiment("gemm_bf16"), H200)
+    for shape in ((1, 5120, 3000), (7, 4096, 4096)):
+        pick = chooser.pick(chooser.experiment.shape(*shape))
+        assert (pick.variant.name, pick.params["G"], pick.params["U"]) == ("d0", 1, 4), shape
+        assert "its variant's fastest where both ran" in pick.why
+
+
 def test_a_pick_the_card_never_timed_says_so():
     """At 1536x31x2048 (a narrow head; no tune near) the model's pick is a config no run on the card
     had: chosen_by says so, since its efficiency is its variant's, borrowed. A config timed
@@ -1069,9 +1134,9 @@ def test_model_errors_are_the_estimate_over_the_fastest_time_of_each_config(tmp_
                                        f"sgemm,v9,{label},2048x2048x2048,true,0.4\n"
                                        f"sgemm,v9,{label},1024x1024x1024,false,0.01\n"
                                        "sgemm,cublas,,2048x2048x2048,true,0.3\n")
-    found = best.model_errors(chooser, tmp_path / "runs.csv")
+    found = model_errors.model_errors(chooser, tmp_path / "runs.csv")
     assert list(found) == ["v9"] and found["v9"] == [pytest.approx(est.seconds / 0.4e-3)]
-    summary = best.error_summary([2.0, 0.5, 1.05, 1 / 1.2])
+    summary = model_errors.error_summary([2.0, 0.5, 1.05, 1 / 1.2])
     assert summary["configs"] == 4 and summary["typical_error"] == pytest.approx((2.0 * 2.0 * 1.05 * 1.2) ** 0.25)
     assert (summary["within_10pct"], summary["within_25pct"]) == (1, 2)
 

@@ -32,7 +32,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from gpulab.experiments import get_experiment
-from gpulab.jobs import best, calibration
+from gpulab.jobs import best, calibration, model_errors
 from gpulab.jobs.cost import card_for
 from gpulab.jobs.tune import load_tuned, shape_of
 from gpulab.params import parse_params_label
@@ -63,7 +63,9 @@ def left_out(exp, table: dict, runs: list, values: tuple) -> best.Selector:
     for entry in kept.values():
         if isinstance(entry, dict) and entry.get("by_shape"):
             entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
-    return best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)])
+    # Every config the tunes timed (Selector.config_factor reads them), but none at or near the shape.
+    tune_rows = [r for r in calibration.tune_runs(exp, FOLDER) if not near(r.shape)]
+    return best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)], tune_rows=tune_rows)
 
 
 def suites() -> None:
@@ -219,11 +221,11 @@ def error() -> None:
         chooser = best.selector(exp, FOLDER)
         errors: dict[str, list[float]] = defaultdict(list)
         for path in paths:
-            for variant, ratios in best.model_errors(chooser, Path(path)).items():
+            for variant, ratios in model_errors.model_errors(chooser, Path(path)).items():
                 errors[variant] += ratios
 
         def summary(rs):
-            found = best.error_summary(rs)
+            found = model_errors.error_summary(rs)
             return (f"{found['configs']} rows, typical error {found['typical_error']:.2f}x, within 10% "
                     f"{found['within_10pct']}, within 25% {found['within_25pct']}, "
                     f"median est/measured {sorted(rs)[len(rs) // 2]:.2f}")

@@ -46,6 +46,7 @@ from gpulab.jobs import sanitize as sanitizing
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs import best as choosing
+from gpulab.jobs import model_errors as model_check
 from gpulab.jobs.ceilings import this_card
 from gpulab.jobs.main import MainRun, main_run
 from gpulab.jobs.main import suite_experiments as main_suite_experiments
@@ -284,7 +285,7 @@ def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
     """How far the best-row model's times held on a card: for each suite's results CSV of the
     experiment in its folder (results/<gpu>/<experiment>-<suite>.csv: rows the model never
     calibrates on), the model's time for each config timed there over the time measured
-    (gpulab.jobs.best.model_errors). One row per file: `file`, `configs`, `typical_error` (1.13:
+    (gpulab.jobs.model_errors). One row per file: `file`, `configs`, `typical_error` (1.13:
     a typical estimate 13% off, either way), `within_10pct`, `within_25pct`; a file that cannot be
     read has `error` instead. No rows where the card has no suite results. Needs no GPU."""
     exp = experiment(experiment_name, kernels)
@@ -295,12 +296,12 @@ def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
     rows = []
     for path in sorted(folder.glob(suite_files.csv_name(exp.name, "*"))):
         try:
-            ratios = [r for found in choosing.model_errors(chooser, path).values() for r in found]
+            ratios = [r for found in model_check.model_errors(chooser, path).values() for r in found]
         except DamagedFile as exc:
             rows.append({"file": str(path), "error": str(exc)})
             continue
         if ratios:
-            rows.append({"file": str(path), **choosing.error_summary(ratios)})
+            rows.append({"file": str(path), **model_check.error_summary(ratios)})
     return Records(rows)
 
 

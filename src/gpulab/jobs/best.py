@@ -61,7 +61,10 @@ best) says what it would run, with no GPU. The rule, in full:
      among runs whose tiles were too, where there are any. On a memory-bound shape, where those
      runs' measured times fit a fixed cost plus a multiple of the model's (fixed_cost_fit: launch,
      ramp-up and tail, a few microseconds that weigh on small problems and not on large ones), the
-     efficiency that line gives at the shape's own modelled time instead of the median.
+     efficiency that line gives at the shape's own modelled time instead of the median. There, too,
+     a config the tunes timed beside the variant's fastest at those runs' shapes carries its own
+     ratio to the fastest's (at most 1; an untimed config its variant's median: config_factor): the
+     variant's efficiency is its fastest config's, and lent whole it ranked slower configs first.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
      reads all this from another card's runs in the same results root, else in the results gpulab's
@@ -90,7 +93,7 @@ from typing import Any
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
     Calibration, Measured, fastest_per_config, fastest_per_shape, fixed_cost_fit, lent_runs, measured_runs,
-    timed_runs, tuned_seconds, work_of,
+    tune_runs, tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
     REFERENCE_SOURCE, Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
@@ -162,7 +165,8 @@ class Selector:
     that card against that card's ceilings, said so in chosen_by, and no config counts as timed here."""
 
     def __init__(self, experiment: Experiment, table: dict | None = None, card: Card | None = None,
-                 runs: list[Measured] = (), runs_card: Card | None = None, runs_from: str = ""):
+                 runs: list[Measured] = (), runs_card: Card | None = None, runs_from: str = "",
+                 tune_rows: list[Measured] = ()):
         self.experiment = experiment
         self.table = table or {}
         self.card = card or card_for(None)
@@ -182,6 +186,14 @@ class Selector:
         # (every variant's efficiency reads every other's: _typical_efficiency).
         self._classes: dict[tuple, str] = {}
         self._own: dict[tuple, Calibration | None] = {}
+        self._factors: dict[tuple, tuple[float, str] | None] = {}
+        self._fastest_at = {name: {run.shape: run for run in found} for name, found in self.runs.items()}
+        # (variant, shape): each config's fastest run there, the tunes' every config included
+        # (`tune_rows`: config_factor reads them; the efficiencies do not)
+        self._runs_at: dict[tuple, list[Measured]] = {}
+        for (name, _), found in fastest_per_config(list(runs) + list(tune_rows)).items():
+            for run in found:
+                self._runs_at.setdefault((name, run.shape), []).append(run)
         self._configs: dict[tuple, list[Params]] = {}
         self._ranking: dict[tuple, list[Estimate]] = {}
 
@@ -294,6 +306,63 @@ class Selector:
         per_unit_here = here.roof_s / work_of(self.experiment, shape)
         return 1 / SAME_REGIME <= per_unit_there / per_unit_here <= SAME_REGIME
 
+    def config_factor(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
+        """On a memory-bound shape, how the config fares against the config its variant's efficiency
+        is read from (the variant's fastest at each calibration shape: _own_efficiency), where the
+        card timed both: at those shapes (the CALIBRATION_ROWS nearest of the kind), the median of its
+        model-over-measured ratio over the fastest's, at most 1; and where from. A config its tunes
+        never timed there takes the median over the configs they did (a typical one, not the fastest
+        of many draws). None where nothing was timed beside the fastest, or the factor is 1.
+
+        Without it every config borrows its variant's fastest one's efficiency: d0 in G=2 U=2 took
+        G=1 U=4's and was picked at 1x5120x3000 and 7x4096x4096, where G=1 U=4 ran 1.18-1.36x faster
+        (gpulab ab, an H100, 2026-12-05; its tunes had timed G=2 U=2 1.07-1.30x G=1 U=4's time at the
+        decode shapes nearest). At most 1: uncapped, kc in 256-wide tiles, 1.67x kc's fastest at
+        128x4096x4096 but modelled slower still, became the pick at 128x4096x1000 and ran 1.30x the
+        pick before. Memory-bound shapes only: a factor on every shape moved 37 picks, which ran
+        1.07x slower overall (notebook/probes/config_factor/, docs/notes/gemm_bf16-notes.md)."""
+        key = (v.name, tuple(sorted(params.items())), shape.values)
+        if key not in self._factors:
+            self._factors[key] = self._config_factor(v, params, shape)
+        return self._factors[key]
+
+    def _config_factor(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
+        kind = self.shape_class(v, shape)
+        if kind != "memory":
+            return None
+        nearest = sorted((r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape, self.runs_card) == kind),
+                         key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))[:CALIBRATION_ROWS]
+        mine = tuple(sorted(params.items()))
+        factors, where = [], ""
+        for fastest in nearest:
+            run = next((r for r in self._runs_at.get((v.name, fastest.shape), ())
+                        if tuple(sorted(r.params.items())) == mine), None)
+            if run is not None and (f := self._factor(v, run)) is not None:
+                factors.append(f)
+                where = where or "x".join(map(str, run.shape))
+        how = "this config {:.2f}x the efficiency of its variant's fastest where both ran (at {})"
+        if not factors and nearest:
+            # Never timed there: a typical config of its variant there, not the fastest of many draws.
+            factors = [f for run in self._runs_at.get((v.name, nearest[0].shape), ())
+                       if (f := self._factor(v, run)) is not None]
+            where = "x".join(map(str, nearest[0].shape))
+            how = "an untimed config: {:.2f}x, the median of its variant's configs timed at {}"
+            if len(factors) < 2:
+                return None
+        if not factors:
+            return None
+        factor = min(1.0, statistics.median(factors))
+        return None if factor == 1.0 else (factor, how.format(factor, where))
+
+    def _factor(self, v: Variant, run: Measured) -> float | None:
+        """A run's model-over-measured ratio over that of its variant's fastest run at its shape (1 where
+        it is that one)."""
+        fastest = self._fastest_at[v.name].get(run.shape)
+        if fastest is None or fastest.seconds >= run.seconds:
+            return 1.0
+        mine, theirs = self._ratio(v, run), self._ratio(v, fastest)
+        return mine / theirs if mine and theirs else None
+
     def timed_somewhere(self, estimate: Estimate) -> bool:
         """Whether the estimate's config (variant and params) was timed on this card at any shape."""
         return (estimate.variant.name, tuple(sorted(estimate.params.items()))) in self.config_runs
@@ -366,8 +435,12 @@ class Selector:
                         quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, 1.0,
                         "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
                         hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging)
-        eff, source = (efficiency or self.measured_here(v, params, shape)
-                       or self.efficiency(v, shape, params, bare.roof_s))
+        eff, source = efficiency or self.measured_here(v, params, shape) or (None, "")
+        if eff is None:
+            eff, source = self.efficiency(v, shape, params, bare.roof_s)
+            factor = self.config_factor(v, params, shape)
+            if factor is not None:
+                eff, source = eff * factor[0], f"{source}; {factor[1]}"
         return dataclasses.replace(bare, efficiency=eff, efficiency_from=source)
 
     def _traffic_or_sibling(self, v: Variant, params: Params, shape: Shape, tiles: int) -> tuple[Traffic | None, str]:
@@ -632,42 +705,14 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
     of the H200's measured one, its FMA rate 0.97)."""
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
     runs = measured_runs(experiment, folder, table)
+    tune_rows = tune_runs(experiment, Path(folder)) if folder is not None else []
     lent = lent_runs(experiment, Path(folder) if folder is not None else None) if not runs else None
     own = card_for(folder)
     if lent is None:
-        return Selector(experiment, table, own, runs)
+        return Selector(experiment, table, own, runs, tune_rows=tune_rows)
     name, card, found = lent
     return Selector(experiment, table, card if own.source == REFERENCE_SOURCE else own, found,
                     runs_card=card, runs_from=name)
-
-
-# -- how far the model's times hold ----------------------------------------------------------------
-def model_errors(chooser: Selector, path: Path) -> dict[str, list[float]]:
-    """Per variant, the model's time (calibrated, as the pick weighs it) over the measured one, for
-    each config timed correct at each shape of the results CSV at `path` (its fastest time there:
-    calibration.timed_runs), where the config still runs the shape. On a suite's rows, which the
-    model never reads, this is how well it predicts; on its own experiment's CSV, how well it fits
-    what it calibrates on."""
-    names = {v.name: v for v in chooser.variants}
-    out: dict[str, list[float]] = {}
-    for runs in fastest_per_config(timed_runs(chooser.experiment, path)).values():
-        for run in runs:
-            v, shape = names.get(run.variant), chooser.experiment.shape(*run.shape)
-            if v is None or v.constraints(run.params, shape) is not None:
-                continue
-            est = chooser._estimate(v, run.params, shape, modelled=True)
-            if est is not None:
-                out.setdefault(v.name, []).append(est.seconds / run.seconds)
-    return out
-
-
-def error_summary(ratios: list[float]) -> dict:
-    """How far estimates were off (each ratio: estimate over measured): how many, the typical error
-    (the geometric mean of how far each is off, either way; 1.13: 13% on a typical row), and how
-    many within 10% and within 25%."""
-    off = [max(r, 1 / r) for r in ratios]
-    return {"configs": len(ratios), "typical_error": math.exp(statistics.fmean(math.log(o) for o in off)),
-            "within_10pct": sum(o <= 1.1 for o in off), "within_25pct": sum(o <= 1.25 for o in off)}
 
 
 RIVAL_MARGIN = 0.9  # a rival is named only where the model expects it 10% faster: its times are estimates

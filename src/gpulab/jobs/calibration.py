@@ -1,8 +1,9 @@
 """The card's measured runs that the best-row model (gpulab.jobs.best) calibrates on: each timed
-row of results/<gpu>/<experiment>.csv and each tuned config's time (Measured, measured_runs), a
-card's lent runs where it has none of its own yet (lent_runs), and what the model reads off them:
-the fastest run of each variant and config at each shape, and a fixed cost plus a multiple of the
-model where memory-bound runs fit one (fixed_cost_fit, Calibration)."""
+row of results/<gpu>/<experiment>.csv and each tuned config's time (Measured, measured_runs), every
+config its tunes timed (tune_runs), a card's lent runs where it has none of its own yet
+(lent_runs), and what the model reads off them: the fastest run of each variant and config at each
+shape, and a fixed cost plus a multiple of the model where memory-bound runs fit one
+(fixed_cost_fit, Calibration)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape
 from gpulab.jobs.cost import Card, card_for
-from gpulab.jobs.tune import accepted_params, load_tuned, shape_of
+from gpulab.jobs.tune import accepted_params, load_tuned, shape_of, tune_path
 from gpulab.params import parse_params_label
 from gpulab.records import LAB_RESULTS, RUN_COLUMNS, read_csv, variant_ran
 
@@ -43,6 +44,19 @@ def timed_runs(experiment: Experiment, path: Path) -> list[Measured]:
             continue
         if params is not None and len(shape) == len(experiment.dims):
             out.append(Measured(name, params, shape, float(r["time_ms"]) / 1e3))
+    return out
+
+
+def tune_runs(experiment: Experiment, folder: Path) -> list[Measured]:
+    """Every config the experiment's tunes timed on the card whose results are in `folder` (tune-
+    <experiment>-<variant>.csv, timed_runs): how a variant's configs fared beside its fastest
+    (Selector.config_factor), never its efficiency. Read whatever source timed them: ks's tune
+    predates its fixup change (2-8% faster on the H200, 2026-12-05), which moved its configs alike."""
+    out = []
+    for v in experiment.variants:
+        path = tune_path(folder, experiment.name, v.name)
+        if path.exists():
+            out += [run for run in timed_runs(experiment, path) if run.variant == v.name]
     return out
 
 

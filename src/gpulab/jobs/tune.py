@@ -46,6 +46,11 @@ from gpulab.run.worker import open_lab
 TUNED_FILE = "tuned.json"
 
 
+def tune_path(folder: Path, experiment: str, variant: str) -> Path:
+    """The CSV of every config x shape a tune of `variant` tried on the card whose results are in `folder`."""
+    return Path(folder) / f"tune-{experiment}-{variant}.csv"
+
+
 def search_space(variant: Variant, overrides: dict[str, tuple[int, ...]] | None = None) -> list[Params]:
     """Every combination of the variant's param choices (or the given subsets), in a fixed order."""
     overrides = overrides or {}
@@ -296,7 +301,7 @@ class TunePlan:
 
     @property
     def path(self) -> Path:
-        return self.folder / f"tune-{self.experiment.name}-{self.variant.name}.csv"
+        return tune_path(self.folder, self.experiment.name, self.variant.name)
 
     @property
     def candidates(self) -> list[Params]:
