@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 25 (written 2026-12-05, not run: no device was lent this session): whether
+# call 25 (written 2026-12-05; ran on an H100 the next session, in two slices, 1:20 and 20:): whether
 # notebook/patches/best_config_factor.patch (each config calibrated against its variant's fastest
 # where a tune timed both, from every row the tunes wrote) picks faster configs where it moves the
 # pick. On the recorded tunes, leaving each tuned shape out, it ranks first a config within 5% of the

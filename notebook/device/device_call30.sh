@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 30 (written 2026-12-05, not run: too little device time was left to start a machine): the
+# call 30 (written 2026-12-05; ran on an H100 the next session, so its A/Bs say nothing of the H200's target): the
 # one llm shape gemm_bf16 still misses after call 24, 128x6144x4096 (kc in 128 x 128 tiles split two
 # ways, 96 blocks on 132 SMs: 0.876x cuBLAS BF16 in call 24's suite run; call 24's tune found a ring
 # of 6 over 4 worth 8%). Two ideas, each against cuBLAS in gpulab's A/B (interleaved rounds, the
