@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 33 (2026-12-05): the three sgemm picks sx's 32-wide tune moved (call 26) to configs never
+# call 33 (2026-12-05, ran on an H100): the three sgemm picks sx's 32-wide tune moved (call 26) to configs never
 # timed at their shapes, each in gpulab's A/B against the pick before it (sx's tuned 64-wide config
 # at 512x512x512 and 64x4096x4096, v13 at 128x4096x4096, as call 15 ran it) and against cuBLAS FP32.
 # Explicit configs, so an H100 answers too (its best row would read its own results, not the H200's).
