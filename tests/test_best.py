@@ -688,6 +688,23 @@ def test_decode_shapes_of_no_list_pick_the_d0_config_that_ran_fastest_beside_it(
         assert "its variant's fastest where both ran" in pick.why
 
 
+def test_a_config_timed_only_on_the_other_kind_of_shape_is_no_evidence_here():
+    """sx in 128 x 32 tiles was tuned and timed only where N <= 33, memory-bound shapes in FP32. At
+    128x4096x4096 (compute-bound) the model puts it 1% ahead of v13, on the efficiency sx's 64-wide
+    tiles measured; that it ran elsewhere shows nothing of this kind of shape, so v13, timed on
+    compute-bound shapes, is the pick (on an H100 the 32-wide config ran 1.30x v13's time there,
+    2026-12-05)."""
+    chooser = best.selector(SGEMM, H200)
+    shape = SGEMM.shape(128, 4096, 4096)
+    sx = SGEMM.variant("sx")
+    narrow = sx.completed_params({"BM": 128, "BN": 32, "BK": 16, "WM": 32, "WN": 32, "WNITER": 1, "TM": 4, "TN": 4,
+                                  "STAGES": 4, "MINB": 3, "GROUP_M": 4, "S": 4})
+    est = chooser._estimate(sx, narrow, shape, modelled=True)
+    assert chooser.shape_class(sx, shape) == "compute"
+    assert chooser.timed_somewhere(est) and not chooser.timed_alike(est)
+    assert chooser.pick(shape).variant.name == "v13"
+
+
 def test_a_pick_the_card_never_timed_says_so():
     """At 1536x31x2048 (a narrow head; no tune near) the model's pick is a config no run on the card
     had: chosen_by says so, since its efficiency is its variant's, borrowed. A config timed

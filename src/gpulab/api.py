@@ -46,6 +46,7 @@ from gpulab.jobs import sanitize as sanitizing
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs import best as choosing
+from gpulab.jobs import best_records
 from gpulab.jobs import model_errors as model_check
 from gpulab.jobs.ceilings import this_card
 from gpulab.jobs.main import MainRun, main_run
@@ -252,7 +253,7 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     `chosen_by` saying why; `progress` hears of each shape (the model takes a second or more at a
     shape where many variants run); the records' `note` says which card's ceilings and runs the
     model read (Selector.basis). With `ranking`, the records' `.ranking` holds what the model
-    weighed at each shape (jobs.best.ranking_records): each variant's best config in the model's
+    weighed at each shape (jobs.best_records.ranking_records): each variant's best config in the model's
     order (by time; a config the card timed there first within best.MEASURED_EDGE), with `rank`,
     `model_ms`, `vs_fastest` (over the fastest modelled), `bound` (compute, DRAM or L2),
     `efficiency` and `efficiency_from`, `timed` ('at this shape', 'on this card' elsewhere, or
@@ -270,9 +271,9 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     rows, ranked = [], []
     for shape, columns in found:
         progress.started(f"best {exp.name} {shape.label}")
-        rows.append(choosing.pick_record(exp, chooser, shape, columns))
+        rows.append(best_records.pick_record(exp, chooser, shape, columns))
         if ranking:
-            ranked += choosing.ranking_records(exp, chooser, shape, columns)
+            ranked += best_records.ranking_records(exp, chooser, shape, columns)
         progress.finished(rows[-1])
     records = Records(rows, note=chooser.basis())
     if ranking:

@@ -11,7 +11,8 @@ best) says what it would run, with no GPU. The rule, in full:
    Unless the model expects a variant that was not tuned there to run at least 10% faster than the
    tune's fastest, in a config the card has timed somewhere (rivals_ahead): a tune of one variant
    says which of its configs is best, not which variant is, so there the model chooses (rule 2)
-   among the configs the card has timed (what overrules a measured tune is measured too), the
+   among the configs the card has timed on shapes of this kind (what overrules a measured tune is
+   measured too: Selector.timed_alike), the
    tuned config among them with its own measured time, and the row's chosen_by says what the tune
    was passed over for; where the model still puts the tuned config first, it stays 'tuned here'.
 2. Else a model chooses among candidates: every variant the card's architecture runs (demonstrations
@@ -52,7 +53,7 @@ best) says what it would run, with no GPU. The rule, in full:
      the model's time per FLOP there is within SAME_REGIME of the shape's (measured_here: the median
      of model over measured time of those runs; a config timed there
      also wins over untimed ones the model puts less than MEASURED_EDGE ahead, and failing one, a
-     config timed on this card at any shape wins so over configs never timed), else
+     config timed on this card at a shape of the same kind wins so over the others), else
      by the variant's efficiency: the median, over its CALIBRATION_ROWS measured runs on
      this card nearest the shape among shapes of the same kind (memory-bound: flops per compulsory
      byte below the ridge of its compute ceiling over the copy), of the model's time there over the
@@ -88,7 +89,6 @@ import dataclasses
 import math
 import statistics
 from pathlib import Path
-from typing import Any
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
@@ -124,19 +124,19 @@ MEASURED_EDGE = 0.15
 SAME_REGIME = 1.5
 
 
-def prefer_measured(estimates: list[Estimate], timed_somewhere=lambda e: False) -> Estimate:
+def prefer_measured(estimates: list[Estimate], timed_alike=lambda e: False) -> Estimate:
     """The best estimate, except that one whose config was timed at the shape (its efficiency its own
     there: Selector.measured_here) wins over those within MEASURED_EDGE of it whose configs were not:
     they differ by less than the spread of the efficiencies they borrow (stencil's shfl PER=16,
     never timed at 16777216, came out 1.8% ahead of PER=8, timed there, on PER=8's own run of R=8).
-    Failing that, one whose config was timed on this card at all (`timed_somewhere`: the runs its
-    variant's efficiency is read from were its own) wins likewise over configs never timed: gemm_bf16's
+    Failing that, one whose config was timed on this card at a shape of the same kind, compute- or
+    memory-bound (`timed_alike`: Selector.timed_alike), wins likewise over the others: gemm_bf16's
     d0 in G=4 U=1, never timed, came out 0.7% ahead of G=2 U=2 at 1x10240x8192 and ran 1.32x its time
     there, and sgemm's v13 in 128-row tiles, never timed, 5-7% ahead of its 64-row tiles at 128
     tokens on a count of warps that registers would have cut (H200, 2026-12-04)."""
     best = min(estimates, key=lambda e: e.order)
     near = [e for e in estimates if e.seconds <= best.seconds * (1 + MEASURED_EDGE)]
-    for evidence in (lambda e: e.efficiency_from.startswith(MEASURED_HERE), timed_somewhere):
+    for evidence in (lambda e: e.efficiency_from.startswith(MEASURED_HERE), timed_alike):
         timed = [e for e in near if evidence(e)]
         if timed:
             return min(timed, key=lambda e: e.order)
@@ -366,6 +366,16 @@ class Selector:
     def timed_somewhere(self, estimate: Estimate) -> bool:
         """Whether the estimate's config (variant and params) was timed on this card at any shape."""
         return (estimate.variant.name, tuple(sorted(estimate.params.items()))) in self.config_runs
+
+    def timed_alike(self, estimate: Estimate) -> bool:
+        """Whether the config was timed on this card at a shape of the estimate's kind (shape_class):
+        the evidence that wins over untimed configs (prefer_measured) and overrules a tune (pick).
+        sgemm's sx in 32-wide tiles, timed only where N <= 33 (memory-bound), came out 1% ahead of v13
+        at 128x4096x4096 and ran 1.30x its time (an H100, 2026-12-05; notebook/probes/sx_moved/)."""
+        v = estimate.variant
+        runs = self.config_runs.get((v.name, tuple(sorted(estimate.params.items()))), ())
+        kind = self.shape_class(v, estimate.shape)
+        return any(self.shape_class(v, run.shape, self.runs_card) == kind for run in runs)
 
     def _own_efficiency(self, v: Variant, shape: Shape, kind: str, padded: bool | None = None) -> Calibration | None:
         """`v`'s CALIBRATION_ROWS nearest runs of `kind` (and, where `padded` is given, whose tiles
@@ -652,9 +662,9 @@ class Selector:
                         and tuned in self.configs(v, shape)):
                     found += [e for e in (self._estimate(v, tuned, shape, modelled=True),) if e is not None]
                 if found:
-                    out.append(prefer_measured(found, self.timed_somewhere))
+                    out.append(prefer_measured(found, self.timed_alike))
             ranked = sorted(out, key=lambda e: e.order)
-            top = prefer_measured(ranked, self.timed_somewhere) if ranked else None
+            top = prefer_measured(ranked, self.timed_alike) if ranked else None
             self._ranking[shape.values] = [top] + [e for e in ranked if e is not top] if top else ranked
         return self._ranking[shape.values]
 
@@ -669,8 +679,8 @@ class Selector:
             passed_over = (f"; {chosen.variant.name} {chosen.why} passed over: the model expects "
                            + ", ".join(e.variant.name for e in rivals[:3]) + f" at least {1 - RIVAL_MARGIN:.0%} faster")
         found = self.ranking(shape)
-        if chosen is not None:  # a measured tune yields to what the card has timed, as its rivals are
-            found = [e for e in found if self.timed_somewhere(e)]
+        if chosen is not None:  # a measured tune yields to what the card has timed on shapes like this one
+            found = [e for e in found if self.timed_alike(e)]
         if not found:
             return chosen
         top = found[0]
@@ -749,50 +759,3 @@ def contenders(chooser: Selector, shape: Shape, within: float) -> list[str]:
     if not ranked:
         return []
     return [e.variant.name for e in ranked if e.seconds <= within * ranked[0].seconds]
-
-
-def timed_where(chooser: Selector, estimate: Estimate) -> str:
-    """Whether the card timed the estimate's config: 'at this shape' (or very near it: its own
-    efficiency there), 'on this card' (at other shapes), or 'never' (its efficiency its variant's)."""
-    if estimate.efficiency_from.startswith(MEASURED_HERE):
-        return "at this shape"
-    return "on this card" if chooser.timed_somewhere(estimate) else "never"
-
-
-def ranking_records(experiment: Experiment, chooser: Selector, shape: Shape, columns: dict[str, Any]) -> list[dict]:
-    """`gpulab best --ranking`'s rows for one shape: each variant's best config the model weighed
-    there (Selector.ranking), in the model's order (by time, a config timed there first within
-    MEASURED_EDGE: prefer_measured): its modelled time and over the fastest modelled, what binds it,
-    its efficiency and where from, whether the card timed that config, and whether it is the best
-    row's pick (a config tuned there is picked whatever the model's order: rule 1)."""
-    ranked = chooser.ranking(shape)
-    chosen = chooser.pick(shape)
-    def is_pick(est: Estimate) -> bool:
-        return chosen is not None and (chosen.variant.name, chosen.params) == (est.variant.name, est.params)
-    if chosen is not None and not any(is_pick(est) for est in ranked):  # a tuned config its variant's model ranks lower
-        mine = chooser._estimate(chosen.variant, chosen.params, shape, modelled=True)
-        if mine is not None:  # placed by its time, the model's order of the others kept
-            at = next((i for i, est in enumerate(ranked) if i and est.order > mine.order), len(ranked))
-            ranked = ranked[:at] + [mine] + ranked[at:]
-    fastest = min(est.seconds for est in ranked) if ranked else 1.0
-    rows = []
-    for rank, est in enumerate(ranked, 1):
-        picked = is_pick(est)
-        rows.append({"experiment": experiment.name, **shape.as_record(), **columns, "rank": rank,
-                     "variant": est.variant.name, "params": est.variant.params_label(est.params),
-                     "model_ms": est.seconds * 1e3, "vs_fastest": est.seconds / fastest,
-                     "bound": est.bound, "efficiency": est.efficiency, "efficiency_from": est.efficiency_from,
-                     "timed": timed_where(chooser, est), "picked": picked})
-    return rows
-
-
-def pick_record(experiment: Experiment, chooser: Selector, shape: Shape, columns: dict[str, Any]) -> dict:
-    """gpulab best's row for one shape: the pick (variant, params, chosen_by, the model's time) or
-    why there is none."""
-    chosen = chooser.pick(shape)
-    row = {"experiment": experiment.name, **shape.as_record(), **columns}
-    if chosen is None:
-        return row | {"variant": "", "params": "", "chosen_by": chooser.why_none(shape)}
-    est = chosen.estimate
-    return row | {"variant": chosen.variant.name, "params": chosen.variant.params_label(chosen.params),
-                  "chosen_by": chosen.why, **({"model_ms": est.seconds * 1e3} if est else {})}
