@@ -611,16 +611,32 @@ def test_a_tune_the_model_still_puts_first_after_weighing_a_rival_stands_as_tune
 
 
 def test_a_tune_passed_over_yields_only_to_a_config_the_card_has_timed():
-    """At sgemm's 512^3 sx was tuned (18.8 us); the model expects v13, in a config timed at other
-    shapes, 10% faster, and passes the tune over. It put v12 in MINB=3, never timed, first of all;
-    what overrules a measured tune must be measured too, so the pick is among the timed configs."""
+    """At sgemm's 64x4096x4096 sx was tuned; the model expects v13, in a config timed on shapes of
+    this kind, 10% faster, and passes the tune over. It puts v12, never timed, ahead of v13, and sx
+    in 32-wide tiles (timed only on memory-bound shapes) beside it; what overrules a measured tune
+    must be measured too, on shapes like this one, so the pick is v13."""
     chooser = best.selector(SGEMM, H200)
-    shape = SGEMM.shape(512, 512, 512)
-    top = chooser.ranking(shape)[0]
-    assert top.variant.name == "v12" and not chooser.timed_somewhere(top)
+    shape = SGEMM.shape(64, 4096, 4096)
+    ranked = {e.variant.name: e for e in chooser.ranking(shape)}
+    assert ranked["v12"].seconds < ranked["v13"].seconds and not chooser.timed_somewhere(ranked["v12"])
+    assert chooser.timed_somewhere(ranked["sx"]) and not chooser.timed_alike(ranked["sx"])
     pick = chooser.pick(shape)
     assert pick.why.endswith("sx tuned here passed over: the model expects v13 at least 10% faster")
-    assert chooser.timed_somewhere(pick.estimate) and best.UNTIMED not in pick.why
+    assert pick.variant.name == "v13" and chooser.timed_alike(pick.estimate) and best.UNTIMED not in pick.why
+
+
+def test_a_variant_the_card_timed_at_the_shape_slower_than_the_tune_is_no_rival():
+    """At sgemm's 512^3 sx's tune ran 20.2 us and v13, timed there too, 21.8 us; the model puts v13
+    in another config (BK = 16, never timed there) more than 10% ahead of the tune on the
+    efficiency v13 reached elsewhere. The card measured v13 losing here, so the tune stands."""
+    chooser = best.selector(SGEMM, H200)
+    shape = SGEMM.shape(512, 512, 512)
+    v13 = next(e for e in chooser.ranking(shape) if e.variant.name == "v13")
+    tuned_s = chooser.tuned_time("sx", "512x512x512")
+    assert v13.seconds < best.RIVAL_MARGIN * tuned_s and chooser.lost_here(v13, shape, tuned_s)
+    assert chooser.untuned_rivals(shape, "sx", "512x512x512") == []
+    pick = chooser.pick(shape)
+    assert (pick.variant.name, pick.why) == ("sx", "tuned here")
 
 
 G1U4, G2U2 = {"G": 1, "U": 4}, {"G": 2, "U": 2}

@@ -9,7 +9,8 @@ best) says what it would run, with no GPU. The rule, in full:
    runs ('tuned here', 'tuned at 4096x4096x4096'). Any tuned variant counts, whatever its name; one
    the experiment no longer has, or whose params or constraints refuse the shape, is left out.
    Unless the model expects a variant that was not tuned there to run at least 10% faster than the
-   tune's fastest, in a config the card has timed somewhere (rivals_ahead): a tune of one variant
+   tune's fastest, in a config the card has timed somewhere (rivals_ahead), and the card did not
+   time that variant there slower than the tune (Selector.lost_here): a tune of one variant
    says which of its configs is best, not which variant is, so there the model chooses (rule 2)
    among the configs the card has timed on shapes of this kind (what overrules a measured tune is
    measured too: Selector.timed_alike), the
@@ -587,7 +588,17 @@ class Selector:
         tuned_near = {name for name, e in self.table.items() if isinstance(e, dict) and any(
             len(shape_of(lab)) == len(shape.values) and shape_distance(shape, shape_of(lab)) <= VERY_NEAR
             for lab in (e.get("by_shape") or {}))}
-        return [e for e in rivals_ahead(self, variant, shape, tuned_s) if e.variant.name not in tuned_near]
+        return [e for e in rivals_ahead(self, variant, shape, tuned_s) if e.variant.name not in tuned_near
+                and not self.lost_here(e, shape, tuned_s)]
+
+    def lost_here(self, estimate: Estimate, shape: Shape, seconds: float) -> bool:
+        """Whether the estimate's variant was timed at `shape` (or very near it), in another config
+        than the estimate's, no faster than `seconds`: then its modelled lead there rests on an
+        efficiency borrowed from elsewhere against a measurement here. sgemm's v13 in BK = 16 was
+        modelled at 0.61 of sx's tune's time at 512^3 (20.2 us), where v13 in BK = 8 had run 21.8 us (H200)."""
+        return not estimate.efficiency_from.startswith(MEASURED_HERE) and any(
+            shape_distance(shape, run.shape) <= VERY_NEAR and run.seconds >= seconds
+            for run in self.runs.get(estimate.variant.name, ()))
 
     def _bounds(self, shape: Shape, variants: list[Variant]) -> list[Estimate]:
         """The cheap bound of every candidate config of `variants` at the shape."""
