@@ -22,7 +22,7 @@ from gpulab.experiments.base import Experiment, Launch, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.jobs import bench as bench_job
-from gpulab.jobs import best, calibration, cost, model_errors
+from gpulab.jobs import best, best_records, calibration, cost, model_errors
 from gpulab.jobs.tune import accepted_params, shape_distance
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
 from gpulab.records import BEST, DamagedFile
@@ -718,6 +718,7 @@ def test_a_config_timed_only_on_the_other_kind_of_shape_is_no_evidence_here():
     est = chooser._estimate(sx, narrow, shape, modelled=True)
     assert chooser.shape_class(sx, shape) == "compute"
     assert chooser.timed_somewhere(est) and not chooser.timed_alike(est)
+    assert best_records.timed_where(chooser, est) == "other kind only"
     assert chooser.pick(shape).variant.name == "v13"
 
 
@@ -747,8 +748,8 @@ def test_api_ranking_shows_what_the_model_weighed_and_marks_the_pick():
     others = [r for r in rows if not r["picked"]]
     assert len({r["variant"] for r in others}) == len(others) >= 10
     ahead = rows[:picks[0]["rank"] - 1]
-    assert ahead and all(r["timed"] in ("never", "on this card") for r in ahead)
-    assert {r["timed"] for r in rows} <= {"at this shape", "on this card", "never"}
+    assert ahead and all(r["timed"] in ("never", "on this card", "other kind only") for r in ahead)
+    assert {r["timed"] for r in rows} <= {"at this shape", "on this card", "other kind only", "never"}
     assert all(r["bound"] in ("compute", "DRAM", "L2") and r["efficiency"] > 0 for r in rows)
 
 

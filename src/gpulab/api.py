@@ -256,8 +256,8 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     weighed at each shape (jobs.best_records.ranking_records): each variant's best config in the model's
     order (by time; a config the card timed there first within best.MEASURED_EDGE), with `rank`,
     `model_ms`, `vs_fastest` (over the fastest modelled), `bound` (compute, DRAM or L2),
-    `efficiency` and `efficiency_from`, `timed` ('at this shape', 'on this card' elsewhere, or
-    'never') and `picked`. Needs no GPU."""
+    `efficiency` and `efficiency_from`, `timed` ('at this shape', 'on this card' at shapes of its
+    kind, 'other kind only', or 'never') and `picked`. Needs no GPU."""
     exp = experiment(experiment_name, kernels)
     if suite is not None and shapes is not None:
         raise GpulabError("give shapes or a suite, not both")

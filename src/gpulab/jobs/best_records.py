@@ -13,10 +13,14 @@ from gpulab.jobs.cost import Estimate
 
 def timed_where(chooser: Selector, estimate: Estimate) -> str:
     """Whether the card timed the estimate's config: 'at this shape' (or very near it: its own
-    efficiency there), 'on this card' (at other shapes), or 'never' (its efficiency its variant's)."""
+    efficiency there), 'on this card' (at other shapes of the same kind, compute- or memory-bound),
+    'other kind only' (timed, but only on the other kind of shape: no evidence here,
+    Selector.timed_alike), or 'never' (its efficiency its variant's)."""
     if estimate.efficiency_from.startswith(MEASURED_HERE):
         return "at this shape"
-    return "on this card" if chooser.timed_somewhere(estimate) else "never"
+    if chooser.timed_alike(estimate):
+        return "on this card"
+    return "other kind only" if chooser.timed_somewhere(estimate) else "never"
 
 
 def ranking_records(experiment: Experiment, chooser: Selector, shape: Shape, columns: dict[str, Any]) -> list[dict]:
