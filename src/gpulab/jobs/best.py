@@ -331,13 +331,10 @@ class Selector:
         kind = self.shape_class(v, shape)
         if kind != "memory":
             return None
-        nearest = sorted((r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape, self.runs_card) == kind),
-                         key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))[:CALIBRATION_ROWS]
-        mine = tuple(sorted(params.items()))
+        nearest = self._nearest_runs(v, shape, kind)[:CALIBRATION_ROWS]
         factors, where = [], ""
         for fastest in nearest:
-            run = next((r for r in self._runs_at.get((v.name, fastest.shape), ())
-                        if tuple(sorted(r.params.items())) == mine), None)
+            run = next((r for r in self._runs_at.get((v.name, fastest.shape), ()) if r.params == params), None)
             if run is not None and (f := self._factor(v, run)) is not None:
                 factors.append(f)
                 where = where or "x".join(map(str, run.shape))
@@ -378,17 +375,22 @@ class Selector:
         kind = self.shape_class(v, estimate.shape)
         return any(self.shape_class(v, run.shape, self.runs_card) == kind for run in runs)
 
+    def _nearest_runs(self, v: Variant, shape: Shape, kind: str) -> list[Measured]:
+        """`v`'s runs (its fastest at each shape) of `kind`, nearest `shape` first: what its efficiency
+        there is read from (_own_efficiency) and what a config is held against (config_factor)."""
+        # A run's class is the one it ran in, on the card that ran it (another card's ridge lies
+        # elsewhere: the H100's is 1.4x the H200's for BF16: 321 against 226 FLOP per byte)
+        runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape, self.runs_card) == kind]
+        return sorted(runs, key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))
+
     def _own_efficiency(self, v: Variant, shape: Shape, kind: str, padded: bool | None = None) -> Calibration | None:
         """`v`'s CALIBRATION_ROWS nearest runs of `kind` (and, where `padded` is given, whose tiles
         were as mostly padding as that: mostly_padding): the median of their model-over-measured
         ratios and, on memory-bound shapes, the fixed cost and slope they fit (fixed_cost_fit)."""
         key = (v.name, shape.values, kind, padded)
         if key not in self._own:
-            # A run's class is the one it ran in, on the card that ran it (another card's ridge
-            # lies elsewhere: the H100's is 1.4x the H200's for BF16: 321 against 226 FLOP per byte)
-            runs = [r for r in self.runs.get(v.name, ()) if self.shape_class(v, r.shape, self.runs_card) == kind
-                    and (padded is None or self.mostly_padding(r.params, r.shape) == padded)]
-            runs.sort(key=lambda r: (round(shape_distance(shape, r.shape), 9), r.shape))
+            runs = [r for r in self._nearest_runs(v, shape, kind)
+                    if padded is None or self.mostly_padding(r.params, r.shape) == padded]
             ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
             fit = (fixed_cost_fit([(r * run.seconds, run.seconds) for r, run in ratios])
                    if ratios and kind == "memory" else None)
