@@ -69,10 +69,12 @@ def tma_sms(monkeypatch):
     from gpulab.gpu.device import SM_COUNT_WITHOUT_GPU
 
     def set_count(n):
-        monkeypatch.setattr(tma_rungs, "sm_count", lambda: n)
         if n == SM_COUNT_WITHOUT_GPU:
-            monkeypatch.setattr(tma_rungs, "resident_clusters", RESIDENT_CLUSTERS_WITHOUT_GPU.__getitem__)
+            resident = RESIDENT_CLUSTERS_WITHOUT_GPU.__getitem__
         else:
-            monkeypatch.setattr(tma_rungs, "resident_clusters", lambda size: n // size)
+            def resident(size):
+                return n // size
+        monkeypatch.setattr(tma_rungs, "resident_clusters", resident)
+        monkeypatch.setattr(tma_rungs, "blocks_at_once", lambda size: resident(size) * size if size > 1 else n)
     set_count(SM_COUNT_WITHOUT_GPU)
     return set_count

@@ -21,6 +21,7 @@ from gpulab.experiments import all_experiments, get_experiment
 from gpulab.experiments.base import Experiment, Launch, Param, Variant
 from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
+from gpulab.gpu import clusters
 from gpulab.jobs import bench as bench_job
 from gpulab.jobs import best, best_records, calibration, cost, model_errors
 from gpulab.jobs.tune import accepted_params, shape_distance
@@ -243,6 +244,27 @@ def test_few_tiles_split_along_k():
                                                           modelled=True)
     assert whole.quantization == pytest.approx(22.0) and whole.seconds > 4 * est.seconds
     assert _choose((300, 256, 8192), (WHOLE,)).estimate.seconds > 2 * est.seconds  # its smaller tiles too
+
+
+def test_clustered_blocks_count_their_waves_over_the_sms_that_hold_whole_clusters():
+    """kc at 1024x1024x4096 in 128 x 256 tiles split four ways: 128 blocks in 32 clusters of four. A
+    cluster runs on the SMs of one GPC, and the H200 holds 30 clusters of four at once (120 of its
+    132 SMs; without a GPU gpulab.gpu.clusters answers for it): the last two clusters run in a second
+    wave, q = 2 x 132 / 128, not 132 / 128. Counted as one wave, it was the pick there and ran 35.2 us,
+    twice cuBLAS BF16's time (H200, 2026-12-04, notebook/probes/issue40/call26). In clusters of two,
+    64 of them, all run at once."""
+    bf16 = get_experiment("gemm_bf16")
+    kc = bf16.variant("kc")
+    shape = bf16.shape(1024, 1024, 4096)
+    chooser = best.Selector(bf16, {}, CARD)
+    four = chooser._estimate(kc, kc.default_params() | {"BN": 256, "SPLIT": 4}, shape, modelled=True)
+    at_once = clusters.blocks_at_once(4)
+    assert four.blocks == 128 and four.at_once == at_once < 128
+    assert four.quantization == pytest.approx(cdiv(128, at_once) * 132 / 128)
+    assert f"{at_once} of 132 SMs hold its clusters" in four.reason()
+    two = chooser._estimate(kc, kc.default_params() | {"BN": 128, "SPLIT": 2}, shape, modelled=True)
+    assert two.blocks == 128 and two.at_once == 0 and two.quantization == pytest.approx(132 / 128)
+    assert "(128 blocks, 132 SMs)" in two.reason() and four.seconds > 1.5 * two.seconds
 
 
 def test_a_cluster_split_counts_its_blocks_a_padded_cluster_its_tiles():

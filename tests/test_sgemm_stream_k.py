@@ -76,7 +76,10 @@ def test_candidate_configs_are_accepted(change):
 
 def test_persistent_grids_share_one_sm_count(monkeypatch):
     from gpulab.experiments.gemm_bf16 import tma_rungs
+    from gpulab.gpu import clusters
 
-    assert splitk_launch.sm_count is device.sm_count and tma_rungs.sm_count is device.sm_count
+    # the TMA rungs size their grids by the blocks the card runs at once, which counts the SMs here
+    assert splitk_launch.sm_count is device.sm_count and clusters.sm_count is device.sm_count
+    assert tma_rungs.blocks_at_once is clusters.blocks_at_once
     monkeypatch.setattr(device, "probe", lambda: (None, "no GPU here"))
     assert device.sm_count() == device.SM_COUNT_WITHOUT_GPU == 132

@@ -64,6 +64,11 @@ class Launch:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     smem_dynamic_bytes: int = 0
+    # Blocks per thread-block cluster, as the kernel's __cluster_dims__ fixes them at compile time
+    # (the launch itself passes nothing): a cluster's blocks run on SMs of one GPC, so fewer SMs may
+    # run a clustered grid at once than the card has (gpulab.gpu.clusters), which the best row's
+    # model counts its waves over.
+    cluster: int = 1
 
     @property
     def threads_per_block(self) -> int:

@@ -57,3 +57,10 @@ def resident_clusters(size: int) -> int:
         return info.sm_count // size
     kernel = load(compile_kernel(WHOLE_SM_SOURCE, "whole_sm", {}, info.arch))
     return max_active_clusters(kernel, size, 32, info.smem_per_block_optin_bytes)
+
+
+def blocks_at_once(cluster: int) -> int:
+    """The blocks of a grid in clusters of `cluster` (1: no clusters) that start at once, each
+    block holding a whole SM: every SM, or those that hold whole clusters (120 of the H200's 132 in
+    clusters of four)."""
+    return resident_clusters(cluster) * cluster if cluster > 1 else sm_count()

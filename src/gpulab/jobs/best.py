@@ -98,7 +98,7 @@ from gpulab.jobs.calibration import (
 )
 from gpulab.jobs.cost import (
     REFERENCE_SOURCE, Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
-    schedulers_busy, shows_partials, traffic_of, work_units,
+    schedulers_busy, shows_partials, sms_at_once, traffic_of, work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
 
@@ -444,10 +444,12 @@ class Selector:
                  "L2": traffic.l2_bytes / (card.l2_gbps * 1e9) if traffic is not None and card.l2_gbps else 0.0}
         workspace = 2 * (traffic.workspace_bytes or 0.0) / (card.copy_gbps * 1e9) if traffic is not None else 0.0
         ceiling = exp.ceiling_for(v.name)[0]
+        at_once = sms_at_once(v, params, shape, card.sms)
         bare = Estimate(v, dict(params), shape, blocks, tiles, split, balanced,
-                        quantization(blocks, tiles, card.sms, split, balanced), ideal, padding, workspace, 1.0,
-                        "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
-                        hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging)
+                        quantization(blocks, tiles, card.sms, split, balanced, at_once), ideal, padding, workspace,
+                        1.0, "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
+                        hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging,
+                        at_once=at_once if at_once < card.sms else 0)
         eff, source = efficiency or self.measured_here(v, params, shape) or (None, "")
         if eff is None:
             eff, source = self.efficiency(v, shape, params, bare.roof_s)

@@ -14,6 +14,7 @@ from pathlib import Path
 from gpulab.arith import cdiv
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
+from gpulab.gpu.clusters import blocks_at_once
 from gpulab.gpu.compile import DEFAULT_ARCH
 from gpulab.gpu.device import sm_count
 from gpulab.gpu.occupancy import SM_LIMITS, SMEM_ALLOC_UNIT, SUB_PARTITIONS, WARP
@@ -118,6 +119,8 @@ class Estimate:
     # The variant's stage step before the kernel (Variant.stage_bytes at the copy ceiling): sgemm's
     # v14 splits A and B into TF32 parts, 4x their bytes, a pass that outweighs the GEMM at M = 128.
     staging_s: float = 0.0
+    at_once: int = 0  # the SMs that run the launch at once where fewer than `sms` (in clusters: sms_at_once); 0: all
+
 
     @property
     def limits_s(self) -> dict:
@@ -177,11 +180,13 @@ class Estimate:
                     + (", shared evenly" if self.balanced else f" ({self.tiles / self.blocks:.2g} rounds)"))
         else:
             what = "blocks" if self.units == self.blocks else f"tiles of {self.blocks} blocks"
-            last = self.units % self.sms
-            fill = f", the last {100 * last / self.sms:.0f}% full" if last and self.units > self.sms else ""
-            waves = self.units / self.sms  # two figures below 10, whole waves above ('5e+02' otherwise)
+            sms = self.at_once or self.sms
+            last = self.units % sms
+            fill = f", the last {100 * last / sms:.0f}% full" if last and self.units > sms else ""
+            where = f"{sms} SMs" if sms == self.sms else f"{sms} of {self.sms} SMs hold its clusters"
+            waves = self.units / sms  # two figures below 10, whole waves above ('5e+02' otherwise)
             work = f"{waves:.2g}" if waves < 10 else f"{waves:,.0f}"
-            work += f" waves ({self.units} {what}, {self.sms} SMs{fill})"
+            work += f" waves ({self.units} {what}, {where}{fill})"
         parts = [work]
         if self.split:
             parts.append(f"split {self.blocks / self.tiles:.3g}")
@@ -385,6 +390,19 @@ LATENCY_WARPS = 1.25
 FMA_CEILING = "fma_fp32"  # the CUDA cores' FP32 FMA rate (records/ceilings.py): the kernels latency_hidden holds
 
 
+def sms_at_once(variant: Variant, params: Params, shape: Shape, sms: int) -> int:
+    """The SMs that run the launch's blocks at once: all `sms`, or where its blocks come in clusters
+    those that hold whole clusters (gpulab.gpu.clusters; each of gpulab's clustered kernels holds an
+    SM a block). kc at 1024x1024x4096 in 32 clusters of four had been counted as 0.97 waves on the
+    H200's 132 SMs, which hold 30 such clusters: it ran 2.0x cuBLAS BF16's time, its model's 2.1x
+    (notebook/probes/issue40/call26)."""
+    try:
+        cluster = variant.launch(params, shape).cluster
+    except Exception:  # no launch: no candidate either (work_units says so)
+        return sms
+    return min(sms, blocks_at_once(cluster)) if cluster > 1 else sms
+
+
 def resident_warps(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> int | None:
     """The warps the busiest SM holds at once: a block's, times the blocks it gets, at most the
     blocks that fit beside each other by threads, blocks and shared memory (registers are not known
@@ -428,16 +446,17 @@ def latency_hidden(variant: Variant, params: Params, shape: Shape, sms: int, arc
     return min(1.0, w / (w + LATENCY_WARPS) / full)
 
 
-def quantization(blocks: int, tiles: int, sms: int, split: bool, balanced: bool) -> float:
+def quantization(blocks: int, tiles: int, sms: int, split: bool, balanced: bool, at_once: int | None = None) -> float:
     """The busiest SM's share of the work over an even share (>= 1). One block per tile, or a split
-    (each block a slice of a tile): the blocks are the units, spread over the SMs, ceil(blocks / SMs)
-    on the busiest. More blocks than tiles that do not split (a cluster's blocks past M's last row
-    tile): the tiles are the units, one per working block. Fewer blocks than tiles: a persistent
-    grid, each block on its own SM looping over ceil(tiles / blocks) tiles, or exactly tiles / blocks
-    where it splits them evenly (stream-K)."""
+    (each block a slice of a tile): the blocks are the units, spread over the SMs that run the
+    launch at once (`at_once`, default `sms`: fewer where its blocks come in clusters, sms_at_once),
+    ceil(blocks / at_once) on the busiest. More blocks than tiles that do not split (a cluster's
+    blocks past M's last row tile): the tiles are the units, one per working block. Fewer blocks
+    than tiles: a persistent grid, each block on its own SM looping over ceil(tiles / blocks) tiles,
+    or exactly tiles / blocks where it splits them evenly (stream-K)."""
     if blocks >= tiles:
         units = blocks if split or blocks == tiles else tiles
-        busiest = cdiv(units, min(units, sms))
+        busiest = cdiv(units, min(units, at_once or sms))
     else:
         units, holders = tiles, min(blocks, sms)
         busiest = units / holders if balanced else cdiv(units, holders)

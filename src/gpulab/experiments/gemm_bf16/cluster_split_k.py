@@ -35,7 +35,7 @@ def kc_tiles(p: Params, s: Shape) -> int:
 def kc_launch(p: Params, s: Shape) -> Launch:
     """One cluster of SPLIT blocks per 128 x BN tile: one producer and two consumer warpgroups each."""
     return Launch(grid=(kc_tiles(p, s) * p["SPLIT"], 1, 1), block=(3 * WARPGROUP, 1, 1),
-                  smem_dynamic_bytes=ring_smem_bytes(p))
+                  smem_dynamic_bytes=ring_smem_bytes(p), cluster=p["SPLIT"])
 
 
 def partial_bytes(p: Params) -> int:

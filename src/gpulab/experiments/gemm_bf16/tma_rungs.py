@@ -24,8 +24,7 @@ from gpulab.experiments.gemm_common import REGS_PER_SM, REGS_PER_THREAD_MAX, SME
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
 from gpulab.experiments.gemm_bf16.edge import t4_main_dims
 from gpulab.experiments.gemm_bf16.staging import pad_k, pad_k_bytes
-from gpulab.gpu.clusters import resident_clusters
-from gpulab.gpu.device import sm_count
+from gpulab.gpu.clusters import blocks_at_once, resident_clusters
 from gpulab.gpu.launch import by_value
 from gpulab.gpu.seam import cupy
 from gpulab.gpu.tma import (
@@ -78,8 +77,12 @@ def staged_in(one_round: Callable[[Params, Shape], bool]) -> Callable[..., Stage
 
 
 def one_wave(launch: Callable[[Params, Shape], Launch]) -> Callable[[Params, Shape], bool]:
-    """One block per tile: all of them start at once when there are no more blocks than SMs."""
-    return lambda p, s: launch(p, s).grid[0] <= sm_count()
+    """One block per tile: all of them start at once when there are no more blocks than the card runs
+    at once (its SMs, or in clusters the SMs that hold whole clusters: gpulab.gpu.clusters)."""
+    def all_at_once(p: Params, s: Shape) -> bool:
+        planned = launch(p, s)
+        return planned.grid[0] <= blocks_at_once(planned.cluster)
+    return all_at_once
 
 
 def t2_launch(p: Params, s: Shape) -> Launch:
@@ -207,7 +210,8 @@ def t4_launch(p: Params, s: Shape) -> Launch:
     tiles (CLUSTER x 128 rows by BN columns): each loops over its share of the tiles."""
     cluster = p["CLUSTER"]
     blocks = min(resident_clusters(cluster), t4_cluster_tiles(p, s)) * cluster
-    return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=t4_smem_bytes(p))
+    return Launch(grid=(blocks, 1, 1), block=(3 * WARPGROUP, 1, 1), smem_dynamic_bytes=t4_smem_bytes(p),
+                  cluster=cluster)
 
 
 def t4_one_round(p: Params, s: Shape) -> bool:
