@@ -93,12 +93,29 @@ def test_expressions_are_integer_arithmetic_and_nothing_else():
     ("/* gpulab variant\ngrid: 1\nblock: 32, 64\n*/\n", 3, "block of 2048 threads: a block has at most 1024"),
     ("/* gpulab variant\ngrid: 1\nblock: 32\nsmem: -1\n*/\n", 4, "smem = -1: dynamic shared memory is 0 to 232448 bytes"),
     ("/* gpulab variant\nname: " + "v" * 65 + "\ngrid: 1\nblock: 32\n*/\n", 2, "at most 64 characters"),
+    ("/* gpulab variant\ngrid: 16\nblock: 32\ncluster: 9\n*/\n", 4, "cluster = 9: a cluster has 1 to 8 blocks"),
+    ("/* gpulab variant\ngrid: 3\nblock: 32\ncluster: 2\n*/\n", 4,
+     "grid x = 3: a grid in clusters of 2 has a multiple of 2 blocks in x"),
 ])
 def test_a_malformed_block_says_where_and_what_to_write(tmp_path, text, line, words):
     path = _file(tmp_path, text)
     with pytest.raises(DeclarationError) as info:
         parse_declaration(path, ("M", "N", "K"))
     assert f"{path}:{line}:" in str(info.value) and words in str(info.value)
+
+
+def test_a_cluster_is_part_of_the_launch_and_checked_at_each_shape(tmp_path):
+    """`cluster:` says what the kernel's __cluster_dims__ fixes: the launch carries it (the best row's
+    model counts waves over the SMs that hold whole clusters), and a grid it does not divide at some
+    shape skips the config there, saying why."""
+    text = GOOD.replace("block:    TILE, TILE\n", "block:    TILE, TILE\ncluster:  2\n")
+    exp = get_experiment("sgemm", kernels=[_file(tmp_path, text)])
+    v, params = exp.variant("mine"), {"TILE": 16, "UNROLL": 1}
+    assert v.launch(params, exp.shape(100, 32, 8)).cluster == 2 and v.constraints(params, exp.shape(100, 32, 8)) is None
+    assert v.constraints(params, exp.shape(100, 33, 8)) == (
+        "grid x = 3 at M=100 N=33 K=8 TILE=16 UNROLL=1: a grid in clusters of 2 has a multiple of 2 blocks in x")
+    plain = get_experiment("sgemm", kernels=[_file(tmp_path, GOOD, "plain.cu")]).variant("mine")
+    assert plain.launch(params, exp.shape(100, 33, 8)).cluster == 1
 
 
 def test_a_file_that_is_not_utf8_says_where(tmp_path):

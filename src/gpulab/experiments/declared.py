@@ -11,6 +11,9 @@ is a whole variant (`gpulab bench sgemm --kernel mine.cu`, or `variant_from_file
     grid:     ceil_div(N, 32), ceil_div(M, 32)         1 to 3 expressions (missing ones are 1)
     block:    32, ROWS
     smem:     0                                       optional: dynamic shared memory, bytes
+    cluster:  2                                       optional: blocks per cluster, as the kernel's
+                                                      __cluster_dims__(x) says (1 to 8; the grid's x
+                                                      a multiple of it)
     min_sm:   80 | cp.async                           optional: oldest architecture, and why
                                                       (90a | wgmma: that arch-specific target alone)
     require:  32 % ROWS == 0 | ROWS must divide 32    optional, repeatable: else skipped with the text
@@ -24,7 +27,7 @@ more values, ceil_div(a, b), comparisons, `and`, `or`, `not`; at most 500 charac
 most 32 deep. Nothing else is evaluated: no Python runs from a .cu file (the `access:` file is
 Python the user wrote for the purpose, imported only when a prediction needs it). A `require` that
 names a dimension is checked per shape; one over params alone rejects the config before anything
-compiles. The launch must be one CUDA takes (launch_problem): a grid, block or smem that names
+compiles. The launch must be one CUDA takes (launch_problem): a grid, block, smem or cluster that names
 nothing is checked here, one that names a dimension at each shape, where a launch outside the
 limits skips that config with the reason.
 """
@@ -46,8 +49,8 @@ from gpulab.experiments.base import Launch, Param, Params, Shape, Variant
 from gpulab.quantities import NAME
 
 BLOCK_START = re.compile(r"/\*\s*gpulab\s+variant\b")
-KEYS = ("name", "summary", "experiment", "param", "sweep", "grid", "block", "smem", "min_sm", "require",
-        "access", "expected_wrong")
+KEYS = ("name", "summary", "experiment", "param", "sweep", "grid", "block", "smem", "cluster", "min_sm",
+        "require", "access", "expected_wrong")
 REPEATABLE = ("param", "sweep", "require")
 EXAMPLE = """/* gpulab variant
 summary: what this kernel does, in one line
@@ -181,11 +184,13 @@ GRID_MAX = (2**31 - 1, 65535, 65535)
 BLOCK_MAX = (1024, 1024, 64)
 THREADS_MAX = 1024
 SMEM_MAX = 227 * 1024
+CLUSTER_MAX = 8  # the portable cluster size: a larger one needs an opt-in gpulab's launch does not make
 
 
-def launch_problem(grid: tuple[int, ...], block: tuple[int, ...], smem: int = 0) -> tuple[str, str, str] | None:
+def launch_problem(grid: tuple[int, ...], block: tuple[int, ...], smem: int = 0,
+                   cluster: int = 1) -> tuple[str, str, str] | None:
     """What CUDA would refuse in a launch: (the value, the rule it breaks, the key that sets it:
-    'grid', 'block' or 'smem'); None for a launch it takes."""
+    'grid', 'block', 'smem' or 'cluster'); None for a launch it takes."""
     for key, dims, limits, unit in (("grid", grid, GRID_MAX, "blocks"), ("block", block, BLOCK_MAX, "threads")):
         for axis, value, most in zip("xyz", dims, limits):
             if not 1 <= value <= most:
@@ -194,6 +199,11 @@ def launch_problem(grid: tuple[int, ...], block: tuple[int, ...], smem: int = 0)
         return f"a block of {threads} threads", f"a block has at most {THREADS_MAX}", "block"
     if not 0 <= smem <= SMEM_MAX:
         return f"smem = {smem}", f"dynamic shared memory is 0 to {SMEM_MAX} bytes a block", "smem"
+    if not 1 <= cluster <= CLUSTER_MAX:
+        return f"cluster = {cluster}", f"a cluster has 1 to {CLUSTER_MAX} blocks", "cluster"
+    if grid[0] % cluster:
+        return (f"grid x = {grid[0]}", f"a grid in clusters of {cluster} has a multiple of {cluster} blocks in x",
+                "cluster")
     return None
 
 
@@ -217,6 +227,7 @@ class Declaration:
     grid: tuple[Expr, ...]
     block: tuple[Expr, ...]
     smem: Expr | None
+    cluster: Expr | None
     min_sm: int
     min_sm_for: str
     arch_specific: bool
@@ -246,8 +257,10 @@ class Declaration:
             return tuple(dims + [1] * (3 - len(dims)))
 
         smem = self._evaluate(self.smem, params, shape, "smem") if self.smem else 0
-        launch = Launch(grid=three(self.grid, "grid"), block=three(self.block, "block"), smem_dynamic_bytes=smem)
-        return launch, launch_problem(launch.grid, launch.block, smem)
+        cluster = self._evaluate(self.cluster, params, shape, "cluster") if self.cluster else 1
+        launch = Launch(grid=three(self.grid, "grid"), block=three(self.block, "block"), smem_dynamic_bytes=smem,
+                        cluster=cluster)
+        return launch, launch_problem(launch.grid, launch.block, smem, cluster)
 
     def launch(self, params: Params, shape: Shape) -> Launch:
         launch, problem = self._launch(params, shape)
@@ -369,7 +382,8 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
 
     grid, block = exprs("grid", 3), exprs("block", 3)
     smem = exprs("smem", 1)[0] if "smem" in seen else None
-    _check_constants(path, grid, block, smem, line_of)
+    cluster = exprs("cluster", 1)[0] if "cluster" in seen else None
+    _check_constants(path, grid, block, smem, cluster, line_of)
     min_sm, min_sm_for, arch_specific = 0, "", False
     if "min_sm" in seen:
         number_text, _, min_sm_for = one("min_sm").partition("|")
@@ -392,7 +406,7 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
     if dims is not None:
         known = names | set(dims)
         for number, key, value in entries:
-            if key not in ("grid", "block", "smem", "require"):
+            if key not in ("grid", "block", "smem", "cluster", "require"):
                 continue
             text = value.partition("|")[0] if key == "require" else value
             for e in _split_top(text):
@@ -403,7 +417,7 @@ def parse_declaration(path: Path, dims: tuple[str, ...] | None = None) -> Declar
                         f"(declared: {', '.join(sorted(names)) or 'none'}) nor a dimension ({', '.join(dims)})")
     return Declaration(path=path, name=name, summary=one("summary") or f"{name} ({path.name})",
                        experiment=one("experiment"), params=tuple(params), sweep=sweep, grid=grid, block=block,
-                       smem=smem, min_sm=min_sm, min_sm_for=min_sm_for, arch_specific=arch_specific,
+                       smem=smem, cluster=cluster, min_sm=min_sm, min_sm_for=min_sm_for, arch_specific=arch_specific,
                        requires=tuple(requires), access=access,
                        expected_wrong=wrong in ("yes", "true"), lines=dict(seen))
 
@@ -424,18 +438,22 @@ def variant_from_file(path: Path, experiment=None, access: Callable | None = Non
     return decl.variant(access)
 
 
-def _check_constants(path: Path, grid, block, smem, line_of) -> None:
-    """A grid, block or smem that names nothing is the same at every shape: one CUDA would refuse is
-    refused here, at its line, before anything compiles."""
+def _check_constants(path: Path, grid, block, smem, cluster, line_of) -> None:
+    """A grid, block, smem or cluster that names nothing is the same at every shape: one CUDA would
+    refuse is refused here, at its line, before anything compiles (a grid that names a dimension is
+    taken as a multiple of a constant cluster: each shape's launch checks it)."""
     def value(e):
         return e({}) if not e.names() else 1
 
     try:
         dims = {"grid": [value(e) for e in grid], "block": [value(e) for e in block]}
         bytes_ = value(smem) if smem is not None and not smem.names() else 0
+        blocks = value(cluster) if cluster is not None and not cluster.names() else 1
     except ZeroDivisionError:
         raise DeclarationError(f"{path}:{line_of('grid')}: a launch expression divides by zero") from None
-    problem = launch_problem(tuple(dims["grid"] + [1] * 3)[:3], tuple(dims["block"] + [1] * 3)[:3], bytes_)
+    grid_x = dims["grid"][0] if not grid[0].names() or not 1 <= blocks <= CLUSTER_MAX else blocks
+    problem = launch_problem(tuple([grid_x] + dims["grid"][1:] + [1] * 3)[:3], tuple(dims["block"] + [1] * 3)[:3],
+                             bytes_, blocks)
     if problem:
         raise DeclarationError(f"{path}:{line_of(problem[2])}: {problem[0]}: {problem[1]}")
 
