@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 34 (2026-12-05, device time short: ~4.5 min in all): first the model's clusters
+# call 34 (2026-12-05, device time short: under 4 min in all): first the model's clusters
 # (gpulab.gpu.clusters.blocks_at_once): how many clusters of 1-8 whole-SM blocks the card runs at
 # once; on an H200 then kc at 1024x1024x4096 in the pick now (128 x 256 tiles, clusters of eight)
 # and in 128 x 128 tiles split two ways, each against cuBLAS; the gemm_bf16 GPU tests (the launch's
@@ -12,10 +12,10 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call34.sh
 set -u
 source scripts/device_step.sh
-call_begin "call34" 280
+call_begin "call34" 200
 TAIL=3 trial clusters 30 python3 -c "from gpulab.gpu.clusters import resident_clusters as r; print({c: r(c) for c in range(1, 9)})"
 if ! grep -q H200 "$OUT/gpu.txt"; then
-    hopper_tests 250
+    hopper_tests 170
     call_end "call34"; exit 0
 fi
 ab() { TAIL=3 trial "ab_$2_$5" 30 gpulab ab "$1" "$3" "$4" --shape "$2" --noise 1% --csv "$dir/ab-$1.csv"; }
