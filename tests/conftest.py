@@ -60,17 +60,18 @@ def sms(monkeypatch):
 
 @pytest.fixture
 def tma_sms(monkeypatch):
-    """Sets the card gemm_bf16's TMA rungs size their grids for (t2/t3's one wave, t4's persistent
-    grid of clusters, and sgemm's v14, which runs t4): by default the H200, 132 SMs holding 66
-    clusters of two and 30 of four (gpulab.gpu.clusters), whatever card runs the tests; or `n` SMs
-    holding n // size clusters of each size, where the test calls it with n."""
+    """Sets the card gemm_bf16's TMA rungs size their grids for (t2/t3's and kc's one wave, t4's
+    persistent grid of clusters, and sgemm's v14, which runs t4): by default the H200, 132 SMs
+    holding 66 clusters of two and 30 of four (gpulab.gpu.clusters, as without a GPU), whatever card
+    runs the tests; or `n` SMs holding n // size clusters of each size, where the test calls it
+    with n."""
     from gpulab.experiments.gemm_bf16 import tma_rungs
-    from gpulab.gpu.clusters import RESIDENT_CLUSTERS_WITHOUT_GPU
+    from gpulab.gpu.clusters import resident_clusters_without_gpu
     from gpulab.gpu.device import SM_COUNT_WITHOUT_GPU
 
     def set_count(n):
         if n == SM_COUNT_WITHOUT_GPU:
-            resident = RESIDENT_CLUSTERS_WITHOUT_GPU.__getitem__
+            resident = resident_clusters_without_gpu
         else:
             def resident(size):
                 return n // size

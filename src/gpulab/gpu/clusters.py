@@ -21,8 +21,15 @@ from gpulab.gpu.launch import LoadedKernel, load
 
 WHOLE_SM_SOURCE = Path(__file__).with_name("whole_sm.cu")
 # Without a GPU to ask (compile-only, predictions, CPU tests): the H200's answer, as the SM count
-# falls back to an H100/H200's (gpulab.gpu.device.SM_COUNT_WITHOUT_GPU).
+# falls back to an H100/H200's (gpulab.gpu.device.SM_COUNT_WITHOUT_GPU). Sizes not measured there
+# take SM_COUNT_WITHOUT_GPU // size (resident_clusters_without_gpu), an upper bound: a GPC's SMs
+# need not divide into them (132 // 4 = 33, where the card holds 30).
 RESIDENT_CLUSTERS_WITHOUT_GPU = {1: SM_COUNT_WITHOUT_GPU, 2: 66, 4: 30}
+
+
+def resident_clusters_without_gpu(size: int) -> int:
+    """resident_clusters' answer where there is no card to ask."""
+    return RESIDENT_CLUSTERS_WITHOUT_GPU.get(size, SM_COUNT_WITHOUT_GPU // size)
 
 
 def max_active_clusters(kernel: LoadedKernel, size: int, threads: int, smem_dynamic_bytes: int) -> int:
@@ -52,7 +59,7 @@ def resident_clusters(size: int) -> int:
     the H200's count)."""
     info, _ = probe()
     if info is None:
-        return RESIDENT_CLUSTERS_WITHOUT_GPU.get(size, SM_COUNT_WITHOUT_GPU // size)
+        return resident_clusters_without_gpu(size)
     if size == 1 or info.compute_capability < (9, 0):  # no clusters before sm_90
         return info.sm_count // size
     kernel = load(compile_kernel(WHOLE_SM_SOURCE, "whole_sm", {}, info.arch))
