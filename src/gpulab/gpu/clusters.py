@@ -20,11 +20,13 @@ from gpulab.gpu.device import SM_COUNT_WITHOUT_GPU, probe, sm_count
 from gpulab.gpu.launch import LoadedKernel, load
 
 WHOLE_SM_SOURCE = Path(__file__).with_name("whole_sm.cu")
-# Without a GPU to ask (compile-only, predictions, CPU tests): the H200's answer, as the SM count
-# falls back to an H100/H200's (gpulab.gpu.device.SM_COUNT_WITHOUT_GPU). Sizes not measured there
-# take SM_COUNT_WITHOUT_GPU // size (resident_clusters_without_gpu), an upper bound: a GPC's SMs
-# need not divide into them (132 // 4 = 33, where the card holds 30).
-RESIDENT_CLUSTERS_WITHOUT_GPU = {1: SM_COUNT_WITHOUT_GPU, 2: 66, 4: 30}
+# Without a GPU to ask (compile-only, predictions, CPU tests): a 132-SM Hopper's answer, as the SM
+# count falls back to an H100/H200's (gpulab.gpu.device.SM_COUNT_WITHOUT_GPU). Sizes 2 and 4 as
+# the H200 answered (2026-12-02), 1 to 8 as an H100 80GB HBM3 did (2026-12-05, the same 66 and 30;
+# notebook/probes/clusters/): a GPC's SMs need not divide into clusters, so eight-block clusters
+# hold 120 SMs, not 128. A size past 8 (not portable) takes SM_COUNT_WITHOUT_GPU // size, an upper
+# bound.
+RESIDENT_CLUSTERS_WITHOUT_GPU = {1: SM_COUNT_WITHOUT_GPU, 2: 66, 3: 39, 4: 30, 5: 22, 6: 17, 7: 15, 8: 15}
 
 
 def resident_clusters_without_gpu(size: int) -> int:
