@@ -2,8 +2,9 @@
 # call 34 (2026-12-05; its H100 branch ran that day, probes/clusters/call34-h100/; device time short: under
 # 4 min in all): first the model's clusters
 # (gpulab.gpu.clusters.blocks_at_once): how many clusters of 1-8 whole-SM blocks the card runs at
-# once; on an H200 then kc at 1024x1024x4096 in the pick now (128 x 256 tiles, clusters of eight)
-# and in 128 x 128 tiles split two ways, each against cuBLAS; the gemm_bf16 GPU tests (the launch's
+# once; on an H200 then kc at 1024x1024x4096 in 128 x 256 tiles in clusters of eight (the pick
+# while clusters of eight were taken as 16 at once) and in 128 x 128 tiles split two ways (the pick
+# since the counts were measured), each against cuBLAS; the gemm_bf16 GPU tests (the launch's
 # cluster size now decides kc's dependent launch); what call 32 asked of an H200 after it ran on an
 # H100: kc in 128- and 96-wide tiles (notebook/patches/kc_bn96.patch) at 128x6144x4096 against
 # cuBLAS; the shapes of no list on gemm_bf16 (the config factor's d0 picks against cuBLAS among
