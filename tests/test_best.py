@@ -251,7 +251,7 @@ def test_clustered_blocks_count_their_waves_over_the_sms_that_hold_whole_cluster
     cluster runs on the SMs of one GPC, and the H200 holds 30 clusters of four at once (120 of its
     132 SMs; without a GPU gpulab.gpu.clusters answers for it): the last two clusters run in a second
     wave, q = 2 x 132 / 128, not 132 / 128. Counted as one wave, it was the pick there and ran 35.2 us,
-    twice cuBLAS BF16's time (H200, 2026-12-04, notebook/probes/issue40/call26). In clusters of two,
+    twice cuBLAS BF16's time (H200, 2026-12-05, notebook/probes/issue40/call26). In clusters of two,
     64 of them, all run at once."""
     bf16 = get_experiment("gemm_bf16")
     kc = bf16.variant("kc")

@@ -393,9 +393,9 @@ FMA_CEILING = "fma_fp32"  # the CUDA cores' FP32 FMA rate (records/ceilings.py):
 def sms_at_once(variant: Variant, params: Params, shape: Shape, sms: int) -> int:
     """The SMs that run the launch's blocks at once: all `sms`, or where its blocks come in clusters
     those that hold whole clusters (gpulab.gpu.clusters; each of gpulab's clustered kernels holds an
-    SM a block). kc at 1024x1024x4096 in 32 clusters of four had been counted as 0.97 waves on the
-    H200's 132 SMs, which hold 30 such clusters: it ran 2.0x cuBLAS BF16's time, its model's 2.1x
-    (notebook/probes/issue40/call26)."""
+    SM a block). kc at 1024x1024x4096 in 32 clusters of four was counted as 0.97 waves on the
+    H200's 132 SMs, which hold 30 such clusters, and modelled at 16.9 us: it ran 35.2, twice cuBLAS
+    BF16's time (2026-12-05, notebook/probes/issue40/call26); in two waves it is modelled at 33.8."""
     try:
         cluster = variant.launch(params, shape).cluster
     except Exception:  # no launch: no candidate either (work_units says so)
