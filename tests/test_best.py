@@ -263,7 +263,7 @@ def test_clustered_blocks_count_their_waves_over_the_sms_that_hold_whole_cluster
     assert four.quantization == pytest.approx(cdiv(128, at_once) * 132 / 128)
     assert f"{at_once} of 132 SMs hold its clusters" in four.reason()
     two = chooser._estimate(kc, kc.default_params() | {"BN": 128, "SPLIT": 2}, shape, modelled=True)
-    assert two.blocks == 128 and two.at_once == 0 and two.quantization == pytest.approx(132 / 128)
+    assert two.blocks == 128 and two.at_once == 132 and two.quantization == pytest.approx(132 / 128)
     assert "(128 blocks, 132 SMs)" in two.reason() and four.seconds > 1.5 * two.seconds
 
 

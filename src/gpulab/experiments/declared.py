@@ -451,7 +451,9 @@ def _check_constants(path: Path, grid, block, smem, cluster, line_of) -> None:
         blocks = value(cluster) if cluster is not None and not cluster.names() else 1
     except ZeroDivisionError:
         raise DeclarationError(f"{path}:{line_of('grid')}: a launch expression divides by zero") from None
-    grid_x = dims["grid"][0] if not grid[0].names() or not 1 <= blocks <= CLUSTER_MAX else blocks
+    # A grid x that names a dimension is checked against the cluster at each shape: here one cluster
+    # stands in for it (where the cluster itself is out of range, launch_problem says so first).
+    grid_x = blocks if grid[0].names() and 1 <= blocks <= CLUSTER_MAX else dims["grid"][0]
     problem = launch_problem(tuple([grid_x] + dims["grid"][1:] + [1] * 3)[:3], tuple(dims["block"] + [1] * 3)[:3],
                              bytes_, blocks)
     if problem:

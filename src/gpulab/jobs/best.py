@@ -449,7 +449,7 @@ class Selector:
                         quantization(blocks, tiles, card.sms, split, balanced, at_once), ideal, padding, workspace,
                         1.0, "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
                         hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging,
-                        at_once=at_once if at_once < card.sms else 0)
+                        at_once=at_once)
         eff, source = efficiency or self.measured_here(v, params, shape) or (None, "")
         if eff is None:
             eff, source = self.efficiency(v, shape, params, bare.roof_s)

@@ -119,8 +119,7 @@ class Estimate:
     # The variant's stage step before the kernel (Variant.stage_bytes at the copy ceiling): sgemm's
     # v14 splits A and B into TF32 parts, 4x their bytes, a pass that outweighs the GEMM at M = 128.
     staging_s: float = 0.0
-    at_once: int = 0  # the SMs that run the launch at once where fewer than `sms` (in clusters: sms_at_once); 0: all
-
+    at_once: int = 0  # the SMs that run the launch at once (in clusters, fewer: sms_at_once); 0: all `sms`
 
     @property
     def limits_s(self) -> dict:
