@@ -185,6 +185,37 @@ def test_run_tune_saves_as_it_goes_resumes_and_records_the_best(tmp_path):
     assert tune.run_tune(second).best == {"TILE": 32} and again.calls == []  # nothing timed twice
 
 
+def test_a_narrower_tune_times_the_earlier_pick_again_and_keeps_the_faster(tmp_path):
+    """A tune over configs that leave out the one an earlier tune found fastest at a shape times that
+    one again there (an incumbent), after its own; the shape keeps whichever ran faster in this run.
+    Before, the narrower tune's fastest replaced it, however much slower."""
+    v = SGEMM.variant("v1")
+    a, b = SGEMM.shape(64, 64, 64), SGEMM.shape(17, 33, 65)
+
+    def tuned(configs, shapes):
+        lab = _StandInLab()
+        plan = tune.TunePlan(SGEMM, v, shapes, lab, tmp_path, configs[0], len(configs), configs, [],
+                             incumbents=tune.incumbents(SGEMM, v, tmp_path, shapes, configs))
+        plan.resume()
+        tune.run_tune(plan)
+        return plan, lab.calls, json.loads(tune.tuned_path(tmp_path).read_text())["sgemm"]["v1"]["by_shape"]
+
+    _, calls, by_shape = tuned([{"TILE": 32}], [a])
+    assert calls == [f"sgemm v1 TILE=32 {a.label}"] and by_shape[a.label]["params"] == {"TILE": 32}
+    # Narrower, slower: TILE=32 (3.2x the rate of 8 on the stand-in) timed again at a, not at b,
+    # where no tune picked anything; a keeps it.
+    plan, calls, by_shape = tuned([{"TILE": 8}], [a, b])
+    assert plan.incumbents == [({"TILE": 32}, a)]
+    assert calls == [f"sgemm v1 TILE=8 {a.label}", f"sgemm v1 TILE=8 {b.label}", f"sgemm v1 TILE=32 {a.label}"]
+    assert by_shape[a.label]["params"] == {"TILE": 32} and by_shape[b.label]["params"] == {"TILE": 8}
+    # A config the new tune asks for is no incumbent: timed once, with the others.
+    assert tune.incumbents(SGEMM, v, tmp_path, [a, b], [{"TILE": 8}, {"TILE": 32}]) == []
+    # Faster than the incumbent: the new config takes the shape.
+    tune.write_best(tmp_path, SGEMM, v, {"TILE": 8}, 1.0, [a], {}, {a.label: {"params": {"TILE": 8}, "rate": 1.0}})
+    _, calls, by_shape = tuned([{"TILE": 32}], [a])
+    assert calls[-1] == f"sgemm v1 TILE=8 {a.label}" and by_shape[a.label]["params"] == {"TILE": 32}
+
+
 def test_a_tune_at_fewer_shapes_keeps_the_picks_recorded_at_the_others(tmp_path):
     v = SGEMM.variant("v1")
     a, b = SGEMM.shape(64, 64, 64), SGEMM.shape(17, 33, 65)

@@ -671,6 +671,9 @@ def _tune_plan(plan, run_tune, progress: Progress) -> Records:
                  f"by constraints, timing {within}{count} on {', '.join(s.label for s in chosen)} ({plan.strategy})")
     for p, reason in plan.rejected[:5]:
         progress.say(f"  skipped {v.params_label(p)}: {reason}")
+    if plan.incumbents:
+        progress.say(f"then again, each at its own shape, the fastest config an earlier tune found at "
+                     f"{len(plan.incumbents)} of the shapes (tuned.json keeps the faster of both there)")
     if done := plan.resume():
         progress.say(f"resuming: {len(done)} config x shape results already in {plan.path}")
     if plan.search is not None and plan.configs:

@@ -298,6 +298,11 @@ class TunePlan:
     search: Any = None
     budget: Budget = dataclasses.field(default_factory=Budget)
     strategy: str = "grid"
+    # The config an earlier tune of the variant found fastest at each of these shapes where this
+    # tune's configs do not include it (incumbents): timed again at that shape only, after the
+    # configs, so that the shape keeps the fastest of both within one run, not this tune's fastest
+    # alone. Not scored for the overall best: that stays over the configs asked for.
+    incumbents: list[tuple[Params, Shape]] = dataclasses.field(default_factory=list)
 
     @property
     def path(self) -> Path:
@@ -312,9 +317,15 @@ class TunePlan:
     def runs(self) -> int:
         """The config x shape runs ahead, at most (a bayes search: those it has not been told yet)."""
         if self.search is None:
-            return len(self.configs) * len(self.shapes)
+            return len(self.configs) * len(self.shapes) + len(self.incumbent_specs())
         ahead = self.search.left if self.budget.configs is None else min(self.budget.configs - len(self.configs), self.search.left)
-        return max(ahead, 0) * len(self.shapes)
+        return max(ahead, 0) * len(self.shapes) + len(self.incumbent_specs())
+
+    def incumbent_specs(self) -> list[RunSpec]:
+        """The incumbents left to time: those whose config this tune did not time after all."""
+        timed = {self.variant.params_label(p) for p in self.configs}
+        return [RunSpec(self.experiment, self.variant, p, s) for p, s in self.incumbents
+                if self.variant.params_label(p) not in timed]
 
     @functools.cached_property
     def source_sha(self) -> str:
@@ -435,7 +446,25 @@ def plan_on(lab, experiment: Experiment, variant: Variant, overrides: dict[str, 
     else:
         configs, search = listed(strategy, ok, budget, current, seed), None
     return TunePlan(experiment, variant, shapes, lab, folder, current, len(ok) + len(rejected), configs, rejected,
-                    search=search, budget=budget, strategy=strategy)
+                    search=search, budget=budget, strategy=strategy,
+                    incumbents=incumbents(experiment, variant, folder, shapes, configs if search is None else []))
+
+
+def incumbents(experiment: Experiment, variant: Variant, folder: Path, shapes: list[Shape],
+               configs: list[Params]) -> list[tuple[Params, Shape]]:
+    """(config, shape) for each of `shapes` where tuned.json holds the variant's fastest config of an
+    earlier tune (by_shape, at that very shape) and `configs` do not include it. Without them a
+    narrower tune forgets a faster config: kc's tune over 64- to 128-wide tiles split two ways at
+    128x4096x4096 would have put one of them in place of the 128-wide split three ways tuned there
+    before (gpulab's H200 records, 2026-12-05)."""
+    by_shape = (load_tuned(folder).get(experiment.name, {}).get(variant.name) or {}).get("by_shape") or {}
+    asked = {variant.params_label(p) for p in configs}
+    out = []
+    for shape in shapes:
+        earlier = accepted_params(variant, (by_shape.get(shape.label) or {}).get("params"))
+        if earlier and variant.params_label(earlier) not in asked and not variant.constraints(earlier, shape):
+            out.append((earlier, shape))
+    return out
 
 
 def run_tune(plan: TunePlan, progress: Progress = QUIET) -> TuneResult:
@@ -465,6 +494,12 @@ def run_tune(plan: TunePlan, progress: Progress = QUIET) -> TuneResult:
                         plan.rows.append(row)
                     progress.finished(row)
         plan.tell(ran)
+    if not past(deadline):
+        for spec in plan.incumbent_specs():
+            progress.started(spec.label)
+            row = _tune_one(plan.lab, spec, plan.path, plan.source_sha)
+            plan.rows.append(row)
+            progress.finished(row)
     return finish_tune(plan)
 
 
@@ -487,7 +522,11 @@ def finish_tune(plan: TunePlan) -> TuneResult:
     at, verdict, passed = first_clean([RunSpec(exp, v, p, plan.shapes[0]) for _, p in scored], gate)
     best_value, best = scored[at]
     tried = [r for r in plan.rows if (r.get("params") or "") in {v.params_label(p) for p in plan.configs}]
-    by_shape = best_by_shape(tried, plan.shapes)
+    # The incumbents as this run timed them (the last row of each), or where its time budget ran out
+    # first as the CSV holds them: either way the shape does not forget a config faster than this tune's.
+    timed_again = {(v.params_label(p), s.label) for p, s in plan.incumbents}
+    again = {row_key(r): r for r in plan.rows if row_key(r) in timed_again}
+    by_shape = best_by_shape(tried + list(again.values()), plan.shapes)
     gated = {"sanitized": verdict.text,
              "passed_over": [{"params": p.params, "why": why} for p, why in passed]}
     kept = write_best(plan.folder, exp, v, best, best_value, plan.shapes, plan.lab.env, by_shape, gated)
@@ -539,7 +578,15 @@ def run_tune_on(cluster, plan, progress: Progress = QUIET) -> TuneResult:
     exp, v = plan.experiment, plan.variant
     deadline = plan.budget.deadline()
     done = done_keys(plan.rows)
-    sha = plan.source_sha
+
+    def time_on_cluster(specs: list[RunSpec]) -> None:
+        for spec, record in cluster.time(specs, plan.lab, skip_spills=True):
+            progress.started(spec.label)
+            row = record | {"source_sha": plan.source_sha}
+            plan.rows.append(row)
+            put_row(plan.path, row_key(row), row)
+            progress.finished(row)
+
     for batch in plan.batches(len(plan.lab.cards), deadline, chunk=deadline is not None):
         todo = []
         for params in batch:
@@ -548,11 +595,8 @@ def run_tune_on(cluster, plan, progress: Progress = QUIET) -> TuneResult:
                     progress.finished(None)
                 else:
                     todo.append(RunSpec(exp, v, params, shape))
-        for spec, record in cluster.time(todo, plan.lab, skip_spills=True):
-            progress.started(spec.label)
-            row = record | {"source_sha": sha}
-            plan.rows.append(row)
-            put_row(plan.path, row_key(row), row)
-            progress.finished(row)
+        time_on_cluster(todo)
         plan.tell(batch)
+    if (again := plan.incumbent_specs()) and not past(deadline):
+        time_on_cluster(again)
     return finish_tune(plan)
