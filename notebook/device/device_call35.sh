@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 35 (written 2026-12-05, not run): kc's clusters of five to eight, which no tune has timed (the
+# call 35 (written 2026-12-05; ran on an H100 2026-12-06, probes/clusters/call35-h100/): kc's clusters of five to eight, which no tune has timed (the
 # tunes asked for SPLIT 2-4), at the three shapes where the cluster count moved the pick to a kc
 # config in SPLIT >= 2 that no card timed there (1024x1024x4096, 2049x31x4093, 128x3072x4096; the
 # gemm_bf16 notes, "Clusters that do not all run at once"), then the best row there against cuBLAS.
