@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 34 (2026-12-05; its H100 branch ran that day, probes/clusters/call34-h100/; device time short: under
+# call 34 (2026-12-05; replaced by device_call36.sh; its H100 branch ran that day, probes/clusters/call34-h100/; device time short: under
 # 4 min in all): first the model's clusters
 # (gpulab.gpu.clusters.blocks_at_once): how many clusters of 1-8 whole-SM blocks the card runs at
 # once; on an H200 then kc at 1024x1024x4096 in 128 x 256 tiles in clusters of eight (the pick
