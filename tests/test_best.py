@@ -26,7 +26,7 @@ from gpulab.jobs import bench as bench_job
 from gpulab.jobs import best, best_records, calibration, cost, model_errors
 from gpulab.jobs.tune import accepted_params, shape_distance
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
-from gpulab.records import BEST, DamagedFile
+from gpulab.records import BEST, DamagedFile, read_csv, write_csv
 from gpulab.records.ceilings import attach_copy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1206,6 +1206,38 @@ def test_a_damaged_suite_file_is_named_not_fatal(tmp_path):
     assert len(rows) == 1 and "cut off" in rows[0]["error"]
     from gpulab.report.tables import model_error_line
     assert model_error_line(rows[0]).startswith("the model against sgemm-llm.csv: not read (")
+
+
+def _llm_rows_at(tmp_path, experiment: str, labels: set[str]) -> Path:
+    """A copy of the H200's results folder (its tunes, runs and ceilings) whose llm suite file holds
+    only the rows of `labels`: the model alone then answers at those shapes in a second or two."""
+    import shutil
+
+    folder = tmp_path / "h200"
+    shutil.copytree(H200, folder, ignore=shutil.ignore_patterns("*-llm.csv", "*.png", "reports"))
+    rows = [r for r in read_csv(H200 / f"{experiment}-llm.csv") if r["shape"] in labels]
+    write_csv(folder / f"{experiment}-llm.csv", rows)
+    return folder
+
+
+def test_the_model_alone_knows_nothing_at_the_shape_and_is_judged_on_the_rows_timed_there(tmp_path):
+    """On the H200's llm rows (2026-12-04/05): at 128x6144x4096 the best row runs kc as tuned there
+    (a ring of 6, 20.9 us); the model alone, without that tune or any run near it, picks kc in a
+    ring of 4, which that run timed at 22.5 us, 1.07x the fastest: a miss, judged as timed. At
+    1x4096x4096 its pick's config was not timed there: judged by its variant's fastest."""
+    bf16 = get_experiment("gemm_bf16")
+    folder = _llm_rows_at(tmp_path, "gemm_bf16", {"128x6144x4096", "1x4096x4096"})
+    shape = bf16.shape(128, 6144, 4096)
+    assert best.selector(bf16, folder).pick(shape).why == "tuned here"
+    alone = model_errors.Unseen(bf16, folder).selector(shape).pick(shape)
+    assert alone.why.startswith("model:") and alone.params["STAGES"] == 4
+    found = model_errors.picks_alone(bf16, folder, folder / "gemm_bf16-llm.csv")
+    assert (found["shapes"], found["within_5pct"], found["as_timed"], found["by_variant"]) == (2, 1, 0, 1)
+    assert found["misses"] == ["128x6144x4096 kc 1.07x"]
+    rows = api.model_alone("gemm_bf16", results=tmp_path, gpu="h200")
+    assert len(rows) == 1 and rows[0]["misses"] == "128x6144x4096 kc 1.07x"
+    from gpulab.report.tables import model_alone_line
+    assert "within 5% of the fastest row timed there at 1 of 2" in model_alone_line(rows[0])
 
 
 def test_tiny_model_times_are_written_out():

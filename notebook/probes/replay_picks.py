@@ -4,6 +4,9 @@
       h200/<exp>-llm.csv) and the shapes of no suite (probes/unlisted/call15/), against the rows timed
       there: a pick counts where its own config was timed in that run (a best row counts as the config
       it ran) and ran within 5% of the fastest; 'untimed' where that run never timed it
+  python3 notebook/probes/replay_picks.py suites-loo  as suites, but at each shape the model alone (issue 40's "the
+      model's pick, no tune at that shape"): gpulab's own figure, `gpulab best EXP --alone`
+      (gpulab.jobs.model_errors.picks_alone), on each suite file above
   python3 notebook/probes/replay_picks.py loso     leave one shape out of results/h200/<exp>.csv (its runs
       and the tune's entries at or very near it): the pick there against the rows timed there, by variant
       (the variant's fastest timed config), since those rows time each variant in one config only
@@ -89,6 +92,16 @@ def suites() -> None:
                     misses.append(f"{shape} {key[0]} {times[key] / fastest:.2f}x")
             print(f"{name} {path}: within 5% at {ok} of {len(configs)}, {untimed} picked configs untimed; "
                   + "; ".join(misses))
+
+
+def suites_loo() -> None:
+    """gpulab's own figure (gpulab best --alone: model_errors.picks_alone) on each suite file here."""
+    for name, paths in SUITES.items():
+        exp = get_experiment(name)
+        for path in paths:
+            found = model_errors.picks_alone(exp, FOLDER, Path(path))
+            print(f"{name} {path}: the model alone within 5% at {found['within_5pct']} of {found['shapes']} "
+                  f"({found['as_timed']} as timed, {found['by_variant']} by variant); " + "; ".join(found["misses"]))
 
 
 def loso() -> None:
@@ -235,4 +248,4 @@ def error() -> None:
 
 
 if __name__ == "__main__":
-    {"suites": suites, "main": main, "loso": loso, "configs": configs, "edge": edge, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()
+    {"suites": suites, "suites-loo": suites_loo, "main": main, "loso": loso, "configs": configs, "edge": edge, "error": error}[sys.argv[1] if len(sys.argv) > 1 else "suites"]()

@@ -18,7 +18,7 @@ from gpulab.version import __version__  # noqa: F401  (gpulab.__version__)
 
 # name -> the gpulab.api function it is; resolved by __getattr__ so `import gpulab` stays light.
 # `experiments` is the registry package (gpulab.experiments; the API's list is gpulab.api.experiments).
-_API = ("card", "bench", "best", "model_error", "verify", "run", "compile_only", "predict", "profile",
+_API = ("card", "bench", "best", "model_error", "model_alone", "verify", "run", "compile_only", "predict", "profile",
         "compare", "experiment", "variants", "ceilings", "tune", "tune_replay", "fidelity", "sanitize", "Records",
         "new", "BenchOptions", "Progress", "MainRun", "ab", "Problem", "load_problem", "suite", "Prediction", "Shape")
 # `from gpulab import *` and help(gpulab) name the API (each loaded on first use), not this module's plumbing.

@@ -67,7 +67,7 @@ from gpulab.run.progress import QUIET, Progress
 # tests/test_api.py holds the two lists equal.
 __all__ = ["BenchOptions", "MainRun", "Prediction", "Problem", "Progress", "Records", "Shape", "ab", "bench", "best", "card",
            "ceilings", "compare", "compile_only", "experiment", "experiments", "fidelity", "load_problem",
-           "model_error", "new", "predict", "profile", "run", "sanitize", "suite", "tune", "tune_replay", "variants",
+           "model_alone", "model_error", "new", "predict", "profile", "run", "sanitize", "suite", "tune", "tune_replay", "variants",
            "verify"]
 
 
@@ -303,6 +303,31 @@ def model_error(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
             continue
         if ratios:
             rows.append({"file": str(path), **model_check.error_summary(ratios)})
+    return Records(rows)
+
+
+def model_alone(experiment_name: str, *, kernels: Sequence[str | Path] = (), results: str | Path | None = None,
+                gpu: str | None = None) -> Records:
+    """How often the best-row model alone picks well on a card: for each suite's results CSV of the
+    experiment in its folder, at each shape timed there, the pick of a model that knows nothing at
+    or very near that shape (its tunes and runs there left out: gpulab.jobs.model_errors.Unseen),
+    against the rows timed there. One row per file: `file`, `shapes`, `within_5pct` (the pick
+    within 5% of the fastest row timed there), `as_timed` (its own config timed there),
+    `by_variant` (its config not timed there: judged by its variant's fastest), `misses` (text);
+    a file that cannot be read has `error` instead. Needs no GPU."""
+    exp = experiment(experiment_name, kernels)
+    folder = results_folder(gpu, results)
+    if folder is None:
+        return Records([])
+    rows = []
+    for path in sorted(folder.glob(suite_files.csv_name(exp.name, "*"))):
+        try:
+            found = model_check.picks_alone(exp, folder, path)
+        except DamagedFile as exc:
+            rows.append({"file": str(path), "error": str(exc)})
+            continue
+        if found["shapes"]:
+            rows.append({"file": str(path), **found, "misses": "; ".join(found["misses"])})
     return Records(rows)
 
 

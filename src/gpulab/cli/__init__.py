@@ -33,8 +33,8 @@ from gpulab.jobs.search import DEFAULT_BUDGET
 from gpulab.records import RESULTS_ROOT, check_picks_file, environment, upsert_picks, write_csv
 from gpulab.report.markdown import card_folders, page_files, readme_blocks, unplaced, update_pages
 from gpulab.report.tables import (
-    ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, model_error_line, ranking_table,
-    replay_table, resources_table, run_line, run_summary_table, summary_table, tune_table,
+    ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, model_alone_line, model_error_line,
+    ranking_table, replay_table, resources_table, run_line, run_summary_table, summary_table, tune_table,
 )
 from gpulab.run.args import single_params
 from gpulab.run.lab import parse_param_overrides
@@ -470,6 +470,9 @@ def best(
                                             "picks of other shapes it holds; never a bench's results file)"),
     ranking: bool = typer.Option(False, "--ranking", help="also, at each shape, each variant's best config the model "
                                  "weighed: its time, what binds it, its efficiency and whether the card timed it"),
+    alone: bool = typer.Option(False, "--alone", help="also, for each suite the card timed: at each of its shapes "
+                               "the model's pick with nothing at or very near it (no tune, no run), against the "
+                               "rows timed there: how often within 5% of the fastest (a few seconds a suite)"),
 ) -> None:
     """What gpulab's best row runs at each shape, and why: tuned there, or chosen by the model (waves
     of tiles on the SMs, the access model's bytes against the card's measured ceilings, a split's
@@ -493,6 +496,9 @@ def best(
     console.print(rows.note, markup=False, highlight=False)
     for held in api.model_error(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
         console.print(model_error_line(held), markup=False, highlight=False)
+    if alone:
+        for held in api.model_alone(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
+            console.print(model_alone_line(held), markup=False, highlight=False)
     if csv_path is not None:
         kept = len(upsert_picks(csv_path, rows)) - len(rows)
         console.print(f"wrote {len(rows)} pick{'s' if len(rows) != 1 else ''} to {csv_path}" + (f" ({kept} of other shapes kept)" if kept else ""),

@@ -1,7 +1,10 @@
-"""How far the best-row model's times hold (gpulab.jobs.best): its calibrated time for each config a
+"""How far the best-row model holds (gpulab.jobs.best): its calibrated time for each config a
 results CSV timed, over the time measured (model_errors), and how far off a set of such ratios is
 (error_summary). `gpulab best` prints it under its table against the suites' rows, which the model
-never reads; `gpulab.model_error` returns it per file."""
+never reads; `gpulab.model_error` returns it per file. And how often the model alone picks well
+(picks_alone): at each shape a results CSV timed, the pick of a model that knows nothing at or very
+near that shape (no tune there, no run), against the rows timed there, as at a shape a user brings;
+`gpulab best --suite S --alone` prints it, `gpulab.model_alone` returns it."""
 
 from __future__ import annotations
 
@@ -9,8 +12,14 @@ import math
 import statistics
 from pathlib import Path
 
-from gpulab.jobs.best import Selector
-from gpulab.jobs.calibration import fastest_per_config, timed_runs
+from gpulab.experiments.base import Experiment, Shape
+from gpulab.jobs.best import VERY_NEAR, Selector
+from gpulab.jobs.calibration import Measured, fastest_per_config, measured_runs, timed_runs, tune_runs
+from gpulab.jobs.cost import card_for
+from gpulab.jobs.tune import load_tuned, shape_distance, shape_of
+
+# A pick counts as good within this factor of the fastest row timed at its shape (issue 40's 5%).
+PICK_WITHIN = 1.05
 
 
 def model_errors(chooser: Selector, path: Path) -> dict[str, list[float]]:
@@ -39,3 +48,74 @@ def error_summary(ratios: list[float]) -> dict:
     off = [max(r, 1 / r) for r in ratios]
     return {"configs": len(ratios), "typical_error": math.exp(statistics.fmean(math.log(o) for o in off)),
             "within_10pct": sum(o <= 1.1 for o in off), "within_25pct": sum(o <= 1.25 for o in off)}
+
+
+class Unseen:
+    """Selectors on the card whose results are in `folder`, each knowing nothing at or very near one
+    shape (shape_distance <= VERY_NEAR): the tunes' picks there, the runs timed there and the tunes'
+    rows there all left out. What the model would pick at a shape nobody tuned or timed. (A tune's
+    overall best, scored over shapes that may include this one, stays: it is what every shape with
+    no pick near it runs.)"""
+
+    def __init__(self, experiment: Experiment, folder: Path):
+        self.experiment = experiment
+        self.folder = Path(folder)
+        self.table = load_tuned(self.folder).get(experiment.name, {})
+        self.runs = measured_runs(experiment, self.folder, self.table)
+        self.tune_rows = tune_runs(experiment, self.folder)
+        self.card = card_for(self.folder)
+
+    def selector(self, shape: Shape) -> Selector:
+        def far(values) -> bool:
+            return shape_distance(shape, values) > VERY_NEAR
+
+        def runs(found: list[Measured]) -> list[Measured]:
+            return [r for r in found if far(r.shape)]
+
+        table = {}
+        for name, entry in self.table.items():
+            if isinstance(entry, dict) and entry.get("by_shape"):
+                entry = entry | {"by_shape": {label: b for label, b in entry["by_shape"].items()
+                                              if far(shape_of(label))}}
+            table[name] = entry
+        return Selector(self.experiment, table, self.card, runs(self.runs), tune_rows=runs(self.tune_rows))
+
+
+def picks_alone(experiment: Experiment, folder: Path, path: Path) -> dict:
+    """At each shape of the results CSV at `path`, the pick of the model alone (Unseen: nothing at or
+    very near the shape) against the rows timed there (their fastest per config). A pick whose own
+    config was timed there is judged on its time (`as_timed`); one whose config was not, on its
+    variant's fastest config timed there (`by_variant`: a suite's rows time each variant in one
+    config, its tuned one). Returns {shapes, within_5pct, as_timed, by_variant, misses: [text]}."""
+    unseen = Unseen(experiment, folder)
+    timed: dict[tuple, dict[tuple[str, str], float]] = {}
+    names = {v.name: v for v in experiment.variants if not v.expected_wrong}  # no planted kernel is a rival
+    for run in timed_runs(experiment, path):
+        if run.variant not in names:
+            continue
+        key = (run.variant, names[run.variant].params_label(run.params))
+        at = timed.setdefault(run.shape, {})
+        at[key] = min(run.seconds, at.get(key, float("inf")))
+    as_timed = by_variant = 0
+    misses = []
+    for values, times in timed.items():
+        shape = experiment.shape(*values)
+        pick = unseen.selector(shape).pick(shape)
+        if pick is None:
+            misses.append(f"{shape.label}: no pick")
+            continue
+        fastest = min(times.values())
+        key = (pick.variant.name, pick.variant.params_label(pick.params))
+        if key in times:
+            ratio = times[key] / fastest
+            as_timed += ratio <= PICK_WITHIN
+            judged = "" if ratio <= PICK_WITHIN else f"{ratio:.2f}x"
+        else:
+            mine = [t for (v, _), t in times.items() if v == key[0]]
+            ratio = min(mine) / fastest if mine else None
+            by_variant += ratio is not None and ratio <= PICK_WITHIN
+            judged = ("untimed" if ratio is None else "" if ratio <= PICK_WITHIN else f"{ratio:.2f}x by variant")
+        if judged:
+            misses.append(f"{shape.label} {pick.variant.name} {judged}")
+    return {"shapes": len(timed), "within_5pct": as_timed + by_variant, "as_timed": as_timed,
+            "by_variant": by_variant, "misses": misses}

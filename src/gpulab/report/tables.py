@@ -292,6 +292,18 @@ def model_error_line(row: dict) -> str:
             f"{row['within_10pct']}, within 25% at {row['within_25pct']}")
 
 
+def model_alone_line(row: dict) -> str:
+    """`gpulab best --alone`'s line for one suite's results on the card (api.model_alone): how often
+    the model's pick, knowing nothing at or very near each shape, was within 5% of the fastest."""
+    name = Path(row["file"]).name
+    if row.get("error"):
+        return f"the model alone against {name}: not read ({row['error']})"
+    line = (f"the model alone at {name}'s shapes (their tunes and runs left out, as at a shape nobody tuned): "
+            f"within 5% of the fastest row timed there at {row['within_5pct']} of {row['shapes']} "
+            f"({row['as_timed']} in the config timed there, {row['by_variant']} by the variant's fastest there)")
+    return line + (f"; off: {row['misses']}" if row["misses"] else "")
+
+
 def tune_table(exp, variant, scored: list[tuple[float, dict]], n_shapes: int, top: int = 10) -> Table:
     """`gpulab tune`: the best `top` configs by their geomean rate over the n_shapes shapes (scored: best first)."""
     unit = "GFLOP/s" if exp.bound == "compute" else "GB/s"
