@@ -22,7 +22,10 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call36.sh
 set -u
 source scripts/device_step.sh
-patch -s -p1 -N <notebook/patches/kc_bn96.patch || exit 1
+# (skipped where the tree already carries it)
+if patch --dry-run -s -p1 -N <notebook/patches/kc_bn96.patch >/dev/null 2>&1; then
+    patch -s -p1 -N <notebook/patches/kc_bn96.patch || exit 1
+fi
 call_begin "call36" 360
 # kc's GPU tests (the 96-wide configs at ragged shapes, bit for bit at 128x6144x4096): kc now takes its
 # 96-wide wgmma from wgmma_n96.cuh, not hopper.cuh's dispatch as when the suite ran on the H100
