@@ -27,7 +27,6 @@
 Run from the repository root. The suites' rows are never read by the model (jobs/best.py), so the
 first is a test of the model on shapes it did not see; the second on the shapes it calibrates with."""
 
-import copy
 import csv
 import math
 import sys
@@ -35,9 +34,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from gpulab.experiments import get_experiment
-from gpulab.jobs import best, calibration, model_errors
-from gpulab.jobs.cost import card_for
-from gpulab.jobs.tune import load_tuned, shape_of
+from gpulab.jobs import best, model_errors
+from gpulab.jobs.tune import shape_of
 from gpulab.params import parse_params_label
 
 FOLDER = Path("results/h200")
@@ -55,20 +53,6 @@ def timed_configs(path) -> dict[str, dict[tuple[str, str], float]]:
         key = (r["picked"].split()[0] if r["variant"] == "best" else r["variant"], r["params"])
         out[r["shape"]][key] = min(float(r["time_ms"]), out[r["shape"]].get(key, float("inf")))
     return out
-
-
-def left_out(exp, table: dict, runs: list, values: tuple) -> best.Selector:
-    """A Selector that knows nothing at or very near the shape `values`: its tune entries and its
-    runs left out."""
-    def near(other) -> bool:
-        return best.shape_distance(exp.shape(*values), other) <= best.VERY_NEAR
-    kept = copy.deepcopy(table)
-    for entry in kept.values():
-        if isinstance(entry, dict) and entry.get("by_shape"):
-            entry["by_shape"] = {lab: b for lab, b in entry["by_shape"].items() if not near(shape_of(lab))}
-    # Every config the tunes timed (Selector.config_factor reads them), but none at or near the shape.
-    tune_rows = [r for r in calibration.tune_runs(exp, FOLDER) if not near(r.shape)]
-    return best.Selector(exp, kept, card_for(FOLDER), [r for r in runs if not near(r.shape)], tune_rows=tune_rows)
 
 
 def suites() -> None:
@@ -107,8 +91,7 @@ def suites_loo() -> None:
 def loso() -> None:
     for name in SUITES:
         exp = get_experiment(name)
-        table = load_tuned(FOLDER).get(name, {})
-        runs = calibration.measured_runs(exp, FOLDER, table)
+        unseen = model_errors.Unseen(exp, FOLDER)
         ok = n = 0
         misses = []
         for shape, times in timed_configs(FOLDER / f"{name}.csv").items():
@@ -116,8 +99,7 @@ def loso() -> None:
                 continue
             values = shape_of(shape)
 
-            chooser = left_out(exp, table, runs, values)
-            pick = chooser.pick(exp.shape(*values))
+            pick = unseen.selector(exp.shape(*values)).pick(exp.shape(*values))
             n += 1
             mine = [t for (v, _), t in times.items() if v == pick.variant.name]
             fastest = min(times.values())
@@ -159,15 +141,14 @@ def tuned_shapes_left_out():
     each shape a tune timed at least three configs at (tune-<exp>-<variant>.csv)."""
     for name in SUITES:
         exp = get_experiment(name)
-        table = load_tuned(FOLDER).get(name, {})
-        runs = calibration.measured_runs(exp, FOLDER, table)
+        unseen = model_errors.Unseen(exp, FOLDER)
         for v in exp.variants:
             path = FOLDER / f"tune-{name}-{v.name}.csv"
             if path.exists():
                 for shape, times in timed_configs(path).items():
                     if len(times) >= 3:
                         values = shape_of(shape)
-                        yield exp, v, exp.shape(*values), times, left_out(exp, table, runs, values)
+                        yield exp, v, exp.shape(*values), times, unseen.selector(exp.shape(*values))
 
 
 def timed_estimates(chooser, v, shape, times) -> dict:
