@@ -172,6 +172,28 @@ def test_best_says_how_far_the_models_times_held_on_the_card(tmp_path):
     assert "% off over " in line and "within 25% at " in line
 
 
+def test_best_alone_on_a_cut_off_suite_file_says_which_and_fails(tmp_path):
+    """`--alone` asked for the model alone on the card's suites; a suite file cut off mid-line is
+    named on its line, the command exits 2 with one line, and no file is rewritten."""
+    import shutil
+
+    source = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "h200")
+    card = tmp_path / "results" / "h200"
+    card.mkdir(parents=True)
+    for name in os.listdir(source):
+        if name == "tuned.json" or name == "ceilings.csv" or name.startswith("tune-sgemm") or name == "sgemm.csv":
+            shutil.copy(os.path.join(source, name), card / name)
+    with open(os.path.join(source, "sgemm-llm.csv"), "rb") as f:
+        (card / "sgemm-llm.csv").write_bytes(f.read()[:5000])
+    before = {p.name: p.read_bytes() for p in card.iterdir()}
+    r = gpulab("best", "sgemm", "--shape", "64x64x64", "--alone", "--results", str(tmp_path / "results"),
+               "--gpu", "h200", cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stdout + r.stderr
+    assert "the model alone against sgemm-llm.csv: not read (" in " ".join(r.stdout.split())
+    assert r.stderr.strip().splitlines()[-1].startswith("error: --alone could not read ")
+    assert {p.name: p.read_bytes() for p in card.iterdir()} == before
+
+
 def test_shapes_may_be_comma_separated_as_sizes_and_variants_are(tmp_path):
     """`--shape A,B` is two shapes, as `--size 512,1024` is two sizes; repeated --shape adds more;
     a bad one among them is the usual one-line error."""

@@ -348,6 +348,40 @@ def test_a_tune_stopped_by_the_user_puts_back_the_row_it_was_timing_again(tmp_pa
     assert tune.resume_rows(plan.path) == [old]
 
 
+def test_ctrl_c_while_an_incumbent_is_timed_again_loses_nothing_recorded(tmp_path):
+    """Stopped while timing the earlier pick again: its earlier row is back in the CSV as it was, the
+    new config's row stays, and tuned.json still holds the earlier pick (nothing was written)."""
+    v = SGEMM.variant("v1")
+    a = SGEMM.shape(64, 64, 64)
+    tune.write_best(tmp_path, SGEMM, v, {"TILE": 32}, 3.0, [a], {}, {a.label: {"params": {"TILE": 32}, "rate": 3.0}})
+    earlier = {"experiment": "sgemm", "variant": "v1", "params": "TILE=32", "shape": a.label, "correct": True,
+               "time_ms": 0.03, "gflops": 3.0}
+    before = tune.tuned_path(tmp_path).read_text()
+
+    class StoppedAtTheIncumbent(_StandInLab):
+        def execute(self, spec):
+            if spec.params["TILE"] == 32:
+                raise KeyboardInterrupt
+            return super().execute(spec)
+
+    plan = tune.TunePlan(SGEMM, v, [a], StoppedAtTheIncumbent(), tmp_path, {"TILE": 8}, 1, [{"TILE": 8}], [],
+                         incumbents=tune.incumbents(SGEMM, v, tmp_path, [a], [{"TILE": 8}]))
+    write_csv(plan.path, [earlier])
+    plan.resume()
+    with pytest.raises(KeyboardInterrupt):
+        tune.run_tune(plan)
+    saved = {r["params"]: r for r in tune.resume_rows(plan.path)}
+    assert set(saved) == {"TILE=8", "TILE=32"} and saved["TILE=32"]["time_ms"] == 0.03
+    assert tune.tuned_path(tmp_path).read_text() == before
+
+
+def test_a_damaged_tuned_json_stops_the_incumbents_before_anything_is_timed(tmp_path):
+    tune.tuned_path(tmp_path).write_text('{"sgemm": {"v1": {"params": {"TILE": 32}, "by_sha')
+    with pytest.raises(GpulabError, match="not valid JSON"):
+        tune.incumbents(SGEMM, SGEMM.variant("v1"), tmp_path, [SGEMM.shape(64, 64, 64)], [{"TILE": 8}])
+    assert tune.tuned_path(tmp_path).read_text().endswith('"by_sha')  # left as it was
+
+
 def test_run_tune_with_no_correct_config_says_where_to_look(tmp_path):
     v = SGEMM.variant("v1")
 

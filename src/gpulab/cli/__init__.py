@@ -496,13 +496,18 @@ def best(
     console.print(rows.note, markup=False, highlight=False)
     for held in api.model_error(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
         console.print(model_error_line(held), markup=False, highlight=False)
+    unread = []
     if alone:
         for held in api.model_alone(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
             console.print(model_alone_line(held), markup=False, highlight=False)
+            unread += [held["file"]] if held.get("error") else []
     if csv_path is not None:
         kept = len(upsert_picks(csv_path, rows)) - len(rows)
         console.print(f"wrote {len(rows)} pick{'s' if len(rows) != 1 else ''} to {csv_path}" + (f" ({kept} of other shapes kept)" if kept else ""),
                       markup=False)
+    if unread:  # asked for and not answered: the lines above say which file and why
+        raise GpulabError(f"--alone could not read {', '.join(unread)}: restore it (e.g. git checkout) or run "
+                          "the suite's bench again")
     if missing := [r for r in rows if not r.get("variant")]:
         raise RunsFailed(f"{len(missing)} shape(s) have no best row (see chosen_by above)")
 
