@@ -85,7 +85,7 @@ def suites_loo() -> None:
         for path in paths:
             found = model_errors.picks_alone(exp, FOLDER, Path(path))
             print(f"{name} {path}: the model alone within 5% at {found['within_5pct']} of {found['shapes']} "
-                  f"({found['as_timed']} as timed, {found['by_variant']} by variant); " + "; ".join(found["misses"]))
+                  f"({found['timed']} picks timed); " + "; ".join(found["misses"] + found["untimed"]))
 
 
 def loso() -> None:

@@ -311,10 +311,11 @@ def model_alone(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
     """How often the best-row model alone picks well on a card: for each suite's results CSV of the
     experiment in its folder, at each shape timed there, the pick of a model that knows nothing at
     or very near that shape (its tunes and runs there left out: gpulab.jobs.model_errors.Unseen),
-    against the rows timed there. One row per file: `file`, `shapes`, `within_5pct` (the pick
-    within 5% of the fastest row timed there), `as_timed` (its own config timed there),
-    `by_variant` (its config not timed there: judged by its variant's fastest), `misses` (text);
-    a file that cannot be read has `error` instead. Needs no GPU."""
+    against the rows timed there. One row per file: `file`, `experiment`, `shapes`, `within_5pct`
+    (the pick's own config timed there within 5% of the fastest row there), `timed` (shapes where
+    the pick's config was timed), `misses` (text: timed and slower), `untimed` (text: picks whose
+    config was not timed there, counted neither way); a file that cannot be read has `error`
+    instead. Needs no GPU."""
     exp = experiment(experiment_name, kernels)
     folder = results_folder(gpu, results)
     if folder is None:
@@ -327,7 +328,8 @@ def model_alone(experiment_name: str, *, kernels: Sequence[str | Path] = (), res
             rows.append({"file": str(path), "error": str(exc)})
             continue
         if found["shapes"]:
-            rows.append({"file": str(path), **found, "misses": "; ".join(found["misses"])})
+            rows.append({"file": str(path), "experiment": exp.name, **found, "misses": "; ".join(found["misses"]),
+                         "untimed": "; ".join(found["untimed"])})
     return Records(rows)
 
 

@@ -177,6 +177,8 @@ SMALL_CONFIGS = [
     ("kc", {"BN": 256, "SPLIT": 4}),
     ("kc", {"BN": 64, "SPLIT": 8}),  # 8 slices: at K = 8 seven of them empty; at K = 1000 two k-tiles each
     ("kc", {"BN": 192, "SPLIT": 5, "STAGES": 3}),  # 24 float4s over 5
+    ("kc", {"BN": 96, "STAGES": 6}),  # wgmma n96: 12 float4s in two halves
+    ("kc", {"BN": 96, "SPLIT": 5, "STAGES": 4}),  # 12 float4s over 5
     ("ks", {}),  # 16 tokens a tile, one block an SM: at K = 8 one unit a tile, whole tiles stored directly
     ("ks", {"TN": 8}),  # wgmma n8: M = 16 is two token tiles
     ("ks", {"TN": 32, "BPS": 2, "STAGES": 5}),  # two blocks an SM: twice the partials
@@ -206,6 +208,7 @@ def test_small_tile_kernels_correct_at_ragged_shapes(lab, name, changes, exact):
 SAME_BITS = [("d0", {}, (16, 4096, 4096)), ("d0", {"S": 3}, (7, 4097, 4099)), ("d0", {"S": 8}, (1, 6144, 4096)),
              ("kc", {}, (128, 1024, 4096)), ("kc", {"SPLIT": 8}, (257, 129, 8191)),
              ("kc", {"BN": 64}, (128, 6144, 4096)), ("kc", {"BN": 256, "SPLIT": 3}, (128, 1024, 4096)),
+             ("kc", {"BN": 96, "STAGES": 6}, (128, 6144, 4096)),
              ("ks", {}, (16, 4096, 4096)), ("ks", {"TN": 8}, (7, 4097, 4099)), ("ks", {"BPS": 2, "STAGES": 6}, (1, 57344, 8192)),
              ("ks", {"TN": 128, "STAGES": 6}, (128, 4096, 14336))]
 

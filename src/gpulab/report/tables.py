@@ -299,8 +299,10 @@ def model_alone_line(row: dict) -> str:
     if row.get("error"):
         return f"the model alone against {name}: not read ({row['error']})"
     line = (f"the model alone at {name}'s shapes (their tunes and runs left out, as at a shape nobody tuned): "
-            f"within 5% of the fastest row timed there at {row['within_5pct']} of {row['shapes']} "
-            f"({row['as_timed']} in the config timed there, {row['by_variant']} by the variant's fastest there)")
+            f"within 5% of the fastest row timed there at {row['within_5pct']} of {row['shapes']}")
+    if row["untimed"]:
+        line += (f"; at {row['shapes'] - row['timed']} its config was not timed, so not counted (time it there with "
+                 f"`gpulab bench {row['experiment']} --shape SHAPE -v VARIANT -p NAME=VALUE ...`): {row['untimed']}")
     return line + (f"; off: {row['misses']}" if row["misses"] else "")
 
 

@@ -65,7 +65,7 @@ KC = Variant(
         # 128 x 2: the best of the first card run at every shape it ran (H200, 2026-12-04: 128 x 6144 x
         # 4096 0.827x cuBLAS against 0.755x at 256 x 3, 128 x 8192 x 28672 0.994x against 0.949x,
         # 1024 x 1024 x 4096 0.920x against 0.791x; notebook/device/device_call1.sh)
-        Param("BN", (64, 128, 192, 256), 128, "block columns: the wgmma's N"),
+        Param("BN", (64, 96, 128, 192, 256), 128, "block columns: the wgmma's N"),
         Param("STAGES", (2, 3, 4, 5, 6, 7, 8), 4, "TMA ring slots (with SPLIT > 1 also the partial's room)"),
         Param("SPLIT", tuple(range(1, PORTABLE_CLUSTER_MAX + 1)), 2,
               "blocks per cluster, each a slice of K of one tile"),

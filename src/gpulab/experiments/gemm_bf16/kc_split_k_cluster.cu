@@ -32,7 +32,7 @@
 //   clusters of four run a second wave. 1024 x 1024 x 4096: 32 tiles of 128 x 256 (t4: 0.375x
 //   cuBLAS), 96 blocks at SPLIT 3. 257 x 129 x 8191: 3-9 tiles (t4: 0.179x cuBLAS), 24-72 blocks at
 //   SPLIT 8, each 16 of the 128 k-tiles.
-// Params: BN (64, 128, 192, 256: the wgmma's N), STAGES (ring slots; with SPLIT > 1 the ring must
+// Params: BN (64, 96, 128, 192, 256: the wgmma's N), STAGES (ring slots; with SPLIT > 1 the ring must
 //   hold the 128 x BN partial: STAGES x (128 + BN) x 128 >= 512 BN), SPLIT (blocks per cluster, k
 //   slices: 1 is t3 with t4's wait depth, 2-8), GROUP_M (tile-rows per rasterization group). BM = 128
 //   (two consumer warpgroups of 64 rows), BK = 64. Dynamic shared memory: STAGES x (128 + BN) x 128
@@ -40,6 +40,7 @@
 // Shapes: any M, N, K >= 1, as t3: ragged M and N by TMA zero fill and masked stores; K not a multiple
 //   of 8 through the staged copies (staging.py). A slice with no k-tile (K < 64 (SPLIT - 1)) adds zeros.
 #include "gemm_bf16/hopper.cuh"
+#include "gemm_bf16/wgmma_n96.cuh"  // wgmma_m64n96k16: BN = 96, which hopper.cuh's dispatch does not take
 
 #define BK 64
 #define CONSUMERS 2
@@ -57,12 +58,22 @@
 #if BM != 64 * CONSUMERS
 #error "BM is 64 rows per consumer warpgroup"
 #endif
-#if BN != 64 && BN != 128 && BN != 192 && BN != 256
-#error "BN must be 64, 128, 192 or 256"
+#if BN != 64 && BN != 96 && BN != 128 && BN != 192 && BN != 256
+#error "BN must be 64, 96, 128, 192 or 256"
 #endif
 #if SPLIT < 1 || SPLIT > 8
 #error "SPLIT must be 1 to 8 blocks per cluster (8: the portable cluster size)"
 #endif
+
+// One k16 step's wgmma: hopper.cuh's for the widths its dispatch takes, wgmma_n96.cuh's for 96.
+__device__ __forceinline__ void kc_wgmma(float (&d)[ACC], unsigned long long desc_a, unsigned long long desc_b) {
+#if BN == 96
+    wgmma_m64n96k16(d, desc_a, desc_b);
+#else
+    wgmma_m64k16<BN>(d, desc_a, desc_b);
+#endif
+}
+
 #if SPLIT > 1
 #if STAGES * STAGE_BYTES < BM * BN * 4
 #error "with SPLIT > 1 the ring holds the block's 128 x BN FP32 partial: more STAGES"
@@ -165,7 +176,7 @@ gemm_bf16(int M, int N, int K, const bf16_t* __restrict__ A, const bf16_t* __res
             wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < 4; ++kk) {  // k16 slice kk: 32 bytes along the rows
-                wgmma_m64k16<BN>(acc, desc_k_major_sw128_of(a_low + 2 * kk), desc_k_major_sw128_of(b_low + 2 * kk));
+                kc_wgmma(acc, desc_k_major_sw128_of(a_low + 2 * kk), desc_k_major_sw128_of(b_low + 2 * kk));
             }
             wgmma_commit();
             // Keep this k-tile's group in flight; the previous one has retired: free its slot.
