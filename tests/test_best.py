@@ -1253,7 +1253,23 @@ def test_the_model_alone_knows_nothing_at_the_shape_and_is_judged_on_the_rows_ti
     from gpulab.report.tables import model_alone_line
     line = model_alone_line(rows[0])
     assert "within 5% of the fastest row timed there at 1 of 3;" in line
-    assert "at 1 its config was not timed, so not counted" in line and "gpulab bench gemm_bf16 --shape" in line
+    assert "at 1 its config was not timed, so not counted" in line and "gpulab bench gemm_bf16 --suite llm --alone" in line
+
+
+def test_bench_alone_times_the_model_alone_pick_as_a_row_of_its_config(tmp_path):
+    """`gpulab bench --suite S --alone`: at each shape the model-alone pick's config joins the plan as
+    an ordinary row (so `gpulab best --alone` can judge it as timed), before the vendor row, and is
+    not planned twice where the bench times that config there anyway."""
+    bf16 = get_experiment("gemm_bf16")
+    folder = _llm_rows_at(tmp_path, "gemm_bf16", {"128x6144x4096"})
+    shape = bf16.shape(128, 6144, 4096)
+    alone = model_errors.Unseen(bf16, folder).selector(shape).pick(shape)
+    specs = bench_job.bench_plan(bf16, ["kc"], {}, [shape], folder, with_best=False)
+    planned = bench_job.with_alone_picks(bf16, specs, [shape], folder)
+    names = [(s.name, s.params) for s in planned]
+    assert names == [("kc", specs[0].params), ("kc", alone.params), ("cublas", {})], names
+    kc_alone = bench_job.bench_plan(bf16, ["kc"], {k: (v,) for k, v in alone.params.items()}, [shape], folder, False)
+    assert len(bench_job.with_alone_picks(bf16, kc_alone, [shape], folder)) == len(kc_alone)
 
 
 def test_tiny_model_times_are_written_out():

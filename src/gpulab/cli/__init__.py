@@ -285,13 +285,15 @@ def bench(
                                                "puts within this factor of its pick's time (gpulab best shows the pick)"),
     no_sanitize: bool = typer.Option(False, "--no-sanitize", help="call rows best without compute-sanitizer's check "
                                      "first (each says 'not sanitized'); for sweeps of many shapes"),
+    alone: bool = typer.Option(False, "--alone", help="at each shape also time the config the model picks with "
+                               "nothing tuned or timed near it (what gpulab best --alone judges)"),
 ) -> None:
     """Check and time variants of one experiment; print a table; write a CSV."""
     say_card_state()
     with clocks_locked(lock_clocks), Live(f"bench {experiment}") as live:
         options = BenchOptions(warm_l2=warm_l2, exact=exact, seed=seed, out=out, workers=workers, scheduler=scheduler,
                                noise=noise, retime_throttled=retime_throttled, contenders=contenders,
-                               sanitize=not no_sanitize)
+                               sanitize=not no_sanitize, alone=alone)
         records = api.bench(experiment, split_list(variant, "--variant") or None, shapes_arg(size, shape), params_arg(param),
                             kernels=kernels_of(kernel), options=options, progress=live, suite=suite)
     for card in records.per_card:  # one per card model (several only on a cluster)

@@ -21,6 +21,7 @@ from gpulab.gpu.timing import TimingPolicy
 from gpulab.jobs.best import Pick, Selector, contenders, selector
 from gpulab.jobs.ceilings import ensure
 from gpulab.jobs.clean import Gate, vet_best
+from gpulab.jobs.model_errors import Unseen
 from gpulab.jobs.tune import tuned_defaults
 from gpulab.records import BEST, Records, card_folder, read_csv, upsert_runs
 from gpulab.records.ceilings import attach, attach_copy, ceilings_path, load
@@ -58,6 +59,9 @@ class BenchOptions:
     # The sanitizer gate before a row is called best (gpulab.jobs.clean); off, every such row says
     # "not sanitized" (a sweep of many shapes whose picks differ would sanitize each pick first).
     sanitize: bool = True
+    # At each shape also the config the model picks knowing nothing at or near it (jobs.model_errors.
+    # Unseen), as an ordinary row of that config: what `gpulab best --alone` judges the model by.
+    alone: bool = False
 
     def lab_options(self) -> LabOptions:
         timing = TimingPolicy(flush_l2=not self.warm_l2, noise=parse_noise(self.noise))
@@ -218,7 +222,27 @@ def _planned(exp, names, overrides, shapes, folder: Path, with_best: bool, optio
     chooser = selector(exp, folder) if with_best or options.contenders is not None else None
     picks = best_picks(chooser, shapes, progress) if with_best else None
     specs = bench_plan(exp, names, overrides, shapes, folder, with_best, picks, options.contenders, chooser)
+    if options.alone:
+        specs = with_alone_picks(exp, specs, shapes, folder, progress)
     return specs, row_columns(picks, by_shape)
+
+
+def with_alone_picks(exp, specs: list[RunSpec], shapes, folder: Path, progress: Progress = QUIET) -> list[RunSpec]:
+    """`specs` and, at each shape, the model-alone pick's config (Unseen: this card's tunes and runs
+    at or very near the shape left out) as an ordinary row, before the shape's vendor rows, unless a
+    row of that config is planned there already."""
+    unseen = Unseen(exp, folder)
+    libraries = set(exp.vendor_baselines())
+    out = list(specs)
+    for shape in dict.fromkeys(shapes):
+        progress.status(f"the model alone at {shape.label}")
+        pick = unseen.selector(shape).pick(shape)
+        if pick is None or any(s.shape == shape and s.variant is not None and not s.picked
+                               and (s.variant.name, s.params) == (pick.variant.name, pick.params) for s in out):
+            continue
+        at = next((i for i, s in enumerate(out) if s.shape == shape and s.library in libraries), len(out))
+        out.insert(at, RunSpec(exp, pick.variant, pick.params, shape))
+    return out
 
 
 def _csv_path(exp, folder: Path, options: BenchOptions, suite=None) -> Path | None:

@@ -301,8 +301,9 @@ def model_alone_line(row: dict) -> str:
     line = (f"the model alone at {name}'s shapes (their tunes and runs left out, as at a shape nobody tuned): "
             f"within 5% of the fastest row timed there at {row['within_5pct']} of {row['shapes']}")
     if row["untimed"]:
-        line += (f"; at {row['shapes'] - row['timed']} its config was not timed, so not counted (time it there with "
-                 f"`gpulab bench {row['experiment']} --shape SHAPE -v VARIANT -p NAME=VALUE ...`): {row['untimed']}")
+        suite = name.removeprefix(f"{row['experiment']}-").removesuffix(".csv")
+        line += (f"; at {row['shapes'] - row['timed']} its config was not timed, so not counted (`gpulab bench "
+                 f"{row['experiment']} --suite {suite} --alone` times it): {row['untimed']}")
     return line + (f"; off: {row['misses']}" if row["misses"] else "")
 
 
