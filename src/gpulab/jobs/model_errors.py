@@ -87,7 +87,7 @@ def picks_alone(experiment: Experiment, folder: Path, path: Path) -> dict:
     good only where its own config was timed there and came within PICK_WITHIN of the fastest. A
     pick whose config was not timed there is not counted either way (`untimed`, with its variant's
     fastest there as a hint): judging it by that had counted 15 of the H200's 40 llm shapes good,
-    and timed (2026-12-06), most of those picks ran 5-32% slower than the fastest.
+    and timed in their own configs (2026-12-06), 12 of 19 such picks ran 5-32% slower than the fastest.
     Returns {shapes, within_5pct, timed, misses: [text], untimed: [text]}."""
     unseen = Unseen(experiment, folder)
     timed: dict[tuple, dict[tuple[str, str], float]] = {}
