@@ -1253,7 +1253,7 @@ def test_the_model_alone_knows_nothing_at_the_shape_and_is_judged_on_the_rows_ti
     from gpulab.report.tables import model_alone_line
     line = model_alone_line(rows[0])
     assert "within 5% of the fastest row timed there at 1 of 3;" in line
-    assert "at 1 its config was not timed, so not counted" in line and "gpulab bench gemm_bf16 --suite llm --alone" in line
+    assert "not counted where its config was not timed (`gpulab bench gemm_bf16 --suite llm --alone`" in line
 
 
 def test_bench_alone_times_the_model_alone_pick_as_a_row_of_its_config(tmp_path):
@@ -1270,6 +1270,9 @@ def test_bench_alone_times_the_model_alone_pick_as_a_row_of_its_config(tmp_path)
     assert names == [("kc", specs[0].params), ("kc", alone.params), ("cublas", {})], names
     kc_alone = bench_job.bench_plan(bf16, ["kc"], {k: (v,) for k, v in alone.params.items()}, [shape], folder, False)
     assert len(bench_job.with_alone_picks(bf16, kc_alone, [shape], folder)) == len(kc_alone)
+    as_best = {shape.label: dataclasses.replace(alone, why="model: the same config")}  # the best row runs it
+    with_best = bench_job.bench_plan(bf16, [], {}, [shape], folder, True, picks=as_best)
+    assert len(bench_job.with_alone_picks(bf16, with_best, [shape], folder)) == len(with_best)
 
 
 def test_tiny_model_times_are_written_out():

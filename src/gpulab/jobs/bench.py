@@ -230,14 +230,15 @@ def _planned(exp, names, overrides, shapes, folder: Path, with_best: bool, optio
 def with_alone_picks(exp, specs: list[RunSpec], shapes, folder: Path, progress: Progress = QUIET) -> list[RunSpec]:
     """`specs` and, at each shape, the model-alone pick's config (Unseen: this card's tunes and runs
     at or very near the shape left out) as an ordinary row, before the shape's vendor rows, unless a
-    row of that config is planned there already."""
+    row of that config is planned there already (a best row counts: calibration.timed_runs reads it
+    as the variant it ran)."""
     unseen = Unseen(exp, folder)
     libraries = set(exp.vendor_baselines())
     out = list(specs)
     for shape in dict.fromkeys(shapes):
         progress.status(f"the model alone at {shape.label}")
         pick = unseen.selector(shape).pick(shape)
-        if pick is None or any(s.shape == shape and s.variant is not None and not s.picked
+        if pick is None or any(s.shape == shape and s.variant is not None
                                and (s.variant.name, s.params) == (pick.variant.name, pick.params) for s in out):
             continue
         at = next((i for i, s in enumerate(out) if s.shape == shape and s.library in libraries), len(out))

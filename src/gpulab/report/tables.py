@@ -302,8 +302,8 @@ def model_alone_line(row: dict) -> str:
             f"within 5% of the fastest row timed there at {row['within_5pct']} of {row['shapes']}")
     if row["untimed"]:
         suite = name.removeprefix(f"{row['experiment']}-").removesuffix(".csv")
-        line += (f"; at {row['shapes'] - row['timed']} its config was not timed, so not counted (`gpulab bench "
-                 f"{row['experiment']} --suite {suite} --alone` times it): {row['untimed']}")
+        line += (f"; not counted where its config was not timed (`gpulab bench {row['experiment']} --suite {suite} "
+                 f"--alone` times it): {row['untimed']}")
     return line + (f"; off: {row['misses']}" if row["misses"] else "")
 
 
