@@ -46,8 +46,8 @@ def test_a_suite_benched_on_the_card(tmp_path, results_root):
 
 def test_bench_alone_times_the_model_alone_pick_and_best_alone_judges_it(tmp_path, results_root):
     """`gpulab bench --suite S --alone`: at each shape a row of the config the model picks with nothing
-    tuned or timed near it, checked and timed like the others; picks_alone then judges every pick on
-    its own time (none left untimed)."""
+    tuned or timed near it (or the best row, where that runs the same config), checked and timed
+    like the others; picks_alone then judges every pick on its own time (none left untimed)."""
     (tmp_path / "tiny.toml").write_text(SUITE)
     out = tmp_path / "sgemm-tiny.csv"
     rows = api.bench("sgemm", ["best"], suite=tmp_path / "tiny.toml",
@@ -59,7 +59,7 @@ def test_bench_alone_times_the_model_alone_pick_and_best_alone_judges_it(tmp_pat
     for values in {tuple(int(v) for v in r["shape"].split("x")) for r in saved}:
         shape = exp.shape(*values)
         pick = unseen.selector(shape).pick(shape)
-        mine = [r for r in saved if r["shape"] == shape.label and r["variant"] == pick.variant.name
+        mine = [r for r in saved if r["shape"] == shape.label and pick.variant.name in (r["variant"], r.get("picked"))
                 and r["params"] == pick.variant.params_label(pick.params)]
         assert len(mine) == 1 and mine[0]["correct"] is True and mine[0]["time_ms"] > 0, (shape.label, mine)
     found = picks_alone(exp, folder, out)
