@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# call 36 (2026-12-06; not run on an H200: the session's device time went to failed starts): kc in
-# 96-wide tiles on the H200, the one llm shape under target first. It applies
+# call 36 (2026-12-06; first written when the session's device time went to failed starts; ran on an H200 later that day,
+# its results committed in 6c7b9c5): kc in 96-wide tiles on the H200, the one llm shape under target first. It applies
 # notebook/patches/kc_bn96.patch to the card's copy of the tree (the 96-wide wgmma in kc's own header,
 # wgmma_n96.cuh, so that no other Hopper kernel's fingerprint moves; BN = 96 among kc's choices;
 # compiled for sm_90: 168 registers, no spills, rings of 6-8; with it in the choices no pick moves,
