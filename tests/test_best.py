@@ -1239,7 +1239,7 @@ def test_the_model_alone_knows_nothing_at_the_shape_and_is_judged_on_the_rows_ti
     folder = _llm_rows_at(tmp_path, "gemm_bf16", {"128x6144x4096", "1x57344x8192", "1x4096x4096"})
     shape = bf16.shape(128, 6144, 4096)
     assert best.selector(bf16, folder).pick(shape).why == "tuned here"
-    alone = model_errors.Unseen(bf16, folder).selector(shape).pick(shape)
+    alone = model_errors.Unseen(bf16, folder).pick(shape)
     assert alone.why.startswith("model:") and (alone.params["BN"], alone.params["STAGES"]) == (128, 7)
     suite = folder / "gemm_bf16-llm.csv"
     write_csv(suite, [r for r in read_csv(suite) if not (r["shape"] == "1x4096x4096" and r["variant"] == "d0"
@@ -1263,7 +1263,7 @@ def test_bench_alone_times_the_model_alone_pick_as_a_row_of_its_config(tmp_path)
     bf16 = get_experiment("gemm_bf16")
     folder = _llm_rows_at(tmp_path, "gemm_bf16", {"128x6144x4096"})
     shape = bf16.shape(128, 6144, 4096)
-    alone = model_errors.Unseen(bf16, folder).selector(shape).pick(shape)
+    alone = model_errors.Unseen(bf16, folder).pick(shape)
     specs = bench_job.bench_plan(bf16, ["kc"], {}, [shape], folder, with_best=False)
     planned = bench_job.with_alone_picks(bf16, specs, [shape], folder)
     names = [(s.name, s.params) for s in planned]
@@ -1273,6 +1273,21 @@ def test_bench_alone_times_the_model_alone_pick_as_a_row_of_its_config(tmp_path)
     as_best = {shape.label: dataclasses.replace(alone, why="model: the same config")}  # the best row runs it
     with_best = bench_job.bench_plan(bf16, [], {}, [shape], folder, True, picks=as_best)
     assert len(bench_job.with_alone_picks(bf16, with_best, [shape], folder)) == len(with_best)
+
+
+def test_bench_alone_on_a_damaged_tune_file_stops_before_anything_runs(tmp_path):
+    """A tune CSV cut off mid-line: `bench --alone` plans its model-alone rows (before the first run,
+    so before the suite CSV is written) and stops there with the file named; the suite's rows stay."""
+    bf16 = get_experiment("gemm_bf16")
+    folder = _llm_rows_at(tmp_path, "gemm_bf16", {"128x6144x4096"})
+    suite = (folder / "gemm_bf16-llm.csv").read_bytes()
+    tune = folder / "tune-gemm_bf16-kc.csv"
+    tune.write_text(tune.read_text()[:-40])
+    shape = bf16.shape(128, 6144, 4096)
+    specs = bench_job.bench_plan(bf16, ["kc"], {}, [shape], folder, with_best=False)
+    with pytest.raises(DamagedFile, match="tune-gemm_bf16-kc.csv"):
+        bench_job.with_alone_picks(bf16, specs, [shape], folder)
+    assert (folder / "gemm_bf16-llm.csv").read_bytes() == suite
 
 
 def test_tiny_model_times_are_written_out():

@@ -58,7 +58,7 @@ def test_bench_alone_times_the_model_alone_pick_and_best_alone_judges_it(tmp_pat
     saved = read_csv(out)
     for values in {tuple(int(v) for v in r["shape"].split("x")) for r in saved}:
         shape = exp.shape(*values)
-        pick = unseen.selector(shape).pick(shape)
+        pick = unseen.pick(shape)
         mine = [r for r in saved if r["shape"] == shape.label and pick.variant.name in (r["variant"], r.get("picked"))
                 and r["params"] == pick.variant.params_label(pick.params)]
         assert len(mine) == 1 and mine[0]["correct"] is True and mine[0]["time_ms"] > 0, (shape.label, mine)

@@ -237,7 +237,7 @@ def with_alone_picks(exp, specs: list[RunSpec], shapes, folder: Path, progress: 
     out = list(specs)
     for shape in dict.fromkeys(shapes):
         progress.status(f"the model alone at {shape.label}")
-        pick = unseen.selector(shape).pick(shape)
+        pick = unseen.pick(shape)
         if pick is None or any(s.shape == shape and s.variant is not None
                                and (s.variant.name, s.params) == (pick.variant.name, pick.params) for s in out):
             continue

@@ -13,7 +13,7 @@ import statistics
 from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Shape
-from gpulab.jobs.best import VERY_NEAR, Selector
+from gpulab.jobs.best import VERY_NEAR, Pick, Selector
 from gpulab.jobs.calibration import Measured, fastest_per_config, measured_runs, timed_runs, tune_runs
 from gpulab.jobs.cost import card_for
 from gpulab.jobs.tune import load_tuned, shape_distance, shape_of
@@ -80,6 +80,10 @@ class Unseen:
             table[name] = entry
         return Selector(self.experiment, table, self.card, runs(self.runs), tune_rows=runs(self.tune_rows))
 
+    def pick(self, shape: Shape) -> Pick | None:
+        """The model alone's pick at `shape`: what gpulab.jobs.best picks knowing nothing near it."""
+        return self.selector(shape).pick(shape)
+
 
 def picks_alone(experiment: Experiment, folder: Path, path: Path) -> dict:
     """At each shape of the results CSV at `path`, the pick of the model alone (Unseen: nothing at or
@@ -90,19 +94,16 @@ def picks_alone(experiment: Experiment, folder: Path, path: Path) -> dict:
     and timed in their own configs (2026-12-06), 12 of 19 such picks ran 5-32% slower than the fastest.
     Returns {shapes, within_5pct, timed, misses: [text], untimed: [text]}."""
     unseen = Unseen(experiment, folder)
-    timed: dict[tuple, dict[tuple[str, str], float]] = {}
+    timed: dict[tuple, dict[tuple[str, str], float]] = {}  # shape -> (variant, params label) -> seconds
     names = {v.name: v for v in experiment.variants if not v.expected_wrong}  # no planted kernel is a rival
-    for run in timed_runs(experiment, path):
-        if run.variant not in names:
-            continue
-        key = (run.variant, names[run.variant].params_label(run.params))
-        at = timed.setdefault(run.shape, {})
-        at[key] = min(run.seconds, at.get(key, float("inf")))
+    for (name, _), runs in fastest_per_config(timed_runs(experiment, path)).items():
+        for run in runs if name in names else ():
+            timed.setdefault(run.shape, {})[(name, names[name].params_label(run.params))] = run.seconds
     within = timed_picks = 0
     misses, untimed = [], []
     for values, times in timed.items():
         shape = experiment.shape(*values)
-        pick = unseen.selector(shape).pick(shape)
+        pick = unseen.pick(shape)
         if pick is None:
             misses.append(f"{shape.label}: no pick")
             continue
