@@ -61,9 +61,11 @@ best) says what it would run, with no GPU. The rule, in full:
      measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows);
      for a config whose row tiles are mostly padding (M under a quarter of BM: mostly_padding),
      among runs whose tiles were too, where there are any. On a memory-bound shape, where those
-     runs' measured times fit a fixed cost plus a multiple of the model's (fixed_cost_fit: launch,
-     ramp-up and tail, a few microseconds that weigh on small problems and not on large ones), the
-     efficiency that line gives at the shape's own modelled time instead of the median. There, too,
+     runs' measured times fit a fixed cost a round plus a multiple of the model's (fixed_cost_fit:
+     launch, ramp-up and tail, a few microseconds that weigh on small problems and not on large
+     ones, paid again for each block an SM runs after another where it holds one at a time:
+     Estimate.rounds), the efficiency that line gives at the shape's own modelled time and rounds
+     instead of the median, at most the highest its runs reached (or 1). There, too,
      a config the tunes timed beside the variant's fastest at those runs' shapes carries its own
      ratio to the fastest's (at most 1; an untimed config its variant's median: config_factor): the
      variant's efficiency is its fastest config's, and lent whole it ranked slower configs first.
@@ -97,7 +99,7 @@ from gpulab.jobs.calibration import (
     tune_runs, tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
-    REFERENCE_SOURCE, Card, Estimate, Traffic, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
+    REFERENCE_SOURCE, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
     schedulers_busy, shows_partials, sms_at_once, traffic_of, work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
@@ -182,6 +184,7 @@ class Selector:
         # VEC=4 reached beside it (0.98 against its own 0.63, H200 2026-12-04) and tie the two.
         self.config_runs = {} if runs_from else fastest_per_config(list(runs))
         self._ratios: dict[tuple, float | None] = {}
+        self._rounds: dict[tuple, float] = {}  # each run's Estimate.rounds, beside its ratio
         self._efficiency: dict[tuple, tuple[float, str]] = {}
         # Memos of pure functions of (variant, shape, ...): each llm shape asks them thousands of times
         # (every variant's efficiency reads every other's: _typical_efficiency).
@@ -239,7 +242,7 @@ class Selector:
         return 4 * m < -(-m // bm) * bm
 
     def efficiency(self, v: Variant, shape: Shape, params: Params | None = None,
-                   roof_s: float | None = None) -> tuple[float, str]:
+                   roof_s: float | None = None, rounds: float = 1.0) -> tuple[float, str]:
         """(efficiency, where from) of `v` at `shape`: the median, over its CALIBRATION_ROWS measured
         shapes of the same class (shape_class) nearest to `shape` (shape_distance), of the model's
         time there over the measured one. Where it was measured on the other class only, that, but at
@@ -275,7 +278,7 @@ class Selector:
                          else (found[0], found[1] + lent))
             self._efficiency[key] = found
         found = self._efficiency[key]
-        return found.at(roof_s) if isinstance(found, Calibration) else found
+        return found.at(roof_s, rounds) if isinstance(found, Calibration) else found
 
     def measured_here(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
         """The config's own efficiency where it was timed at the shape or very near it (VERY_NEAR),
@@ -392,10 +395,12 @@ class Selector:
             runs = [r for r in self._nearest_runs(v, shape, kind)
                     if padded is None or self.mostly_padding(r.params, r.shape) == padded]
             ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
-            fit = (fixed_cost_fit([(r * run.seconds, run.seconds) for r, run in ratios])
+            fit = (fixed_cost_fit([(r * run.seconds, run.seconds, self._rounds[self._ratio_key(v, run)])
+                                   for r, run in ratios])
                    if ratios and kind == "memory" else None)
-            self._own[key] = (Calibration(statistics.median(r for r, _ in ratios),
-                                          "from " + "x".join(map(str, ratios[0][1].shape)), fit) if ratios else None)
+            found = [r for r, _ in ratios]
+            self._own[key] = (Calibration(statistics.median(found), "from " + "x".join(map(str, ratios[0][1].shape)),
+                                          fit, max(1.0, max(found))) if ratios else None)
         return self._own[key]
 
     def _typical_efficiency(self, v: Variant, shape: Shape, kind: str) -> float | None:
@@ -406,14 +411,19 @@ class Selector:
 
     def _ratio(self, v: Variant, run: Measured) -> float | None:
         """The model's time over the measured one, for one measured run (None: the config no longer runs)."""
-        key = (v.name, tuple(run.params.items()), run.shape)
+        key = self._ratio_key(v, run)
         if key not in self._ratios:
             shape = self.experiment.shape(*run.shape)
             est = None
             if v.constraints(run.params, shape) is None:
                 est = self._estimate(v, run.params, shape, modelled=True, efficiency=(1.0, ""), card=self.runs_card)
             self._ratios[key] = est.roof_s / run.seconds if est is not None and est.roof_s > 0 else None
+            self._rounds[key] = est.rounds if est is not None else 1.0
         return self._ratios[key]
+
+    @staticmethod
+    def _ratio_key(v: Variant, run: Measured) -> tuple:
+        return v.name, tuple(run.params.items()), run.shape
 
     # -- one candidate -------------------------------------------------------------------------
     def _estimate(self, v: Variant, params: Params, shape: Shape, modelled: bool,
@@ -449,10 +459,10 @@ class Selector:
                         quantization(blocks, tiles, card.sms, split, balanced, at_once), ideal, padding, workspace,
                         1.0, "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
                         hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging,
-                        at_once=at_once)
+                        at_once=at_once, resident=(blocks_per_sm(v, params, shape, card.arch) or (0, 1))[1])
         eff, source = efficiency or self.measured_here(v, params, shape) or (None, "")
         if eff is None:
-            eff, source = self.efficiency(v, shape, params, bare.roof_s)
+            eff, source = self.efficiency(v, shape, params, bare.roof_s, bare.rounds)
             factor = self.config_factor(v, params, shape)
             if factor is not None:
                 eff, source = eff * factor[0], f"{source}; {factor[1]}"
@@ -641,9 +651,12 @@ class Selector:
             # different times (configs the model times alike count once: the bound counts every
             # persistent grid as stream-K, so t4's SCHEDULE=0 configs, all 1.24 rounds at
             # 1024x10240x8192, tied in the guess with its stream-K SCHEDULE=1 and took all three turns;
-            # up to twice as many evaluations then). A config timed at the shape may still win within
-            # MEASURED_EDGE (prefer_measured).
-            edge = 1 + MEASURED_EDGE if b.efficiency_from.startswith(MEASURED_HERE) else 1
+            # up to twice as many evaluations then). A config timed at the shape, or on shapes of its
+            # kind, may still win within MEASURED_EDGE (prefer_measured), so its bound is skipped only
+            # past that: at 128x8192x8192 kc's timed 128-wide tiles, 1% behind its untimed 192-wide
+            # ones, went unmodelled, and prefer_measured, setting the untimed lead aside, fell to t3,
+            # 1.11x kc's time there (H200, 2026-12-06).
+            edge = 1 + MEASURED_EDGE if b.efficiency_from.startswith(MEASURED_HERE) or self.timed_alike(b) else 1
             if b.seconds >= best * edge or (mine and (min(mine) >= 2 * best or len(set(mine)) >= MODELLED_PER_VARIANT
                                                        or evaluated[b.variant.name] >= 2 * MODELLED_PER_VARIANT)):
                 continue

@@ -2,12 +2,13 @@
 row of results/<gpu>/<experiment>.csv and each tuned config's time (Measured, measured_runs), every
 config its tunes timed (tune_runs), a card's lent runs where it has none of its own yet
 (lent_runs), and what the model reads off them: the fastest run of each variant and config at each
-shape, and a fixed cost plus a multiple of the model where memory-bound runs fit one
+shape, and a fixed cost a round plus a multiple of the model where memory-bound runs fit one
 (fixed_cost_fit, Calibration)."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 from pathlib import Path
 
@@ -96,21 +97,31 @@ def tuned_seconds(experiment: Experiment, shape: Shape, rate: float) -> float:
 FIXED_COST_SPAN = 1.5  # the model's times of the runs a fixed cost is fitted to must span this ratio
 
 
-def fixed_cost_fit(points: list[tuple[float, float]]) -> tuple[float, float] | None:
-    """(slope, fixed) of measured = slope * model + fixed, least squares over (model, measured)
-    seconds, where the points allow one: at least two, the model's times spanning FIXED_COST_SPAN,
-    and the fit's fixed cost and slope positive. None otherwise (the ratio's median stands). A fixed
-    cost is what a kernel pays whatever its size: launch, ramp-up, the last wave's tail; gemm_bf16's
-    d0 at 1 to 16 rows ran 1.05x its model plus 9 us (H200, 2026-12-04), so its efficiency measured
-    on small weights (0.69 at 12288x4096) undersold it on large ones (0.91 at 57344x8192)."""
+def fixed_cost_fit(points: list[tuple[float, float, float]]) -> tuple[float, float] | None:
+    """(slope, fixed) of measured = slope * model + fixed * rounds, least squares over (model seconds,
+    measured seconds, rounds): `rounds` the blocks the busiest SM runs one after another
+    (Estimate.rounds), each paying a fixed cost (its pipeline's fill, its tile's epilogue, a split's
+    partials); where every point has the same rounds this is a fixed cost per launch. Only where the
+    points allow one: at least two, the model's times spanning FIXED_COST_SPAN, and the fit's fixed
+    cost and slope positive. None otherwise (the ratio's median stands). gemm_bf16's d0 at 1 to 16
+    rows ran 1.05x its model plus 9 us (H200, 2026-12-04), so its efficiency measured on small
+    weights (0.69 at 12288x4096) undersold it on large ones (0.91 at 57344x8192)."""
     if len(points) < 2:
         return None
-    xs, ys = [x for x, _ in points], [y for _, y in points]
+    xs = [x for x, _, _ in points]
     if min(xs) <= 0 or max(xs) < FIXED_COST_SPAN * min(xs):
         return None
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x in xs)
-    fixed = my - slope * mx
+    # Normal equations of y = s x + f r (no intercept beyond the rounds' fixed cost)
+    sxx = sum(x * x for x, _, _ in points)
+    srr = sum(r * r for _, _, r in points)
+    sxr = sum(x * r for x, _, r in points)
+    sxy = sum(x * y for x, y, _ in points)
+    sry = sum(r * y for _, y, r in points)
+    det = sxx * srr - sxr * sxr
+    if det <= 1e-12 * sxx * srr:
+        return None
+    slope = (sxy * srr - sry * sxr) / det
+    fixed = (sxx * sry - sxr * sxy) / det
     return (slope, fixed) if slope > 0 and fixed > 0 else None
 
 
@@ -121,15 +132,20 @@ class Calibration:
 
     median: float
     where: str
-    fit: tuple[float, float] | None = None  # (slope, fixed seconds): fixed_cost_fit
+    fit: tuple[float, float] | None = None  # (slope, fixed seconds a round): fixed_cost_fit
+    # The most the fit may lend: its runs' highest ratio, or the model's roof (1) where they fell short of
+    # it. A fit with a slope under 1 grows without bound past its runs: t3's at 128 tokens (0.64x the
+    # model plus 17 us, from its runs at K = 8192) lent it 1.36 at 128x8192x28672, where it ran 0.84.
+    most: float = math.inf
 
-    def at(self, roof_s: float | None) -> tuple[float, str]:
-        """(efficiency, where from) for a candidate the model puts at `roof_s`: the fit's where there
-        is one (the model's time over the line's), else the median."""
+    def at(self, roof_s: float | None, rounds: float = 1.0) -> tuple[float, str]:
+        """(efficiency, where from) for a candidate the model puts at `roof_s` in `rounds` (Estimate.
+        rounds): the fit's where there is one (the model's time over the line's), else the median."""
         if self.fit is None or not roof_s:
             return self.median, self.where
         slope, fixed = self.fit
-        return roof_s / (slope * roof_s + fixed), f"{self.where} ({fixed * 1e6:.3g} us + {slope:.3g}x the model)"
+        return (min(self.most, roof_s / (slope * roof_s + fixed * rounds)),
+                f"{self.where} ({fixed * 1e6:.3g} us a round + {slope:.3g}x the model)")
 
 
 def fastest_per_shape(runs: list[Measured]) -> dict[str, list[Measured]]:

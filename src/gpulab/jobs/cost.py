@@ -120,6 +120,7 @@ class Estimate:
     # v14 splits A and B into TF32 parts, 4x their bytes, a pass that outweighs the GEMM at M = 128.
     staging_s: float = 0.0
     at_once: int = 0  # the SMs that run the launch at once (in clusters, fewer: sms_at_once); 0: all `sms`
+    resident: int = 1  # the blocks an SM holds at once, by threads and shared memory (blocks_per_sm)
 
     @property
     def limits_s(self) -> dict:
@@ -165,6 +166,15 @@ class Estimate:
         its other limits (two DRAM-bound kernels: the one whose padded tiles compute and load less)."""
         limits = sorted(self.limits_s.values())
         return round(self.seconds, 12), bool(self.note), limits[-2] + self.workspace_s
+
+    @property
+    def rounds(self) -> float:
+        """How many blocks (or a persistent block's tiles) the busiest SM runs one after another, each
+        paying its own start (the pipeline's fill) and end (its tile's epilogue, a split's partials)
+        with nothing else on the SM to hide them: where an SM holds one block at a time (`resident`),
+        its share of the units; where it holds more, 1 (one block's start or end overlaps the others'
+        work: only the launch's own start and end stand out)."""
+        return max(1.0, self.quantization * self.units / self.sms) if self.resident == 1 else 1.0
 
     @property
     def units(self) -> int:
@@ -402,10 +412,10 @@ def sms_at_once(variant: Variant, params: Params, shape: Shape, sms: int) -> int
     return min(sms, blocks_at_once(cluster)) if cluster > 1 else sms
 
 
-def resident_warps(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> int | None:
-    """The warps the busiest SM holds at once: a block's, times the blocks it gets, at most the
-    blocks that fit beside each other by threads, blocks and shared memory (registers are not known
-    before compiling: they can only fit fewer, never more). None: no launch for this config."""
+def blocks_per_sm(variant: Variant, params: Params, shape: Shape, arch: str) -> tuple[int, int] | None:
+    """(warps a block, blocks an SM holds at once): the blocks that fit beside each other by threads,
+    blocks and shared memory (registers are not known before compiling: they can only fit fewer,
+    never more). None: no launch for this config."""
     try:
         launch = variant.launch(params, shape)
     except Exception:  # no launch: no candidate either (work_units says so); nothing to scale here
@@ -413,8 +423,17 @@ def resident_warps(variant: Variant, params: Params, shape: Shape, sms: int, arc
     warps = cdiv(math.prod(launch.block), WARP)
     limits = SM_LIMITS.get(arch, SM_LIMITS[ARCH_WITHOUT_CERTAINTY])
     smem = cdiv(launch.smem_dynamic_bytes or 0, SMEM_ALLOC_UNIT) * SMEM_ALLOC_UNIT + limits.smem_reserved_per_block
-    fit = max(1, min(limits.max_blocks, limits.max_warps // max(1, warps), limits.smem_bytes // smem))
-    return warps * min(cdiv(math.prod(launch.grid), sms), fit)
+    return warps, max(1, min(limits.max_blocks, limits.max_warps // max(1, warps), limits.smem_bytes // smem))
+
+
+def resident_warps(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> int | None:
+    """The warps the busiest SM holds at once: a block's, times the blocks it gets, at most the
+    blocks that fit beside each other (blocks_per_sm). None: no launch for this config."""
+    found = blocks_per_sm(variant, params, shape, arch)
+    if found is None:
+        return None
+    warps, fit = found
+    return warps * min(cdiv(grid_blocks(variant, params, shape) or 1, sms), fit)
 
 
 def schedulers_busy(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> float:
