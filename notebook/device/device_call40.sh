@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# call 40 (written 2026-12-06, not yet run): `gpulab bench --alone` on the card. It was built after
-# call 39 (whose notebook probe, probes/alone/time_alone_picks.py, it replaces) and tested on the CPU
-# only: its GPU test first, then on an H200 the llm suite's best rows with each shape's model-alone
-# pick beside them, which `gpulab best --suite llm --alone` then judges (24 of 40 for gemm_bf16 on
-# 2026-12-06; every pick should come back timed, none untimed).
+# call 40 (written 2026-12-06; ran 2026-12-06 in the session after, on an H100): `gpulab bench
+# --alone` on the card. It was built after call 39 (whose notebook probe, probes/alone/
+# time_alone_picks.py, it replaces) and tested on the CPU only: its GPU test first, then on an H200
+# the llm suite's best rows with each shape's model-alone pick beside them, which `gpulab best
+# --suite llm --alone` then judges. It came on an H100: the test step ran out of its 60 s compiling
+# cold; run again on the same machine with 400 s and 8 workers, tests/gpu/test_suite_gpu.py gave
+# "2 passed in 61.83s" (H100, 2026-12-06). The H200 part moved to device_call41.sh.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call40.sh
 set -u
 source scripts/device_step.sh
