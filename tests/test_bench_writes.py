@@ -116,3 +116,27 @@ def test_a_damaged_sanitize_record_is_refused_before_the_first_run(tmp_path, mon
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and lab.done == 0 and "sanitize.csv" in err and "Traceback" not in err
     assert (tmp_path / "results" / "h200" / "sanitize.csv").read_bytes() == damaged
+
+
+def test_the_best_rows_are_planned_with_the_ceilings_measured_first(tmp_path, monkeypatch):
+    """On a card with no ceilings yet, the model (the best row, --alone's picks) must plan with the
+    ceilings the rows are then held to and `gpulab best` reads: they are measured before it plans."""
+    class CrashAtOnce(RecordedLab):
+        crash_at = 1
+
+    events = []
+
+    def measure(device, folder, progress=None):
+        events.append("ceilings")
+        return table.load(REPO / "results" / "h200" / "ceilings.csv")
+
+    planned = bench_job.with_alone_picks
+    monkeypatch.setattr(bench_job, "open_lab", CrashAtOnce)
+    monkeypatch.setattr(bench_job, "ensure_ceilings", measure)
+    monkeypatch.setattr(bench_job, "with_alone_picks", lambda *a, **k: events.append("alone") or planned(*a, **k))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--shape", "16x4096x4096", "--variant", "best",
+                                      "--alone", "--no-sanitize", "--out", str(tmp_path / "sgemm.csv")])
+    with pytest.raises(RuntimeError, match="died here"):
+        cli.main()
+    assert events[:2] == ["ceilings", "alone"], events

@@ -207,6 +207,12 @@ def bench(exp, names, overrides, shapes, options: BenchOptions, progress: Progre
         return _bench_on_cluster(exp, chosen, overrides, shapes, options, with_best, progress, suite, by_shape)
     lab = open_lab(options.lab_options())
     folder = card_folder(lab.device.slug)
+    if with_best or options.alone or options.contenders is not None:
+        # The model picks with this card's ceilings, so on a card that has none yet they are measured
+        # before it plans, not after (sweep_specs would measure them at its start): planned with the
+        # reference ceilings, bench --alone timed other configs than `gpulab best --alone` then
+        # judged with the measured ones (an H100, 2026-12-06, tests/gpu/test_suite_gpu.py).
+        ensure_ceilings(lab.device, folder, progress)
     specs, columns = _planned(exp, chosen, overrides, shapes, folder, with_best, options, progress, by_shape)
     lab.preflight(specs)
     with precompiled(specs, lab.arch):
