@@ -5,7 +5,7 @@
 # the llm suite's best rows with each shape's model-alone pick beside them, which `gpulab best
 # --suite llm --alone` then judges. It came on an H100: the test step ran out of its 60 s compiling
 # cold; run again on the same machine with 400 s and 8 workers, tests/gpu/test_suite_gpu.py gave
-# "2 passed in 61.83s" (H100, 2026-12-06). The H200 part moved to device_call41.sh.
+# "2 passed in 61.83s" (H100, 2026-12-06). The H200 part moved to device_call43.sh.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call40.sh
 set -u
 source scripts/device_step.sh
