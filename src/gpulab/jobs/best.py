@@ -99,8 +99,8 @@ from gpulab.jobs.calibration import (
     tune_runs, tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
-    REFERENCE_SOURCE, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, panel_bytes, quantization,
-    schedulers_busy, shows_partials, sms_at_once, traffic_of, work_units,
+    REFERENCE_SOURCE, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, panel_bytes,
+    quantization, schedulers_busy, shows_partials, sms_at_once, traffic_of, work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
 
