@@ -98,6 +98,14 @@ def test_a_damaged_out_file_is_refused_before_the_first_run_and_left_as_it_was(t
     assert "Traceback" not in capsys.readouterr().err
 
 
+def _cut_card_file(tmp_path: Path, name: str, size: int) -> bytes:
+    """The H200's results/h200/<name> cut mid-row after `size` bytes, put in tmp_path's card folder."""
+    damaged = (REPO / "results" / "h200" / name).read_bytes()[:size]
+    (tmp_path / "results" / "h200").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "results" / "h200" / name).write_bytes(damaged)
+    return damaged
+
+
 def test_a_damaged_sanitize_record_is_refused_before_the_first_run(tmp_path, monkeypatch, capsys):
     """The sanitizer gate (gpulab.jobs.clean) reads results/<gpu>/sanitize.csv to crown the best row:
     a damaged one stops the bench before anything runs, in one line, and is left as it was."""
@@ -106,9 +114,7 @@ def test_a_damaged_sanitize_record_is_refused_before_the_first_run(tmp_path, mon
     monkeypatch.setattr(bench_job, "open_lab", lambda options=None: lab)
     monkeypatch.setattr(bench_job, "ensure_ceilings", lambda device, folder, progress=None: table.load(
         REPO / "results" / "h200" / "ceilings.csv"))
-    damaged = (REPO / "results" / "h200" / "sanitize.csv").read_bytes()[:300]  # cut mid-row
-    (tmp_path / "results" / "h200").mkdir(parents=True)
-    (tmp_path / "results" / "h200" / "sanitize.csv").write_bytes(damaged)
+    damaged = _cut_card_file(tmp_path, "sanitize.csv", 300)
     monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "v1",
                                       "--out", str(tmp_path / "sgemm.csv")])
     with pytest.raises(SystemExit) as exit_info:
@@ -140,3 +146,22 @@ def test_the_best_rows_are_planned_with_the_ceilings_measured_first(tmp_path, mo
     with pytest.raises(RuntimeError, match="died here"):
         cli.main()
     assert events[:2] == ["ceilings", "alone"], events
+
+
+def test_a_damaged_ceilings_file_stops_the_bench_before_its_model_plans(tmp_path, monkeypatch, capsys):
+    """bench reads the card's ceilings before its model plans the best row: a ceilings.csv cut off
+    mid-row stops it there, in one line, exit 2, nothing run, the file left as it was."""
+    monkeypatch.chdir(tmp_path)
+    lab = RecordedLab()
+    monkeypatch.setattr(bench_job, "open_lab", lambda options=None: lab)
+    planned = []
+    monkeypatch.setattr(bench_job, "best_picks", lambda *a, **k: planned.append(1))
+    damaged = _cut_card_file(tmp_path, "ceilings.csv", 400)
+    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "best",
+                                      "--out", str(tmp_path / "sgemm.csv")])
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main()
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "ceilings.csv" in err and "Traceback" not in err, err
+    assert lab.done == 0 and not planned and not (tmp_path / "sgemm.csv").exists()
+    assert (tmp_path / "results" / "h200" / "ceilings.csv").read_bytes() == damaged

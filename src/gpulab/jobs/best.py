@@ -183,8 +183,7 @@ class Selector:
         # its fastest config per shape, which would lend coalesce's rows VEC=1 the efficiency its
         # VEC=4 reached beside it (0.98 against its own 0.63, H200 2026-12-04) and tie the two.
         self.config_runs = {} if runs_from else fastest_per_config(list(runs))
-        self._ratios: dict[tuple, float | None] = {}
-        self._rounds: dict[tuple, float] = {}  # each run's Estimate.rounds, beside its ratio
+        self._runs_modelled: dict[tuple, tuple[float | None, float]] = {}  # _run_model's memo
         self._efficiency: dict[tuple, tuple[float, str]] = {}
         # Memos of pure functions of (variant, shape, ...): each llm shape asks them thousands of times
         # (every variant's efficiency reads every other's: _typical_efficiency).
@@ -395,8 +394,7 @@ class Selector:
             runs = [r for r in self._nearest_runs(v, shape, kind)
                     if padded is None or self.mostly_padding(r.params, r.shape) == padded]
             ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
-            fit = (fixed_cost_fit([(r * run.seconds, run.seconds, self._rounds[self._ratio_key(v, run)])
-                                   for r, run in ratios])
+            fit = (fixed_cost_fit([(r * run.seconds, run.seconds, self._run_model(v, run)[1]) for r, run in ratios])
                    if ratios and kind == "memory" else None)
             found = [r for r, _ in ratios]
             self._own[key] = (Calibration(statistics.median(found), "from " + "x".join(map(str, ratios[0][1].shape)),
@@ -411,19 +409,19 @@ class Selector:
 
     def _ratio(self, v: Variant, run: Measured) -> float | None:
         """The model's time over the measured one, for one measured run (None: the config no longer runs)."""
-        key = self._ratio_key(v, run)
-        if key not in self._ratios:
+        return self._run_model(v, run)[0]
+
+    def _run_model(self, v: Variant, run: Measured) -> tuple[float | None, float]:
+        """(_ratio, Estimate.rounds) of one measured run, the bare model evaluated once for both."""
+        key = (v.name, tuple(run.params.items()), run.shape)
+        if key not in self._runs_modelled:
             shape = self.experiment.shape(*run.shape)
             est = None
             if v.constraints(run.params, shape) is None:
                 est = self._estimate(v, run.params, shape, modelled=True, efficiency=(1.0, ""), card=self.runs_card)
-            self._ratios[key] = est.roof_s / run.seconds if est is not None and est.roof_s > 0 else None
-            self._rounds[key] = est.rounds if est is not None else 1.0
-        return self._ratios[key]
-
-    @staticmethod
-    def _ratio_key(v: Variant, run: Measured) -> tuple:
-        return v.name, tuple(run.params.items()), run.shape
+            ratio = est.roof_s / run.seconds if est is not None and est.roof_s > 0 else None
+            self._runs_modelled[key] = ratio, est.rounds if est is not None else 1.0
+        return self._runs_modelled[key]
 
     # -- one candidate -------------------------------------------------------------------------
     def _estimate(self, v: Variant, params: Params, shape: Shape, modelled: bool,
