@@ -1420,6 +1420,25 @@ def test_a_card_with_no_runs_reads_efficiencies_from_another_cards(tmp_path):
     assert best.selector(SGEMM, tmp / "newcard").card.source.endswith("newcard/ceilings.csv")
 
 
+def test_the_model_alone_on_a_card_with_no_runs_reads_the_lent_ones_less_those_near_the_shape(tmp_path):
+    """The model alone (Unseen) knows what best's selector knows, less what lies near the shape: on a
+    card with no runs yet, the H200's. Built from the card's own files alone, it fell to the bare model
+    on a fresh H100 and picked v1 and v2 at 128 tokens, 4.3-7.5x slower than the fastest row timed
+    there (call 47, 2026-12-06). The lent tune's pick at 128x5120x5120 is left out there, kept at
+    128x4096x4096."""
+    tmp = _new_card_beside_h200(tmp_path)
+    unseen = model_errors.Unseen(SGEMM, tmp / "newcard")
+    for label in ("16x4096x4096", "128x4096x4096", "128x5120x5120"):
+        chooser = unseen.selector(SGEMM.shape(*map(int, label.split("x"))))
+        assert chooser.runs_from == "h200" and chooser.config_runs == {}
+        chosen = chooser.pick(SGEMM.shape(*map(int, label.split("x"))))
+        assert chosen.variant.name not in ("v0", "v1", "v2", "v3", "v4", "v5"), (label, chosen.variant.name)
+        assert chosen.why.startswith("model:") and "(h200's runs: none on this card yet)" in chosen.why
+    near = {run.shape for found in unseen.selector(SGEMM.shape(128, 5120, 5120)).runs.values() for run in found}
+    far = {run.shape for found in unseen.selector(SGEMM.shape(128, 4096, 4096)).runs.values() for run in found}
+    assert (128, 5120, 5120) in far and (128, 5120, 5120) not in near
+
+
 # An H100 80GB HBM3's ceilings, measured by `gpulab ceilings` (notebook/device/device_call27.sh, 2026-12-05)
 H100_CEILINGS = ROOT / "tests" / "fixtures" / "h100" / "ceilings.csv"
 

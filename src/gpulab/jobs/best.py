@@ -729,10 +729,29 @@ def pick(experiment: Experiment, table: dict, shape: Shape, card: Card | None = 
     return Selector(experiment, table, card, runs).pick(shape)
 
 
-def selector(experiment: Experiment, folder: Path | None) -> Selector:
-    """A Selector on the card whose results are in `folder` (results/<gpu>/: tuned.json, the
-    experiment's CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings).
-    Where that card has no run of the experiment yet, the runs of another card beside it, else of
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """What a card's Selector knows (evidence): its tune (`table`), the card the model's times are for
+    (`card`), the runs its efficiencies come from and the tunes' rows its configs are weighed by;
+    where those runs are another card's, that card's ceilings (`runs_card`) and folder name
+    (`runs_from`). gpulab.jobs.model_errors.Unseen builds its selectors from the same, less what
+    lies near one shape."""
+    table: dict
+    card: Card
+    runs: list[Measured]
+    tune_rows: list[Measured] = ()
+    runs_card: Card | None = None
+    runs_from: str = ""
+
+    def selector(self, experiment: Experiment) -> Selector:
+        return Selector(experiment, self.table, self.card, self.runs, runs_card=self.runs_card,
+                        runs_from=self.runs_from, tune_rows=self.tune_rows)
+
+
+def evidence(experiment: Experiment, folder: Path | None) -> Evidence:
+    """What the card whose results are in `folder` (results/<gpu>/: tuned.json, the experiment's
+    CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings) knows of the
+    experiment. Where that card has no run of it yet, the runs of another card beside it, else of
     one in the results gpulab's repository recorded (lent_runs), stand in for the efficiencies: the
     bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at
     16x4096x4096, v2 at 128x4096x4096) came out the pick. Where the card has no ceilings measured
@@ -745,10 +764,14 @@ def selector(experiment: Experiment, folder: Path | None) -> Selector:
     lent = lent_runs(experiment, Path(folder) if folder is not None else None) if not runs else None
     own = card_for(folder)
     if lent is None:
-        return Selector(experiment, table, own, runs, tune_rows=tune_rows)
+        return Evidence(table, own, runs, tune_rows)
     name, card, found = lent
-    return Selector(experiment, table, card if own.source == REFERENCE_SOURCE else own, found,
-                    runs_card=card, runs_from=name)
+    return Evidence(table, card if own.source == REFERENCE_SOURCE else own, found, runs_card=card, runs_from=name)
+
+
+def selector(experiment: Experiment, folder: Path | None) -> Selector:
+    """A Selector on the card whose results are in `folder`, from what it knows (evidence)."""
+    return evidence(experiment, folder).selector(experiment)
 
 
 RIVAL_MARGIN = 0.9  # a rival is named only where the model expects it 10% faster: its times are estimates

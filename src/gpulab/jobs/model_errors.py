@@ -8,15 +8,15 @@ near that shape (no tune there, no run), against the rows timed there, as at a s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Shape
-from gpulab.jobs.best import VERY_NEAR, Pick, Selector
-from gpulab.jobs.calibration import Measured, fastest_per_config, measured_runs, timed_runs, tune_runs
-from gpulab.jobs.cost import card_for
-from gpulab.jobs.tune import load_tuned, shape_distance, shape_of
+from gpulab.jobs.best import VERY_NEAR, Pick, Selector, evidence
+from gpulab.jobs.calibration import Measured, fastest_per_config, timed_runs
+from gpulab.jobs.tune import shape_distance, shape_of
 
 # A pick counts as good within this factor of the fastest row timed at its shape (issue 40's 5%).
 PICK_WITHIN = 1.05
@@ -60,10 +60,11 @@ class Unseen:
     def __init__(self, experiment: Experiment, folder: Path):
         self.experiment = experiment
         self.folder = Path(folder)
-        self.table = load_tuned(self.folder).get(experiment.name, {})
-        self.runs = measured_runs(experiment, self.folder, self.table)
-        self.tune_rows = tune_runs(experiment, self.folder)
-        self.card = card_for(self.folder)
+        # What best's selector knows on this card: where the card has timed nothing of the
+        # experiment, another card's runs (lent). Read from this card's own files only, a fresh
+        # H100 got the bare model, which picked sgemm's v1 and v2 at 128 tokens, 4.3-7.5x slower
+        # than the fastest row timed there (2026-12-06).
+        self.known = evidence(experiment, self.folder)
 
     def selector(self, shape: Shape) -> Selector:
         def far(values) -> bool:
@@ -73,12 +74,14 @@ class Unseen:
             return [r for r in found if far(r.shape)]
 
         table = {}
-        for name, entry in self.table.items():
+        for name, entry in self.known.table.items():
             if isinstance(entry, dict) and entry.get("by_shape"):
                 entry = entry | {"by_shape": {label: b for label, b in entry["by_shape"].items()
                                               if far(shape_of(label))}}
             table[name] = entry
-        return Selector(self.experiment, table, self.card, runs(self.runs), tune_rows=runs(self.tune_rows))
+        unseen = dataclasses.replace(self.known, table=table, runs=runs(self.known.runs),
+                                     tune_rows=runs(self.known.tune_rows))
+        return unseen.selector(self.experiment)
 
     def pick(self, shape: Shape) -> Pick | None:
         """The model alone's pick at `shape`: what gpulab.jobs.best picks knowing nothing near it."""
