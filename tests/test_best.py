@@ -24,7 +24,7 @@ from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.gpu import clusters
 from gpulab.jobs import bench as bench_job
 from gpulab.jobs import best, best_records, calibration, cost, model_errors
-from gpulab.jobs.tune import accepted_params, shape_distance
+from gpulab.jobs.tune import accepted_params, load_tuned, shape_distance
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
 from gpulab.records import BEST, DamagedFile, read_csv, write_csv
 from gpulab.records.ceilings import attach_copy
@@ -876,7 +876,7 @@ def test_a_tune_of_one_variant_names_the_rivals_the_model_expects_faster(tmp_pat
     bf16 = get_experiment("gemm_bf16")
     t4 = bf16.variant("t4")
     folder = _h200_before_llm_tunes(tmp_path)
-    table = best.load_tuned(folder)["gemm_bf16"]["t4"]["by_shape"]
+    table = load_tuned(folder)["gemm_bf16"]["t4"]["by_shape"]
     plan = types.SimpleNamespace(experiment=bf16, variant=t4, folder=folder)
     skinny = _untuned_rivals(plan, types.SimpleNamespace(by_shape={"128x6144x4096": table["128x6144x4096"]}))
     assert len(skinny) == 1 and "the model expects kc" in skinny[0]

@@ -72,7 +72,7 @@ best) says what it would run, with no GPU. The rule, in full:
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
      reads all this from another card's runs in the same results root, else in the results gpulab's
-     repository recorded (run from a clone), against that card's ceilings (selector, lent_runs;
+     repository recorded (run from a clone), against that card's ceilings (calibration.evidence, lent_runs;
      chosen_by names the card); with none anywhere, 1 (the bare model, said so).
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
@@ -95,14 +95,14 @@ from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
-    Calibration, Measured, fastest_per_config, fastest_per_shape, fixed_cost_fit, lent_runs, measured_runs,
-    tune_runs, tuned_seconds, work_of,
+    Calibration, Evidence, Measured, evidence, fastest_per_config, fastest_per_shape, fixed_cost_fit,
+    tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
-    REFERENCE_SOURCE, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, panel_bytes,
+    Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, panel_bytes,
     quantization, schedulers_busy, shows_partials, sms_at_once, traffic_of, work_units,
 )
-from gpulab.jobs.tune import accepted_params, defaults_from, load_tuned, nearness, shape_distance, shape_of
+from gpulab.jobs.tune import accepted_params, defaults_from, nearness, shape_distance, shape_of
 
 # A tuned shape this close (shape_distance: summed |log2| of the dimensions' ratios) speaks for the
 # asked one: 4000^3 for 4096^3 (0.10), not 3072^3 (1.2).
@@ -199,6 +199,12 @@ class Selector:
                 self._runs_at.setdefault((name, run.shape), []).append(run)
         self._configs: dict[tuple, list[Params]] = {}
         self._ranking: dict[tuple, list[Estimate]] = {}
+
+    @classmethod
+    def from_evidence(cls, experiment: Experiment, known: Evidence) -> Selector:
+        """A Selector from what a card knows (calibration.Evidence)."""
+        return cls(experiment, known.table, known.card, known.runs, runs_card=known.runs_card,
+                   runs_from=known.runs_from, tune_rows=known.tune_rows)
 
     def basis(self) -> str:
         """One line: the card the model's times are for (its ceilings, its SMs) and whose runs its
@@ -729,49 +735,10 @@ def pick(experiment: Experiment, table: dict, shape: Shape, card: Card | None = 
     return Selector(experiment, table, card, runs).pick(shape)
 
 
-@dataclasses.dataclass(frozen=True)
-class Evidence:
-    """What a card's Selector knows (evidence): its tune (`table`), the card the model's times are for
-    (`card`), the runs its efficiencies come from and the tunes' rows its configs are weighed by;
-    where those runs are another card's, that card's ceilings (`runs_card`) and folder name
-    (`runs_from`). gpulab.jobs.model_errors.Unseen builds its selectors from the same, less what
-    lies near one shape."""
-    table: dict
-    card: Card
-    runs: list[Measured]
-    tune_rows: list[Measured] = ()
-    runs_card: Card | None = None
-    runs_from: str = ""
-
-    def selector(self, experiment: Experiment) -> Selector:
-        return Selector(experiment, self.table, self.card, self.runs, runs_card=self.runs_card,
-                        runs_from=self.runs_from, tune_rows=self.tune_rows)
-
-
-def evidence(experiment: Experiment, folder: Path | None) -> Evidence:
-    """What the card whose results are in `folder` (results/<gpu>/: tuned.json, the experiment's
-    CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings) knows of the
-    experiment. Where that card has no run of it yet, the runs of another card beside it, else of
-    one in the results gpulab's repository recorded (lent_runs), stand in for the efficiencies: the
-    bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at
-    16x4096x4096, v2 at 128x4096x4096) came out the pick. Where the card has no ceilings measured
-    either, the lending card's stand in for them too: the runs' efficiencies were read against
-    those, and the reference values differ from them by kernel (the reference's TF32 rate is 0.81
-    of the H200's measured one, its FMA rate 0.97)."""
-    table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
-    runs = measured_runs(experiment, folder, table)
-    tune_rows = tune_runs(experiment, Path(folder)) if folder is not None else []
-    lent = lent_runs(experiment, Path(folder) if folder is not None else None) if not runs else None
-    own = card_for(folder)
-    if lent is None:
-        return Evidence(table, own, runs, tune_rows)
-    name, card, found = lent
-    return Evidence(table, card if own.source == REFERENCE_SOURCE else own, found, runs_card=card, runs_from=name)
-
-
 def selector(experiment: Experiment, folder: Path | None) -> Selector:
-    """A Selector on the card whose results are in `folder`, from what it knows (evidence)."""
-    return evidence(experiment, folder).selector(experiment)
+    """A Selector on the card whose results are in `folder`, from what it knows (calibration.evidence:
+    its tune and runs, or another card's runs where it has none yet)."""
+    return Selector.from_evidence(experiment, evidence(experiment, folder))
 
 
 RIVAL_MARGIN = 0.9  # a rival is named only where the model expects it 10% faster: its times are estimates

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import statistics
 from pathlib import Path
 
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape
-from gpulab.jobs.cost import Card, card_for
+from gpulab.jobs.cost import REFERENCE_SOURCE, Card, card_for
 from gpulab.jobs.tune import accepted_params, load_tuned, shape_of, tune_path
 from gpulab.params import parse_params_label
 from gpulab.records import LAB_RESULTS, RUN_COLUMNS, read_csv, variant_ran
@@ -189,3 +188,40 @@ def lent_runs(experiment: Experiment, folder: Path | None) -> tuple[str, Card, l
             except GpulabError:  # a damaged file of another card: not this card's to fail on
                 continue
     return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """What a card knows of an experiment, which the best-row model (gpulab.jobs.best.Selector)
+    is built from: its tune (`table`: tuned.json's entry), the card the model's times are for
+    (`card`), the runs its efficiencies come from and the tunes' rows its configs are weighed by;
+    where those runs are another card's, that card's ceilings (`runs_card`) and folder name
+    (`runs_from`). gpulab.jobs.model_errors.Unseen builds from the same, less what lies near one
+    shape."""
+    table: dict
+    card: Card
+    runs: list[Measured]
+    tune_rows: list[Measured] = ()
+    runs_card: Card | None = None
+    runs_from: str = ""
+
+
+def evidence(experiment: Experiment, folder: Path | None) -> Evidence:
+    """What the card whose results are in `folder` (results/<gpu>/: tuned.json, the experiment's
+    CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings) knows of the
+    experiment. Where that card has no run of it yet, the runs of another card beside it, else of
+    one in the results gpulab's repository recorded (lent_runs), stand in for the efficiencies: the
+    bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at
+    16x4096x4096, v2 at 128x4096x4096) came out the pick. Where the card has no ceilings measured
+    either, the lending card's stand in for them too: the runs' efficiencies were read against
+    those, and the reference values differ from them by kernel (the reference's TF32 rate is 0.81
+    of the H200's measured one, its FMA rate 0.97)."""
+    table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
+    runs = measured_runs(experiment, folder, table)
+    tune_rows = tune_runs(experiment, Path(folder)) if folder is not None else []
+    lent = lent_runs(experiment, Path(folder) if folder is not None else None) if not runs else None
+    own = card_for(folder)
+    if lent is None:
+        return Evidence(table, own, runs, tune_rows)
+    name, card, found = lent
+    return Evidence(table, card if own.source == REFERENCE_SOURCE else own, found, runs_card=card, runs_from=name)

@@ -14,8 +14,8 @@ import statistics
 from pathlib import Path
 
 from gpulab.experiments.base import Experiment, Shape
-from gpulab.jobs.best import VERY_NEAR, Pick, Selector, evidence
-from gpulab.jobs.calibration import Measured, fastest_per_config, timed_runs
+from gpulab.jobs.best import VERY_NEAR, Pick, Selector
+from gpulab.jobs.calibration import Measured, evidence, fastest_per_config, timed_runs
 from gpulab.jobs.tune import shape_distance, shape_of
 
 # A pick counts as good within this factor of the fastest row timed at its shape (issue 40's 5%).
@@ -81,7 +81,7 @@ class Unseen:
             table[name] = entry
         unseen = dataclasses.replace(self.known, table=table, runs=runs(self.known.runs),
                                      tune_rows=runs(self.known.tune_rows))
-        return unseen.selector(self.experiment)
+        return Selector.from_evidence(self.experiment, unseen)
 
     def pick(self, shape: Shape) -> Pick | None:
         """The model alone's pick at `shape`: what gpulab.jobs.best picks knowing nothing near it."""
