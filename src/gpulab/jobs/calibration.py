@@ -3,7 +3,8 @@ row of results/<gpu>/<experiment>.csv and each tuned config's time (Measured, me
 config its tunes timed (tune_runs), a card's lent runs where it has none of its own yet
 (lent_runs), and what the model reads off them: the fastest run of each variant and config at each
 shape, and a fixed cost a round plus a multiple of the model where memory-bound runs fit one
-(fixed_cost_fit, Calibration)."""
+(fixed_cost_fit, Calibration). What a card knows, its own or lent, in one place (Evidence,
+evidence): best's Selector and the model alone (model_errors.Unseen) are built from it."""
 
 from __future__ import annotations
 
