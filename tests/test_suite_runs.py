@@ -134,6 +134,36 @@ def test_the_pick_is_judged_against_the_fastest_of_gpulab_s_own_rows(tmp_path):
     assert "no shape to judge" in pick_accuracy([_row("c", "best", 2.0)]).line()
 
 
+def test_where_the_best_row_was_not_the_fastest_the_tune_that_fixes_it_is_named():
+    """One `gpulab tune` command per variant that ran faster than the best row, at its shapes; none
+    where the best row failed, or where it ran its own tune's pick and only another config of the
+    same variant was faster (that tune would find the same)."""
+    rows = SYNTHETIC + [
+        _row("f", "best", 1.2, picked="v9", chosen_by="tuned here"), _row("f", "v9", 1.0, params="BM=64"),
+        _row("g", "best", 1.2, picked="v9", chosen_by="tuned here"), _row("g", "sx", 1.0),
+    ]
+    found = pick_accuracy(rows)
+    assert [m.shape for m in found.misses] == ["b", "d", "f", "g"]
+    assert found.retune("sgemm") == ["gpulab tune sgemm sx --shape b,g"]
+    assert found.slowest().shape == "b" and pick_accuracy(SYNTHETIC[:4]).slowest() is None
+
+
+def test_bench_says_where_its_best_row_was_not_the_fastest(capsys):
+    """On an H100 that borrowed the H200's runs (call 48, 2026-12-06, tests/fixtures/h100/): at
+    16x10240x8192 the best row ran d0, 1.25x ks's time beside it; at 1024x8192x8192 t4, within 1%
+    of the fastest. Under the bench's tables: the figure, the slowest shape, and the tune to run."""
+    from gpulab import cli
+
+    rows = read_csv(REPO / "tests" / "fixtures" / "h100" / "gemm_bf16-llm-call48.csv")
+    cli.show_bench(GEMM_BF16, rows)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "best row: the pick was within 5% of the fastest gpulab row at 1 of 2 shapes (50%)" in out
+    assert "at 16x10240x8192 it ran 1.26x the fastest (ks TN=16 STAGES=8 BPS=1)" in out
+    assert "to have it run what was fastest there: gpulab tune gemm_bf16 ks --shape 16x10240x8192" in out
+    cli.show_bench(GEMM_BF16, [r for r in rows if r["shape"] == "1024x8192x8192"])
+    assert "best row:" not in capsys.readouterr().out  # within 5% everywhere: nothing to say
+
+
 def test_a_re_run_replaces_what_it_ran_again():
     again = SYNTHETIC + [_row("b", "best", 1.0, picked="sx", date="2026-12-05T00:00:00+00:00")]
     again[-1]["date"] = "2026-12-05T00:00:00+00:00"

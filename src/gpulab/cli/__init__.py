@@ -32,6 +32,7 @@ from gpulab.jobs.bench import BenchOptions
 from gpulab.jobs.search import DEFAULT_BUDGET
 from gpulab.records import RESULTS_ROOT, check_picks_file, environment, upsert_picks, write_csv
 from gpulab.report.markdown import card_folders, page_files, readme_blocks, unplaced, update_pages
+from gpulab.report.picks import pick_accuracy
 from gpulab.report.tables import (
     ab_table, best_table, bench_table, card_state, ceilings_table, experiment_table, model_alone_line, model_error_line,
     ranking_table, replay_table, resources_table, run_line, run_summary_table, summary_table, tune_table,
@@ -246,6 +247,13 @@ def show_bench(experiment, records: list[dict]) -> None:
                             tuple(experiment.vendor_baselines()))
     if summary is not None:
         console.print(summary)
+    found = pick_accuracy(records, libraries=tuple(experiment.vendor_baselines()))
+    if found.misses:  # the best row was not the fastest somewhere: say where, and how to make it so
+        worst = found.slowest()
+        slowest = f"; at {worst.shape} it ran {1 + worst.slower:.2f}x the fastest ({worst.fastest})" if worst else ""
+        console.print(f"  best row: {found.line()}{slowest}", markup=False, highlight=False)
+        for command in found.retune(experiment.name):
+            console.print(f"  to have it run what was fastest there: {command}", markup=False, highlight=False)
 
 
 # -- commands ---------------------------------------------------------------------------------

@@ -34,6 +34,8 @@ class Miss:
     picked_ms: float | None
     fastest: str
     fastest_ms: float
+    fastest_variant: str = ""
+    chosen_by: str = ""  # the best row's: why it ran what it ran
 
     @property
     def slower(self) -> float | None:
@@ -62,6 +64,25 @@ class PickAccuracy:
         if self.judged < self.shapes:
             text += f"; {self.shapes - self.judged} shape(s) had no other kernel timed beside it"
         return text
+
+    def retune(self, experiment: str) -> list[str]:
+        """Where the best row ran past the tolerance of another of gpulab's rows: one `gpulab tune`
+        command per variant that was faster, at the shapes where it was. A tune there records that
+        variant's fastest config at each shape for this card, and the best row then runs it ('tuned
+        here'): a card with no tune of its own picks with efficiencies another card lent it, which
+        carry a variant's standing but not the new card's order of configs (d0 in G = 4, U = 1 ran
+        1.44x its G = 2, U = 2 at 1x10240x8192 on an H100 that borrowed the H200's runs)."""
+        shapes: dict[str, list[str]] = {}
+        for miss in self.misses:
+            retuned = miss.fastest_variant == miss.picked and miss.chosen_by.startswith("tuned here")
+            if miss.fastest_variant and miss.picked_ms is not None and not retuned:  # not its own tune again
+                shapes.setdefault(miss.fastest_variant, []).append(miss.shape)
+        return [f"gpulab tune {experiment} {variant} --shape {','.join(found)}" for variant, found in shapes.items()]
+
+    def slowest(self) -> Miss | None:
+        """The miss whose best row ran the most past the fastest (a best row that did not run aside)."""
+        ran = [m for m in self.misses if m.picked_ms is not None]
+        return max(ran, key=lambda m: m.slower) if ran else None
 
 
 def _timed(r: dict) -> bool:
@@ -102,7 +123,8 @@ def pick_accuracy(rows: list[dict], tolerance: float = TOLERANCE, libraries: tup
             within += 1
         else:
             misses.append(Miss(shape, str(best.get("picked") or ""), best.get("time_ms") if _timed(best) else None,
-                               f"{fastest['variant']} {fastest.get('params') or ''}".strip(), fastest["time_ms"]))
+                               f"{fastest['variant']} {fastest.get('params') or ''}".strip(), fastest["time_ms"],
+                               str(fastest["variant"]), str(best.get("chosen_by") or "")))
     return PickAccuracy(len(shapes), judged, within, tolerance, tuple(misses))
 
 
