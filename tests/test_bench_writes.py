@@ -82,6 +82,17 @@ def test_a_bench_keeps_the_rows_of_other_runs_in_the_file(tmp_path, monkeypatch)
     assert len({(r["variant"], r.get("params"), r["shape"]) for r in rows}) == len(rows)  # cublas once
 
 
+def _refused(monkeypatch, capsys, *args: str) -> str:
+    """`gpulab bench ARGS...` through the command line, which must stop in one line with exit 2 and
+    no traceback: that line (stderr)."""
+    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", *args])
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main()
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "Traceback" not in err, err
+    return err
+
+
 def test_a_damaged_out_file_is_refused_before_the_first_run_and_left_as_it_was(tmp_path, monkeypatch, capsys):
     lab = RecordedLab()
     monkeypatch.setattr(bench_job, "open_lab", lambda options=None: lab)
@@ -90,12 +101,8 @@ def test_a_damaged_out_file_is_refused_before_the_first_run_and_left_as_it_was(t
     out = tmp_path / "sgemm.csv"
     damaged = (REPO / "results" / "h200" / "sgemm.csv").read_bytes()[:300]  # cut mid-row
     out.write_bytes(damaged)
-    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "v1",
-                                      "--out", str(out)])
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main()
-    assert exit_info.value.code == 2 and lab.done == 0 and out.read_bytes() == damaged
-    assert "Traceback" not in capsys.readouterr().err
+    _refused(monkeypatch, capsys, "sgemm", "--size", "4096", "--variant", "v1", "--out", str(out))
+    assert lab.done == 0 and out.read_bytes() == damaged
 
 
 def _cut_card_file(tmp_path: Path, name: str, size: int) -> bytes:
@@ -115,12 +122,9 @@ def test_a_damaged_sanitize_record_is_refused_before_the_first_run(tmp_path, mon
     monkeypatch.setattr(bench_job, "ensure_ceilings", lambda device, folder, progress=None: table.load(
         REPO / "results" / "h200" / "ceilings.csv"))
     damaged = _cut_card_file(tmp_path, "sanitize.csv", 300)
-    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "v1",
-                                      "--out", str(tmp_path / "sgemm.csv")])
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main()
-    err = capsys.readouterr().err
-    assert exit_info.value.code == 2 and lab.done == 0 and "sanitize.csv" in err and "Traceback" not in err
+    err = _refused(monkeypatch, capsys, "sgemm", "--size", "4096", "--variant", "v1",
+                   "--out", str(tmp_path / "sgemm.csv"))
+    assert lab.done == 0 and "sanitize.csv" in err
     assert (tmp_path / "results" / "h200" / "sanitize.csv").read_bytes() == damaged
 
 
@@ -157,11 +161,8 @@ def test_a_damaged_ceilings_file_stops_the_bench_before_its_model_plans(tmp_path
     planned = []
     monkeypatch.setattr(bench_job, "best_picks", lambda *a, **k: planned.append(1))
     damaged = _cut_card_file(tmp_path, "ceilings.csv", 400)
-    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--variant", "best",
-                                      "--out", str(tmp_path / "sgemm.csv")])
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main()
-    err = capsys.readouterr().err
-    assert exit_info.value.code == 2 and "ceilings.csv" in err and "Traceback" not in err, err
+    err = _refused(monkeypatch, capsys, "sgemm", "--size", "4096", "--variant", "best",
+                   "--out", str(tmp_path / "sgemm.csv"))
+    assert "ceilings.csv" in err, err
     assert lab.done == 0 and not planned and not (tmp_path / "sgemm.csv").exists()
     assert (tmp_path / "results" / "h200" / "ceilings.csv").read_bytes() == damaged
