@@ -1449,6 +1449,29 @@ def _h100_beside_h200(tmp_path) -> Path:
     return tmp
 
 
+def test_a_card_with_no_runs_tries_the_lending_cards_tuned_configs_but_never_picks_them_as_tuned(tmp_path):
+    """A fresh H100 borrowed the H200's runs but tried only d0's declared configs and their moves:
+    at 7x5120x3072 it ran d0 in G=4, U=1, a config no card had timed, at 0.52x cuBLAS BF16 (call 48,
+    2026-12-06), where the H200's tune had found G=1, U=4 fastest at all eight decode shapes it
+    tuned. The lending card's tuned configs are now candidates, and one it timed on shapes of the
+    kind wins over an untimed one within MEASURED_EDGE (G=1, U=4 ran 0.99x cuBLAS there, call 53).
+    Its tune is still never a pick: nothing is 'tuned here' on a card that tuned nothing."""
+    tmp = _h100_beside_h200(tmp_path)
+    shutil.copy(H200 / "tune-gemm_bf16-d0.csv", tmp / "h200")
+    bf16 = get_experiment("gemm_bf16")
+    chooser = best.selector(bf16, tmp / "newcard")
+    assert chooser.runs_from == "h200" and chooser.table == {} and chooser.config_runs == {}
+    chosen = chooser.pick(bf16.shape(7, 5120, 3072))
+    assert (chosen.variant.name, chosen.params["G"], chosen.params["U"]) == ("d0", 1, 4), chosen
+    assert chosen.why.startswith("model:") and "(h200's runs: none on this card yet)" in chosen.why
+    tuned_there = bf16.shape(1, 4096, 4096)  # d0 tuned there on the H200
+    assert chooser.tuned(tuned_there) is None
+    assert chooser.pick(tuned_there).why.startswith("model:")
+    # The model alone leaves out the lending card's tune near the judged shape, as it does its own.
+    seeds = model_errors.Unseen(bf16, tmp / "newcard").selector(tuned_there).seed_table["d0"]["by_shape"]
+    assert "1x4096x4096" not in seeds and "16x4096x4096" in seeds
+
+
 @pytest.mark.parametrize("label", ["1x8192x28672", "16x28672x4096", "128x57344x8192", "8191x33x8193"])
 def test_a_lent_run_counts_in_the_class_it_ran_in_on_the_card_that_ran_it(tmp_path, label):
     """On an H100 with the H200's runs lent, gemm_bf16's t0 was the pick at 11 of the 40 llm shapes

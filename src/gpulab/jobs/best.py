@@ -169,20 +169,26 @@ class Selector:
 
     def __init__(self, experiment: Experiment, table: dict | None = None, card: Card | None = None,
                  runs: list[Measured] = (), runs_card: Card | None = None, runs_from: str = "",
-                 tune_rows: list[Measured] = ()):
+                 tune_rows: list[Measured] = (), lent_table: dict | None = None):
         self.experiment = experiment
         self.table = table or {}
         self.card = card or card_for(None)
         self.runs_card = runs_card or self.card
         self.runs_from = runs_from
-        self.defaults = defaults_from(self.table)
+        # The configs tried first (seeds, tuned defaults): this card's tunes', else those of the card
+        # whose runs are lent. Only this card's tune is ever a pick (rule 1).
+        self.seed_table = self.table or lent_table or {}
+        self.defaults = defaults_from(self.seed_table)
         self.variants = [v for v in experiment.variants if not v.expected_wrong]
         self.refused_arch = {v.name: r for v in self.variants if (r := v.arch_reason(self.card.arch))}
         self.runs = fastest_per_shape(list(runs))
         # Each config's own fastest run at each shape: the variant's calibration above keeps only
         # its fastest config per shape, which would lend coalesce's rows VEC=1 the efficiency its
         # VEC=4 reached beside it (0.98 against its own 0.63, H200 2026-12-04) and tie the two.
-        self.config_runs = {} if runs_from else fastest_per_config(list(runs))
+        # Lent runs time no config on this card (measured_here, timed_somewhere), but a config they
+        # timed on shapes of a kind is still the evidence that wins over one nobody timed (timed_alike).
+        self.alike_runs = fastest_per_config(list(runs))
+        self.config_runs = {} if runs_from else self.alike_runs
         self._runs_modelled: dict[tuple, tuple[float | None, float]] = {}  # _run_model's memo
         self._efficiency: dict[tuple, tuple[float, str]] = {}
         # Memos of pure functions of (variant, shape, ...): each llm shape asks them thousands of times
@@ -204,7 +210,7 @@ class Selector:
     def from_evidence(cls, experiment: Experiment, known: Evidence) -> Selector:
         """A Selector from what a card knows (calibration.Evidence)."""
         return cls(experiment, known.table, known.card, known.runs, runs_card=known.runs_card,
-                   runs_from=known.runs_from, tune_rows=known.tune_rows)
+                   runs_from=known.runs_from, tune_rows=known.tune_rows, lent_table=known.lent_table)
 
     def basis(self) -> str:
         """One line: the card the model's times are for (its ceilings, its SMs) and whose runs its
@@ -374,12 +380,15 @@ class Selector:
         return (estimate.variant.name, tuple(sorted(estimate.params.items()))) in self.config_runs
 
     def timed_alike(self, estimate: Estimate) -> bool:
-        """Whether the config was timed on this card at a shape of the estimate's kind (shape_class):
-        the evidence that wins over untimed configs (prefer_measured) and overrules a tune (pick).
-        sgemm's sx in 32-wide tiles, timed only where N <= 33 (memory-bound), came out 1% ahead of v13
-        at 128x4096x4096 and ran 1.30x its time (an H100, 2026-12-05; notebook/probes/sx_moved/)."""
+        """Whether the config was timed on this card (or, where its runs are lent, on the lending
+        card) at a shape of the estimate's kind (shape_class): the evidence that wins over untimed
+        configs (prefer_measured) and overrules a tune (pick). sgemm's sx in 32-wide tiles, timed only
+        where N <= 33 (memory-bound), came out 1% ahead of v13 at 128x4096x4096 and ran 1.30x its time
+        (an H100, 2026-12-05; notebook/probes/sx_moved/). Lent runs count: on a fresh H100, d0 in G=4,
+        a config no card had timed, came out ahead of the G=1 the H200's tune had timed at every decode
+        shape, and ran 0.52x cuBLAS BF16 at 7x5120x3072 (2026-12-06, notebook/probes/alone-h100/)."""
         v = estimate.variant
-        runs = self.config_runs.get((v.name, tuple(sorted(estimate.params.items()))), ())
+        runs = self.alike_runs.get((v.name, tuple(sorted(estimate.params.items()))), ())
         kind = self.shape_class(v, estimate.shape)
         return any(self.shape_class(v, run.shape, self.runs_card) == kind for run in runs)
 
@@ -544,7 +553,7 @@ class Selector:
         return (seeds + moves)[:MAX_CONFIGS]
 
     def _seeds(self, v: Variant, shape: Shape) -> list[Params | None]:
-        entry = self.table.get(v.name) or {}
+        entry = self.seed_table.get(v.name) or {}
         out: list[Params | None] = [self.defaults(v, shape), v.default_params()]
         out += [accepted_params(v, (b or {}).get("params")) for b in (entry.get("by_shape") or {}).values()]
         chosen = self.experiment.best_default(shape)

@@ -168,12 +168,31 @@ def fastest_per_config(runs: list[Measured]) -> dict[tuple, list[Measured]]:
     return {key: list(shapes.values()) for key, shapes in by_config.items()}
 
 
-def lent_runs(experiment: Experiment, folder: Path | None) -> tuple[str, Card, list[Measured]] | None:
-    """(its folder's name, its ceilings, its runs) of the first other card (by name) with runs of the
-    experiment in `folder`'s results root, else in LAB_RESULTS (the runs gpulab's repository
-    recorded, where it runs from a clone: a user's own results folder, outside the clone, starts
-    empty); a card whose files cannot be read is passed over. `folder` None (no card and no results
-    named): LAB_RESULTS alone. None where there is none."""
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """What a card knows of an experiment, which the best-row model (gpulab.jobs.best.Selector)
+    is built from: its tune (`table`: tuned.json's entry), the card the model's times are for
+    (`card`), the runs its efficiencies come from and the tunes' rows its configs are weighed by;
+    where those runs are another card's, that card's ceilings (`runs_card`) and folder name
+    (`runs_from`), and that card's tune (`lent_table`): its configs are candidates here, never
+    picks. gpulab.jobs.model_errors.Unseen builds from the same, less what lies near one shape."""
+    table: dict
+    card: Card
+    runs: list[Measured]
+    tune_rows: list[Measured] = ()
+    runs_card: Card | None = None
+    runs_from: str = ""
+    lent_table: dict = dataclasses.field(default_factory=dict)
+
+
+def lent_runs(experiment: Experiment, folder: Path | None) -> Evidence | None:
+    """What the first other card (by name) with runs of the experiment in `folder`'s results root,
+    else in LAB_RESULTS (the runs gpulab's repository recorded, where it runs from a clone: a user's
+    own results folder, outside the clone, starts empty), knows of it: its runs, its tunes' rows, its
+    ceilings (runs_card) and folder name (runs_from), and its tune as `lent_table` (its `table`, this
+    card's, is left empty: nothing the other card tuned is a pick here). A card whose files cannot be
+    read is passed over. `folder` None (no card and no results named): LAB_RESULTS alone. None where
+    there is none."""
     seen: set[Path] = set()
     own = folder.resolve() if folder is not None else None
     for root in ((folder.parent,) if folder is not None else ()) + (LAB_RESULTS,):
@@ -183,28 +202,15 @@ def lent_runs(experiment: Experiment, folder: Path | None) -> tuple[str, Card, l
         others = sorted(p for p in root.iterdir() if p.is_dir() and p.resolve() != own)
         for other in others:
             try:
-                found = measured_runs(experiment, other, load_tuned(other).get(experiment.name, {}))
+                table = load_tuned(other).get(experiment.name, {})
+                found = measured_runs(experiment, other, table)
                 if found:
-                    return other.name, card_for(other), found
+                    card = card_for(other)
+                    return Evidence({}, card, found, tune_runs(experiment, other), runs_card=card,
+                                    runs_from=other.name, lent_table=table)
             except GpulabError:  # a damaged file of another card: not this card's to fail on
                 continue
     return None
-
-
-@dataclasses.dataclass(frozen=True)
-class Evidence:
-    """What a card knows of an experiment, which the best-row model (gpulab.jobs.best.Selector)
-    is built from: its tune (`table`: tuned.json's entry), the card the model's times are for
-    (`card`), the runs its efficiencies come from and the tunes' rows its configs are weighed by;
-    where those runs are another card's, that card's ceilings (`runs_card`) and folder name
-    (`runs_from`). gpulab.jobs.model_errors.Unseen builds from the same, less what lies near one
-    shape."""
-    table: dict
-    card: Card
-    runs: list[Measured]
-    tune_rows: list[Measured] = ()
-    runs_card: Card | None = None
-    runs_from: str = ""
 
 
 def evidence(experiment: Experiment, folder: Path | None) -> Evidence:
@@ -213,7 +219,10 @@ def evidence(experiment: Experiment, folder: Path | None) -> Evidence:
     experiment. Where that card has no run of it yet, the runs of another card beside it, else of
     one in the results gpulab's repository recorded (lent_runs), stand in for the efficiencies: the
     bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at
-    16x4096x4096, v2 at 128x4096x4096) came out the pick. Where the card has no ceilings measured
+    16x4096x4096, v2 at 128x4096x4096) came out the pick. That card's tuned configs stand in for
+    the candidates (Selector's seeds), never for picks: with the declared defaults alone, a fresh H100
+    ran d0 in G=2 U=2 and G=4 U=1 at every decode shape, never in the G=1 U=4 the H200's tune had
+    found fastest at all eight it tuned (2026-12-06). Where the card has no ceilings measured
     either, the lending card's stand in for them too: the runs' efficiencies were read against
     those, and the reference values differ from them by kernel (the reference's TF32 rate is 0.81
     of the H200's measured one, its FMA rate 0.97)."""
@@ -224,5 +233,6 @@ def evidence(experiment: Experiment, folder: Path | None) -> Evidence:
     own = card_for(folder)
     if lent is None:
         return Evidence(table, own, runs, tune_rows)
-    name, card, found = lent
-    return Evidence(table, card if own.source == REFERENCE_SOURCE else own, found, runs_card=card, runs_from=name)
+    # The model's times are for this card (its ceilings, where measured), its efficiencies and
+    # candidate configs the other card's.
+    return dataclasses.replace(lent, table=table, card=lent.card if own.source == REFERENCE_SOURCE else own)

@@ -73,14 +73,18 @@ class Unseen:
         def runs(found: list[Measured]) -> list[Measured]:
             return [r for r in found if far(r.shape)]
 
-        table = {}
-        for name, entry in self.known.table.items():
-            if isinstance(entry, dict) and entry.get("by_shape"):
-                entry = entry | {"by_shape": {label: b for label, b in entry["by_shape"].items()
-                                              if far(shape_of(label))}}
-            table[name] = entry
-        unseen = dataclasses.replace(self.known, table=table, runs=runs(self.known.runs),
-                                     tune_rows=runs(self.known.tune_rows))
+        def tunes(known: dict) -> dict:
+            table = {}
+            for name, entry in known.items():
+                if isinstance(entry, dict) and entry.get("by_shape"):
+                    entry = entry | {"by_shape": {label: b for label, b in entry["by_shape"].items()
+                                                  if far(shape_of(label))}}
+                table[name] = entry
+            return table
+
+        unseen = dataclasses.replace(self.known, table=tunes(self.known.table), runs=runs(self.known.runs),
+                                     tune_rows=runs(self.known.tune_rows),
+                                     lent_table=tunes(self.known.lent_table))
         return Selector.from_evidence(self.experiment, unseen)
 
     def pick(self, shape: Shape) -> Pick | None:
