@@ -5,6 +5,10 @@
 # the model's pick, the pick and the model-alone pick, cuBLAS beside (rows kept out of results/:
 # $OUT/unlisted-*.csv). The card's folder gets the H100 ceilings of calls 46-48 after the suite, so
 # the suite runs as on a clean clone and the bench does not measure them again.
+# Ran on an H100 80GB HBM3 (2026-12-06) on ece9163: the GPU suite "3325 passed, 1 skipped in
+# 361.72s", exclusive "2 passed, 1 skipped" (probes/gpu_suite/call54-h100/); the best row within 5% of
+# the fastest gpulab row at 10 of 12 unlisted gemm_bf16 shapes and 11 of 12 sgemm ones, 0.59-1.04x
+# cuBLAS BF16 and 0.57-2.21x cuBLAS FP32 (probes/alone-h100/call54/).
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call54.sh
 set -u
 source scripts/device_step.sh
