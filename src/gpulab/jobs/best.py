@@ -18,7 +18,8 @@ best) says what it would run, with no GPU. The rule, in full:
    was passed over for; where the model still puts the tuned config first, it stays 'tuned here'.
 2. Else a model chooses among candidates: every variant the card's architecture runs (demonstrations
    never), each at its tuned params for the shape, its declared defaults, every config a tune found
-   best anywhere, the experiment's own default for the shape (Experiment.best_default), and the
+   best anywhere (on a card with no runs of its own, the lending card's tunes: candidates, never
+   picks), the experiment's own default for the shape (Experiment.best_default), and the
    one-param moves from the first two that change its grid or its padded work (a move its
    constraints refuse is repaired by a second param where one can; the blocks an SM runs at once,
    a variant's resident_param, are never moved: registers decide them, which the model cannot see);
