@@ -1449,6 +1449,25 @@ def _h100_beside_h200(tmp_path) -> Path:
     return tmp
 
 
+def test_a_config_the_lending_card_timed_at_the_shape_counts_as_measured_there(tmp_path):
+    """The H200 timed sgemm's sx in 64 x 32 tiles at 2048x31x4096. A fresh H100 lent the H200's runs
+    gave that config its variant's fastest efficiency times a config factor, put it behind v12 and
+    ran v12 at 2.08x sx's time at 2049x31x4093 (call 55, 2026-12-06). The config's own measurement
+    there now speaks for it, said to be the H200's; with it the H100 ran sx at 0.92x cuBLAS FP32
+    (call 56). `--ranking` says whose timing it is."""
+    tmp = _new_card_beside_h200(tmp_path)
+    shutil.copy(H100_CEILINGS, tmp / "newcard" / "ceilings.csv")
+    chooser = best.selector(SGEMM, tmp / "newcard")
+    shape = SGEMM.shape(2049, 31, 4093)
+    chosen = chooser.pick(shape)
+    assert chosen.variant.name == "sx" and (chosen.params["BM"], chosen.params["BN"]) == (64, 32), chosen
+    assert chosen.why.startswith("model:") and "(h200's runs: none on this card yet)" in chosen.why
+    top = chooser.ranking(shape)[0]
+    assert top.efficiency_from.startswith(best.MEASURED_HERE + "2048x31x4096")
+    assert best_records.timed_where(chooser, top) == "at this shape on h200"
+    assert not chooser.timed_somewhere(top)  # this card timed nothing: the pick still says so
+
+
 def test_a_card_with_no_runs_tries_the_lending_cards_tuned_configs_but_never_picks_them_as_tuned(tmp_path):
     """A fresh H100 borrowed the H200's runs but tried only d0's declared configs and their moves:
     at 7x5120x3072 it ran d0 in G=4, U=1, a config no card had timed, at 0.52x cuBLAS BF16 (call 48,

@@ -257,7 +257,8 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     order (by time; a config the card timed there first within best.MEASURED_EDGE), with `rank`,
     `model_ms`, `vs_fastest` (over the fastest modelled), `bound` (compute, DRAM or L2),
     `efficiency` and `efficiency_from`, `timed` ('at this shape', 'on this card' at shapes of its
-    kind, 'other kind only', or 'never') and `picked`. Needs no GPU."""
+    kind, 'other kind only', or 'never'; on a card whose runs are lent, 'at this shape on h200' and
+    'on h200') and `picked`. Needs no GPU."""
     exp = experiment(experiment_name, kernels)
     if suite is not None and shapes is not None:
         raise GpulabError("give shapes or a suite, not both")

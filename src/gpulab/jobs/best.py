@@ -296,15 +296,19 @@ class Selector:
         """The config's own efficiency where it was timed at the shape or very near it (VERY_NEAR),
         doing there what the model says it does here (_same_regime): the median of model over measured
         time of those runs; None where it was not. A measurement of the config itself outranks every
-        figure borrowed from other configs or shapes."""
+        figure borrowed from other configs or shapes, a lending card's too (said so): the H200's
+        tune had timed sgemm's sx in 64 x 32 tiles at 2048x31x4096; a fresh H100 lent the variant's
+        fastest run there times a config factor instead, put it behind v12 and ran v12 at 2.08x
+        sx's time at 2049x31x4093 (2026-12-06, call 55)."""
         key = tuple(sorted(params.items()))
-        runs = [run for run in self.config_runs.get((v.name, key), ())
+        runs = [run for run in self.alike_runs.get((v.name, key), ())
                 if shape_distance(shape, run.shape) <= VERY_NEAR and self._same_regime(v, params, shape, run)]
         ratios = [ratio for run in runs if (ratio := self._ratio(v, run)) is not None]
         if not ratios:
             return None
         nearest = min(runs, key=lambda run: shape_distance(shape, run.shape))
-        return statistics.median(ratios), MEASURED_HERE + "x".join(map(str, nearest.shape))
+        lent = f" ({self.runs_from}'s runs: none on this card yet)" if self.runs_from else ""
+        return statistics.median(ratios), MEASURED_HERE + "x".join(map(str, nearest.shape)) + lent
 
     def _same_regime(self, v: Variant, params: Params, shape: Shape, run: Measured) -> bool:
         """Whether the model puts the config's time per unit of work (FLOPs, else bytes) at `shape`
@@ -314,7 +318,8 @@ class Selector:
         1000x3000x777 (65 us, 1.32x faster than that model) made it the pick at 1000x3000x776 at 9 us,
         where t4 ran 15 (H200, 2026-12-04)."""
         ratio = self._ratio(v, run)
-        here = self._estimate(v, params, shape, modelled=True, efficiency=(1.0, ""))
+        # Both on the card that ran it: another card's ceilings would move the model's time by theirs.
+        here = self._estimate(v, params, shape, modelled=True, efficiency=(1.0, ""), card=self.runs_card)
         if ratio is None or here is None or here.roof_s <= 0:
             return True
         there = self.experiment.shape(*run.shape)

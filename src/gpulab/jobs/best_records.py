@@ -15,11 +15,13 @@ def timed_where(chooser: Selector, estimate: Estimate) -> str:
     """Whether the card timed the estimate's config: 'at this shape' (or very near it: its own
     efficiency there), 'on this card' (at other shapes of the same kind, compute- or memory-bound),
     'other kind only' (timed, but only on the other kind of shape: no evidence here,
-    Selector.timed_alike), or 'never' (its efficiency its variant's)."""
+    Selector.timed_alike), or 'never' (its efficiency its variant's). Where the card's runs are
+    lent, the first two name the card that timed it ('at this shape on h200', 'on h200')."""
+    lent = f" on {chooser.runs_from}" if chooser.runs_from else ""
     if estimate.efficiency_from.startswith(MEASURED_HERE):
-        return "at this shape"
+        return "at this shape" + lent
     if chooser.timed_alike(estimate):
-        return "on this card"
+        return lent.strip() or "on this card"
     return "other kind only" if chooser.timed_somewhere(estimate) else "never"
 
 
