@@ -3,8 +3,8 @@
 # best row; the memory experiments' best rows; your own kernels' best rows) on the tree where a
 # lending card's run of a config at the shape counts as measured there, on a card that borrows the
 # H200's runs (any but the H200).
-# Ran on an H100 80GB HBM3 (2026-12-06), on the working tree of the commit after c25cb18's notes (the
-# measured_here change, uncommitted then): "874 passed in 136.38s".
+# Ran on an H100 80GB HBM3 (2026-12-06), on the source committed next as 0b38762 (the
+# measured_here change, not yet committed; src and tests unchanged since): "874 passed in 136.38s".
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call57.sh
 set -u
 source scripts/device_step.sh
