@@ -1551,7 +1551,8 @@ def test_a_results_folder_outside_the_clone_borrows_the_labs_own_runs(tmp_path, 
             chosen = chooser.pick(shape)
             assert chosen.variant.name not in ("v0", "v1", "v2", "v3", "v4", "v5"), (folder, shape.label)
             assert "(h200's runs: none on this card yet)" in chosen.why
-        assert chooser.basis().endswith("efficiencies from h200's runs (none of this card's yet)")
+        assert chooser.basis().endswith(
+            "efficiencies from h200's runs (none of this card's yet); candidate configs from its tunes too")
     monkeypatch.setattr(calibration, "LAB_RESULTS", tmp_path / "no-clone")  # an installed wheel: no such folder
     assert best.selector(SGEMM, None).runs_from == ""
     bare = best.selector(SGEMM, tmp_path / "results" / "h200")

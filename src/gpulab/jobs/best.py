@@ -215,9 +215,10 @@ class Selector:
 
     def basis(self) -> str:
         """One line: the card the model's times are for (its ceilings, its SMs) and whose runs its
-        efficiencies come from."""
+        efficiencies come from (and, where they are lent, whose tunes its candidates)."""
         if self.runs_from:
-            runs = f"{self.runs_from}'s runs (none of this card's yet)"
+            tunes = "; candidate configs from its tunes too" if self.seed_table else ""
+            runs = f"{self.runs_from}'s runs (none of this card's yet){tunes}"
         elif self.runs:
             runs = "this card's runs"
         else:
