@@ -73,8 +73,9 @@ best) says what it would run, with no GPU. The rule, in full:
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
      reads all this from another card's runs in the same results root, else in the results gpulab's
-     repository recorded (run from a clone), against that card's ceilings (calibration.evidence, lent_runs;
-     chosen_by names the card); with none anywhere, 1 (the bare model, said so).
+     repository recorded (run from a clone), against that card's ceilings
+     (calibration.evidence, lent_evidence; chosen_by names the card); with none anywhere, 1 (the
+     bare model, said so).
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
    panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the

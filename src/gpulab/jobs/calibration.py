@@ -1,10 +1,11 @@
 """The card's measured runs that the best-row model (gpulab.jobs.best) calibrates on: each timed
 row of results/<gpu>/<experiment>.csv and each tuned config's time (Measured, measured_runs), every
-config its tunes timed (tune_runs), a card's lent runs where it has none of its own yet
-(lent_runs), and what the model reads off them: the fastest run of each variant and config at each
-shape, and a fixed cost a round plus a multiple of the model where memory-bound runs fit one
-(fixed_cost_fit, Calibration). What a card knows, its own or lent, in one place (Evidence,
-evidence): best's Selector and the model alone (model_errors.Unseen) are built from it."""
+config its tunes timed (tune_runs), another card's runs, tune rows and tuned configs where a card
+has no runs of its own yet (lent_evidence), and what the model reads off them: the fastest run of
+each variant and config at each shape, and a fixed cost a round plus a multiple of the model where
+memory-bound runs fit one (fixed_cost_fit, Calibration). What a card knows, its own or lent, in one
+place (Evidence, evidence): best's Selector and the model alone (model_errors.Unseen) are built
+from it."""
 
 from __future__ import annotations
 
@@ -185,7 +186,7 @@ class Evidence:
     lent_table: dict = dataclasses.field(default_factory=dict)
 
 
-def lent_runs(experiment: Experiment, folder: Path | None) -> Evidence | None:
+def lent_evidence(experiment: Experiment, folder: Path | None) -> Evidence | None:
     """What the first other card (by name) with runs of the experiment in `folder`'s results root,
     else in LAB_RESULTS (the runs gpulab's repository recorded, where it runs from a clone: a user's
     own results folder, outside the clone, starts empty), knows of it: its runs, its tunes' rows, its
@@ -217,7 +218,7 @@ def evidence(experiment: Experiment, folder: Path | None) -> Evidence:
     """What the card whose results are in `folder` (results/<gpu>/: tuned.json, the experiment's
     CSV, ceilings.csv; None: nothing tuned or measured, the H200's reference ceilings) knows of the
     experiment. Where that card has no run of it yet, the runs of another card beside it, else of
-    one in the results gpulab's repository recorded (lent_runs), stand in for the efficiencies: the
+    one in the results gpulab's repository recorded (lent_evidence), stand in for the efficiencies: the
     bare model holds every kernel to its roof, and with it the ladder's first rungs (sgemm's v1 at
     16x4096x4096, v2 at 128x4096x4096) came out the pick. That card's tuned configs stand in for
     the candidates (Selector's seeds), never for picks: with the declared defaults alone, a fresh H100
@@ -229,7 +230,7 @@ def evidence(experiment: Experiment, folder: Path | None) -> Evidence:
     table = load_tuned(folder).get(experiment.name, {}) if folder is not None else {}
     runs = measured_runs(experiment, folder, table)
     tune_rows = tune_runs(experiment, Path(folder)) if folder is not None else []
-    lent = lent_runs(experiment, Path(folder) if folder is not None else None) if not runs else None
+    lent = lent_evidence(experiment, Path(folder) if folder is not None else None) if not runs else None
     own = card_for(folder)
     if lent is None:
         return Evidence(table, own, runs, tune_rows)
