@@ -238,8 +238,6 @@ LOCK_HELP = "lock the SM clock at MHz while timing (NVML, needs root; reset afte
 
 
 def show_bench(experiment, records: list[dict]) -> None:
-
-
     console.print(bench_table(records, f"{experiment.name}: {experiment.title}"))
     for line in napkin_lines(records):  # memory-bound experiments: the bytes behind each GB/s
         console.print("  " + line, markup=False, highlight=False)

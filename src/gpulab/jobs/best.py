@@ -226,6 +226,11 @@ class Selector:
             runs = "none measured (the bare model: every kernel at its roof)"
         return f"the model's card: {self.card.source}, {self.card.sms} SMs; efficiencies from {runs}"
 
+    @property
+    def lent_note(self) -> str:
+        """What every efficiency read off another card's runs says of them ('' on this card's own)."""
+        return f" ({self.runs_from}'s runs: none on this card yet)" if self.runs_from else ""
+
     # -- efficiency ----------------------------------------------------------------------------
     def shape_class(self, v: Variant, shape: Shape | tuple[int, ...], card: Card | None = None) -> str:
         """'memory' where the problem's FLOPs per compulsory byte are below `card`'s (default: this
@@ -287,9 +292,8 @@ class Selector:
             else:
                 found = 1.0, BARE_MODEL
             if self.runs_from and (isinstance(found, Calibration) or found[1] != BARE_MODEL):
-                lent = f" ({self.runs_from}'s runs: none on this card yet)"
-                found = (dataclasses.replace(found, where=found.where + lent) if isinstance(found, Calibration)
-                         else (found[0], found[1] + lent))
+                found = (dataclasses.replace(found, where=found.where + self.lent_note)
+                         if isinstance(found, Calibration) else (found[0], found[1] + self.lent_note))
             self._efficiency[key] = found
         found = self._efficiency[key]
         return found.at(roof_s, rounds) if isinstance(found, Calibration) else found
@@ -309,8 +313,7 @@ class Selector:
         if not ratios:
             return None
         nearest = min(runs, key=lambda run: shape_distance(shape, run.shape))
-        lent = f" ({self.runs_from}'s runs: none on this card yet)" if self.runs_from else ""
-        return statistics.median(ratios), MEASURED_HERE + "x".join(map(str, nearest.shape)) + lent
+        return statistics.median(ratios), MEASURED_HERE + "x".join(map(str, nearest.shape)) + self.lent_note
 
     def _same_regime(self, v: Variant, params: Params, shape: Shape, run: Measured) -> bool:
         """Whether the model puts the config's time per unit of work (FLOPs, else bytes) at `shape`
