@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# call 52 (2026-12-06): on an H200, d0 tuned at all sixteen decode shapes of the llm suite (its tune
+# call 58 (2026-12-06, third session; call 52 again, on 36569a5): on an H200, d0 tuned at all sixteen decode shapes of the llm suite (its tune
 # had timed eight; resuming, it times the other eight: 8B's gate+up and 70B's qkv, gate+up and down,
 # at 1 and 16 tokens), then the llm rows of gemm_bf16 timed again with each shape's model-alone pick beside
 # its best row (bench --alone) and the verdict. On another card: the whole GPU suite on this tree.
-# (notebook/probes/gpu_suite/call58-h100/).
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call58.sh
 set -u
 source scripts/device_step.sh
