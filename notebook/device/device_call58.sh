@@ -3,6 +3,9 @@
 # had timed eight; resuming, it times the other eight: 8B's gate+up and 70B's qkv, gate+up and down,
 # at 1 and 16 tokens), then the llm rows of gemm_bf16 timed again with each shape's model-alone pick beside
 # its best row (bench --alone) and the verdict. On another card: the whole GPU suite on this tree.
+# Ran on an H100 80GB HBM3 (2026-12-06, the H200 asked for and not come): its other-card branch, the
+# whole GPU suite on 36569a5: "3325 passed, 1 skipped in 306.38s"; exclusive "2 passed, 1 skipped"
+# (notebook/probes/gpu_suite/call58-h100/).
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call58.sh
 set -u
 source scripts/device_step.sh
