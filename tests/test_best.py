@@ -23,8 +23,8 @@ from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.gpu import clusters
 from gpulab.jobs import bench as bench_job
-from gpulab.jobs import best, best_records, calibration, cost, model_errors
-from gpulab.jobs.tune import accepted_params, load_tuned, shape_distance
+from gpulab.jobs import best, best_records, calibration, cost, model_errors, suite_plan
+from gpulab.jobs.tune import accepted_params, load_tuned, shape_distance, tune_path
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
 from gpulab.records import BEST, DamagedFile, read_csv, write_csv
 from gpulab.records.ceilings import attach_copy
@@ -592,7 +592,7 @@ def test_the_best_rows_say_why_in_chosen_by(tmp_path):
 def test_contenders_keep_the_variants_near_the_pick(tmp_path):
     shape = SGEMM.shape(8192, 8192, 8192)
     chooser = best.selector(SGEMM, H200)
-    near = best.contenders(chooser, shape, 1.5)
+    near = suite_plan.contenders(chooser, shape, 1.5)
     ranked = chooser.ranking(shape)
     assert near[0] == ranked[0].variant.name and "v0" not in near and len(near) < len(ranked)
     specs = bench_job.bench_plan(SGEMM, None, {}, [shape], H200, with_best=True, within=1.5)
@@ -724,6 +724,35 @@ def test_a_config_factor_never_lifts_a_config_above_its_variants_fastest():
     assert chooser.config_factor(d0, slow, bf16.shape(7, 4096, 4096)) is None
 
 
+def test_a_config_factor_is_read_only_where_the_config_filled_the_sms_alike():
+    """At 128 tokens t3 in 256-wide tiles leaves most SMs idle where N is small (24 tiles at N = 6144)
+    and fills them where N is large (224 at 57344): its standing beside 128-wide tiles at the one
+    says nothing of the other. At 128x28672x4096 (112 tiles, 0.85 of the SMs) its factor is read at
+    57344 alone, where it ran fastest, not with the half it ran at 6144 (read so on the H200's
+    tunes it put 256-wide tiles behind there, where they ran fastest: 65.5 against 71.6 us); at
+    128x5120x4096 (20 tiles) it is read at 6144."""
+    bf16 = get_experiment("gemm_bf16")
+    t3 = bf16.variant("t3")
+    narrow, wide = (t3.completed_params({"BM": 128, "BN": bn, "STAGES": 4}) for bn in (128, 256))
+    bare = best.Selector(bf16, {}, CARD)
+
+    def run(params, values, slower: bool) -> calibration.Measured:
+        roofs = [bare._estimate(t3, p, bf16.shape(*values), modelled=True, efficiency=(1.0, "")).roof_s
+                 for p in (narrow, wide)]
+        mine = roofs[(narrow, wide).index(params)]
+        return calibration.Measured("t3", params, values, 2 * max(roofs) if slower else mine)
+
+    few, many = (128, 6144, 4096), (128, 57344, 8192)
+    tune = [run(narrow, few, False), run(wide, few, True), run(wide, many, False), run(narrow, many, True)]
+    chooser = best.Selector(bf16, {}, CARD, [tune[0], tune[2]], tune_rows=tune)
+    between = bf16.shape(128, 28672, 4096)
+    assert chooser.shape_class(t3, between) == "memory"
+    assert chooser.config_factor(t3, wide, between) is None  # 1 where it filled the SMs alike
+    assert "(at 128x57344x8192)" in chooser.config_factor(t3, narrow, between)[1]
+    factor, why = chooser.config_factor(t3, wide, bf16.shape(128, 5120, 4096))
+    assert factor < 0.75 and "(at 128x6144x4096)" in why
+
+
 def test_decode_shapes_of_no_list_pick_the_d0_config_that_ran_fastest_beside_it():
     """On the H200's results: at 1x5120x3000 and 7x4096x4096 (no suite, tune or calibration row
     has them) d0's pick is a G=1 U=4 config, its tune's fastest at the decode shapes nearest, not
@@ -805,7 +834,7 @@ def test_api_best_on_a_suite_carries_its_columns():
 def test_tune_targets_are_the_models_top_variants_at_each_shape():
     chooser = best.selector(SGEMM, H200)
     shapes = [SGEMM.shape(1, 6144, 4096), SGEMM.shape(8192, 8192, 8192)]
-    targets = best.tune_targets(chooser, shapes, top=2)
+    targets = suite_plan.tune_targets(chooser, shapes, top=2)
     for shape in shapes:
         top = [e.variant.name for e in chooser.ranking(shape)[:2]]
         assert all(shape in targets[name] for name in top)
@@ -1318,18 +1347,28 @@ def test_the_model_alone_knows_nothing_at_the_shape_and_is_judged_on_the_rows_ti
     (96-wide tiles, 19.8 us); the model alone, without that tune or any run near it, picks kc in
     128-wide tiles and a ring of 7, which ran 21.5 us there, 1.09x the fastest: a miss. At
     1x57344x8192 its pick, ks in one block an SM, was the fastest row: a hit. At 1x4096x4096, with
-    its pick's row taken out of the suite file, the pick's config was not timed: counted neither
-    way, named with its variant's fastest there as a hint (that judgement had passed picks that
-    ran 5-32% slower once timed)."""
+    its pick's row taken out of the suite file, the row d0's tune timed there judges it; taken out
+    of both, the pick's config was not timed: counted neither way, named with its variant's fastest
+    there as a hint (that judgement had passed picks that ran 5-32% slower once timed)."""
     bf16 = get_experiment("gemm_bf16")
     folder = _llm_rows_at(tmp_path, "gemm_bf16", {"128x6144x4096", "1x57344x8192", "1x4096x4096"})
     shape = bf16.shape(128, 6144, 4096)
     assert best.selector(bf16, folder).pick(shape).why == "tuned here"
     alone = model_errors.Unseen(bf16, folder).pick(shape)
     assert alone.why.startswith("model:") and (alone.params["BN"], alone.params["STAGES"]) == (128, 7)
-    suite = folder / "gemm_bf16-llm.csv"
-    write_csv(suite, [r for r in read_csv(suite) if not (r["shape"] == "1x4096x4096" and r["variant"] == "d0"
-                                                         and r["params"] == "G=1 U=4 KW=4 S=0 MINB=2 DEPTH=1")])
+    suite, tune = folder / "gemm_bf16-llm.csv", tune_path(folder, "gemm_bf16", "d0")
+
+    def without_the_pick(path: Path) -> None:
+        write_csv(path, [r for r in read_csv(path) if not (r["shape"] == "1x4096x4096" and r["variant"] == "d0"
+                                                           and r["params"] == "G=1 U=4 KW=4 S=0 MINB=2 DEPTH=1")])
+
+    without_the_pick(suite)
+    # d0's tune timed the pick there as well (13.1 us; its fastest there 12.1, G=1 U=4 KW=8 MINB=2):
+    # the card timed it at the shape, so it is judged, against the fastest of either file.
+    found = model_errors.picks_alone(bf16, folder, suite)
+    assert (found["shapes"], found["within_5pct"], found["timed"]) == (3, 1, 3)
+    assert found["misses"] == ["128x6144x4096 kc 1.09x", "1x4096x4096 d0 1.08x"]
+    without_the_pick(tune)
     found = model_errors.picks_alone(bf16, folder, suite)
     assert (found["shapes"], found["within_5pct"], found["timed"]) == (3, 1, 2)
     assert found["misses"] == ["128x6144x4096 kc 1.09x"]

@@ -41,7 +41,7 @@ from gpulab.jobs import bench as bench_job
 from gpulab.jobs import fidelity as fid
 from gpulab.jobs import new as scaffold
 from gpulab.jobs import replay as replaying
-from gpulab.jobs import search
+from gpulab.jobs import search, suite_plan
 from gpulab.jobs import sanitize as sanitizing
 from gpulab.jobs import tune as tuning
 from gpulab.jobs.bench import BenchOptions
@@ -602,7 +602,7 @@ def tune(experiment_name: str, variant: str | None = None, params: dict | None =
     card model, each in `.per_card` (this Records is the first's).
 
     `suite` (a built-in's name or a .toml file) gives the shapes; with no `variant` named, each of
-    the `top` variants the model ranks first at each of its shapes (gpulab.jobs.best.tune_targets)
+    the `top` variants the model ranks first at each of its shapes (gpulab.jobs.suite_plan.tune_targets)
     is tuned at the shapes where it ranks so, one tune after the other: Records of every tune's
     results, `.tunes` each tune's Records (with `.plan`, `.result`, `.per_card`)."""
     progress = _progress(progress)
@@ -672,7 +672,7 @@ def _tune_suite(exp, shapes: list[Shape], params, budget, strategy, seed: int, k
     # With no GPU here (the GPUs a scheduler's workers hold), the one card with results, else none:
     # the workers' cards are not known yet, so neither another card's tune nor a guess among several.
     chooser = choosing.selector(exp, card_folder(here.slug) if here is not None else only_card(RESULTS_ROOT))
-    targets = choosing.tune_targets(chooser, shapes, top)
+    targets = suite_plan.tune_targets(chooser, shapes, top)
     for name, mine in targets.items():
         progress.say(f"{exp.name} {name}: tuned at {len(mine)} shape(s) where the model ranks it in the top {top}")
     rows = Records()

@@ -18,10 +18,11 @@ from gpulab.errors import GpulabError
 from gpulab.files import check_writable
 from gpulab.gpu.stats import parse_noise
 from gpulab.gpu.timing import TimingPolicy
-from gpulab.jobs.best import Pick, Selector, contenders, selector
+from gpulab.jobs.best import Pick, Selector, selector
 from gpulab.jobs.ceilings import ensure
 from gpulab.jobs.clean import Gate, vet_best
 from gpulab.jobs.model_errors import Unseen
+from gpulab.jobs.suite_plan import contenders
 from gpulab.jobs.tune import tuned_defaults
 from gpulab.records import BEST, Records, card_folder, read_csv, upsert_runs
 from gpulab.records.ceilings import attach, attach_copy, ceilings_path, load
@@ -101,7 +102,7 @@ def bench_plan(exp, names, overrides, shapes, folder: Path, with_best: bool,
     """bench's runs: the variants (tuned defaults from `folder`) and the vendor rows, and with
     `with_best` gpulab's best row of each shape (`picks`, else gpulab.jobs.best's from `folder`) just
     before that shape's vendor rows. With `within`, at each shape only the variants the model puts
-    within that factor of its pick's time (gpulab.jobs.best.contenders)."""
+    within that factor of its pick's time (gpulab.jobs.suite_plan.contenders)."""
     specs = plan(exp, names, overrides, shapes, defaults=tuned_defaults(exp, folder))
     if not with_best and within is None:
         return specs

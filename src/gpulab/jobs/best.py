@@ -67,8 +67,9 @@ best) says what it would run, with no GPU. The rule, in full:
      ones, paid again for each block an SM runs after another where it holds one at a time:
      Estimate.rounds), the efficiency that line gives at the shape's own modelled time and rounds
      instead of the median, at most the highest its runs reached (or 1). There, too,
-     a config the tunes timed beside the variant's fastest at those runs' shapes carries its own
-     ratio to the fastest's (at most 1; an untimed config its variant's median: config_factor): the
+     a config the tunes timed beside the variant's fastest at those runs' shapes, where it filled
+     the SMs alike, carries its own ratio to the fastest's (at most 1; an untimed config its
+     variant's median: config_factor): the
      variant's efficiency is its fastest config's, and lent whole it ranked slower configs first.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
@@ -102,7 +103,7 @@ from gpulab.jobs.calibration import (
 )
 from gpulab.jobs.cost import (
     Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, panel_bytes,
-    quantization, schedulers_busy, shows_partials, sms_at_once, traffic_of, work_units,
+    quantization, schedulers_busy, shows_partials, sm_share, sms_at_once, traffic_of, work_units,
 )
 from gpulab.jobs.tune import accepted_params, defaults_from, nearness, shape_distance, shape_of
 
@@ -335,10 +336,12 @@ class Selector:
     def config_factor(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
         """On a memory-bound shape, how the config fares against the config its variant's efficiency
         is read from (the variant's fastest at each calibration shape: _own_efficiency), where the
-        card timed both: at those shapes (the CALIBRATION_ROWS nearest of the kind), the median of its
-        model-over-measured ratio over the fastest's, at most 1; and where from. A config its tunes
+        card timed both: at those shapes (the CALIBRATION_ROWS nearest of the kind) where its launch
+        filled the SMs as it does here (_fills_alike), the median of its model-over-measured ratio
+        over the fastest's, at most 1; and where from. A config its tunes
         never timed there takes the median over the configs they did (a typical one, not the fastest
-        of many draws). None where nothing was timed beside the fastest, or the factor is 1.
+        of many draws), as does one timed only where it filled the SMs otherwise. None where nothing
+        was timed beside the fastest, or the factor is 1.
 
         Without it every config borrows its variant's fastest one's efficiency: d0 in G=2 U=2 took
         G=1 U=4's and was picked at 1x5120x3000 and 7x4096x4096, where G=1 U=4 ran 1.18-1.36x faster
@@ -358,7 +361,10 @@ class Selector:
             return None
         nearest = self._nearest_runs(v, shape, kind)[:CALIBRATION_ROWS]
         factors, where = [], ""
-        for fastest in nearest:
+        # Only where the config's launch filled the SMs alike (_fills_alike): at 128 tokens t3 and t4
+        # in 256-wide tiles, 24-40 tiles on 132 SMs at N = 6144-10240, ran 0.92 of the efficiency of
+        # 128-wide tiles, which read at N = 28672 (112 tiles) put them behind, where they ran fastest.
+        for fastest in (run for run in nearest if self._fills_alike(v, params, shape, run.shape)):
             run = next((r for r in self._runs_at.get((v.name, fastest.shape), ()) if r.params == params), None)
             if run is not None and (f := self._factor(v, run)) is not None:
                 factors.append(f)
@@ -376,6 +382,17 @@ class Selector:
             return None
         factor = min(1.0, statistics.median(factors))
         return None if factor == 1.0 else (factor, how.format(factor, where))
+
+    def _fills_alike(self, v: Variant, params: Params, shape: Shape, there: tuple[int, ...]) -> bool:
+        """Whether the config's launch gives work to shares of the SMs within SAME_REGIME of each other
+        at `shape` on this card and at the run's shape `there` on the card that ran it (its blocks, or
+        a persistent grid's tiles, over the SMs, at most 1). A config that leaves most SMs idle at one
+        shape and fills them at another is held back by other things at each (on a memory-bound shape:
+        how many SMs pull from DRAM, which no limit of the model counts), so its standing beside its
+        variant's fastest at one says little of the other."""
+        here = sm_share(v, params, shape, self.card.sms)
+        there = sm_share(v, params, self.experiment.shape(*there), self.runs_card.sms)
+        return not here or not there or max(here, there) <= SAME_REGIME * min(here, there)
 
     def _factor(self, v: Variant, run: Measured) -> float | None:
         """A run's model-over-measured ratio over that of its variant's fastest run at its shape (1 where
@@ -774,24 +791,3 @@ def rivals_ahead(chooser: Selector, variant: str, shape: Shape, measured_s: floa
     there, where v12 had run 1.87x sx's time (H200, 2026-12-04)."""
     return [e for e in chooser.ranking(shape) if e.variant.name != variant and e.seconds < RIVAL_MARGIN * measured_s
             and e.efficiency_from != BARE_MODEL and chooser.timed_somewhere(e)]
-
-
-# -- a suite's tune and its benchmark ---------------------------------------------------------------
-def tune_targets(chooser: Selector, shapes: list[Shape], top: int = 2) -> dict[str, list[Shape]]:
-    """What `gpulab tune EXP --suite NAME` tunes when no variant is named: at each shape the `top`
-    variants the model ranks first, and for each variant the shapes where it is among them (its
-    tune then records its fastest config at each, so the best row there reads 'tuned here')."""
-    out: dict[str, list[Shape]] = {}
-    for shape in shapes:
-        for est in chooser.ranking(shape)[:top]:
-            out.setdefault(est.variant.name, []).append(shape)
-    return {v.name: out[v.name] for v in chooser.variants if v.name in out}
-
-
-def contenders(chooser: Selector, shape: Shape, within: float) -> list[str]:
-    """The variants whose best estimate at `shape` is within `within` times the model's best: the
-    ones worth timing beside the pick to learn whether it was right."""
-    ranked = chooser.ranking(shape)
-    if not ranked:
-        return []
-    return [e.variant.name for e in ranked if e.seconds <= within * ranked[0].seconds]

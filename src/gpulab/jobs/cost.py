@@ -464,6 +464,17 @@ def latency_hidden(variant: Variant, params: Params, shape: Shape, sms: int, arc
     return min(1.0, w / (w + LATENCY_WARPS) / full)
 
 
+def sm_share(variant: Variant, params: Params, shape: Shape, sms: int) -> float | None:
+    """The share of the card's `sms` SMs the launch gives work to, at most 1: its blocks, or a
+    persistent grid's tiles, over the SMs (24 tiles on 132 SMs: 0.18). None where the launch is
+    unknown."""
+    units = work_units(variant, params, shape)
+    if units is None:
+        return None
+    blocks, tiles, _ = units
+    return min(1.0, (tiles if blocks < tiles else blocks) / sms)
+
+
 def quantization(blocks: int, tiles: int, sms: int, split: bool, balanced: bool, at_once: int | None = None) -> float:
     """The busiest SM's share of the work over an even share (>= 1). One block per tile, or a split
     (each block a slice of a tile): the blocks are the units, spread over the SMs that run the
