@@ -166,3 +166,39 @@ def test_a_damaged_ceilings_file_stops_the_bench_before_its_model_plans(tmp_path
     assert "ceilings.csv" in err, err
     assert lab.done == 0 and not planned and not (tmp_path / "sgemm.csv").exists()
     assert (tmp_path / "results" / "h200" / "ceilings.csv").read_bytes() == damaged
+
+
+class Planned(Exception):
+    """Stops a bench where it plans its best row."""
+
+
+class Ran(Exception):
+    """Stops a bench where its runs begin."""
+
+
+@pytest.mark.parametrize("args, best_row", [
+    (["--variant", "v9,best", "--param", "BM=64,128"], True),  # named: the best row runs beside the sweep
+    (["--variant", "v9", "--param", "BM=64,128"], False),
+    (["--param", "KT=4"], False),  # -p sweeps the variants; nothing named asks for the best row
+    (["--variant", "v9"], False),
+    ([], True),
+])
+def test_the_best_row_runs_where_it_is_named_whatever_p_sweeps(tmp_path, monkeypatch, args, best_row):
+    """`-v t4,best -p STAGES=4,6` benched t4 in both configs and dropped the best row without a word
+    (an H100, 2026-12-06): params overridden had turned the best row off even where it was named."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bench_job, "open_lab", RecordedLab)
+    monkeypatch.setattr(bench_job, "ensure_ceilings", lambda device, folder, progress=None: table.load(
+        REPO / "results" / "h200" / "ceilings.csv"))
+
+    def stop(reason):
+        def raiser(*a, **k):
+            raise reason
+        return raiser
+
+    monkeypatch.setattr(bench_job, "best_picks", stop(Planned))
+    monkeypatch.setattr(bench_job, "run_one_by_one", stop(Ran))
+    monkeypatch.setattr(sys, "argv", ["gpulab", "bench", "sgemm", "--size", "4096", "--no-sanitize",
+                                      "--out", str(tmp_path / "sgemm.csv"), *args])
+    with pytest.raises(Planned if best_row else Ran):
+        cli.main()

@@ -189,11 +189,14 @@ def sweep_specs(exp, lab, specs, folder: Path, path: Path | None, progress: Prog
 def bench(exp, names, overrides, shapes, options: BenchOptions, progress: Progress = QUIET,
           suite=None) -> Records:
     """Check and time `names` (None: every variant, with its sweep) of `exp` at `shapes`, with the
-    vendor library and gpulab's best row beside (the best row only when no params are overridden
-    and it is asked for or nothing is named); the rows of the first card model, with `.per_card`.
+    vendor library and gpulab's best row beside (the best row where it is named, or where nothing is
+    named and no params are overridden: -p sweeps the variants, not the best row's pick); the rows of
+    the first card model, with `.per_card`.
     With `suite` (gpulab.experiments.suites.Suite) its shapes for `exp` instead, every row carrying
     the suite's columns, into results/<gpu>/<experiment>-<suite>.csv unless options.out says."""
-    with_best = not overrides and (names is None or BEST in names)
+    # Named, the best row runs whatever -p sweeps beside it: `-v t4,best -p STAGES=4,6` had dropped
+    # it without a word (an H100, 2026-12-06, call 60).
+    with_best = BEST in names if names else not overrides
     by_shape = None
     if suite is not None:
         found = suite.shapes(exp)  # a bad suite file is refused before anything runs
