@@ -69,8 +69,8 @@ best) says what it would run, with no GPU. The rule, in full:
      instead of the median, at most the highest its runs reached (or 1). There, too,
      a config the tunes timed beside the variant's fastest at those runs' shapes, where it filled
      the SMs alike, carries its own ratio to the fastest's (at most 1; an untimed config its
-     variant's median: config_factor): the
-     variant's efficiency is its fastest config's, and lent whole it ranked slower configs first.
+     variant's median: config_factor): the variant's efficiency is its fastest config's, and lent
+     whole it ranked slower configs first.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
      reads all this from another card's runs in the same results root, else in the results gpulab's
@@ -338,10 +338,10 @@ class Selector:
         is read from (the variant's fastest at each calibration shape: _own_efficiency), where the
         card timed both: at those shapes (the CALIBRATION_ROWS nearest of the kind) where its launch
         filled the SMs as it does here (_fills_alike), the median of its model-over-measured ratio
-        over the fastest's, at most 1; and where from. A config its tunes
-        never timed there takes the median over the configs they did (a typical one, not the fastest
-        of many draws), as does one timed only where it filled the SMs otherwise. None where nothing
-        was timed beside the fastest, or the factor is 1.
+        over the fastest's, at most 1; and where from. A config its tunes never timed there takes the
+        median over the configs they did (a typical one, not the fastest of many draws), as does one
+        timed only where it filled the SMs otherwise. None where nothing was timed beside the
+        fastest, or the factor is 1.
 
         Without it every config borrows its variant's fastest one's efficiency: d0 in G=2 U=2 took
         G=1 U=4's and was picked at 1x5120x3000 and 7x4096x4096, where G=1 U=4 ran 1.18-1.36x faster
@@ -390,9 +390,9 @@ class Selector:
         shape and fills them at another is held back by other things at each (on a memory-bound shape:
         how many SMs pull from DRAM, which no limit of the model counts), so its standing beside its
         variant's fastest at one says little of the other."""
-        here = sm_share(v, params, shape, self.card.sms)
-        there = sm_share(v, params, self.experiment.shape(*there), self.runs_card.sms)
-        return not here or not there or max(here, there) <= SAME_REGIME * min(here, there)
+        mine = sm_share(v, params, shape, self.card.sms)
+        theirs = sm_share(v, params, self.experiment.shape(*there), self.runs_card.sms)
+        return not mine or not theirs or max(mine, theirs) <= SAME_REGIME * min(mine, theirs)
 
     def _factor(self, v: Variant, run: Measured) -> float | None:
         """A run's model-over-measured ratio over that of its variant's fastest run at its shape (1 where
