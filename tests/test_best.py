@@ -944,10 +944,10 @@ def test_tiles_mostly_padding_are_calibrated_on_runs_that_were():
     bf16, chooser = _bf16_chooser()
     t4 = bf16.variant("t4")
     c1 = t4.default_params() | {"BM": 128, "BN": 128, "CLUSTER": 1}
-    assert chooser.mostly_padding(c1, (16, 8192, 8192)) and not chooser.mostly_padding(c1, (64, 8192, 8192))
-    assert chooser.mostly_padding(c1, (31, 64, 64)) and not chooser.mostly_padding(c1, (32, 64, 64))  # a quarter
-    assert not chooser.mostly_padding(c1, (129, 64, 64))  # two tiles for 129 rows: half of their rows real
-    assert not chooser.mostly_padding(bf16.variant("d0").default_params(), (1, 8192, 8192))
+    assert cost.mostly_padding(bf16, c1, (16, 8192, 8192)) and not cost.mostly_padding(bf16, c1, (64, 8192, 8192))
+    assert cost.mostly_padding(bf16, c1, (31, 64, 64)) and not cost.mostly_padding(bf16, c1, (32, 64, 64))  # a quarter
+    assert not cost.mostly_padding(bf16, c1, (129, 64, 64))  # two tiles for 129 rows: half of their rows real
+    assert not cost.mostly_padding(bf16, bf16.variant("d0").default_params(), (1, 8192, 8192))
     eff, source = chooser.efficiency(t4, bf16.shape(16, 8192, 8192), c1)
     assert 0.55 < eff < 0.65 and source.startswith("from 4x16384x8192"), source
     assert chooser.pick(bf16.shape(16, 8192, 8192)).variant.name in ("d0", "ks")  # a stream of Bt, not padded tiles

@@ -77,6 +77,9 @@ best) says what it would run, with no GPU. The rule, in full:
      repository recorded (run from a clone), against that card's ceilings
      (calibration.evidence, lent_evidence; chosen_by names the card); with none anywhere, 1 (the
      bare model, said so).
+   - then, for a config its access model declines (a mechanism it cannot see: t4's stream-K) and not
+     timed at the shape, plus what the card's runs of such configs took beyond their siblings' times
+     and models at the nearest shapes of its kind (unseen_cost, jobs/siblings.py): measured time.
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
    panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the
@@ -102,9 +105,11 @@ from gpulab.jobs.calibration import (
     tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
-    Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, panel_bytes,
-    quantization, schedulers_busy, shows_partials, sm_share, sms_at_once, traffic_of, work_units,
+    DECLINED, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, mostly_padding,
+    panel_bytes, quantization, schedulers_busy, shows_partials, sm_share, sms_at_once, traffic_of, work_units,
 )
+from gpulab.jobs.candidates import one_param_moves
+from gpulab.jobs.siblings import unseen_seconds
 from gpulab.jobs.tune import accepted_params, defaults_from, nearness, shape_distance, shape_of
 
 # A tuned shape this close (shape_distance: summed |log2| of the dimensions' ratios) speaks for the
@@ -208,6 +213,7 @@ class Selector:
                 self._runs_at.setdefault((name, run.shape), []).append(run)
         self._configs: dict[tuple, list[Params]] = {}
         self._ranking: dict[tuple, list[Estimate]] = {}
+        self._unseen: dict[tuple, tuple[float, str] | None] = {}
 
     @classmethod
     def from_evidence(cls, experiment: Experiment, known: Evidence) -> Selector:
@@ -248,19 +254,6 @@ class Selector:
                                   else "compute")
         return self._classes[key]
 
-    def mostly_padding(self, params: Params, shape: Shape | tuple[int, ...]) -> bool:
-        """Whether most of a tile's rows are past M: fewer than a quarter of its BM rows hold rows of
-        the product (M = 16 in tiles of 128). TMA-fed kernels run such tiles slower than their model
-        says, more than where the tile is full (t3, t4 and kc on the H200, 2026-12-04: 1.5-2x their
-        time at M = 128 on the same N and K, the model's the same), so their efficiency there is read
-        from runs as padded where there are any. False for a kernel without BM (no row tiles)."""
-        values = shape.values if isinstance(shape, Shape) else shape
-        bm = params.get("BM") if params else None
-        if not bm or "M" not in self.experiment.dims:
-            return False
-        m = values[self.experiment.dims.index("M")]
-        return 4 * m < -(-m // bm) * bm
-
     def efficiency(self, v: Variant, shape: Shape, params: Params | None = None,
                    roof_s: float | None = None, rounds: float = 1.0) -> tuple[float, str]:
         """(efficiency, where from) of `v` at `shape`: the median, over its CALIBRATION_ROWS measured
@@ -273,7 +266,7 @@ class Selector:
         taken at 0.87-0.89 of its model at M = 128, where it ran at about 0.25 of it, and gemm_bf16's
         t1 at 0.55 beat d0's own 0.56 at 13x9000x9000 once t4's runs at M <= 64 raised the median); where nothing was measured on the class, its own on the other; where
         nothing at all, 1 (the bare model)."""
-        padded = self.mostly_padding(params, shape)
+        padded = mostly_padding(self.experiment, params, shape)
         key = (v.name, shape.values, padded)
         if key not in self._efficiency:
             kind = self.shape_class(v, shape)
@@ -435,7 +428,7 @@ class Selector:
         key = (v.name, shape.values, kind, padded)
         if key not in self._own:
             runs = [r for r in self._nearest_runs(v, shape, kind)
-                    if padded is None or self.mostly_padding(r.params, r.shape) == padded]
+                    if padded is None or mostly_padding(self.experiment, r.params, r.shape) == padded]
             ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
             fit = (fixed_cost_fit([(r * run.seconds, run.seconds, self._run_model(v, run)[1]) for r, run in ratios])
                    if ratios and kind == "memory" else None)
@@ -477,9 +470,9 @@ class Selector:
             return None
         blocks, tiles, padding = units
         card, exp = card or self.card, self.experiment
-        traffic, note = None, ""
+        traffic, note, sibling = None, "", None
         if modelled:
-            traffic, note = self._traffic_or_sibling(v, params, shape, tiles)
+            traffic, note, sibling = self._traffic_or_sibling(v, params, shape, tiles)
         # More blocks than tiles split K where the model shows partials, or cannot say; a persistent
         # grid likewise shares its tiles evenly (stream-K). Unmodelled, both are assumed: a bound stays a bound.
         partials = traffic is None or shows_partials(v, params, traffic.workspace_bytes, traffic.working_blocks, tiles)
@@ -507,17 +500,35 @@ class Selector:
             factor = self.config_factor(v, params, shape)
             if factor is not None:
                 eff, source = eff * factor[0], f"{source}; {factor[1]}"
+            unseen = self.unseen_cost(v, params, sibling, shape) if sibling and bare.roof_s > 0 else None
+            if unseen:  # measured time, not the model's: added after the efficiency
+                eff, source = bare.roof_s / (bare.roof_s / eff + unseen[0]), f"{source}; {unseen[1]}"
         return dataclasses.replace(bare, efficiency=eff, efficiency_from=source)
 
-    def _traffic_or_sibling(self, v: Variant, params: Params, shape: Shape, tiles: int) -> tuple[Traffic | None, str]:
+    def unseen_cost(self, v: Variant, params: Params, sibling: Params, shape: Shape) -> tuple[float, str] | None:
+        """What the card's runs show a config the access model declines takes beyond its sibling's
+        bytes (jobs/siblings.py), at the shapes of its kind nearest `shape`; None where none ran."""
+        name = next(k for k in params if params[k] != sibling.get(k))
+        key = (v.name, name, params[name], sibling[name], shape.values)
+        if key not in self._unseen:
+            kind = self.shape_class(v, shape)
+            shapes = {s for (n, s) in self._runs_at if n == v.name and self.shape_class(v, s, self.runs_card) == kind}
+            self._unseen[key] = unseen_seconds(name, params[name], sibling[name], shape.values, shapes,
+                                               lambda s: self._runs_at[(v.name, s)],
+                                               lambda run: (r := self._ratio(v, run)) and r * run.seconds)
+        return self._unseen[key]
+
+    def _traffic_or_sibling(self, v: Variant, params: Params, shape: Shape,
+                            tiles: int) -> tuple[Traffic | None, str, Params | None]:
         """The access model's traffic for the config; where the model declines it or is too large to
         evaluate, the L2 bytes of the nearest config it does model (one param changed, the same
         tiles first: kc's SPLIT=1 for SPLIT=3, t4's SCHEDULE=0 for 1), else (a variant with no model)
-        what its tiles' panels read (panel_bytes); its partials then unknown. (None, why) where
-        neither can be said."""
+        what its tiles' panels read (panel_bytes); its partials then unknown. With why, and where the
+        model declines the config (a mechanism it cannot see, not a size), the sibling whose bytes
+        stand in (unseen_cost reads what they miss); (None, why, None) where neither can be said."""
         found = traffic_of(self.experiment, v, tuple(params.items()), shape)
         if isinstance(found, Traffic):
-            return found, ""
+            return found, "", None
         siblings = []
         for p in v.params:
             for value in p.choices:
@@ -528,11 +539,11 @@ class Selector:
         for _, other, label in sorted(siblings, key=lambda s: s[0]):
             near = traffic_of(self.experiment, v, tuple(other.items()), shape)
             if isinstance(near, Traffic):
-                return Traffic(near.l2_bytes, None), f"{found}: L2 bytes of {label}"
+                return Traffic(near.l2_bytes, None), f"{found}: L2 bytes of {label}", other if found == DECLINED else None
         panels = panel_bytes(self.experiment, params, shape, tiles)
         if panels is not None:
-            return Traffic(panels, None), f"{found}: L2 bytes of its tiles' panels"
-        return None, f"{found}: compulsory bytes only"
+            return Traffic(panels, None), f"{found}: L2 bytes of its tiles' panels", None
+        return None, f"{found}: compulsory bytes only", None
 
     # -- candidates ----------------------------------------------------------------------------
     def refusal(self, variant: Variant, shape: Shape) -> str | None:
@@ -559,21 +570,7 @@ class Selector:
         for p in self._seeds(v, shape):
             if runnable(p) and p not in seeds:
                 seeds.append(p)
-        moves: list[Params] = []
-        for seed in seeds[:2]:
-            grid = grid_blocks(v, seed, shape), work_units(v, seed, shape)
-            # The blocks an SM runs at once (v13's RESIDENT) are the compiled kernel's registers' to
-            # say, not the shape's: a move of it plans the grid for waves the card does not run. v13
-            # planned for 1 where 3 fit ran 1.69x the time of its plan for 3 at 128x10240x8192, and
-            # the model, which cannot see registers, put it ahead (H200, 2026-12-04).
-            for p in (p for p in v.params if p.name != v.resident_param):
-                for value in p.choices:
-                    if value == seed[p.name]:
-                        continue
-                    moved = self._repaired(v, seed | {p.name: value}, p.name, seed, runnable)
-                    if moved is not None and (grid_blocks(v, moved, shape), work_units(v, moved, shape)) != grid \
-                            and moved not in seeds and moved not in moves:
-                        moves.append(moved)
+        moves = one_param_moves(v, seeds, shape, runnable)
         if len(seeds) + len(moves) > MAX_CONFIGS:
             bound = {i: self._estimate(v, m, shape, modelled=False) for i, m in enumerate(moves)}
             order = sorted(range(len(moves)), key=lambda i: (bound[i].seconds if bound[i] else math.inf, i))
@@ -588,20 +585,6 @@ class Selector:
         if chosen is not None and chosen[0] == v.name:
             out.append(v.completed_params(chosen[1]))
         return out
-
-    @staticmethod
-    def _repaired(v: Variant, moved: Params, changed: str, seed: Params, runnable) -> Params | None:
-        """`moved`, or where its constraints refuse it, the first single other param changed to make
-        it runnable (sk's BM=1 needs TM=1), or None."""
-        if runnable(moved):
-            return moved
-        for q in v.params:
-            if q.name == changed:
-                continue
-            for value in q.choices:
-                if value != seed[q.name] and runnable(fixed := moved | {q.name: value}):
-                    return fixed
-        return None
 
     # -- choosing ------------------------------------------------------------------------------
     def tuned(self, shape: Shape) -> Pick | None:

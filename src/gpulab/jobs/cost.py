@@ -273,6 +273,11 @@ def _lanes(model) -> int:
 _TRAFFIC: dict[tuple, Traffic | str] = {}
 
 
+# Why a config has no traffic where its access model declines it: a mechanism the model cannot see
+# (t4's stream-K flags), not a config too large to evaluate here.
+DECLINED = "the access model declines this config"
+
+
 def traffic_of(experiment: Experiment, variant: Variant, params: tuple, shape: Shape) -> Traffic | str:
     """The access model's traffic for one config, or why there is none (no model, a config it
     declines, one too large to evaluate here, a model that failed); remembered for the process."""
@@ -296,7 +301,7 @@ def _evaluate(experiment: Experiment, variant: Variant, params: tuple, shape: Sh
         rows = instruction_table(model)
         summary = summarize(rows, model)
     except GpulabError:  # NotModelled and its kin: the model declines this config
-        return "the access model declines this config"
+        return DECLINED
     except Exception as exc:  # a user's model that fails costs its candidate the L2 term, not the pick
         return f"the access model failed ({type(exc).__name__})"
     l2 = 32.0 * (summary["gmem_load_sectors"] + summary["gmem_store_sectors"]) + summary["tma_load_bytes"]
@@ -462,6 +467,20 @@ def latency_hidden(variant: Variant, params: Params, shape: Shape, sms: int, arc
     w = max(1.0, resident / SUB_PARTITIONS)
     full = FULL_WARPS_PER_SCHEDULER / (FULL_WARPS_PER_SCHEDULER + LATENCY_WARPS)
     return min(1.0, w / (w + LATENCY_WARPS) / full)
+
+
+def mostly_padding(experiment: Experiment, params: Params | None, shape: Shape | tuple[int, ...]) -> bool:
+    """Whether most of a tile's rows are past M: fewer than a quarter of its BM rows hold rows of the
+    product (M = 16 in tiles of 128). TMA-fed kernels run such tiles slower than their model says,
+    more than where the tile is full (t3, t4 and kc on the H200, 2026-12-04: 1.5-2x their time at M =
+    128 on the same N and K, the model's the same), so the best-row model reads their efficiency
+    there from runs as padded where there are any. False for a kernel without BM (no row tiles)."""
+    values = shape.values if isinstance(shape, Shape) else shape
+    bm = params.get("BM") if params else None
+    if not bm or "M" not in experiment.dims:
+        return False
+    m = values[experiment.dims.index("M")]
+    return 4 * m < -(-m // bm) * bm
 
 
 def sm_share(variant: Variant, params: Params, shape: Shape, sms: int) -> float | None:
