@@ -66,9 +66,9 @@ def test_t4s_stream_k_pays_what_its_runs_took_beside_its_whole_tiles():
 
 def test_a_config_only_too_large_to_model_here_pays_nothing_unseen():
     """sgemm's v14 with STORE=0 is too large for the access model at 1024x4096x4096 (LANE_BUDGET), not
-    declined: STORE=1's bytes stand in, and its runs beside STORE=1 (37 us more at 4096^3, a cost
-    that grows with the output) are not added (added, v14 moved to STORE=1 there and ran 1.05x
-    slower on an H100, 2026-12-06, call 63)."""
+    declined: STORE=1's bytes stand in, and its runs beside STORE=1 (a median of 37 us more at
+    4096^3, 4097^3 and 1000x3000x777, a cost that grows with the output) are not added (added, v14
+    moved to STORE=1 there and ran 1.05x slower on an H100, 2026-12-06, call 63)."""
     sgemm = get_experiment("sgemm")
     v14 = sgemm.variant("v14")
     chooser = best.selector(sgemm, H200)
