@@ -57,6 +57,29 @@ gpu_suite() {
         -m "gpu and exclusive" tests/gpu
 }
 
+# best_tests SECONDS: the trial step that checks a change to the best row (its model, bench's best
+# and --alone rows, suites): those GPU tests, 16 at a time (about 150 s on an H100).
+best_tests() {
+    TAIL=6 trial best_tests "$1" python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 -m gpu \
+        tests/gpu/test_suite_gpu.py tests/gpu/test_sweep_gpu.py tests/gpu/test_memory_experiments_gpu.py \
+        tests/gpu/test_own_kernels_gpu.py tests/gpu/test_sk_gpu.py tests/gpu/test_skinny_gpu.py
+}
+
+# fresh_card NAME CEILINGS: for a call about a card with no runs of its own, the model lent another
+# card's: on an H200 (whose runs are the ones lent) the call ends there; elsewhere the card's results
+# folder ($CARD_DIR) gets only CEILINGS (that card's measured ceilings.csv), so bench does not
+# measure them again.
+fresh_card() {
+    if grep -q H200 "$OUT/gpu.txt"; then
+        echo "an H200: nothing is lent there; this call is for another card"; call_end "$1"; exit 0
+    fi
+    local slug
+    slug=$(python3 -c "from gpulab.gpu.device import probe; print(probe()[0].slug)") || {
+        echo "no card to name the results folder by"; call_end "$1"; exit 1; }
+    CARD_DIR=results/$slug
+    mkdir -p "$CARD_DIR" && cp "$2" "$CARD_DIR/ceilings.csv"
+}
+
 # call_begin NAME SECONDS: the start of one device call (notebook/device/device_callN.sh): what the
 # device tool brings back ($OUT) kept as BACK, the call's logs under /tmp/NAME, this tree installed
 # (device_setup.sh; the call stops if that fails), its trials begun within SECONDS.

@@ -12,13 +12,10 @@
 set -u
 source scripts/device_step.sh
 call_begin "call59" 300
-if grep -q H200 "$OUT/gpu.txt"; then
-    echo "an H200: nothing is lent there; this call is for another card"; call_end "call59"; exit 0
-fi
-mkdir -p results/h100-80gb-hbm3 && cp notebook/probes/alone-h100/ceilings.csv results/h100-80gb-hbm3/
+fresh_card "call59" notebook/probes/alone-h100/ceilings.csv
 TAIL=6 trial bench_llm_bf16 220 gpulab bench gemm_bf16 --suite llm --contenders 1.15 --alone --no-sanitize \
     --out "$OUT/gemm_bf16-llm.csv"
-cp "$OUT/gemm_bf16-llm.csv" results/h100-80gb-hbm3/gemm_bf16-llm.csv
+cp "$OUT/gemm_bf16-llm.csv" "$CARD_DIR/gemm_bf16-llm.csv"
 TAIL=8 trial judge_bf16 40 gpulab best gemm_bf16 --suite llm --alone
 rm -rf results/*/reports
 call_end "call59"

@@ -11,9 +11,7 @@ source scripts/device_step.sh
 call_begin "call61" 400
 TAIL=8 trial best_named 60 gpulab bench gemm_bf16 -v t4,best --shape 33x8191x129 --no-sanitize --out "$OUT/t4-33x8191x129.csv" \
     -p BM=128 -p BN=128 -p STAGES=4,6 -p GROUP_M=8 -p CLUSTER=1 -p STORE=1 -p PINGPONG=0 -p SCHEDULE=0 -p EDGE=0
-TAIL=6 trial best_tests 300 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 -m gpu \
-    tests/gpu/test_suite_gpu.py tests/gpu/test_sweep_gpu.py tests/gpu/test_memory_experiments_gpu.py \
-    tests/gpu/test_own_kernels_gpu.py tests/gpu/test_sk_gpu.py tests/gpu/test_skinny_gpu.py
+best_tests 300
 rm -rf results/*/reports
 call_end "call61"
 exit 0

@@ -14,10 +14,7 @@
 set -u
 source scripts/device_step.sh
 call_begin "call62" 330
-if grep -q H200 "$OUT/gpu.txt"; then
-    echo "an H200: nothing is lent there; this call is for another card"; call_end "call62"; exit 0
-fi
-mkdir -p results/h100-80gb-hbm3 && cp notebook/probes/alone-h100/ceilings.csv results/h100-80gb-hbm3/
+fresh_card "call62" notebook/probes/alone-h100/ceilings.csv
 SHAPES=1x15360x5120,8x5120x13824,32x27648x5120,256x5120x5120,2048x15360x5120
 SHAPES=$SHAPES,1x9216x3072,64x16384x3072,512x3072x8192,4096x3072x1024,2048x1024x4096
 for e in gemm_bf16 sgemm; do

@@ -14,10 +14,7 @@
 set -u
 source scripts/device_step.sh
 call_begin "call63" 300
-if grep -q H200 "$OUT/gpu.txt"; then
-    echo "an H200: nothing is lent there; this call is for another card"; call_end "call63"; exit 0
-fi
-mkdir -p results/h100-80gb-hbm3 && cp notebook/probes/alone-h100/ceilings.csv results/h100-80gb-hbm3/
+fresh_card "call63" notebook/probes/alone-h100/ceilings.csv
 BF=1024x28672x4096,3000x5000x2000
 SG=1000x3000x777,1024x4096x4096
 TAIL=3 trial bf16_before 60 gpulab bench gemm_bf16 -v t4 --shape $BF --no-sanitize --out "$OUT/before-gemm_bf16.csv" \

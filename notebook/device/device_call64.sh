@@ -7,9 +7,7 @@
 set -u
 source scripts/device_step.sh
 call_begin "call64" 280
-TAIL=6 trial best_tests 250 python3 -m pytest -q -rfE --tb=short -p no:cacheprovider -n 16 -m gpu \
-    tests/gpu/test_suite_gpu.py tests/gpu/test_sweep_gpu.py tests/gpu/test_memory_experiments_gpu.py \
-    tests/gpu/test_own_kernels_gpu.py tests/gpu/test_sk_gpu.py tests/gpu/test_skinny_gpu.py
+best_tests 250
 rm -rf results/*/reports
 call_end "call64"
 exit 0
