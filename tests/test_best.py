@@ -753,6 +753,32 @@ def test_a_config_factor_is_read_only_where_the_config_filled_the_sms_alike():
     assert factor < 0.75 and "(at 128x6144x4096)" in why
 
 
+def test_a_config_too_large_to_evaluate_splits_as_its_sibling_of_the_same_launch_does():
+    """sgemm's v14 in STORE=0 (stores from registers: too many lanes for the access model here) runs
+    its persistent blocks over whole tiles, as STORE=1 does. Read as partials unknown, it counted as
+    stream-K: at 1000x3000x777 its 192 tiles shared evenly over 132 blocks, modelled 1.375x faster
+    than STORE=1 and picked on a fresh H100, where it ran 132 us in two rounds and STORE=1 (in
+    clusters of two) 80 (2026-12-06). Now it ties STORE=1, in two rounds, and its bytes count as its
+    launch's. t4's stream-K, which the model declines, still shares its tiles evenly, its bytes
+    borrowed."""
+    v14 = SGEMM.variant("v14")
+    chooser = best.Selector(SGEMM, {}, CARD)
+    shape = SGEMM.shape(1000, 3000, 777)
+    store0, store1 = (v14.completed_params({"BM": 128, "BN": 128, "STAGES": 5, "CLUSTER": 1, "STORE": store,
+                                            "SCHEDULE": 0}) for store in (0, 1))
+    mine, sibling = (chooser._estimate(v14, p, shape, modelled=True, efficiency=(1.0, "")) for p in (store0, store1))
+    assert "too large to evaluate" in mine.note and "partials of STORE=1" in mine.note
+    assert not mine.balanced and mine.quantization == pytest.approx(2 * CARD.sms / 192)
+    assert mine.seconds == pytest.approx(sibling.seconds) and not mine.borrowed
+
+    bf16 = get_experiment("gemm_bf16")
+    t4 = bf16.variant("t4")
+    stream_k = t4.completed_params({"BN": 256, "CLUSTER": 2, "SCHEDULE": 1})
+    declined = best.Selector(bf16, {}, CARD)._estimate(t4, stream_k, bf16.shape(1024, 8192, 8192), modelled=True,
+                                                       efficiency=(1.0, ""))
+    assert declined.balanced and declined.borrowed and cost.DECLINED in declined.note
+
+
 def test_decode_shapes_of_no_list_pick_the_d0_config_that_ran_fastest_beside_it():
     """On the H200's results: at 1x5120x3000 and 7x4096x4096 (no suite, tune or calibration row
     has them) d0's pick is a G=1 U=4 config, its tune's fastest at the decode shapes nearest, not

@@ -470,9 +470,9 @@ class Selector:
             return None
         blocks, tiles, padding = units
         card, exp = card or self.card, self.experiment
-        traffic, note, sibling = None, "", None
+        traffic, note, sibling, borrowed = None, "", None, False
         if modelled:
-            traffic, note, sibling = self._traffic_or_sibling(v, params, shape, tiles)
+            traffic, note, sibling, borrowed = self._traffic_or_sibling(v, params, shape, tiles)
         # More blocks than tiles split K where the model shows partials, or cannot say; a persistent
         # grid likewise shares its tiles evenly (stream-K). Unmodelled, both are assumed: a bound stays a bound.
         partials = traffic is None or shows_partials(v, params, traffic.workspace_bytes, traffic.working_blocks, tiles)
@@ -493,7 +493,8 @@ class Selector:
                         quantization(blocks, tiles, card.sms, split, balanced, at_once), ideal, padding, workspace,
                         1.0, "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
                         hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging,
-                        at_once=at_once, resident=(blocks_per_sm(v, params, shape, card.arch) or (0, 1))[1])
+                        at_once=at_once, resident=(blocks_per_sm(v, params, shape, card.arch) or (0, 1))[1],
+                        borrowed=borrowed)
         eff, source = efficiency or self.measured_here(v, params, shape) or (None, "")
         if eff is None:
             eff, source = self.efficiency(v, shape, params, bare.roof_s, bare.rounds)
@@ -519,31 +520,45 @@ class Selector:
         return self._unseen[key]
 
     def _traffic_or_sibling(self, v: Variant, params: Params, shape: Shape,
-                            tiles: int) -> tuple[Traffic | None, str, Params | None]:
-        """The access model's traffic for the config; where the model declines it or is too large to
-        evaluate, the L2 bytes of the nearest config it does model (one param changed, the same
-        tiles first: kc's SPLIT=1 for SPLIT=3, t4's SCHEDULE=0 for 1), else (a variant with no model)
-        what its tiles' panels read (panel_bytes); its partials then unknown. With why, and where the
-        model declines the config (a mechanism it cannot see, not a size), the sibling whose bytes
-        stand in (unseen_cost reads what they miss); (None, why, None) where neither can be said."""
+                            tiles: int) -> tuple[Traffic | None, str, Params | None, bool]:
+        """(traffic, why, sibling, borrowed): the access model's traffic for the config; where the
+        model declines it or is too large to evaluate, the L2 bytes of the nearest config it does
+        model (one param changed, the same tiles first: kc's SPLIT=1 for SPLIT=3, t4's SCHEDULE=0
+        for 1), else (a variant with no model) what its tiles' panels read (panel_bytes); its partials
+        then unknown. Where the model declines the config (a mechanism it cannot see, not a size),
+        the sibling whose bytes stand in (unseen_cost reads what they miss). A config merely too
+        large to evaluate takes a sibling's of the same launch whole, partials too: a split of K,
+        or none, as that sibling's (Estimate.borrowed is then False). (None, why, None, True) where
+        nothing can be said."""
         found = traffic_of(self.experiment, v, tuple(params.items()), shape)
         if isinstance(found, Traffic):
-            return found, "", None
+            return found, "", None, False
+        launch = work_units(v, params, shape)
         siblings = []
         for p in v.params:
             for value in p.choices:
                 other = params | {p.name: value}
                 if value != params[p.name] and v.constraints(other, shape) is None:
                     units = work_units(v, other, shape)
-                    siblings.append((units is None or units[1] != tiles, other, f"{p.name}={value}"))
-        for _, other, label in sorted(siblings, key=lambda s: s[0]):
+                    siblings.append((units is None or units[1] != tiles, other, f"{p.name}={value}", units == launch))
+        for _, other, label, same_launch in sorted(siblings, key=lambda s: s[0]):
             near = traffic_of(self.experiment, v, tuple(other.items()), shape)
-            if isinstance(near, Traffic):
-                return Traffic(near.l2_bytes, None), f"{found}: L2 bytes of {label}", other if found == DECLINED else None
+            if not isinstance(near, Traffic):
+                continue
+            if found == DECLINED:  # what it cannot see may be a split (t4's stream-K): partials unknown
+                return Traffic(near.l2_bytes, None), f"{found}: L2 bytes of {label}", other, True
+            # Partials unknown make a persistent grid count as stream-K, its tiles shared evenly:
+            # sgemm's v14 in STORE=0 (its stores from registers too many lanes to evaluate), whose
+            # 132 blocks take 192 whole tiles at 1000x3000x777, was modelled at 70 us and picked on
+            # a fresh H100; it ran 132 (two rounds), where STORE=1 in clusters of two ran 80
+            # (2026-12-06, notebook/probes/alone-h100/call63 and call65).
+            if same_launch:
+                return near, f"{found}: bytes and partials of {label}", None, False
+            return Traffic(near.l2_bytes, None), f"{found}: L2 bytes of {label}", None, True
         panels = panel_bytes(self.experiment, params, shape, tiles)
         if panels is not None:
-            return Traffic(panels, None), f"{found}: L2 bytes of its tiles' panels", None
-        return None, f"{found}: compulsory bytes only", None
+            return Traffic(panels, None), f"{found}: L2 bytes of its tiles' panels", None, True
+        return None, f"{found}: compulsory bytes only", None, True
 
     # -- candidates ----------------------------------------------------------------------------
     def refusal(self, variant: Variant, shape: Shape) -> str | None:

@@ -121,6 +121,10 @@ class Estimate:
     staging_s: float = 0.0
     at_once: int = 0  # the SMs that run the launch at once (in clusters, fewer: sms_at_once); 0: all `sms`
     resident: int = 1  # the blocks an SM holds at once, by threads and shared memory (blocks_per_sm)
+    # Whether the bytes are not this launch's: where its access model declines the config (a
+    # mechanism it cannot see), or they are another launch's or the tiles' panels (note says whence).
+    # A config too large to evaluate whose sibling of the same launch stands in is not borrowing.
+    borrowed: bool = False
 
     @property
     def limits_s(self) -> dict:
@@ -162,10 +166,11 @@ class Estimate:
     @property
     def order(self) -> tuple:
         """How estimates rank: by time (to a part in 10^12 of a second: float noise breaks no tie); a
-        tie to the config its own access model evaluated, then to the one with the most headroom on
-        its other limits (two DRAM-bound kernels: the one whose padded tiles compute and load less)."""
+        tie to the config whose bytes are its launch's (not `borrowed`), then to the one with the most
+        headroom on its other limits (two DRAM-bound kernels: the one whose padded tiles compute and
+        load less)."""
         limits = sorted(self.limits_s.values())
-        return round(self.seconds, 12), bool(self.note), limits[-2] + self.workspace_s
+        return round(self.seconds, 12), self.borrowed, limits[-2] + self.workspace_s
 
     @property
     def rounds(self) -> float:
