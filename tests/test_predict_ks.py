@@ -18,7 +18,7 @@ import pytest
 
 from gpulab.arith import cdiv
 from gpulab.experiments import get_experiment
-from gpulab.experiments.gemm_bf16 import swap_stream_k
+from gpulab.experiments.gemm_bf16 import access_small, swap_stream_k
 from gpulab.jobs.cost import Traffic, traffic_of
 from gpulab.model.predict import check_launch, instruction_table, predict
 
@@ -228,3 +228,35 @@ def test_ks_traffic_for_the_cost_model(sms, dims):
     assert traffic.workspace_bytes == got["gmem_store_requested_bytes"] - 4 * M * N
     sched = Schedule(*dims, 128, KS.launch(p, s).grid[0])
     assert traffic.workspace_bytes == sched.partials * 128 * 128 * 4 + 4 * len(sched.split_tiles)
+
+
+def test_ks_reads_bt_again_where_the_l2_cannot_hold_it_between_passes(sms, monkeypatch):
+    """At 32 tokens in 16-token tiles ks passes over Bt twice, each chunk of 64 k read by two units a
+    k-tile row apart (KT units), which stream-K gives to blocks that reach them at different moments.
+    Re-derived here unit by unit from range_start: where the card's blocks read more than the L2
+    holds between the two reads, the second is DRAM's. At 32x3584x18944 that is every chunk at a 60
+    MiB L2 (45 or 81 units apart, 106 MB and more between), so the DRAM floor is Bt twice (it ran
+    97.7 us, as if so, where 32-token tiles ran 55.4: an H100, 2026-12-06); with an L2 of 1 GiB,
+    none; in 32-token tiles (one pass), none."""
+    M, N, K = 32, 3584, 18944
+    s = EXP.shape(M, N, K)
+    p = KS.default_params() | {"TN": 16, "STAGES": 6, "BPS": 1}
+    G = KS.launch(p, s).grid[0]
+    KT, m_tiles = cdiv(K, 64), cdiv(M, 16)
+    U = m_tiles * cdiv(N, 128) * KT
+    at = np.empty(U, dtype=np.int64)
+    for b in range(G):
+        first, end = b * U // G, (b + 1) * U // G
+        at[first:end] = np.arange(end - first)
+    chunk, unit = 128 * 64 * 2, (128 + 16) * 64 * 2
+
+    def expected(l2):
+        return sum(chunk for u in range(U) if (u // KT) % m_tiles and abs(at[u] - at[u - KT]) * G * unit > l2)
+
+    sched = access_small._KsSchedule(M, N, K, 16, G)
+    assert access_small.ks_rereads(sched, 16, 60 * 2**20) == expected(60 * 2**20) == 2 * N * K
+    assert access_small.ks_rereads(sched, 16, 2**30) == expected(2**30) == 0
+    monkeypatch.setattr(access_small, "l2_bytes", lambda: 60 * 2**20)
+    compulsory = 2 * (M * K + N * K) + 4 * M * N
+    assert KS.access(p, s).dram_compulsory_bytes == compulsory + 2 * N * K
+    assert KS.access(p | {"TN": 32}, s).dram_compulsory_bytes == compulsory

@@ -107,6 +107,17 @@ def sm_count() -> int:
     return info.sm_count if info is not None else SM_COUNT_WITHOUT_GPU
 
 
+# The L2 an access model holds re-reads to where there is no GPU to ask: the H200's, whose runs
+# gpulab's records are (60 MiB; an H100's is 50).
+L2_BYTES_WITHOUT_GPU = 60 * 2**20
+
+
+def l2_bytes() -> int:
+    """This card's L2 size in bytes, or L2_BYTES_WITHOUT_GPU when there is no GPU to ask."""
+    info, _ = probe()
+    return info.l2_bytes if info is not None else L2_BYTES_WITHOUT_GPU
+
+
 def gpu_index() -> str:
     """Which of the machine's GPUs this process uses: what CUDA_VISIBLE_DEVICES pinned it to (an
     index or a UUID, as given), else CuPy's current device number."""

@@ -50,7 +50,8 @@ best) says what it would run, with no GPU. The rule, in full:
      written and read back at the copy ceiling; staging = what the variant's stage step moves
      before the kernel (Variant.stage_bytes) at the copy ceiling. Where the access model declines
      a config or is too large to evaluate here (LANE_BUDGET), the L2 bytes of the nearest config it
-     models (one param changed), else of the tiles' panels of A and B.
+     models (one param changed), else of the tiles' panels of A and B; one merely too large takes
+     a sibling's of the same launch whole, its partials (a split, or none) too.
    - divided by the config's own efficiency where it was timed at the shape or very near it, and
      the model's time per FLOP there is within SAME_REGIME of the shape's (measured_here: the median
      of model over measured time of those runs; a config timed there

@@ -151,7 +151,9 @@ class KernelAccess:
     block: tuple[int, int, int]
     instructions: tuple[Instruction, ...]
     flops: float = 0.0
-    dram_compulsory_bytes: int = 0  # each input read once, each output written once
+    # Each input read once, each output written once: the kernel's DRAM floor. A model may add what
+    # its kernel cannot avoid beyond that (gemm_bf16's ks: the passes over Bt its L2 does not keep).
+    dram_compulsory_bytes: int = 0
     # Counts the code fixes outside warp memory instructions, by key (BULK_KEYS): a TMA copy is one
     # instruction of one thread moving a whole box, a wgmma one instruction per warp reading its
     # operands from shared memory through descriptors. Computed by the model from the tiles; every

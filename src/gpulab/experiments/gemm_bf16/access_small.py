@@ -11,6 +11,7 @@ from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
 from gpulab.experiments.gemm_bf16.access import BF16, F32, _by_key, _Grouped, _tma_sectors, _work, tma_access
 from gpulab.experiments.gemm_bf16.staging import row_pitch
+from gpulab.gpu.device import l2_bytes
 from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, every, ragged, same, shifted
 
 D0_M_ROWS = 16  # rows of A a d0 partial holds (d0_decode.cu RED_ROWS)
@@ -332,6 +333,25 @@ class _KsSchedule:
         return (t % self.m_tiles) * self.TN, (t // self.m_tiles) * KS_BW
 
 
+def ks_rereads(sched: _KsSchedule, TN: int, l2: int) -> int:
+    """The bytes of Bt that ks reads from DRAM again. Each 64-k chunk of a tile of Bt rows is read
+    once per token tile, by the units t KT + kt of its consecutive tiles (token tiles fastest), which
+    stream-K gives to blocks that reach them at different moments: unit u runs u - range_start(owner)
+    units into its block's range. Between two reads of a chunk the card's G blocks read about that
+    many units' Bt and A apiece; where that is more than the L2 (`l2` bytes) holds, the later read
+    comes from DRAM. At 32x3584x18944 in 16-token tiles (two passes over Bt's 136 MB, 125.6 units a
+    block on 132 blocks) the two reads of a chunk are 45 or 81 units apart, 106 MB and more between:
+    ks ran 99.9 us against kc's 70.7 on an H100, as if it read Bt twice (2026-12-06)."""
+    if sched.m_tiles == 1:
+        return 0
+    G, U, KT = len(sched.start), sched.units, sched.k_tiles
+    u = np.arange(U, dtype=np.int64)
+    at = u - sched.start[((u + 1) * G - 1) // U]  # units into its block's range (owner(u), range_start)
+    again = u[(u // KT) % sched.m_tiles > 0]  # a token tile past the first: its chunk was read at u - KT
+    between = np.abs(at[again] - at[again - KT]) * G * (KS_BW + TN) * 64 * BF16
+    return int(np.count_nonzero(between > l2)) * KS_BW * 64 * BF16
+
+
 def _thresholds(limits, n: int) -> tuple[tuple[int, int], ...]:
     """Classes of range(n) for a loop index p that a block runs while p < limit (one limit per block
     class): the indices between two consecutive limits are alike for every block."""
@@ -455,5 +475,7 @@ def ks_access(params: Params, shape: Shape, blocks: int) -> KernelAccess:
                                 + sched.n_tiles * _tma_sectors(sched.m_tiles * TN, M, pitch, KT)),
         "gmma_requests": sched.units * (KS_CONSUMERS // 32) * 4,
     }
-    return KernelAccess(grid=(G, 1, 1), block=(KS_CONSUMERS + 32, 1, 1), instructions=tuple(out), bulk=bulk,
-                        **_work(M, N, K))
+    floor = _work(M, N, K)
+    # Its DRAM floor: the inputs once, and the passes over Bt the L2 does not keep
+    floor["dram_compulsory_bytes"] += ks_rereads(sched, TN, l2_bytes())
+    return KernelAccess(grid=(G, 1, 1), block=(KS_CONSUMERS + 32, 1, 1), instructions=tuple(out), bulk=bulk, **floor)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# call 69 (2026-12-06, fourth session): the whole GPU suite on the session's final tree (a config too
+# large for the access model splits as its sibling of the same launch does; ks's passes over Bt the
+# L2 does not keep), the exclusive tests alone after it.
+# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call69.sh
+set -u
+source scripts/device_step.sh
+call_begin "call69" 560
+gpu_suite 440 70
+rm -rf results/*/reports
+call_end "call69"
+exit 0
