@@ -779,6 +779,20 @@ def test_a_config_too_large_to_evaluate_splits_as_its_sibling_of_the_same_launch
     assert declined.balanced and declined.borrowed and cost.DECLINED in declined.note
 
 
+def test_configs_the_model_times_alike_do_not_use_up_a_variants_turns():
+    """On the H200's results, sgemm at 1536x1600x6400: the guess counts v14's persistent grid as
+    stream-K, so its 128-wide tiles (156 tiles, 1.2 rounds on 132 blocks) come first in six configs
+    that differ in what the model cannot see (STAGES, STORE, GROUP_M, CLUSTER) and all model alike.
+    They took every turn, and the 192-wide tiles (108 tiles, one round) were never weighed; now
+    they are, and picked: 440 us on an H100 where the 128-wide tiles ran 594 (2026-12-06)."""
+    chooser = best.selector(SGEMM, H200)
+    shape = SGEMM.shape(1536, 1600, 6400)
+    v14 = [e for e in chooser.estimates(shape) if e.variant.name == "v14"]
+    assert {e.params["BN"] for e in v14} == {128, 192}
+    pick = chooser.pick(shape)
+    assert (pick.variant.name, pick.params["BN"]) == ("v14", 192), pick.why
+
+
 def test_decode_shapes_of_no_list_pick_the_d0_config_that_ran_fastest_beside_it():
     """On the H200's results: at 1x5120x3000 and 7x4096x4096 (no suite, tune or calibration row
     has them) d0's pick is a G=1 U=4 config, its tune's fastest at the decode shapes nearest, not

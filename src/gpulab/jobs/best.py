@@ -548,11 +548,9 @@ class Selector:
                 continue
             if found == DECLINED:  # what it cannot see may be a split (t4's stream-K): partials unknown
                 return Traffic(near.l2_bytes, None), f"{found}: L2 bytes of {label}", other, True
-            # Partials unknown make a persistent grid count as stream-K, its tiles shared evenly:
-            # sgemm's v14 in STORE=0 (its stores from registers too many lanes to evaluate), whose
-            # 132 blocks take 192 whole tiles at 1000x3000x777, was modelled at 70 us and picked on
-            # a fresh H100; it ran 132 (two rounds), where STORE=1 in clusters of two ran 80
-            # (2026-12-06, notebook/probes/alone-h100/call63 and call65).
+            # Partials unknown make a persistent grid count as stream-K: v14 in STORE=0 (its stores
+            # too many lanes to evaluate) at 1000x3000x777, 192 whole tiles on 132 blocks, modelled
+            # 70 us, ran 132 in two rounds on an H100 (STORE=1 80; notebook/probes/alone-h100/call65).
             if same_launch:
                 return near, f"{found}: bytes and partials of {label}", None, False
             return Traffic(near.l2_bytes, None), f"{found}: L2 bytes of {label}", None, True
@@ -675,14 +673,18 @@ class Selector:
 
     def _modelled(self, bounds: list[Estimate], most: int) -> list[Estimate]:
         """The access model on at most `most` of `bounds`, best guess first, skipping any whose bound
-        cannot beat the best time found; best first, ties to a config its own model evaluated."""
+        cannot beat the best time found; best first, ties to a config its own model evaluated. A
+        config modelled exactly as one before it (the same variant, launch and time) counts toward
+        neither limit: v14's six alike 128-wide configs at 1536x1600x6400, first in the guess, took
+        every turn, and its 192-wide tiles, 1.4x faster modelled and on an H100, went unweighed."""
         order = sorted(range(len(bounds)), key=lambda i: (self._guess(bounds[i]), i))
         found: list[Estimate] = []
         best = math.inf
         tried: dict[str, list[float]] = {}  # each variant's modelled times so far
         evaluated: dict[str, int] = {}  # ... and how many configs that took
+        alike: set[tuple] = set()  # (variant, blocks, tiles, time) of each config modelled
         for i in order:
-            if len(found) >= most:
+            if len(alike) >= most:
                 break
             b = bounds[i]
             mine = tried.get(b.variant.name, [])
@@ -702,8 +704,11 @@ class Selector:
                 continue
             est = self._estimate(b.variant, b.params, b.shape, modelled=True)
             found.append(est)
-            tried.setdefault(b.variant.name, []).append(round(est.seconds, 9))
-            evaluated[b.variant.name] = evaluated.get(b.variant.name, 0) + 1
+            key = (b.variant.name, est.blocks, est.tiles, round(est.seconds, 12))
+            if key not in alike:
+                alike.add(key)
+                tried.setdefault(b.variant.name, []).append(round(est.seconds, 9))
+                evaluated[b.variant.name] = evaluated.get(b.variant.name, 0) + 1
             best = min(best, est.seconds)
         rank = {id(e): i for i, e in enumerate(found)}
         return sorted(found, key=lambda e: (*e.order, rank[id(e)]))
