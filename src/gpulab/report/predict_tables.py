@@ -47,7 +47,7 @@ def summary_table(title: str, p: dict) -> Table:
     if p.get("smem_ldgsts_requests"):  # cp.async: its global side is in the global loads above
         count("cp.async instructions (LDGSTS; shared wavefronts not modelled)", "smem_ldgsts_requests")
         count("  global requests (lanes that read; in the global loads above)", "gmem_ldgsts_requests")
-    table.add_row("compulsory DRAM bytes (inputs read once, output written once)",
+    table.add_row("compulsory DRAM bytes (inputs, output, passes the L2 loses)",
                   f"{p['dram_compulsory_bytes']:,}", COMPARED_WITH["dram_compulsory_bytes"])
     table.add_row("FLOPs", f"{p['flops']:,.0f}", "")
     table.add_row("arithmetic intensity (flop per compulsory DRAM byte)",
