@@ -673,10 +673,11 @@ class Selector:
 
     def _modelled(self, bounds: list[Estimate], most: int) -> list[Estimate]:
         """The access model on at most `most` of `bounds`, best guess first, skipping any whose bound
-        cannot beat the best time found; best first, ties to a config its own model evaluated. A
-        config modelled exactly as one before it (the same variant, launch and time) counts toward
-        neither limit: v14's six alike 128-wide configs at 1536x1600x6400, first in the guess, took
-        every turn, and its 192-wide tiles, 1.4x faster modelled and on an H100, went unweighed."""
+        cannot beat the best time found; best first (Estimate.order: a tie to the config whose bytes
+        are its launch's). A config modelled exactly as one before it (same variant, launch and
+        time) counts toward neither limit: v14's six alike 128-wide configs at 1536x1600x6400, first
+        in the guess, took every turn, and its 192-wide tiles, 1.4x faster modelled and on an H100,
+        went unweighed."""
         order = sorted(range(len(bounds)), key=lambda i: (self._guess(bounds[i]), i))
         found: list[Estimate] = []
         best = math.inf
