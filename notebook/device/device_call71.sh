@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# call 71 (2026-12-06, fifth session, on 824e5cf): on an H200, call 58's steps (d0 tuned at all
+# sixteen decode shapes of the llm suite, gemm_bf16's llm rows timed again with each shape's
+# model-alone pick beside its best row, and the verdict). On another card: the whole GPU suite on the
+# fourth session's final tree (configs the model times alike no longer use up a variant's turns; a
+# table label), which no card had run, the exclusive tests alone after it.
+# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call71.sh
+set -u
+source scripts/device_step.sh
+call_begin "call71" 560
+if grep -q H200 "$OUT/gpu.txt"; then
+    TAIL=12 trial tune_d0 200 gpulab tune gemm_bf16 d0
+    TAIL=20 trial bench_alone_bf16 250 gpulab bench gemm_bf16 --suite llm -v best --alone --no-sanitize
+    TAIL=6 trial judge_bf16 40 gpulab best gemm_bf16 --suite llm --alone
+else
+    gpu_suite 440 70
+fi
+rm -rf results/*/reports
+call_end "call71"
+exit 0
