@@ -10,7 +10,7 @@
 set -u
 source scripts/device_step.sh
 call_begin "call72" 400
-fresh_card "call72" notebook/probes/alone-h100/ceilings.csv
+grep -q H200 "$OUT/gpu.txt" || fresh_card "call72" notebook/probes/alone-h100/ceilings.csv
 for s in 128x4096x14336 128x8192x28672 64x3584x18944; do
     for tn in 64 128; do
         TAIL=60 trial "profile_${s}_tn$tn" 60 gpulab profile gemm_bf16 ks --shape $s -p TN=$tn -p STAGES=6 -p BPS=1 \
