@@ -33,7 +33,8 @@ ROOFLINE_NOTES = (
     "Points: each rung's fastest correct config at the shape named, at its measured GFLOP/s. Filled: "
     "flops per byte of global traffic the access model predicts at L1TEX (load + store sectors x 32 B), "
     "which is what reaches L2 if L1 catches nothing: read it against the L2 roof. Hollow: flops per "
-    "compulsory DRAM byte (inputs read once, output written once): read it against the DRAM roof.",
+    "compulsory DRAM byte (inputs read once, output written once, and any pass over an input that the "
+    "L2 cannot keep, where the access model counts one): read it against the DRAM roof.",
 )
 NO_L2_NOTE = ("No L2 roof: this card's ceilings.csv was measured before gpulab had an L2 ceiling; "
               "gpulab ceilings --refresh on the card adds it.")

@@ -81,7 +81,8 @@ def bank_conflicts(conflicts: float | None, requests: float | None, wavefronts: 
 
 
 def dram_vs_floor(measured: float | None, floor: float | None, l2_bytes: float | None = None) -> str | None:
-    """DRAM bytes moved against the compulsory floor (every input read once, output written once)."""
+    """DRAM bytes moved against the compulsory floor (every input read once, output written once, and
+    the passes over an input the L2 cannot keep where the access model counts them)."""
     if measured is None or floor is None or _nan(measured) or not floor:
         return None
     r = measured / floor

@@ -15,8 +15,10 @@ Its arithmetic intensity comes from gpulab.model.predict, twice:
   filled marker  flops / the global bytes the model says the kernel asks of L1TEX (its load and store
                  sectors x 32 B). Each of those sectors that misses L1 is a request to L2, so this is
                  the intensity against L2 when L1 catches nothing: read it against the L2 roof.
-  hollow marker  flops / the compulsory DRAM bytes (each input read once, the output written once):
-                 read it against the DRAM roof. Every rung of one experiment at one shape shares it.
+  hollow marker  flops / the compulsory DRAM bytes (each input read once, the output written once,
+                 and any pass over an input the L2 cannot keep that the access model counts:
+                 ks's over Bt): read it against the DRAM roof. Rungs that count no such pass
+                 share it at one shape.
 A thin line joins a rung's two markers. The further right the filled marker, the more reuse the
 kernel found on chip (shared memory, registers) before asking L1TEX. A rung whose global traffic is
 all TMA (gemm_bf16's t4 and sgemm's v14, whose C leaves by TMA stores) asks L1TEX for nothing and
