@@ -362,6 +362,20 @@ def test_a_measured_variant_is_held_to_its_measured_efficiency():
     assert chosen.variant.name == "twin" and "efficiency 1.00 from 4096x4096x4096" in chosen.why
 
 
+def test_two_runs_of_one_config_at_one_shape_each_have_their_own_ratio():
+    """A suite's run and a tune's of the same config at the same shape are two measurements: each
+    run's model-over-measured ratio is its own, whichever is asked first (the memo once kept the
+    first's for both, so picks hung on the order shapes were asked in)."""
+    shape = STANDIN.shape(4096, 4096, 4096)
+    roof = best.Selector(STANDIN, {}, CARD)._estimate(WHOLE, WHOLE.default_params(), shape, modelled=True,
+                                                      efficiency=(1.0, "")).roof_s
+    slow, fast = (calibration.Measured("whole", WHOLE.default_params(), shape.values, k * roof) for k in (2, 1))
+    for first, second in ((slow, fast), (fast, slow)):
+        chooser = best.Selector(STANDIN, {}, CARD, [slow, fast])
+        assert chooser._ratio(WHOLE, first) == pytest.approx(roof / first.seconds)
+        assert chooser._ratio(WHOLE, second) == pytest.approx(roof / second.seconds)
+
+
 def test_an_unmeasured_variant_gets_the_lowest_of_the_measured():
     shape = STANDIN.shape(4096, 4096, 4096)
     plain = best.Selector(STANDIN, {}, CARD)

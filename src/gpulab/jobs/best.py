@@ -450,7 +450,8 @@ class Selector:
 
     def _run_model(self, v: Variant, run: Measured) -> tuple[float | None, float]:
         """(_ratio, Estimate.rounds) of one measured run, the bare model evaluated once for both."""
-        key = (v.name, tuple(run.params.items()), run.shape)
+        # Its seconds too: a suite's and a tune's run of one config at one shape have a ratio each.
+        key = (v.name, tuple(run.params.items()), run.shape, run.seconds)
         if key not in self._runs_modelled:
             shape = self.experiment.shape(*run.shape)
             est = None
