@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from gpulab.experiments import get_experiment
-from gpulab.jobs import best, cost, siblings
+from gpulab.jobs import best, cost
 from gpulab.jobs.calibration import Measured
 from gpulab.jobs.model_errors import Unseen
 from gpulab.jobs.siblings import PAIR_SHAPES, unseen_seconds
@@ -75,33 +75,3 @@ def test_a_config_only_too_large_to_model_here_pays_nothing_unseen():
     store0 = {"BM": 128, "BN": 128, "STAGES": 5, "GROUP_M": 8, "CLUSTER": 1, "STORE": 0, "SCHEDULE": 0, "FLUSH": 8}
     est = chooser._estimate(v14, store0, sgemm.shape(1024, 4096, 4096), modelled=True)
     assert "too large to evaluate" in est.note and "took beside" not in est.efficiency_from
-
-
-def test_a_pair_counts_only_where_the_declined_config_ran_modelled_as_it_is_here():
-    """unseen_seconds reads a shape's pair only where `alike` holds for the declined config's run."""
-    runs = _runs({(1, 1, 1): [(1, 40), (0, 10)], (2, 2, 2): [(1, 12), (0, 10)]})
-    found = unseen_seconds("S", 1, 0, (1, 1, 1), runs, lambda s: runs[s], lambda run: 10 * US,
-                           alike=lambda run: run.shape != (1, 1, 1))
-    assert found == (pytest.approx(2 * US), "+2 us that S=1 took beside S=0 (at 2x2x2)")
-
-
-def test_t4s_stream_k_reads_its_pairs_in_its_own_regime_and_on_its_siblings_own_bytes():
-    """pairs_alike on t4's stream-K: a run counts where its launch is a persistent grid exactly where
-    the asked one is (every tile its own block at 1000x3000x776: stream-K shares no tile there, and ran
-    +0.3 to +0.7 us beside SCHEDULE=0 on the H200, where shared tiles cost +6.5 to +17.5), and where its
-    SCHEDULE=0 sibling's own bytes stood in (at 4097^3 SCHEDULE=0 is too large to evaluate: both
-    borrowed other bytes, and the pair said -26 to +6 us)."""
-    bf16 = get_experiment("gemm_bf16")
-    t4 = bf16.variant("t4")
-    chooser = best.selector(bf16, H200)
-    stream_k = t4.default_params() | {"BM": 128, "BN": 256, "STAGES": 4, "GROUP_M": 8, "CLUSTER": 2, "STORE": 1,
-                                      "PINGPONG": 0, "SCHEDULE": 1, "EDGE": 0}
-    shared, whole = bf16.shape(1024, 6144, 4096), bf16.shape(1000, 3000, 776)
-    assert siblings.persistent_grid(t4, stream_k, shared) and not siblings.persistent_grid(t4, stream_k, whole)
-    stand_in = lambda *launch: chooser._traffic_or_sibling(*launch)[2]  # noqa: E731
-    alike = siblings.pairs_alike(bf16, t4, stream_k, shared, {"SCHEDULE": 0}, stand_in)
-    assert alike(Measured("t4", stream_k, (4096, 4096, 4096), 1e-4))
-    assert not alike(Measured("t4", stream_k, (1000, 3000, 776), 1e-5))   # not a persistent grid there
-    assert not alike(Measured("t4", stream_k, (4097, 4097, 4097), 1e-4))  # SCHEDULE=0 beyond the model there
-    assert siblings.pairs_alike(bf16, t4, stream_k, whole, {"SCHEDULE": 0}, stand_in)(
-        Measured("t4", stream_k, (1000, 3000, 776), 1e-5))

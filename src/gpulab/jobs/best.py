@@ -79,8 +79,8 @@ best) says what it would run, with no GPU. The rule, in full:
      (calibration.evidence, lent_evidence; chosen_by names the card); with none anywhere, 1 (the
      bare model, said so).
    - then, for a config its access model declines (a mechanism it cannot see: t4's stream-K) and not
-     timed at the shape, plus what the card's runs of such configs, modelled alike, took beyond their
-     siblings' times and models at the nearest shapes of its kind (unseen_cost, jobs/siblings.py).
+     timed at the shape, plus what the card's runs of such configs took beyond their siblings' times
+     and models at the nearest shapes of its kind (unseen_cost, jobs/siblings.py): measured time.
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
    panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the
@@ -110,7 +110,7 @@ from gpulab.jobs.cost import (
     panel_bytes, quantization, schedulers_busy, shows_partials, sm_share, sms_at_once, traffic_of, work_units,
 )
 from gpulab.jobs.candidates import one_param_moves
-from gpulab.jobs.siblings import pairs_alike, persistent_grid, unseen_seconds
+from gpulab.jobs.siblings import unseen_seconds
 from gpulab.jobs.tune import accepted_params, defaults_from, nearness, shape_distance, shape_of
 
 # A tuned shape this close (shape_distance: summed |log2| of the dimensions' ratios) speaks for the
@@ -512,15 +512,13 @@ class Selector:
         """What the card's runs show a config the access model declines takes beyond its sibling's
         bytes (jobs/siblings.py), at the shapes of its kind nearest `shape`; None where none ran."""
         name = next(k for k in params if params[k] != sibling.get(k))
-        key = (v.name, name, params[name], sibling[name], shape.values, persistent_grid(v, params, shape))
+        key = (v.name, name, params[name], sibling[name], shape.values)
         if key not in self._unseen:
             kind = self.shape_class(v, shape)
             shapes = {s for (n, s) in self._runs_at if n == v.name and self.shape_class(v, s, self.runs_card) == kind}
-            alike = pairs_alike(self.experiment, v, params, shape, {name: sibling[name]},
-                                lambda *launch: self._traffic_or_sibling(*launch)[2])
             self._unseen[key] = unseen_seconds(name, params[name], sibling[name], shape.values, shapes,
                                                lambda s: self._runs_at[(v.name, s)],
-                                               lambda run: (r := self._ratio(v, run)) and r * run.seconds, alike)
+                                               lambda run: (r := self._ratio(v, run)) and r * run.seconds)
         return self._unseen[key]
 
     def _traffic_or_sibling(self, v: Variant, params: Params, shape: Shape,
@@ -693,14 +691,15 @@ class Selector:
             b = bounds[i]
             mine = tried.get(b.variant.name, [])
             # A bound that cannot win is skipped; so is a variant already modelled at twice the best time
-            # found (its access pattern, not its config, is what the guess missed), or at three different
-            # times (configs modelled alike count once: the bound counts every persistent grid as
-            # stream-K, so t4's SCHEDULE=0 configs, all 1.24 rounds at 1024x10240x8192, tied in the
-            # guess with its stream-K and took all three turns; up to twice as many evaluations then).
-            # A config timed at the shape, or on shapes of its kind, may still win within MEASURED_EDGE
-            # (prefer_measured), so its bound is skipped only past that: at 128x8192x8192 kc's timed
-            # 128-wide tiles, 1% behind its untimed 192-wide ones, went unmodelled, and prefer_measured,
-            # setting the untimed lead aside, fell to t3, 1.11x kc's time there (H200, 2026-12-06).
+            # found (its access pattern, not its config, is what the guess missed), or modelled at three
+            # different times (configs the model times alike count once: the bound counts every
+            # persistent grid as stream-K, so t4's SCHEDULE=0 configs, all 1.24 rounds at
+            # 1024x10240x8192, tied in the guess with its stream-K SCHEDULE=1 and took all three turns;
+            # up to twice as many evaluations then). A config timed at the shape, or on shapes of its
+            # kind, may still win within MEASURED_EDGE (prefer_measured), so its bound is skipped only
+            # past that: at 128x8192x8192 kc's timed 128-wide tiles, 1% behind its untimed 192-wide
+            # ones, went unmodelled, and prefer_measured, setting the untimed lead aside, fell to t3,
+            # 1.11x kc's time there (H200, 2026-12-06).
             edge = 1 + MEASURED_EDGE if b.efficiency_from.startswith(MEASURED_HERE) or self.timed_alike(b) else 1
             if b.seconds >= best * edge or (mine and (min(mine) >= 2 * best or len(set(mine)) >= MODELLED_PER_VARIANT
                                                        or evaluated[b.variant.name] >= 2 * MODELLED_PER_VARIANT)):
