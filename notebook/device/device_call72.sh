@@ -9,6 +9,12 @@
 # pick that reading stream-K's unseen cost only off pairs modelled alike moves (t4 at 3000x3000x1000,
 # on the H200 and a fresh H100 alike): before (BN=256 in clusters of two, SCHEDULE=1) and after
 # (BN=192, SCHEDULE=0, EDGE=2), and the best row's GPU tests on that tree.
+# Ran on an H100 80GB HBM3 (2026-12-06, on 1abdd6f; probes/alone-h100/call72/): under ncu, TN = 64 at
+# 128x4096x14336 read 133.0 MB from DRAM (predicted 130.4: the second pass over Bt stays in the L2, as
+# ks_rereads says), TN = 128 124.5; at 64x3584x18944 140.7 and 141.4 (139.1). Timed, TN = 32/64/128:
+# 128x4096x14336 107.1/66.2/57.7 us, 128x8192x28672 643.0/259.8/189.3, 64x3584x18944 101.5/59.1/63.2.
+# t4 at 3000x3000x1000: stream-K in 256-wide tiles (before) 51.9 us, 192-wide tiles SCHEDULE=0 (after,
+# and the best row) 60.4: pairs_alike reverted. Best row's GPU tests: 1514 passed, 1 skipped.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call72.sh
 set -u
 source scripts/device_step.sh
