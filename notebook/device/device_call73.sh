@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# call 73 (2026-12-06, fifth session): the best row's GPU tests on the session's final tree (the ratio
+# memo keyed by a run's seconds too; pairs_alike reverted), after call 72 ran them with pairs_alike in.
+# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call73.sh
+set -u
+source scripts/device_step.sh
+call_begin "call73" 300
+best_tests 240
+rm -rf results/*/reports
+call_end "call73"
+exit 0
