@@ -17,9 +17,10 @@ What is held to what (gpulab.quantities says it per quantity, with its ncu metri
   hardware's conflict-free wavefronts. The hardware counters themselves are recorded beside (hw_*),
   with the prediction and ratio, never judged.
 - DRAM bytes read: the compulsory bytes (each input read once, and where the access model counts
-  them, the passes over an input the L2 cannot keep between reads: ks's over Bt), within +-15% where the inputs
-  exceed the L2 (below that the verdict would only say the caches work); bytes written are shown
-  beside them for the record, without a verdict (dirty lines may stay in L2 when the kernel ends).
+  them, the passes over an input the L2 cannot keep between reads: ks's over Bt), within +-15%
+  where the inputs exceed the L2 (below that the verdict would only say the caches work); bytes
+  written are shown beside them for the record, without a verdict (dirty lines may stay in L2 when
+  the kernel ends).
 
 tests/test_fidelity_replay.py replays the committed CSV on a CPU: every quantity that was exact on
 the card must still equal the recorded ncu number under the current kernels and models.
