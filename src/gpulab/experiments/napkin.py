@@ -13,16 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from gpulab.gpu.device import probe
+from gpulab.gpu.device import l2_bytes
 from gpulab.gpu.seam import cupy
 
 MB = 1e6
-
-
-def l2_bytes() -> int | None:
-    """The L2 size of the GPU in use, or None with no GPU (compile-only records carry no label)."""
-    info, _ = probe()
-    return info.l2_bytes if info else None
 
 
 def napkin_columns(read_bytes: int, written_bytes: int, l2: int | None = None) -> dict[str, Any]:
@@ -32,7 +26,7 @@ def napkin_columns(read_bytes: int, written_bytes: int, l2: int | None = None) -
     `writes_fit_in_l2`: the output alone fits, so part of what is written may never reach DRAM
     inside the timed window.
     """
-    l2 = l2_bytes() if l2 is None else l2
+    l2 = l2_bytes(without_gpu=None) if l2 is None else l2
     columns: dict[str, Any] = {
         "napkin_read_mb": read_bytes / MB,
         "napkin_written_mb": written_bytes / MB,

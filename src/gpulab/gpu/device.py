@@ -112,10 +112,11 @@ def sm_count() -> int:
 L2_BYTES_WITHOUT_GPU = 60 * 2**20
 
 
-def l2_bytes() -> int:
-    """This card's L2 size in bytes, or L2_BYTES_WITHOUT_GPU when there is no GPU to ask."""
+def l2_bytes(without_gpu: int | None = L2_BYTES_WITHOUT_GPU) -> int | None:
+    """This card's L2 size in bytes, or `without_gpu` when there is no GPU to ask (an access model
+    takes the H200's; a record's L2 label, None: compile-only records carry none)."""
     info, _ = probe()
-    return info.l2_bytes if info is not None else L2_BYTES_WITHOUT_GPU
+    return info.l2_bytes if info is not None else without_gpu
 
 
 def gpu_index() -> str:
