@@ -22,8 +22,7 @@ source scripts/device_step.sh
 call_begin "call65" 560
 if grep -q H200 "$OUT/gpu.txt"; then
     TAIL=12 trial tune_d0 200 gpulab tune gemm_bf16 d0
-    TAIL=20 trial bench_alone_bf16 250 gpulab bench gemm_bf16 --suite llm -v best --alone --no-sanitize
-    TAIL=6 trial judge_bf16 40 gpulab best gemm_bf16 --suite llm --alone
+    alone_verdict gemm_bf16 250
     rm -rf results/*/reports
     call_end "call65"; exit 0
 fi

@@ -9,8 +9,7 @@ set -u
 source scripts/device_step.sh
 call_begin "call74" 560
 if grep -q H200 "$OUT/gpu.txt"; then
-    TAIL=20 trial bench_alone_sgemm 480 gpulab bench sgemm --suite llm -v best --alone --no-sanitize
-    TAIL=6 trial judge_sgemm 40 gpulab best sgemm --suite llm --alone
+    alone_verdict sgemm 480
 else
     echo "not an H200: nothing to do (the llm rows the judge reads are the H200's)"
 fi
