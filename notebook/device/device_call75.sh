@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# call 75 (2026-12-06, sixth session, on a769af7): on an H200, sgemm's llm rows timed again with each
-# shape's model-alone pick beside its best row, then the verdict (device_call74.sh's step: two picks,
-# 8192x4096x4096 and 1024x10240x8192, were never timed there). On another card: the whole GPU suite on
-# the fifth session's final tree (the L2 probe merge touches the memory experiments' L2 labels and
-# ks's access model), which no card had run, the exclusive tests alone after it.
+# call 75 (2026-12-06, sixth session, on a769af7 and the suites in notebook/probes/untimed_picks/): on
+# an H200, the three llm picks of the model alone that the H200 never timed (sgemm at 8192x4096x4096
+# and 1024x10240x8192, gemm_bf16 at 1024x28672x4096), each beside its shape's best row, into
+# results/h200/<experiment>-llm.csv, then both verdicts; then d0 tuned at the llm suite's sixteen
+# decode shapes (device_call71.sh's first step). On another card: the whole GPU suite on the fifth
+# session's final tree (the L2 probe merge touches the memory experiments' L2 labels and ks's
+# access model), which no card had run, the exclusive tests alone after it.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call75.sh
 set -u
 source scripts/device_step.sh
 call_begin "call75" 560
 if grep -q H200 "$OUT/gpu.txt"; then
-    alone_verdict sgemm 480
+    for exp in sgemm gemm_bf16; do
+        TAIL=14 trial "untimed_$exp" 150 gpulab bench "$exp" --suite "notebook/probes/untimed_picks/$exp/llm.toml" \
+            -v best --alone --no-sanitize
+        TAIL=6 trial "judge_$exp" 40 gpulab best "$exp" --suite llm --alone
+    done
+    TAIL=12 trial tune_d0 200 gpulab tune gemm_bf16 d0
 else
     gpu_suite 440 70
 fi
