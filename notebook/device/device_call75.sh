@@ -6,6 +6,8 @@
 # decode shapes (device_call71.sh's first step). On another card: the whole GPU suite on the fifth
 # session's final tree (the L2 probe merge touches the memory experiments' L2 labels and ks's
 # access model), which no card had run, the exclusive tests alone after it.
+# Ran on an H100 80GB HBM3 (2026-12-06, the H200 asked for three times first, each refused or failed):
+# "3325 passed, 1 skipped in 309.11s"; exclusive "2 passed, 1 skipped" (probes/gpu_suite/call75-h100/).
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call75.sh
 set -u
 source scripts/device_step.sh
