@@ -64,7 +64,7 @@ def test_distance_counts_each_dimension_in_log2():
     ((4096, 64, 4097), "sk", "tuned at 4096x64x4096"),
 ])
 def test_a_config_tuned_at_or_very_near_the_shape_runs(shape, variant, why):
-    chosen = best.Selector(SGEMM, TABLE).pick(SGEMM.shape(*shape))
+    chosen = best.pick(SGEMM, TABLE, SGEMM.shape(*shape))
     assert chosen.variant.name == variant and chosen.why == why and chosen.estimate is None
     tuned = TABLE[variant]["by_shape"][SGEMM.shape(*shape).label if why == "tuned here" else why.split()[-1]]
     assert chosen.params == tuned["params"]
@@ -74,16 +74,16 @@ def test_a_config_tuned_at_or_very_near_the_shape_runs(shape, variant, why):
 def test_a_tuned_shape_further_away_leaves_the_choice_to_the_model(shape):
     """4096x48x4096 is 0.4 from 4096x64x4096, 1x4096x8192 is 1 from 1x8192x8192: the old rule took
     their tuned configs; now the model weighs every candidate, the tuned ones among them."""
-    chosen = best.Selector(SGEMM, TABLE).pick(SGEMM.shape(*shape))
+    chosen = best.pick(SGEMM, TABLE, SGEMM.shape(*shape))
     assert chosen.why.startswith("model: ") and chosen.estimate is not None
     assert chosen.variant.constraints(chosen.params, SGEMM.shape(*shape)) is None
 
 
 def test_a_tie_at_one_shape_goes_to_the_higher_rate():
     table = {"v9": _entry({"512x512x512": (V9, 8000.0)}), "sk": TABLE["sk"]}  # sk ran 9000 there
-    assert best.Selector(SGEMM, table).pick(SGEMM.shape(512, 512, 512)).variant.name == "sk"
+    assert best.pick(SGEMM, table, SGEMM.shape(512, 512, 512)).variant.name == "sk"
     table["v9"]["by_shape"]["512x512x512"]["rate"] = 12000.0
-    assert best.Selector(SGEMM, table).pick(SGEMM.shape(512, 512, 512)).variant.name == "v9"
+    assert best.pick(SGEMM, table, SGEMM.shape(512, 512, 512)).variant.name == "v9"
 
 
 def test_entries_the_experiment_cannot_run_are_left_out():
@@ -93,7 +93,7 @@ def test_entries_the_experiment_cannot_run_are_left_out():
         "sk": _entry({"4096x4096x4096": (SK_TALL | {"BM": 3}, 99999.0)}),  # a choice it no longer accepts
         "v9": _entry({"4096x4096x4096": (V9, 50000.0)}),
     }
-    chosen = best.Selector(SGEMM, table).pick(SGEMM.shape(4096, 4096, 4096))
+    chosen = best.pick(SGEMM, table, SGEMM.shape(4096, 4096, 4096))
     assert chosen.variant.name == "v9" and chosen.why == "tuned here"
 
 
@@ -105,7 +105,7 @@ def test_a_param_added_after_the_tune_takes_its_default():
     old = {p.name: p.default for p in t4.params if p.name != "SCHEDULE"} | {"STAGES": 4}
     assert accepted_params(t4, old) == t4.default_params() | {"STAGES": 4}
     assert accepted_params(t4, old | {"SCHEDULE": 7}) is None  # a value it does not offer
-    chosen = best.Selector(bf16, {"t4": _entry({"4096x4096x4096": (old, 700000.0)})}).pick(bf16.shape(4096, 4096, 4096))
+    chosen = best.pick(bf16, {"t4": _entry({"4096x4096x4096": (old, 700000.0)})}, bf16.shape(4096, 4096, 4096))
     assert chosen.variant.name == "t4" and chosen.params["SCHEDULE"] == 0 and chosen.why == "tuned here"
 
 
@@ -114,7 +114,7 @@ def test_any_tuned_variant_counts_not_only_v9():
     v10 = dataclasses.replace(SGEMM.variant("v9"), name="v10x")
     exp = type("WithV10", (type(SGEMM),), {"variants": SGEMM.variants + (v10,)})()
     table = {"v9": _entry({"4096x4096x4096": (V9, 50000.0)}), "v10x": _entry({"4096x4096x4096": (V9, 52000.0)})}
-    assert best.Selector(exp, table).pick(exp.shape(4096, 4096, 4096)).variant.name == "v10x"
+    assert best.pick(exp, table, exp.shape(4096, 4096, 4096)).variant.name == "v10x"
 
 
 # -- stand-in variants: the model's reasons, worked out by hand ------------------------------------
@@ -725,24 +725,6 @@ def test_a_config_that_ran_slower_beside_the_fastest_carries_its_own_ratio_on_me
     assert chooser.config_factor(d0, slow, bf16.shape(4096, 4096, 4096)) is None
 
 
-def test_a_config_timed_alone_at_a_shape_is_not_taken_for_as_fast_as_its_siblings_there():
-    """A config that was its variant's only run at a shape (a suite's best row) was fastest beside
-    nothing: that shape says nothing of how it fares against the variant's other configs. Here G=2
-    U=2 ran alone at 8x4096x4096, nearer 7x4096x4096 than 16x4096x4096, where it ran at half G=1
-    U=4's rate: its factor at 7x4096x4096 is the one read at 16x4096x4096 alone, not the median of
-    that and 1."""
-    bf16, d0, fast, slow, beside = _d0_factor_chooser(G1U4, G2U2, lambda mine, theirs: 2 * max(mine, theirs))
-    shape = bf16.shape(7, 4096, 4096)
-    expected, _ = beside.config_factor(d0, slow, shape)
-    fast_run = beside.runs["d0"][0]
-    slow_run = next(r for r in beside._runs_at[("d0", (16, 4096, 4096))] if r.params == slow)
-    alone = calibration.Measured("d0", slow, (8, 4096, 4096), 1e-5)
-    chooser = best.Selector(bf16, {}, CARD, [fast_run, alone], tune_rows=[fast_run, slow_run])
-    assert [r.shape for r in chooser._nearest_runs(d0, shape, "memory")] == [(8, 4096, 4096), (16, 4096, 4096)]
-    factor, why = chooser.config_factor(d0, slow, shape)
-    assert factor == pytest.approx(expected) and "at 16x4096x4096" in why
-
-
 def test_a_config_factor_never_lifts_a_config_above_its_variants_fastest():
     """A config that ran slower than the fastest where the model expected it slower still (its
     ratio of model over measured time above the fastest's) is not taken to run faster elsewhere:
@@ -1001,7 +983,7 @@ def test_a_tune_of_one_variant_yields_where_the_model_expects_a_rival_well_ahead
     assert skinny.why.endswith("t4 tuned here passed over: the model expects kc at least 10% faster")
     square = chooser.pick(bf16.shape(4096, 4096, 4096))
     assert (square.variant.name, square.why) == ("t4", "tuned here")
-    bare = best.Selector(SGEMM, TABLE).pick(SGEMM.shape(4096, 4096, 4096))
+    bare = best.pick(SGEMM, TABLE, SGEMM.shape(4096, 4096, 4096))
     assert (bare.variant.name, bare.why) == ("v9", "tuned here")
 
 

@@ -390,11 +390,7 @@ class Selector:
 
     def _factor(self, v: Variant, run: Measured) -> float | None:
         """A run's model-over-measured ratio over that of its variant's fastest run at its shape (1 where
-        it is that one), None where no other config of the variant ran there: a config timed alone (a
-        suite's best row) was fastest beside nothing. Read as 1, d0 in G=2 U=2, timed alone at four
-        default shapes, stood level with G=1 U=4, which ran 1.07-1.30x faster where both ran (H200)."""
-        if not any(r.params != run.params for r in self._runs_at.get((v.name, run.shape), ())):
-            return None
+        it is that one)."""
         fastest = self._fastest_at[v.name].get(run.shape)
         if fastest is None or fastest.seconds >= run.seconds:
             return 1.0
@@ -773,6 +769,13 @@ class Selector:
         reasons = [f"{v.name}: {self.refusal(v, shape)}" for v in self.variants]
         return f"no variant of {self.experiment.name} runs {shape.label}: " + "; ".join(reasons[:4]) + (
             f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")
+
+
+def pick(experiment: Experiment, table: dict, shape: Shape, card: Card | None = None,
+         runs: list[Measured] = ()) -> Pick | None:
+    """The best row's pick at `shape` from `table` (tuned.json's entry for the experiment) and the
+    measured `runs`, on `card` (default: the H200's reference ceilings)."""
+    return Selector(experiment, table, card, runs).pick(shape)
 
 
 def selector(experiment: Experiment, folder: Path | None) -> Selector:
