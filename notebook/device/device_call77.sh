@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# call 77 (2026-12-06, sixth session, on e83f9d4, whose src/ and tests/ are a769af7's): for an H200
+# only, device_call76.sh's H200 branch in the device time left: the three llm picks of the model
+# alone the H200 never timed, beside their shapes' best rows (notebook/probes/untimed_picks/), both
+# verdicts, then d0's decode tune as far as the time goes. On another card it does nothing.
+# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call77.sh
+set -u
+source scripts/device_step.sh
+call_begin "call77" 430
+if grep -q H200 "$OUT/gpu.txt"; then
+    for exp in sgemm gemm_bf16; do
+        TAIL=14 trial "untimed_$exp" 150 gpulab bench "$exp" --suite "notebook/probes/untimed_picks/$exp/llm.toml" \
+            -v best --alone --no-sanitize
+        TAIL=6 trial "judge_$exp" 40 gpulab best "$exp" --suite llm --alone
+    done
+    TAIL=12 trial tune_d0 200 gpulab tune gemm_bf16 d0
+else
+    echo "not an H200: nothing to do (the llm rows the verdict reads are the H200's)"
+fi
+rm -rf results/*/reports
+call_end "call77"
+exit 0
