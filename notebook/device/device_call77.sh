@@ -3,6 +3,7 @@
 # only, device_call76.sh's H200 branch in the device time left: the three llm picks of the model
 # alone the H200 never timed, beside their shapes' best rows (notebook/probes/untimed_picks/), both
 # verdicts, then d0's decode tune as far as the time goes. On another card it does nothing.
+# Ran on an H100 80GB HBM3 (2026-12-06, the H200 asked for): nothing to do there.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call77.sh
 set -u
 source scripts/device_step.sh
