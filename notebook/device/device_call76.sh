@@ -14,14 +14,10 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call76.sh
 set -u
 source scripts/device_step.sh
+source notebook/probes/untimed_picks/steps.sh
 call_begin "call76" 560
 if grep -q H200 "$OUT/gpu.txt"; then
-    for exp in sgemm gemm_bf16; do
-        TAIL=14 trial "untimed_$exp" 150 gpulab bench "$exp" --suite "notebook/probes/untimed_picks/$exp/llm.toml" \
-            -v best --alone --no-sanitize
-        TAIL=6 trial "judge_$exp" 40 gpulab best "$exp" --suite llm --alone
-    done
-    TAIL=12 trial tune_d0 200 gpulab tune gemm_bf16 d0
+    untimed_picks
 else
     fresh_card "call76" notebook/probes/alone-h100/ceilings.csv
     BF=512x512x512,2048x31x4096
