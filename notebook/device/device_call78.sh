@@ -7,6 +7,7 @@
 # KW = 4 at N = 6144 and at M = 16 from N = 6144 on (notebook/probes/d0_waves/h200.txt). Both configs
 # and cuBLAS at the llm suite's sixteen decode shapes (notebook/probes/d0_waves/decode16.toml) in one
 # run, as a fresh card (its folder: the H100's ceilings only); rows to $OUT, then d0_waves.py on them.
+# Not run: the starts after call 77 were refused or failed, and 282 s of device time were left.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call78.sh
 set -u
 source scripts/device_step.sh
