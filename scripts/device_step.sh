@@ -65,14 +65,6 @@ best_tests() {
         tests/gpu/test_own_kernels_gpu.py tests/gpu/test_sk_gpu.py tests/gpu/test_skinny_gpu.py
 }
 
-# alone_verdict EXPERIMENT SECONDS: on the H200 (whose llm rows `gpulab best --alone` judges), the
-# experiment's llm rows timed again with each shape's model-alone pick beside its best row, within
-# SECONDS, then the verdict.
-alone_verdict() {
-    TAIL=20 trial "bench_alone_$1" "$2" gpulab bench "$1" --suite llm -v best --alone --no-sanitize
-    TAIL=6 trial "judge_$1" 40 gpulab best "$1" --suite llm --alone
-}
-
 # fresh_card NAME CEILINGS: for a call about a card with no runs of its own, the model lent another
 # card's: on an H200 (whose runs are the ones lent) the call ends there; elsewhere the card's results
 # folder ($CARD_DIR) gets only CEILINGS (that card's measured ceilings.csv), so bench does not

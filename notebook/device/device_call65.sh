@@ -19,9 +19,10 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call65.sh
 set -u
 source scripts/device_step.sh
+source notebook/device/h200_steps.sh
 call_begin "call65" 560
 if grep -q H200 "$OUT/gpu.txt"; then
-    TAIL=12 trial tune_d0 200 gpulab tune gemm_bf16 d0
+    tune_d0
     alone_verdict gemm_bf16 250
     rm -rf results/*/reports
     call_end "call65"; exit 0

@@ -7,6 +7,7 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call74.sh
 set -u
 source scripts/device_step.sh
+source notebook/device/h200_steps.sh
 call_begin "call74" 560
 if grep -q H200 "$OUT/gpu.txt"; then
     alone_verdict sgemm 480

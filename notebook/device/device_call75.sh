@@ -11,10 +11,11 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call75.sh
 set -u
 source scripts/device_step.sh
-source notebook/probes/untimed_picks/steps.sh
+source notebook/device/h200_steps.sh
 call_begin "call75" 560
 if grep -q H200 "$OUT/gpu.txt"; then
-    untimed_picks
+    untimed_picks sgemm gemm_bf16
+    tune_d0
 else
     gpu_suite 440 70
 fi

@@ -14,10 +14,11 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call76.sh
 set -u
 source scripts/device_step.sh
-source notebook/probes/untimed_picks/steps.sh
+source notebook/device/h200_steps.sh
 call_begin "call76" 560
 if grep -q H200 "$OUT/gpu.txt"; then
-    untimed_picks
+    untimed_picks sgemm gemm_bf16
+    tune_d0
 else
     fresh_card "call76" notebook/probes/alone-h100/ceilings.csv
     BF=512x512x512,2048x31x4096

@@ -11,11 +11,10 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call78.sh
 set -u
 source scripts/device_step.sh
+source notebook/device/h200_steps.sh
 call_begin "call78" 220
 if grep -q H200 "$OUT/gpu.txt"; then
-    TAIL=14 trial untimed_sgemm 170 gpulab bench sgemm --suite notebook/probes/untimed_picks/sgemm/llm.toml \
-        -v best --alone --no-sanitize
-    TAIL=6 trial judge_sgemm 40 gpulab best sgemm --suite llm --alone
+    untimed_picks sgemm
 else
     fresh_card "call78" notebook/probes/alone-h100/ceilings.csv
     mkdir -p "$OUT/kw"
