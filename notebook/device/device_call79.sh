@@ -2,6 +2,7 @@
 # call 79 (2026-12-06, sixth session, on e11e8bd, whose src/ is a769af7's): the best row beside cuBLAS at
 # shapes of no suite, test or tune (an M of 1, 7 and 300; an N of 31; a K of 1000), as a user brings
 # them, on a fresh card (its folder: the H100's ceilings only, the H200's runs lent); rows to $OUT.
+# Not run: too little device time was left to start a machine (282 s).
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call79.sh
 set -u
 source scripts/device_step.sh
