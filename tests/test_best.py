@@ -656,13 +656,17 @@ def test_a_tune_the_model_still_puts_first_after_weighing_a_rival_stands_as_tune
     assert (pick.variant.name, pick.why) == ("ks", "tuned here")
 
 
-def test_a_tune_passed_over_yields_only_to_a_config_the_card_has_timed():
-    """At sgemm's 64x4096x4096 sx was tuned; the model expects v13, in a config timed on shapes of
-    this kind, 10% faster, and passes the tune over. It puts v12, never timed, ahead of v13, and sx
-    in 32-wide tiles (timed only on memory-bound shapes) beside it; what overrules a measured tune
-    must be measured too, on shapes like this one, so the pick is v13."""
-    chooser = best.selector(SGEMM, H200)
+def test_a_tune_passed_over_yields_only_to_a_config_the_card_has_timed(monkeypatch):
+    """At sgemm's 64x4096x4096 sx was tuned; the model without the fixup's series (as it stood
+    before serial_fixup_s) expects v13, in a config timed on shapes of this kind, 10% faster, and
+    passes the tune over. It puts v12, never timed, ahead of v13, and sx in 32-wide tiles (timed
+    only on memory-bound shapes) beside it; what overrules a measured tune must be measured too, on
+    shapes like this one, so the pick is v13. With the series, v13's 16 slices a tile added one
+    after another take that lead away, and the tune stands."""
     shape = SGEMM.shape(64, 4096, 4096)
+    assert best.selector(SGEMM, H200).pick(shape).why == "tuned here"
+    monkeypatch.setattr(best, "serial_fixup_s", lambda *args: 0.0)
+    chooser = best.selector(SGEMM, H200)
     ranked = {e.variant.name: e for e in chooser.ranking(shape)}
     assert ranked["v12"].seconds < ranked["v13"].seconds and not chooser.timed_somewhere(ranked["v12"])
     assert chooser.timed_somewhere(ranked["sx"]) and not chooser.timed_alike(ranked["sx"])
@@ -1258,6 +1262,40 @@ def test_v14_pays_its_split_and_reads_the_split_copies():
     assert est.ideal_s["DRAM"] == pytest.approx(est.traffic.dram_bytes / 4000e9)
     assert est.staging_s == pytest.approx(split_bytes(shape) / 4000e9)
     assert SGEMM.variant("v9").stage_bytes(V9, shape) == 0
+
+
+def test_a_fixup_that_adds_the_slices_one_after_another_is_a_series_on_one_sm():
+    """sgemm's v12 at 300x31x2048 in 64 x 64 tiles: 5 tiles shared among 4 x 132 blocks, so each
+    tile's first block waits on about 105 later segments in turn and adds their 16 KiB partials one
+    after another. Modelled without that series (2.5 us on the H200's runs) it was the best row
+    there and ran 110 us on an H100, cuBLAS FP32 13.0 (2026-12-06, notebook/probes/fixup/). The
+    series: the tile's partials at one SM's share of the L2 read ceiling, said in chosen_by where it
+    weighs. sx's last block keeps its S loads in flight at once (no series); a launch that does not
+    split has none; the cheap bound leaves it out, as it leaves out every partial."""
+    shape = SGEMM.shape(300, 31, 2048)
+    v12, sx = SGEMM.variant("v12"), SGEMM.variant("sx")
+    params = v12.default_params() | {"BN": 64, "MINB": 4, "SK_ROUNDS": 99}
+    chooser = best.Selector(SGEMM, {}, CARD)
+    est = chooser._estimate(v12, params, shape, modelled=True)
+    assert (est.blocks, est.tiles, est.split) == (4 * CARD.sms, 5, True)
+    one_sm = CARD.l2_gbps * 1e9 / CARD.sms
+    assert est.fixup_s == pytest.approx(4 * CARD.sms / 5 * 64 * 64 * 4 / one_sm)  # 21 us
+    assert est.roof_s >= est.fixup_s and "partials added in series" in est.reason()
+    assert chooser._estimate(v12, params, shape, modelled=False).fixup_s == 0
+    parallel = chooser._estimate(sx, sx.default_params(), shape, modelled=True)
+    assert parallel.split and parallel.fixup_s == 0
+    whole = chooser._estimate(v12, params, SGEMM.shape(4096, 4096, 4096), modelled=True)
+    assert not whole.split and whole.fixup_s == 0
+
+
+def test_sgemm_at_five_tiles_is_not_given_to_a_hundred_partials_in_series():
+    """The same shape on the H200's own runs and ceilings: v12 no longer comes first there."""
+    chooser = best.selector(SGEMM, H200)
+    shape = SGEMM.shape(300, 31, 2048)
+    chosen = chooser.pick(shape)
+    assert chosen.variant.name != "v12"
+    v12 = [e for e in chooser.ranking(shape) if e.variant.name == "v12"]
+    assert all(e.fixup_s > 0 and e.seconds > chosen.estimate.seconds for e in v12 if e.split)
 
 
 def _guarded_split_model(p, s):

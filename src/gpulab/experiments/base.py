@@ -164,6 +164,12 @@ class Variant:
     # store, and where N is under the blocks' bands of columns (kc at 2048x31x4096) only one block a
     # tile stores. A split with a workspace in global memory needs no declaration.
     split_param: str = ""
+    # Whether the block that adds a split tile's partials reads them one slice after another, each
+    # slice's loads issued only once the last one's have come back (v12's first segment waits on each
+    # later segment's flag; v13's and d0's fixups loop over the slices rolled): the tile's fixup is
+    # then a series on one SM, which the best row's model counts (gpulab.jobs.cost.serial_fixup_s).
+    # False where the slices' loads are in flight at once (sx, gv: their S loads unrolled).
+    serial_fixup: bool = False
     # The measured ceiling (gpulab.ceilings) this variant is held to where it is not its experiment's
     # compute_ceiling ("": the experiment's), and how many of that ceiling's operations each FLOP of
     # the problem costs: sgemm's v14 runs FP32 GEMM as three TF32 products ("tensor_tf32", 3).

@@ -36,48 +36,48 @@ best) says what it would run, with no GPU. The rule, in full:
      The busiest SM's share of the work over an even share is the quantization q >= 1 (24 tiles on
      132 SMs: 5.5; 250 blocks: 1.06). The padded tiles compute whole (tiles*BM*BN of M*N, K rounded
      up to BK).
-   - time = max(compute, DRAM, L2) + partials + staging: compute = q x the padded FLOPs / the
-     variant's compute ceiling, over the share of an SM's 4 warp schedulers its resident warps keep
-     (schedulers_busy: one block of 2 warps an SM computes at half its rate at best) and, for a
+   - time = max(compute, DRAM, L2) + partials + fixup + staging: compute = q x the padded FLOPs /
+     the variant's compute ceiling, over the share of an SM's 4 warp schedulers its resident warps
+     keep (schedulers_busy: one block of 2 warps an SM computes at half its rate at best) and, for a
      CUDA-core kernel, over the share of a scheduler's issue rate its few warps keep (latency_hidden:
      one warp a scheduler hides no latency); DRAM = the compulsory bytes (Experiment.bytes_moved, or
-     the kernel's own where its access model reads more: v14's split copies) / the copy ceiling; L2 = q x what
-     the SMs load and store (the access model's global sectors x 32 and TMA bytes, model/predict.py)
-     / the L2 read ceiling; the memory terms over the share of the warps that issue the loads,
-     weighted by what each load moves (a launch whose guards idle 7 warps in 8 has an eighth of the
-     loads in flight: sgemm's v0 at M = 1; a split's block counts the trips of its own slice);
-     partials = what a split stores beyond the output (the access model's requested store bytes),
-     written and read back at the copy ceiling; staging = what the variant's stage step moves
-     before the kernel (Variant.stage_bytes) at the copy ceiling. Where the access model declines
-     a config or is too large to evaluate here (LANE_BUDGET), the L2 bytes of the nearest config it
-     models (one param changed), else of the tiles' panels of A and B; one merely too large takes
-     a sibling's of the same launch whole, its partials (a split, or none) too.
+     the kernel's own where its access model reads more: v14's split copies) / the copy ceiling; L2 =
+     q x what the SMs load and store (the access model's global sectors x 32 and TMA bytes,
+     model/predict.py) / the L2 read ceiling; the memory terms over the share of the warps that
+     issue the loads, weighted by what each load moves (a launch whose guards idle 7 warps in 8 has
+     an eighth of the loads in flight: sgemm's v0 at M = 1; a split's block counts its own slice's
+     trips); partials = what a split stores beyond the output (the access model's requested store
+     bytes), written and read back at the copy ceiling; fixup = where a tile's slices are added one
+     after another (Variant.serial_fixup), the tile's partials at one SM's share of the L2 read
+     ceiling (cost.serial_fixup_s); staging = what the variant's stage step moves before the kernel
+     (Variant.stage_bytes) at the copy ceiling. Where the access model declines a config or is too
+     large to evaluate here (LANE_BUDGET), the L2 bytes of the nearest config it models (one param
+     changed), else of the tiles' panels of A and B; one merely too large takes a sibling's of the
+     same launch whole, its partials (a split, or none) too.
    - divided by the config's own efficiency where it was timed at the shape or very near it, and
      the model's time per FLOP there is within SAME_REGIME of the shape's (measured_here: the median
-     of model over measured time of those runs; a config timed there
-     also wins over untimed ones the model puts less than MEASURED_EDGE ahead, and failing one, a
-     config timed on this card at a shape of the same kind wins so over the others), else
-     by the variant's efficiency: the median, over its CALIBRATION_ROWS measured runs on
-     this card nearest the shape among shapes of the same kind (memory-bound: flops per compulsory
-     byte below the ridge of its compute ceiling over the copy), of the model's time there over the
-     measured one (runs: results/<gpu>/<experiment>.csv and the tune's picks, never a suite's rows);
-     for a config whose row tiles are mostly padding (M under a quarter of BM: mostly_padding),
-     among runs whose tiles were too, where there are any. On a memory-bound shape, where those
-     runs' measured times fit a fixed cost a round plus a multiple of the model's (fixed_cost_fit:
-     launch, ramp-up and tail, a few microseconds that weigh on small problems and not on large
-     ones, paid again for each block an SM runs after another where it holds one at a time:
-     Estimate.rounds), the efficiency that line gives at the shape's own modelled time and rounds
-     instead of the median, at most the highest its runs reached (or 1). There, too,
-     a config the tunes timed beside the variant's fastest at those runs' shapes, where it filled
-     the SMs alike, carries its own ratio to the fastest's (at most 1; an untimed config its
-     variant's median: config_factor): the variant's efficiency is its fastest config's, and lent
-     whole it ranked slower configs first.
+     of model over measured time of those runs; a config timed there also wins over untimed ones
+     the model puts less than MEASURED_EDGE ahead, and failing one, a config timed on this card at
+     a shape of the same kind wins so over the others), else by the variant's efficiency: the
+     median, over its CALIBRATION_ROWS measured runs on this card nearest the shape among shapes of
+     the same kind (memory-bound: flops per compulsory byte below the ridge of its compute ceiling
+     over the copy), of the model's time there over the measured one (runs: results/<gpu>/
+     <experiment>.csv and the tune's picks, never a suite's rows); for a config whose row tiles are
+     mostly padding (M under a quarter of BM: mostly_padding), among runs whose tiles were too,
+     where there are any. On a memory-bound shape, where those runs' measured times fit a fixed
+     cost a round plus a multiple of the model's (fixed_cost_fit: launch, ramp-up and tail, a few
+     microseconds that weigh on small problems and not on large ones, paid again for each block an
+     SM runs after another where it holds one at a time: Estimate.rounds), the efficiency that line
+     gives at the shape's own modelled time and rounds instead of the median, at most the highest
+     its runs reached (or 1). There, too, a config the tunes timed beside the variant's fastest at
+     those runs' shapes, where it filled the SMs alike, carries its own ratio to the fastest's (at
+     most 1; an untimed config its variant's median: config_factor): the variant's efficiency is
+     its fastest config's, and lent whole it ranked slower configs first.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
      reads all this from another card's runs in the same results root, else in the results gpulab's
-     repository recorded (run from a clone), against that card's ceilings
-     (calibration.evidence, lent_evidence; chosen_by names the card); with none anywhere, 1 (the
-     bare model, said so).
+     repository recorded (run from a clone), against that card's ceilings (calibration.evidence,
+     lent_evidence; chosen_by names the card); with none anywhere, 1 (the bare model, said so).
    - then, for a config its access model declines (a mechanism it cannot see: t4's stream-K) and not
      timed at the shape, plus what the card's runs of such configs took beyond their siblings' times
      and models at the nearest shapes of its kind (unseen_cost, jobs/siblings.py): measured time.
@@ -106,8 +106,8 @@ from gpulab.jobs.calibration import (
     tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
-    DECLINED, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, mostly_padding,
-    panel_bytes, quantization, schedulers_busy, shows_partials, sm_share, sms_at_once, traffic_of, work_units,
+    DECLINED, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, mostly_padding, panel_bytes,
+    quantization, schedulers_busy, serial_fixup_s, shows_partials, sm_share, sms_at_once, traffic_of, work_units,
 )
 from gpulab.jobs.candidates import one_param_moves
 from gpulab.jobs.siblings import unseen_seconds
@@ -496,7 +496,7 @@ class Selector:
                         1.0, "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
                         hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging,
                         at_once=at_once, resident=(blocks_per_sm(v, params, shape, card.arch) or (0, 1))[1],
-                        borrowed=borrowed)
+                        borrowed=borrowed, fixup_s=serial_fixup_s(v, params, blocks, tiles, split, traffic, card))
         eff, source = efficiency or self.measured_here(v, params, shape) or (None, "")
         if eff is None:
             eff, source = self.efficiency(v, shape, params, bare.roof_s, bare.rounds)

@@ -125,6 +125,7 @@ class Estimate:
     # mechanism it cannot see), or they are another launch's or the tiles' panels (note says whence).
     # A config too large to evaluate whose sibling of the same launch stands in is not borrowing.
     borrowed: bool = False
+    fixup_s: float = 0.0  # one split tile's fixup where it reads the slices in series (serial_fixup_s)
 
     @property
     def limits_s(self) -> dict:
@@ -141,7 +142,7 @@ class Estimate:
 
     @property
     def roof_s(self) -> float:
-        return max(self.limits_s.values()) + self.workspace_s + self.staging_s
+        return max(self.limits_s.values()) + self.workspace_s + self.fixup_s + self.staging_s
 
     @property
     def floor_s(self) -> float:
@@ -212,6 +213,8 @@ class Estimate:
             parts.append(f"{100 * self.warps_loading:.0f}% of its warps load")
         if self.traffic is not None and self.traffic.workspace_bytes:
             parts.append(f"{self.traffic.workspace_bytes / 1e6:.3g} MB of partials")
+        if self.fixup_s >= 0.1 * self.roof_s:
+            parts.append(f"a tile's partials added in series {100 * self.fixup_s / self.roof_s:.0f}% of the time")
         if self.staging_s >= 0.1 * self.roof_s:
             parts.append(f"staging {100 * self.staging_s / self.roof_s:.0f}% of the time")
         name = {"compute": self.rate_name, "DRAM": "copy", "L2": "L2 read"}[self.bound]
@@ -370,6 +373,34 @@ def _warps_loading(model, rows: list[dict], slices: float = 1.0, tma_bytes: floa
         return None
     tma_sectors = tma_bytes / 32.0
     return (weighted + tma_sectors) / (moved + tma_sectors)
+
+
+# The bytes of one partial's element: every split kernel of gpulab's accumulates in FP32.
+ACCUMULATOR_BYTES = 4
+
+
+def serial_fixup_s(variant: Variant, params: Params, blocks: int, tiles: int, split: bool,
+                   traffic: Traffic | None, card: Card) -> float:
+    """What one split tile's fixup adds where the block that adds its partials reads them one slice
+    after another (Variant.serial_fixup): the tile's partials, at one SM's share of the L2 read
+    ceiling (a lower bound: each slice waits a round trip too, which no ceiling measures). The
+    partials a tile's slices store are the access model's (its requested stores beyond the output,
+    over the tiles), else BM x BN accumulators a slice. 0 where the launch does not split, the
+    slices' loads are in flight at once (the partials' own term counts those at the copy ceiling)
+    or for the cheap bound (`traffic` None: no access model, so no partials either).
+    sgemm's v12 at 300x31x2048 shares 5 tiles among 528 blocks, so each tile's first block waits
+    on 105 later segments in turn: modelled at 2.5 us without this, it ran 110 us on an H100
+    (cuBLAS FP32 13.0; notebook/probes/fixup/); v13 at 2048x31x4096 in 256 x 64 tiles, 16 slices of
+    64 KiB each read one after another, ran 59.2 where sx's 16 slices in flight at once ran 32.7."""
+    if not (split and variant.serial_fixup and card.l2_gbps) or traffic is None or tiles <= 0:
+        return 0.0
+    if traffic.workspace_bytes:
+        per_tile = traffic.workspace_bytes / tiles
+    elif {"BM", "BN"} <= set(params):
+        per_tile = blocks / tiles * params["BM"] * params["BN"] * ACCUMULATOR_BYTES
+    else:
+        return 0.0
+    return per_tile / (card.l2_gbps * 1e9 / card.sms)
 
 
 def grid_blocks(variant: Variant, params: Params, shape: Shape) -> int | None:

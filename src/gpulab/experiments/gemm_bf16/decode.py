@@ -146,4 +146,5 @@ D0 = Variant(
     access=d0_model,
     tune_shapes=DECODE_TUNE_SHAPES,
     rung=False,
+    serial_fixup=True,
 )

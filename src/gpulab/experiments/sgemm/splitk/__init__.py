@@ -56,6 +56,7 @@ V12 = Variant(
     ),
     constraints=v12_constraints,
     extra_args=v12_extra_args,
+    serial_fixup=True,
 )
 
 V13 = Variant(
@@ -76,6 +77,7 @@ V13 = Variant(
     extra_args=v13_extra_args,
     resident_param="RESIDENT",
     access=_v13_model,
+    serial_fixup=True,
 )
 
 SK = Variant(
