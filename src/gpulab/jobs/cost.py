@@ -391,7 +391,8 @@ def serial_fixup_s(variant: Variant, params: Params, blocks: int, tiles: int, sp
     sgemm's v12 at 300x31x2048 shares 5 tiles among 528 blocks, so each tile's first block waits
     on 105 later segments in turn: modelled at 2.5 us without this, it ran 110 us on an H100
     (cuBLAS FP32 13.0; notebook/probes/fixup/); v13 at 2048x31x4096 in 256 x 64 tiles, 16 slices of
-    64 KiB each read one after another, ran 59.2 where sx's 16 slices in flight at once ran 32.7."""
+    64 KiB each read one after another, ran 59.2 where sx in 64 x 32 tiles, its 8 slices' loads in
+    flight at once, ran 32.6 (both on that card)."""
     if not (split and variant.serial_fixup and card.l2_gbps) or traffic is None or tiles <= 0:
         return 0.0
     if traffic.workspace_bytes:
