@@ -1298,6 +1298,37 @@ def test_sgemm_at_five_tiles_is_not_given_to_a_hundred_partials_in_series():
     assert all(e.fixup_s > 0 and e.seconds > chosen.estimate.seconds for e in v12 if e.split)
 
 
+def test_a_k_loop_that_waits_on_its_loads_takes_its_steps_one_after_another():
+    """sgemm's v1 stages a TILE-deep slice of A and B, waits, computes, waits: at 7x3000x1000 in
+    8-wide tiles its 375 blocks fit the SMs at once and each runs 125 such steps. On the H200 its
+    fastest step was 0.34 us (8192x1x8192: 1024 steps, 344.5 us), so it takes 42 us at least; the
+    model had it at 15 us and picked it there, and it ran 42.3 us on an H100, gv 22.9 (2026-12-06,
+    notebook/probes/fixup/call81-h100/). A deeper step is read off runs as deep; a pipelined
+    k-loop (v9) has no chain."""
+    v1, shape = SGEMM.variant("v1"), SGEMM.shape(7, 3000, 1000)
+    chooser = best.selector(SGEMM, H200)
+    assert cost.k_chain(v1, {"TILE": 8}, shape, 132, "sm_90") == (1, 125)
+    assert cost.k_chain(v1, {"TILE": 8}, SGEMM.shape(8192, 1, 8192), 132, "sm_90") == (1, 1024)
+    assert cost.k_chain(SGEMM.variant("v9"), SGEMM.variant("v9").default_params(), shape, 132, "sm_90") is None
+    step8, step16 = chooser.steps.fastest(v1, 8), chooser.steps.fastest(v1, 16)
+    assert step8.params["TILE"] == 8 and step8.seconds == pytest.approx(344.5e-6 / 1024, rel=0.01)
+    assert step16.params["TILE"] == 16 and step16.seconds > 2 * step8.seconds
+    est = chooser._estimate(v1, {"TILE": 8}, shape, modelled=True)
+    assert est.seconds == pytest.approx(125 * step8.seconds) and "125 k-steps" in est.efficiency_from
+    chosen = chooser.pick(shape)
+    assert chosen.variant.name != "v1" and chosen.estimate.seconds < est.seconds
+
+
+def test_a_timed_config_keeps_its_own_time_whatever_its_k_steps():
+    """The chain is a least time for what the card has not timed: where the config was timed at
+    the shape, its own efficiency stands (measured_here), and a measured time already holds its steps."""
+    v1, shape = SGEMM.variant("v1"), SGEMM.shape(8192, 1, 8192)
+    chooser = best.selector(SGEMM, H200)
+    est = chooser._estimate(v1, {"TILE": 8}, shape, modelled=True)
+    assert est.efficiency_from.startswith(best.MEASURED_HERE) and "k-steps" not in est.efficiency_from
+    assert est.seconds == pytest.approx(344.5e-6, rel=0.02)
+
+
 def _guarded_split_model(p, s):
     """SPLIT's launch, written as every block running the whole k loop with the trips outside its
     own slice guarded off (as sgemm's v13 and sx models have it)."""
@@ -1649,6 +1680,7 @@ def test_an_efficiency_past_the_cards_ceilings_is_held_to_them(tmp_path, monkeyp
     honest = {e.variant.name: e for e in chooser.ranking(shape)}["t0"]
     assert not honest.floored and "held to the card's ceilings" not in honest.reason()
     monkeypatch.setattr(chooser, "efficiency", lambda v, shape, params=None, roof_s=None, rounds=1.0: (50.0, "from 9x9x9"))
+    monkeypatch.setattr(chooser.steps, "least_s", lambda *args: None)  # t0's k-steps would hold it above
     t0 = chooser._estimate(bf16.variant("t0"), honest.params, shape, modelled=True)
     assert t0.floored and t0.seconds == t0.floor_s > t0.roof_s / 50.0
     assert "held to the card's ceilings" in t0.reason() and "at 110% of the copy ceiling" in t0.reason()

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# call 84 (2026-12-06, eighth session, on ddfd271): gemm_bf16 at small shapes of no list, where its
-# best row ran 0.64-0.70x cuBLAS BF16 (7x3000x1000 and 128x4096x1000: kc picked; t2 in 64-row tiles
-# ran 10.7 us at 128x4096x1000 on the H200, kc 11.7): every tensor-core variant at its defaults and
-# the best row beside cuBLAS, to see whose fixed cost a launch is lowest. On an H200 first the three
-# llm picks of the model alone it never timed (notebook/probes/untimed_picks/) and both verdicts; on
-# another card, after the probe, the whole GPU suite on this tree.
+# call 84 (2026-12-06, eighth session, on ddfd271 and the k-step chain, Variant.k_step_param):
+# gemm_bf16 at small shapes of no list, where its best row ran 0.64-0.70x cuBLAS BF16 (7x3000x1000
+# and 128x4096x1000: kc picked; t2 in 64-row tiles ran 10.7 us at 128x4096x1000 on the H200, kc
+# 11.7): every tensor-core variant at its defaults and the best row beside cuBLAS, to see whose
+# fixed cost a launch is lowest. On an H200 first the three llm picks of the model alone it never
+# timed (notebook/probes/untimed_picks/) and both verdicts, and sgemm's best row at 7x3000x1000 (v1
+# before the chain, gv after) beside v1 and gv; on another card, after the probe, the whole GPU
+# suite on this tree.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call84.sh
 set -u
 source scripts/device_step.sh
@@ -13,6 +15,7 @@ call_begin "call84" 560
 SMALL=7x3000x1000,128x4096x1000,300x1536x1000,32x2048x1000,16x1024x4096,64x3000x2000
 if grep -q H200 "$OUT/gpu.txt"; then
     untimed_picks sgemm gemm_bf16
+    TAIL=12 trial chain 60 gpulab bench sgemm -v best,v1,gv --shape 7x3000x1000 --no-sanitize --out "$OUT/chain-sgemm.csv"
     TAIL=30 trial small 150 gpulab bench gemm_bf16 -v t2,t3,t4,kc,d0,ks,best --shape $SMALL --no-sanitize \
         --out "$OUT/small-gemm_bf16.csv"
     rm -rf results/*/reports; call_end "call84"; exit 0

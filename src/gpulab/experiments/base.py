@@ -170,6 +170,11 @@ class Variant:
     # then a series on one SM, which the best row's model counts (gpulab.jobs.cost.serial_fixup_s).
     # False where the slices' loads are in flight at once (sx, gv: their S loads unrolled).
     serial_fixup: bool = False
+    # The param that is the K depth of one step of a k-loop that waits for its own loads every step
+    # (loads, a barrier, the math, a barrier; nothing prefetched): its steps are a chain no other
+    # work of the block hides, each at least the fastest step its runs took on the card, which the
+    # best row's model counts (gpulab.jobs.calibration.step_floor). "" for a pipelined k-loop.
+    k_step_param: str = ""
     # The measured ceiling (gpulab.ceilings) this variant is held to where it is not its experiment's
     # compute_ceiling ("": the experiment's), and how many of that ceiling's operations each FLOP of
     # the problem costs: sgemm's v14 runs FP32 GEMM as three TF32 products ("tensor_tf32", 3).

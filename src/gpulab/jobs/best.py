@@ -10,12 +10,12 @@ best) says what it would run, with no GPU. The rule, in full:
    the experiment no longer has, or whose params or constraints refuse the shape, is left out.
    Unless the model expects a variant that was not tuned there to run at least 10% faster than the
    tune's fastest, in a config the card has timed somewhere (rivals_ahead), and the card did not
-   time that variant there slower than the tune (Selector.lost_here): a tune of one variant
-   says which of its configs is best, not which variant is, so there the model chooses (rule 2)
-   among the configs the card has timed on shapes of this kind (what overrules a measured tune is
-   measured too: Selector.timed_alike), the
-   tuned config among them with its own measured time, and the row's chosen_by says what the tune
-   was passed over for; where the model still puts the tuned config first, it stays 'tuned here'.
+   time that variant there slower than the tune (Selector.lost_here): a tune of one variant says
+   which of its configs is best, not which variant is, so there the model chooses (rule 2) among the
+   configs the card has timed on shapes of this kind (what overrules a measured tune is measured
+   too: Selector.timed_alike), the tuned config among them with its own measured time, and the row's
+   chosen_by says what the tune was passed over for; where the model still puts the tuned config
+   first, it stays 'tuned here'.
 2. Else a model chooses among candidates: every variant the card's architecture runs (demonstrations
    never), each at its tuned params for the shape, its declared defaults, every config a tune found
    best anywhere (on a card with no runs of its own, the lending card's tunes: candidates, never
@@ -78,9 +78,10 @@ best) says what it would run, with no GPU. The rule, in full:
      reads all this from another card's runs in the same results root, else in the results gpulab's
      repository recorded (run from a clone), against that card's ceilings (calibration.evidence,
      lent_evidence; chosen_by names the card); with none anywhere, 1 (the bare model, said so).
-   - then, for a config its access model declines (a mechanism it cannot see: t4's stream-K) and not
-     timed at the shape, plus what the card's runs of such configs took beyond their siblings' times
-     and models at the nearest shapes of its kind (unseen_cost, jobs/siblings.py): measured time.
+   - then, measured times: for a config its access model declines (a mechanism it cannot see: t4's
+     stream-K), not timed at the shape, what the card's runs of such configs took beyond their
+     siblings' at the nearest shapes of its kind (unseen_cost); where a k-loop's every step waits on
+     its loads (Variant.k_step_param), at least its waves x steps at its fastest step (StepFloors).
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
    panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the
@@ -103,7 +104,7 @@ from pathlib import Path
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
     Calibration, Evidence, Measured, evidence, fastest_per_config, fastest_per_shape, fixed_cost_fit,
-    tuned_seconds, work_of,
+    StepFloors, tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
     DECLINED, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, mostly_padding, panel_bytes,
@@ -137,13 +138,12 @@ SAME_REGIME = 1.5
 
 
 def prefer_measured(estimates: list[Estimate], timed_alike=lambda e: False) -> Estimate:
-    """The best estimate, except that one whose config was timed at the shape (its efficiency its own
-    there: Selector.measured_here) wins over those within MEASURED_EDGE of it whose configs were not:
-    they differ by less than the spread of the efficiencies they borrow (stencil's shfl PER=16,
-    never timed at 16777216, came out 1.8% ahead of PER=8, timed there, on PER=8's own run of R=8).
-    Failing that, one whose config was timed on this card at a shape of the same kind, compute- or
-    memory-bound (`timed_alike`: Selector.timed_alike), wins likewise over the others: gemm_bf16's
-    d0 in G=4 U=1, never timed, came out 0.7% ahead of G=2 U=2 at 1x10240x8192 and ran 1.32x its time
+    """The best estimate, except that one whose config was timed at the shape (Selector.measured_here)
+    wins over those within MEASURED_EDGE of it whose configs were not: they differ by less than the
+    spread of the efficiencies they borrow (stencil's shfl PER=16, never timed at 16777216, came out
+    1.8% ahead of PER=8, timed there, on PER=8's own run of R=8). Failing that, one timed on this card
+    at a shape of the same kind (`timed_alike`: Selector.timed_alike) wins likewise: gemm_bf16's d0 in
+    G=4 U=1, never timed, came out 0.7% ahead of G=2 U=2 at 1x10240x8192 and ran 1.32x its time
     there, and sgemm's v13 in 128-row tiles, never timed, 5-7% ahead of its 64-row tiles at 128
     tokens on a count of warps that registers would have cut (H200, 2026-12-04)."""
     best = min(estimates, key=lambda e: e.order)
@@ -166,7 +166,6 @@ class Pick:
     why: str
     estimate: Estimate | None = None
     tuned_at: str = ""  # rule 1: the tuned shape whose fastest config this is
-
 
 
 class Selector:
@@ -215,6 +214,7 @@ class Selector:
         self._configs: dict[tuple, list[Params]] = {}
         self._ranking: dict[tuple, list[Estimate]] = {}
         self._unseen: dict[tuple, tuple[float, str] | None] = {}
+        self.steps = StepFloors(experiment, list(runs), self.runs_card)
 
     @classmethod
     def from_evidence(cls, experiment: Experiment, known: Evidence) -> Selector:
@@ -257,16 +257,16 @@ class Selector:
 
     def efficiency(self, v: Variant, shape: Shape, params: Params | None = None,
                    roof_s: float | None = None, rounds: float = 1.0) -> tuple[float, str]:
-        """(efficiency, where from) of `v` at `shape`: the median, over its CALIBRATION_ROWS measured
-        shapes of the same class (shape_class) nearest to `shape` (shape_distance), of the model's
-        time there over the measured one. Where it was measured on the other class only, that, but at
-        most the lowest of the variants measured on this class (sgemm's v0, modelled well on squares,
-        is not taken to stream a GEMV better than the kernels measured at one); where it was never
-        measured, that lowest. The lowest, not the median: a kernel never timed on this kind of shape
-        borrows no better than the weakest that was (with the median, v14, timed only on squares, was
-        taken at 0.87-0.89 of its model at M = 128, where it ran at about 0.25 of it, and gemm_bf16's
-        t1 at 0.55 beat d0's own 0.56 at 13x9000x9000 once t4's runs at M <= 64 raised the median); where nothing was measured on the class, its own on the other; where
-        nothing at all, 1 (the bare model)."""
+        """(efficiency, where from) of `v` at `shape`: the median, over its CALIBRATION_ROWS
+        measured shapes of the same class (shape_class) nearest to `shape` (shape_distance), of the
+        model's time there over the measured one. Where it was measured on the other class only,
+        that, but at most the lowest of the variants measured on this class (sgemm's v0, modelled
+        well on squares, is not taken to stream a GEMV better than the kernels measured at one);
+        where it was never measured, that lowest. The lowest, not the median: a kernel never timed
+        on this kind of shape borrows no better than the weakest that was (with the median, v14,
+        timed only on squares, was taken at 0.87-0.89 of its model at M = 128, where it ran at about
+        0.25 of it, and gemm_bf16's t1 at 0.55 beat d0's own 0.56 at 13x9000x9000 once t4's runs at
+        M <= 64 raised the median); where no variant was, 1 (the bare model)."""
         padded = mostly_padding(self.experiment, params, shape)
         key = (v.name, shape.values, padded)
         if key not in self._efficiency:
@@ -506,6 +506,8 @@ class Selector:
             unseen = self.unseen_cost(v, params, sibling, shape) if sibling and bare.roof_s > 0 else None
             if unseen:  # measured time, not the model's: added after the efficiency
                 eff, source = bare.roof_s / (bare.roof_s / eff + unseen[0]), f"{source}; {unseen[1]}"
+            if (chain := self.steps.least_s(v, params, shape, card)) and chain[0] > bare.roof_s / eff:
+                eff, source = bare.roof_s / chain[0], f"{source}; {chain[1]}"
         return dataclasses.replace(bare, efficiency=eff, efficiency_from=source)
 
     def unseen_cost(self, v: Variant, params: Params, sibling: Params, shape: Shape) -> tuple[float, str] | None:
@@ -773,8 +775,7 @@ class Selector:
 
 def pick(experiment: Experiment, table: dict, shape: Shape, card: Card | None = None,
          runs: list[Measured] = ()) -> Pick | None:
-    """The best row's pick at `shape` from `table` (tuned.json's entry for the experiment) and the
-    measured `runs`, on `card` (default: the H200's reference ceilings)."""
+    """The pick at `shape` from `table` (tuned.json's entry) and measured `runs`, on `card` (default: reference)."""
     return Selector(experiment, table, card, runs).pick(shape)
 
 

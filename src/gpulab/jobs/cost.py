@@ -468,6 +468,19 @@ def blocks_per_sm(variant: Variant, params: Params, shape: Shape, arch: str) -> 
     return warps, max(1, min(limits.max_blocks, limits.max_warps // max(1, warps), limits.smem_bytes // smem))
 
 
+def k_chain(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> tuple[int, int] | None:
+    """(waves, steps) of a launch whose k-loop waits for its own loads every step (Variant.
+    k_step_param): the blocks over what the SMs that run it at once hold (sms_at_once, blocks_per_sm:
+    by threads and shared memory: at most the waves there are), and ceil(K / the step's
+    depth) steps in each. None for a pipelined k-loop, or no launch."""
+    depth = params.get(variant.k_step_param) if variant.k_step_param else None
+    fit = blocks_per_sm(variant, params, shape, arch)
+    blocks = grid_blocks(variant, params, shape)
+    if not depth or fit is None or not blocks or "K" not in shape.names:
+        return None
+    return cdiv(blocks, sms_at_once(variant, params, shape, sms) * fit[1]), cdiv(shape["K"], depth)
+
+
 def resident_warps(variant: Variant, params: Params, shape: Shape, sms: int, arch: str) -> int | None:
     """The warps the busiest SM holds at once: a block's, times the blocks it gets, at most the
     blocks that fit beside each other (blocks_per_sm). None: no launch for this config."""

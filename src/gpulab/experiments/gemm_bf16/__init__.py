@@ -150,6 +150,7 @@ class GemmBf16(GemmProblem):
             min_sm=80, min_sm_for="BF16 wmma",
             launch=_t0_launch,
             access=t0_access,
+            k_step_param="BK",  # no copy overlaps the math: a barrier on every tile
             params=(
                 Param("BM", (32, 64, 128), 64, "block tile rows (of C and A)"),
                 Param("BN", (32, 64, 128), 64, "block tile columns (of C and Bt's rows)"),

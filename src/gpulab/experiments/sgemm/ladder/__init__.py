@@ -71,6 +71,7 @@ VARIANTS = (
         params=(Param("TILE", (8, 16, 32), 32, "tile side; the block is TILE x TILE threads"),),
         sweep={"TILE": (8, 16, 32)},
         access=v1_access,
+        k_step_param="TILE",
     ),
     Variant(
         name="v2",
@@ -78,6 +79,7 @@ VARIANTS = (
         summary="1D register blocking: each thread computes TM outputs of a column",
         launch=grid_2d_launch,
         access=v2_access,
+        k_step_param="BK",
         params=(
             Param("BM", (32, 64, 128), 64, "block tile rows"),
             Param("BN", (32, 64, 128), 64, "block tile columns"),
@@ -92,6 +94,7 @@ VARIANTS = (
         summary="2D register blocking: a TM x TN outer product per thread",
         launch=grid_2d_launch,
         access=v3_access,
+        k_step_param="BK",
         params=tile_params() + (
             Param("TM", (4, 8, 16), 8, "thread tile rows"),
             Param("TN", (4, 8, 16), 8, "thread tile columns"),
@@ -104,6 +107,7 @@ VARIANTS = (
         summary="float4 global loads, A transposed in shared memory, LDS.128 fragments",
         launch=grid_2d_launch,
         access=v4_access,
+        k_step_param="BK",
         params=tile_params() + (
             Param("TM", (4, 8, 16), 8, "thread tile rows (float4 fragments)"),
             Param("TN", (4, 8, 16), 8, "thread tile columns (float4 fragments)"),
@@ -116,6 +120,7 @@ VARIANTS = (
         summary="bank-conflict-free shared memory: padded A tile, interleaved fragments",
         launch=grid_2d_launch,
         access=v5_access,
+        k_step_param="BK",
         params=tile_params() + (
             Param("TM", (4, 8, 16), 8, "thread tile rows (TM/4 float4 fragments, 4*BM/TM apart)"),
             Param("TN", (4, 8, 16), 8, "thread tile columns (TN/4 float4 fragments, 4*BN/TN apart)"),
@@ -128,6 +133,7 @@ VARIANTS = (
         summary="warp tiling with the zig-zag lane map: LDS.128 merged to 2 wavefronts",
         launch=grid_2d_launch,
         access=v6_access,
+        k_step_param="BK",
         params=tile_params() + warp_params(wm=64, wn=64, wniter=2),
         constraints=v67_constraints,
     ),
@@ -137,6 +143,7 @@ VARIANTS = (
         summary="C written back through a per-warp shared buffer, whole rows per instruction",
         launch=grid_2d_launch,
         access=v7_access,
+        k_step_param="BK",
         params=tile_params() + warp_params(wm=64, wn=64, wniter=2),
         constraints=v67_constraints,
     ),
