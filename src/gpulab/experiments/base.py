@@ -172,8 +172,8 @@ class Variant:
     serial_fixup: bool = False
     # The param that is the K depth of one step of a k-loop that waits for its own loads every step
     # (loads, a barrier, the math, a barrier; nothing prefetched): its steps are a chain no other
-    # work of the block hides, each at least the fastest step its runs took on the card, which the
-    # best row's model counts (gpulab.jobs.calibration.step_floor). "" for a pipelined k-loop.
+    # work of the block hides, each at least what the variant's runs on the card allow, which the
+    # best row's model counts (gpulab.jobs.calibration.StepFloors). "" for a pipelined k-loop.
     k_step_param: str = ""
     # The measured ceiling (gpulab.ceilings) this variant is held to where it is not its experiment's
     # compute_ceiling ("": the experiment's), and how many of that ceiling's operations each FLOP of

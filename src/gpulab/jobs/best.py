@@ -81,7 +81,7 @@ best) says what it would run, with no GPU. The rule, in full:
    - then, measured times: for a config its access model declines (a mechanism it cannot see: t4's
      stream-K), not timed at the shape, what the card's runs of such configs took beyond their
      siblings' at the nearest shapes of its kind (unseen_cost); where a k-loop's every step waits on
-     its loads (Variant.k_step_param), at least its waves x steps at its fastest step (StepFloors).
+     its loads (Variant.k_step_param), at least its waves x steps at the least step its runs allow.
    Every candidate gets the cheap bound (no access model: compute and DRAM alone, which the model
    only adds to); the access model is evaluated in the order of a guess (the bound with the tiles'
    panels as its L2 term), at most MAX_MODELLED per shape, skipping a bound that cannot beat the

@@ -151,41 +151,43 @@ class Calibration:
 
 class StepFloors:
     """What the k-loops that wait on their own loads every step (Variant.k_step_param) take at least
-    on a card: a launch's waves times its steps (cost.k_chain) at the fastest step the variant's runs
-    took (their time over their waves times their steps), among its runs with steps as deep where
-    there are any (v1's ran 0.34, 0.79 and 2.1 us in 8-, 16- and 32-wide tiles on the H200), else
-    among all. v1 in 8-wide tiles ran 0.34 us a step at 1x8192x8192 on the H200 (1024 steps, one
-    wave), and 125 steps of it took 42.3 us at 7x3000x1000 on an H100, where the model had it at 15
-    us; it was the H200's pick there."""
+    on a card: a launch's waves times its steps (cost.k_chain) at the least step the variant's runs
+    allow. Each run's step is its time over its waves times its steps; a step is a latency plus work
+    that grows with its depth, so one d deep takes at least that of a run D deep where d >= D, and at
+    least d/D of it where d < D. v1 in 8-wide tiles ran 0.34 us a step at 1x8192x8192 on the H200
+    (1024 steps, one wave), and 125 steps of it took 42.3 us at 7x3000x1000 on an H100, where the
+    model had put it at 15 us and picked it; gemm_bf16's t0 stepped 3.3 us in 128 x 128 tiles 64
+    deep on the H200 (1024^3) and 3.3 us in 32 x 64 tiles 32 deep on an H100 (512^3, 52.2 us where
+    the model had 6.2): the latency, more than the work."""
 
     def __init__(self, experiment: Experiment, runs: list[Measured], runs_card: Card):
         self.experiment, self.runs, self.runs_card = experiment, list(runs), runs_card
-        self._fastest: dict[tuple, Measured | None] = {}
+        self._least: dict[tuple, Measured | None] = {}
 
-    def fastest(self, variant: Variant, depth: int) -> Measured | None:
-        """The run whose steps went fastest, its seconds one step's; None where it ran nowhere."""
+    def least(self, variant: Variant, depth: int) -> Measured | None:
+        """The run that bounds a step `depth` deep lowest, its seconds that bound; None where the
+        variant ran nowhere."""
         key = (variant.name, depth)
-        if key not in self._fastest:
-            own = [run for run in self.runs if run.variant == variant.name]
-            deep = [run for run in own if run.params.get(variant.k_step_param) == depth]
+        if key not in self._least:
             found = []
-            for run in deep or own:
+            for run in (run for run in self.runs if run.variant == variant.name):
                 chain = k_chain(variant, run.params, self.experiment.shape(*run.shape), self.runs_card.sms,
                                 self.runs_card.arch)
                 if chain:
-                    found.append(dataclasses.replace(run, seconds=run.seconds / (chain[0] * chain[1])))
-            self._fastest[key] = min(found, key=lambda r: r.seconds) if found else None
-        return self._fastest[key]
+                    scale = min(1.0, depth / run.params[variant.k_step_param])
+                    found.append(dataclasses.replace(run, seconds=scale * run.seconds / (chain[0] * chain[1])))
+            self._least[key] = min(found, key=lambda r: r.seconds) if found else None
+        return self._least[key]
 
     def least_s(self, variant: Variant, params: Params, shape: Shape, card: Card) -> tuple[float, str] | None:
         """(seconds, why) the config's k-loop takes at least at `shape` on `card`; None where its
         variant's k-loop is pipelined or never ran."""
         chain = k_chain(variant, params, shape, card.sms, card.arch)
-        step = self.fastest(variant, params.get(variant.k_step_param)) if chain else None
+        step = self.least(variant, params[variant.k_step_param]) if chain else None
         if step is None:
             return None
-        return (chain[0] * chain[1] * step.seconds, f"at least {chain[0]} x {chain[1]} k-steps of "
-                f"{step.seconds * 1e6:.2g} us, its fastest step (at {'x'.join(map(str, step.shape))})")
+        return (chain[0] * chain[1] * step.seconds, f"{chain[0]} x {chain[1]} k-steps of at least "
+                f"{step.seconds * 1e6:.2g} us (its run at {'x'.join(map(str, step.shape))})")
 
 
 def fastest_per_shape(runs: list[Measured]) -> dict[str, list[Measured]]:
