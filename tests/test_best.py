@@ -1083,6 +1083,31 @@ def test_a_fixed_cost_fit_recovers_the_line_and_declines_what_is_no_fixed_cost()
     assert calibration.fixed_cost_fit([(10e-6, 10e-6, 1.0), (100e-6, 150e-6, 1.0)]) is None  # a fixed cost below zero
 
 
+def test_a_fixed_cost_given_leaves_the_slope_to_fit():
+    """With the kernel's fixed cost a round given, only the slope is fitted, from one run on."""
+    runs = [(20e-6, 2.2 * 20e-6 + 7e-6, 1.0), (60e-6, 2.2 * 60e-6 + 14e-6, 2.0)]
+    assert calibration.fixed_cost_fit(runs, 7e-6) == pytest.approx((2.2, 7e-6))
+    assert calibration.fixed_cost_fit(runs[:1], 7e-6) == pytest.approx((2.2, 7e-6))
+    assert calibration.fixed_cost_fit(runs, 200e-6) is None  # more than the runs took: no slope
+
+
+def test_a_padded_config_pays_its_kernels_fixed_cost():
+    """kc at 7x3000x1000 (7 rows in 128-row tiles, split four ways): its padded runs on the H200
+    (8x12288x4096, 16x5120x5120, 4x16384x8192: 15-62 us modelled) fit 2.6 us a round and 2.4x the
+    model, which put it at 6.5 us (1.6 modelled), ahead of d0; it ran 11.6 us on an H100 and d0 in
+    G=2 U=2 7.9 (2026-12-06, notebook/probes/fixup/call81-h100/). Its other runs fit 7.3 us a round:
+    the kernel's fixed cost, whatever its rows hold, so the padded runs now give the slope alone."""
+    bf16 = get_experiment("gemm_bf16")
+    chooser = best.selector(bf16, H200)
+    shape, kc = bf16.shape(7, 3000, 1000), bf16.variant("kc")
+    padded = chooser._own_efficiency(kc, shape, "memory", True)
+    whole = chooser._own_efficiency(kc, shape, "memory", False)
+    assert padded.fit[1] == whole.fit[1] == pytest.approx(7.33e-6, rel=0.01)
+    est = chooser._estimate(kc, kc.default_params() | {"SPLIT": 4}, shape, modelled=True)
+    assert est.seconds > 10e-6 and "7.33 us a round" in est.efficiency_from
+    assert chooser.pick(shape).variant.name != "kc"
+
+
 def test_the_fixed_cost_is_paid_once_a_round():
     """Runs of one, two and three rounds (blocks the busiest SM runs one after another) at 1.02x the
     model plus 3 us a round: the fit recovers both, and a candidate of two rounds is lent less than

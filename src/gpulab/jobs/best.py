@@ -69,10 +69,12 @@ best) says what it would run, with no GPU. The rule, in full:
      microseconds that weigh on small problems and not on large ones, paid again for each block an
      SM runs after another where it holds one at a time: Estimate.rounds), the efficiency that line
      gives at the shape's own modelled time and rounds instead of the median, at most the highest
-     its runs reached (or 1). There, too, a config the tunes timed beside the variant's fastest at
-     those runs' shapes, where it filled the SMs alike, carries its own ratio to the fastest's (at
-     most 1; an untimed config its variant's median: config_factor): the variant's efficiency is
-     its fastest config's, and lent whole it ranked slower configs first.
+     its runs reached (or 1); for a config mostly padding, the fixed cost fitted to the variant's
+     other runs (the kernel's pipeline fill and epilogue) and only the slope to the padded ones.
+     There, too, a config the tunes timed beside the variant's fastest at those runs' shapes, where
+     it filled the SMs alike, carries its own ratio to the fastest's (at most 1; an untimed config
+     its variant's median: config_factor): the variant's efficiency is its fastest config's, and
+     lent whole it ranked slower configs first.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
      reads all this from another card's runs in the same results root, else in the results gpulab's
@@ -111,6 +113,7 @@ from gpulab.jobs.cost import (
     quantization, schedulers_busy, serial_fixup_s, shows_partials, sm_share, sms_at_once, traffic_of, work_units,
 )
 from gpulab.jobs.candidates import one_param_moves
+from gpulab.jobs.preference import MEASURED_EDGE, MEASURED_HERE, prefer_measured
 from gpulab.jobs.siblings import unseen_seconds
 from gpulab.jobs.tune import accepted_params, defaults_from, nearness, shape_distance, shape_of
 
@@ -123,36 +126,11 @@ MODELLED_PER_VARIANT = 3  # ... per variant (ranking)
 CALIBRATION_ROWS = 3  # measured runs per variant its efficiency is the median of
 
 
-MEASURED_HERE = "measured for this config at "
 BARE_MODEL = "(nothing measured on this card: the bare model)"
 UNTIMED = "; a config this card never timed"  # chosen_by's caveat: its efficiency is its variant's, borrowed
-# How much faster (modelled) a config never timed must be to win over one timed (prefer_measured):
-# under it, a lead is the model's noise. Leaving each tuned shape out of the H200's tunes in turn and
-# pairing the configs timed there (notebook/probes/replay_picks.py edge, 2026-12-05), a config never
-# timed elsewhere that the model put 8-12% ahead of one timed elsewhere ran 1.05x its time (geometric
-# mean of 320 pairs), 12-16% ahead 0.98x, 16-20% ahead 0.93x: the lead pays from about 13%.
-MEASURED_EDGE = 0.15
 # How far the model's time per unit of work may move between a config's run and a shape very near it
 # for the run to speak for the shape (Selector._same_regime).
 SAME_REGIME = 1.5
-
-
-def prefer_measured(estimates: list[Estimate], timed_alike=lambda e: False) -> Estimate:
-    """The best estimate, except that one whose config was timed at the shape (Selector.measured_here)
-    wins over those within MEASURED_EDGE of it whose configs were not: they differ by less than the
-    spread of the efficiencies they borrow (stencil's shfl PER=16, never timed at 16777216, came out
-    1.8% ahead of PER=8, timed there, on PER=8's own run of R=8). Failing that, one timed on this card
-    at a shape of the same kind (`timed_alike`: Selector.timed_alike) wins likewise: gemm_bf16's d0 in
-    G=4 U=1, never timed, came out 0.7% ahead of G=2 U=2 at 1x10240x8192 and ran 1.32x its time
-    there, and sgemm's v13 in 128-row tiles, never timed, 5-7% ahead of its 64-row tiles at 128
-    tokens on a count of warps that registers would have cut (H200, 2026-12-04)."""
-    best = min(estimates, key=lambda e: e.order)
-    near = [e for e in estimates if e.seconds <= best.seconds * (1 + MEASURED_EDGE)]
-    for evidence in (lambda e: e.efficiency_from.startswith(MEASURED_HERE), timed_alike):
-        timed = [e for e in near if evidence(e)]
-        if timed:
-            return min(timed, key=lambda e: e.order)
-    return best
 
 
 # -- the pick ---------------------------------------------------------------------------------------
@@ -431,8 +409,9 @@ class Selector:
             runs = [r for r in self._nearest_runs(v, shape, kind)
                     if padded is None or mostly_padding(self.experiment, r.params, r.shape) == padded]
             ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
-            fit = (fixed_cost_fit([(r * run.seconds, run.seconds, self._run_model(v, run)[1]) for r, run in ratios])
-                   if ratios and kind == "memory" else None)
+            whole = self._own_efficiency(v, shape, kind, False) if padded else None  # its fixed cost: the kernel's
+            fit = (fixed_cost_fit([(r * run.seconds, run.seconds, self._run_model(v, run)[1]) for r, run in ratios],
+                                  whole.fit[1] if whole and whole.fit else None) if ratios and kind == "memory" else None)
             found = [r for r, _ in ratios]
             self._own[key] = (Calibration(statistics.median(found), "from " + "x".join(map(str, ratios[0][1].shape)),
                                           fit, max(1.0, max(found))) if ratios else None)

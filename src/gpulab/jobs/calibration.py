@@ -98,7 +98,7 @@ def tuned_seconds(experiment: Experiment, shape: Shape, rate: float) -> float:
 FIXED_COST_SPAN = 1.5  # the model's times of the runs a fixed cost is fitted to must span this ratio
 
 
-def fixed_cost_fit(points: list[tuple[float, float, float]]) -> tuple[float, float] | None:
+def fixed_cost_fit(points: list[tuple[float, float, float]], fixed: float | None = None) -> tuple[float, float] | None:
     """(slope, fixed) of measured = slope * model + fixed * rounds, least squares over (model seconds,
     measured seconds, rounds): `rounds` the blocks the busiest SM runs one after another
     (Estimate.rounds), each paying a fixed cost (its pipeline's fill, its tile's epilogue, a split's
@@ -106,7 +106,17 @@ def fixed_cost_fit(points: list[tuple[float, float, float]]) -> tuple[float, flo
     points allow one: at least two, the model's times spanning FIXED_COST_SPAN, and the fit's fixed
     cost and slope positive. None otherwise (the ratio's median stands). gemm_bf16's d0 at 1 to 16
     rows ran 1.05x its model plus 9 us (H200, 2026-12-04), so its efficiency measured on small
-    weights (0.69 at 12288x4096) undersold it on large ones (0.91 at 57344x8192)."""
+    weights (0.69 at 12288x4096) undersold it on large ones (0.91 at 57344x8192).
+    With `fixed` given (the kernel's own, fitted where its tiles hold rows), only the slope is fitted
+    (least squares, from one point on): a fixed cost a round is the kernel's pipeline fill and
+    epilogue, whatever its rows hold, and runs whose row tiles are mostly padding differ in their
+    slope. Fitted to padded runs alone, kc's came out at 2.6 us a round and 2.4x the model (runs of
+    15-62 us modelled), 7.3 us from its other runs: at 7x3000x1000 (1.6 us modelled) the first put it
+    at 6.5 us, ahead of d0, and it ran 11.6 on an H100, d0 7.9 (2026-12-06, call 81)."""
+    if fixed is not None:
+        sxx = sum(x * x for x, _, _ in points)
+        slope = sum(x * (y - fixed * r) for x, y, r in points) / sxx if sxx > 0 else 0.0
+        return (slope, fixed) if slope > 0 else None
     if len(points) < 2:
         return None
     xs = [x for x, _, _ in points]
