@@ -5,8 +5,8 @@
 # 11.7): every tensor-core variant at its defaults and the best row beside cuBLAS, to see whose
 # fixed cost a launch is lowest. On an H200 first the three llm picks of the model alone it never
 # timed (notebook/probes/untimed_picks/) and both verdicts, and sgemm's best row at 7x3000x1000 (v1
-# before the chain, gv after) beside v1 and gv; on another card, after the probe, the whole GPU
-# suite on this tree.
+# before the chain, gv after) beside v1 and gv; on another card, after the probe, the best row's GPU
+# tests on this tree.
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call84.sh
 set -u
 source scripts/device_step.sh
