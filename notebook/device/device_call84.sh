@@ -11,7 +11,7 @@
 set -u
 source scripts/device_step.sh
 source notebook/device/h200_steps.sh
-call_begin "call84" 420
+call_begin "call84" 360
 SMALL=7x3000x1000,3x2000x1000,128x4096x1000,300x1536x1000,32x2048x1000,16x1024x4096,64x3000x2000
 # kc as the model picked it before 1ab5427 (a padded config's fixed cost), beside the best row after
 KC=(-p BM=128 -p BN=128 -p STAGES=4 -p GROUP_M=8)
@@ -26,8 +26,8 @@ fresh_card "call84" notebook/probes/alone-h100/ceilings.csv
 TAIL=3 trial kc4 25 gpulab bench gemm_bf16 -v kc --shape 7x3000x1000 "${KC[@]}" -p SPLIT=4 --no-sanitize --out "$OUT/kc-before.csv"
 TAIL=3 trial kc6 25 gpulab bench gemm_bf16 -v kc --shape 3x2000x1000 "${KC[@]}" -p SPLIT=6 --no-sanitize --out "$OUT/kc-before.csv"
 TAIL=20 trial small_best 70 gpulab bench gemm_bf16 -v best,d0,kc --shape $SMALL --no-sanitize --out "$OUT/small-gemm_bf16.csv"
-TAIL=20 trial small_rest 60 gpulab bench gemm_bf16 -v t2,t3,t4,ks --shape $SMALL --no-sanitize --out "$OUT/small-rest.csv"
-best_tests 200
+TAIL=20 trial small_rest 50 gpulab bench gemm_bf16 -v t2,t3,t4,ks --shape $SMALL --no-sanitize --out "$OUT/small-rest.csv"
+best_tests 180
 rm -rf results/*/reports
 call_end "call84"
 exit 0
