@@ -41,7 +41,10 @@ best) says what it would run, with no GPU. The rule, in full:
      keep (schedulers_busy: one block of 2 warps an SM computes at half its rate at best) and, for a
      CUDA-core kernel, over the share of a scheduler's issue rate its few warps keep (latency_hidden:
      one warp a scheduler hides no latency); DRAM = the compulsory bytes (Experiment.bytes_moved, or
-     the kernel's own where its access model reads more: v14's split copies) / the copy ceiling; L2 =
+     the kernel's own where its access model reads more: v14's split copies) / the copy ceiling,
+     times the tail where the launch runs more than one wave of the blocks an SM held as the card ran
+     that config (its rows' theoretical_blocks_per_sm, registers counted) and the last leaves slots
+     idle (cost.TAIL_IDLE_COST a slot, over the blocks: Estimate.tail); L2 =
      q x what the SMs load and store (the access model's global sectors x 32 and TMA bytes,
      model/predict.py) / the L2 read ceiling; the memory terms over the share of the warps that
      issue the loads, weighted by what each load moves (a launch whose guards idle 7 warps in 8 has
@@ -192,6 +195,12 @@ class Selector:
         self._configs: dict[tuple, list[Params]] = {}
         self._ranking: dict[tuple, list[Estimate]] = {}
         self._unseen: dict[tuple, tuple[float, str] | None] = {}
+        # The blocks an SM held as each config ran, the fewest where its runs differ (sgemm's gv in one
+        # config: 3 and 4 on the H200): Estimate.compiled_resident, on cards of the runs' architecture.
+        self.compiled_resident: dict[tuple, int] = {}
+        for run in (r for r in list(runs) + list(tune_rows) if r.resident):
+            key = (run.variant, tuple(sorted(run.params.items())))
+            self.compiled_resident[key] = min(self.compiled_resident.get(key, run.resident), run.resident)
         self.steps = StepFloors(experiment, list(runs), self.runs_card)
 
     @classmethod
@@ -475,7 +484,9 @@ class Selector:
                         1.0, "", traffic, note, card.sms, ceiling, schedulers_busy(v, params, shape, card.sms, card.arch),
                         hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging,
                         at_once=at_once, resident=(blocks_per_sm(v, params, shape, card.arch) or (0, 1))[1],
-                        borrowed=borrowed, fixup_s=serial_fixup_s(v, params, blocks, tiles, split, traffic, card))
+                        borrowed=borrowed, fixup_s=serial_fixup_s(v, params, blocks, tiles, split, traffic, card),
+                        compiled_resident=(self.compiled_resident.get((v.name, tuple(sorted(params.items()))), 0)
+                                           if card.arch == self.runs_card.arch else 0))
         eff, source = efficiency or self.measured_here(v, params, shape) or (None, "")
         if eff is None:
             eff, source = self.efficiency(v, shape, params, bare.roof_s, bare.rounds)

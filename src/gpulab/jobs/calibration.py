@@ -27,6 +27,9 @@ class Measured:
     params: Params
     shape: tuple[int, ...]
     seconds: float
+    # The blocks an SM held at once as the kernel ran (the row's theoretical_blocks_per_sm: registers
+    # counted); 0 where the row has none (a tune's pick read from tuned.json).
+    resident: int = 0
 
 
 def timed_runs(experiment: Experiment, path: Path) -> list[Measured]:
@@ -45,7 +48,8 @@ def timed_runs(experiment: Experiment, path: Path) -> list[Measured]:
         except (ValueError, TypeError, KeyError):
             continue
         if params is not None and len(shape) == len(experiment.dims):
-            out.append(Measured(name, params, shape, float(r["time_ms"]) / 1e3))
+            fits = r.get("theoretical_blocks_per_sm")
+            out.append(Measured(name, params, shape, float(r["time_ms"]) / 1e3, int(float(fits)) if fits else 0))
     return out
 
 

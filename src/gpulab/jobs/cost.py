@@ -92,6 +92,16 @@ class Traffic:
 # chosen at 11 of the 40, and ran at 0.06-0.45x cuBLAS BF16 there (notebook/device/device_call29.sh).
 READ_HEADROOM = 1.1
 
+# A memory-bound launch in more than one wave of blocks, whose last wave leaves block slots idle,
+# streams that wave with fewer loads in flight: each idle slot costs this share of a block's time
+# (Estimate.tail). Measured as d0's KW = 4 against KW = 8 in G = 1, U = 4 (4 and 2 blocks an SM by
+# registers) at the llm suite's decode shapes, where their waves differ: at N = 6144, 384 blocks make
+# 0.73 waves of KW = 4 and 1.45 of KW = 8, and KW = 4 ran 0.2-4.6% faster on an H100 (call 80) and
+# 6-11% on the H200; at N = 10240 (640 blocks: 1.21 waves against 2.42) KW = 8 ran 5-6% faster on
+# both. Those gaps give 0.10-0.13 on the H100 and 0.12-0.29 on the H200. A single wave that fills the
+# slots in part is not counted: the runs a kernel is calibrated on fill them alike (_fills_alike).
+TAIL_IDLE_COST = 0.15
+
 
 @dataclasses.dataclass(frozen=True)
 class Estimate:
@@ -126,6 +136,10 @@ class Estimate:
     # A config too large to evaluate whose sibling of the same launch stands in is not borrowing.
     borrowed: bool = False
     fixup_s: float = 0.0  # one split tile's fixup where it reads the slices in series (serial_fixup_s)
+    # The blocks an SM held at once where the card ran this config (its rows' theoretical_blocks_per_sm,
+    # registers counted): `resident` counts threads and shared memory only, which put d0's 119-register
+    # KW = 8 blocks at 8 an SM where 2 fit. 0: never run here, its waves unknown (no tail counted).
+    compiled_resident: int = 0
 
     @property
     def limits_s(self) -> dict:
@@ -134,7 +148,24 @@ class Estimate:
         of the warps that load (memory-bound, a kernel is fed by the loads it has in flight)."""
         share = self.warps_loading or 1.0
         return {"compute": self.quantization * self.padding * self.ideal_s["compute"] / (self.schedulers * self.hidden),
-                "DRAM": self.ideal_s["DRAM"] / share, "L2": self.quantization * self.ideal_s["L2"] / share}
+                "DRAM": self.ideal_s["DRAM"] * self.tail / share, "L2": self.quantization * self.ideal_s["L2"] / share}
+
+    @property
+    def slots(self) -> int:
+        """The blocks the card runs at once where the tail counts: the SMs that run the launch at once
+        times the blocks an SM held as run here (compiled_resident); 0 for a config never run here or
+        a persistent grid (its blocks stay to the end)."""
+        if not self.compiled_resident or self.blocks < self.tiles:
+            return 0
+        return (self.at_once or self.sms) * min(self.compiled_resident, self.resident)
+
+    @property
+    def tail(self) -> float:
+        """The DRAM limit's factor for a launch of more waves than one whose last leaves slots idle:
+        TAIL_IDLE_COST for each idle slot, over the blocks (1 where there is no such wave)."""
+        if not self.slots or self.units <= self.slots:
+            return 1.0
+        return 1 + TAIL_IDLE_COST * (-self.units % self.slots) / self.units
 
     @property
     def warps_loading(self) -> float | None:
@@ -215,6 +246,10 @@ class Estimate:
             parts.append(f"{self.traffic.workspace_bytes / 1e6:.3g} MB of partials")
         if self.fixup_s >= 0.1 * self.roof_s:
             parts.append(f"a tile's partials added in series {100 * self.fixup_s / self.roof_s:.0f}% of the time")
+        if self.tail >= 1.02 and self.bound == "DRAM":
+            idle = -self.units % self.slots
+            parts.append(f"{self.units / self.slots:.2g} waves of the {self.slots} blocks the SMs hold at once,"
+                         f" the last leaving {100 * idle / self.slots:.0f}% idle")
         if self.staging_s >= 0.1 * self.roof_s:
             parts.append(f"staging {100 * self.staging_s / self.roof_s:.0f}% of the time")
         name = {"compute": self.rate_name, "DRAM": "copy", "L2": "L2 read"}[self.bound]
