@@ -99,7 +99,9 @@ READ_HEADROOM = 1.1
 # 0.73 waves of KW = 4 and 1.45 of KW = 8, and KW = 4 ran 0.2-4.6% faster on an H100 (call 80) and
 # 6-11% on the H200; at N = 10240 (640 blocks: 1.21 waves against 2.42) KW = 8 ran 5-6% faster on
 # both. Those gaps give 0.10-0.13 on the H100 and 0.12-0.29 on the H200. A single wave that fills the
-# slots in part is not counted: the runs a kernel is calibrated on fill them alike (_fills_alike).
+# slots in part is not counted: its runs' efficiencies carry that (a form that counted it put t1's 32-80
+# blocks at decode at 2.1-2.3x their time, and the typical error on the H200's llm rows went from 9% to
+# 12%: docs/notes/gemm_bf16-notes.md, "A last wave's idle block slots").
 TAIL_IDLE_COST = 0.15
 
 
