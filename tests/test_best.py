@@ -1140,6 +1140,30 @@ def test_a_fit_lends_no_more_than_its_runs_reached_or_the_model_allows():
     assert t3.seconds > 0.14e-3
 
 
+def test_below_its_runs_a_kernel_still_pays_its_fixed_cost():
+    """ks's three runs nearest 3x2000x1000 on the H200 were modelled at 8.2-12.1 us: too alike to fit
+    a fixed cost, and their median ratio (0.47) put it at 2.8 us there. It ran 11.6, where d0 ran
+    5.9 (2026-12-06, call 88). Below its runs the line fitted to more of them (its fourth, at 12.6 us,
+    makes them span enough: 0.85x the model plus 11 us) stands; the median still does above them."""
+    points = [(8.2e-6, 18.2e-6, 1.0), (12.1e-6, 21.4e-6, 1.0), (8.7e-6, 18.7e-6, 1.0), (12.6e-6, 22.1e-6, 1.0),
+              (27.7e-6, 37.5e-6, 1.0), (31.6e-6, 40.6e-6, 1.0)]
+    assert calibration.spanning(points, 3) == points[:4]  # 8.2 to 12.6 us: wide enough
+    assert calibration.spanning(points[:3], 3) == points[:3]  # nothing more to add
+    assert calibration.fixed_cost_fit(points[:3]) is None
+    slope, fixed = calibration.fixed_cost_fit(calibration.spanning(points, 3))
+    assert slope == pytest.approx(0.85, abs=0.01) and fixed == pytest.approx(11.2e-6, rel=0.01)
+    cal = calibration.Calibration(0.47, "from there", below=(slope, fixed), least_s=8.2e-6)
+    small, where = cal.at(1.3e-6)
+    assert 1.3e-6 / small > 9e-6 and "below its runs" in where
+    assert cal.at(20e-6) == (0.47, "from there")
+    bf16 = get_experiment("gemm_bf16")
+    chooser = best.selector(bf16, H200)
+    shape = bf16.shape(3, 2000, 1000)
+    ks = chooser._estimate(bf16.variant("ks"), bf16.variant("ks").default_params() | {"TN": 8}, shape, modelled=True)
+    assert ks.seconds > 9e-6
+    assert chooser.pick(shape).variant.name == "d0"
+
+
 def _own_ratios(chooser, variant: str, shape) -> list[float]:
     v = chooser.experiment.variant(variant)
     kind = chooser.shape_class(v, shape)

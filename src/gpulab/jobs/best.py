@@ -109,7 +109,7 @@ from pathlib import Path
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
     Calibration, Evidence, Measured, evidence, fastest_per_config, fastest_per_shape, fixed_cost_fit,
-    StepFloors, tuned_seconds, work_of,
+    StepFloors, spanning, tuned_seconds, work_of,
 )
 from gpulab.jobs.cost import (
     DECLINED, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, mostly_padding, panel_bytes,
@@ -127,6 +127,7 @@ MAX_CONFIGS = 20  # candidate configs per variant
 MAX_MODELLED = 12  # access-model evaluations per shape (pick)
 MODELLED_PER_VARIANT = 3  # ... per variant (ranking)
 CALIBRATION_ROWS = 3  # measured runs per variant its efficiency is the median of
+FIT_ROWS = 6  # ... and at most the fixed cost below them is fitted to (Calibration.below)
 
 
 BARE_MODEL = "(nothing measured on this card: the bare model)"
@@ -417,13 +418,17 @@ class Selector:
         if key not in self._own:
             runs = [r for r in self._nearest_runs(v, shape, kind)
                     if padded is None or mostly_padding(self.experiment, r.params, r.shape) == padded]
-            ratios = [(ratio, run) for run in runs[:CALIBRATION_ROWS] if (ratio := self._ratio(v, run)) is not None]
+            ratios = [(ratio, run) for run in runs[:FIT_ROWS] if (ratio := self._ratio(v, run)) is not None]
             whole = self._own_efficiency(v, shape, kind, False) if padded else None  # its fixed cost: the kernel's
-            fit = (fixed_cost_fit([(r * run.seconds, run.seconds, self._run_model(v, run)[1]) for r, run in ratios],
-                                  whole.fit[1] if whole and whole.fit else None) if ratios and kind == "memory" else None)
-            found = [r for r, _ in ratios]
+            points = [(r * run.seconds, run.seconds, self._run_model(v, run)[1]) for r, run in ratios]
+            fit = below = None
+            if ratios and kind == "memory":
+                fit = fixed_cost_fit(points[:CALIBRATION_ROWS], whole.fit[1] if whole and whole.fit else None)
+                below = None if fit else fixed_cost_fit(spanning(points, CALIBRATION_ROWS))
+            found = [r for r, _ in ratios[:CALIBRATION_ROWS]]
             self._own[key] = (Calibration(statistics.median(found), "from " + "x".join(map(str, ratios[0][1].shape)),
-                                          fit, max(1.0, max(found))) if ratios else None)
+                                          fit, max(1.0, max(found)), below,
+                                          min(x for x, _, _ in points[:CALIBRATION_ROWS])) if ratios else None)
         return self._own[key]
 
     def _typical_efficiency(self, v: Variant, shape: Shape, kind: str) -> float | None:

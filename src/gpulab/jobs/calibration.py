@@ -102,6 +102,17 @@ def tuned_seconds(experiment: Experiment, shape: Shape, rate: float) -> float:
 FIXED_COST_SPAN = 1.5  # the model's times of the runs a fixed cost is fitted to must span this ratio
 
 
+def spanning(points: list[tuple[float, float, float]], least: int) -> list[tuple[float, float, float]]:
+    """The first `least` of `points` (model seconds, measured seconds, rounds; nearest first) and,
+    where their model times span less than FIXED_COST_SPAN, the next ones until they do: the runs a
+    fixed cost below them is fitted to (Calibration.below)."""
+    for count in range(least, len(points) + 1):
+        xs = [x for x, _, _ in points[:count]]
+        if xs and min(xs) > 0 and max(xs) >= FIXED_COST_SPAN * min(xs):
+            return points[:count]
+    return points
+
+
 def fixed_cost_fit(points: list[tuple[float, float, float]], fixed: float | None = None) -> tuple[float, float] | None:
     """(slope, fixed) of measured = slope * model + fixed * rounds, least squares over (model seconds,
     measured seconds, rounds): `rounds` the blocks the busiest SM runs one after another
@@ -152,15 +163,31 @@ class Calibration:
     # it. A fit with a slope under 1 grows without bound past its runs: t3's at 128 tokens (0.64x the
     # model plus 17 us, from its runs at K = 8192) lent it 1.36 at 128x8192x28672, where it ran 0.84.
     most: float = math.inf
+    # Where the runs fit no fixed cost (their model times too alike): the line fitted to more of them
+    # (spanning), and the least model time of the runs the median is of. Below that time the kernel
+    # still pays its fixed cost, so the median alone would put it too fast. Above, the median stands: the farther
+    # runs the line needed are less like the shape (ks's runs at 16 tokens, in 16-wide tiles, lent
+    # it 0.83 of its model at 128x8192x28672, where its 128-wide tiles ran 0.77).
+    below: tuple[float, float] | None = None
+    least_s: float = 0.0
 
     def at(self, roof_s: float | None, rounds: float = 1.0) -> tuple[float, str]:
         """(efficiency, where from) for a candidate the model puts at `roof_s` in `rounds` (Estimate.
-        rounds): the fit's where there is one (the model's time over the line's), else the median."""
-        if self.fit is None or not roof_s:
+        rounds): the fit's where there is one (the model's time over the line's), else the median, or
+        below the runs, the lower of the median and the line fitted to more runs (`below`)."""
+        if not roof_s:
             return self.median, self.where
-        slope, fixed = self.fit
-        return (min(self.most, roof_s / (slope * roof_s + fixed * rounds)),
-                f"{self.where} ({fixed * 1e6:.3g} us a round + {slope:.3g}x the model)")
+        if self.fit is not None:
+            slope, fixed = self.fit
+            return (min(self.most, roof_s / (slope * roof_s + fixed * rounds)),
+                    f"{self.where} ({fixed * 1e6:.3g} us a round + {slope:.3g}x the model)")
+        if self.below is not None and roof_s < self.least_s:
+            slope, fixed = self.below
+            line = roof_s / (slope * roof_s + fixed * rounds)
+            if line < self.median:
+                return line, (f"{self.where}; below its runs, {fixed * 1e6:.3g} us a round + {slope:.3g}x the "
+                              "model, fitted to more of them")
+        return self.median, self.where
 
 
 class StepFloors:
