@@ -1164,6 +1164,22 @@ def test_below_its_runs_a_kernel_still_pays_its_fixed_cost():
     assert chooser.pick(shape).variant.name == "d0"
 
 
+def test_a_variant_never_timed_on_the_kind_borrows_the_weakest_with_its_fixed_cost():
+    """t1 was timed compute-bound only; at 3x2304x768 it borrows the lowest memory-bound efficiency
+    of the variants that were, each at t1's modelled time, fixed cost counted. Their medians alone
+    put it at 6.4 us and picked it; it ran 11.7 on an H100, d0 6.4 (2026-12-06, call 90)."""
+    bf16 = get_experiment("gemm_bf16")
+    chooser = best.selector(bf16, H200)
+    shape, t1 = bf16.shape(3, 2304, 768), bf16.variant("t1")
+    est = chooser._estimate(t1, t1.default_params() | {"BN": 64}, shape, modelled=True)
+    assert "capped at the lowest memory-bound" in est.efficiency_from
+    medians = [own.median for v in chooser.variants if v.name in chooser.runs and v.name != "t1"
+               and (own := chooser._own_efficiency(v, shape, "memory"))]
+    assert est.efficiency < min(medians)
+    assert est.seconds > 9e-6
+    assert chooser.pick(shape).variant.name == "d0"
+
+
 def _own_ratios(chooser, variant: str, shape) -> list[float]:
     v = chooser.experiment.variant(variant)
     kind = chooser.shape_class(v, shape)

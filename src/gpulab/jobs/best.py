@@ -261,25 +261,23 @@ class Selector:
             kind = self.shape_class(v, shape)
             other = "memory" if kind == "compute" else "compute"
             own = self._own_efficiency(v, shape, kind, padded) or self._own_efficiency(v, shape, kind)
-            elsewhere = self._own_efficiency(v, shape, other)
-            typical = self._typical_efficiency(v, shape, kind)
-            if own:
-                found = own
-            elif elsewhere and typical:
-                found = (min(elsewhere.median, typical),
-                         f"{elsewhere.where} ({other}-bound), capped at the lowest {kind}-bound")
-            elif typical:
-                found = typical, f"(unmeasured {kind}-bound: the lowest of the measured variants)"
-            elif elsewhere:
-                found = elsewhere.median, f"{elsewhere.where} ({other}-bound)"
-            else:
-                found = 1.0, BARE_MODEL
-            if self.runs_from and (isinstance(found, Calibration) or found[1] != BARE_MODEL):
-                found = (dataclasses.replace(found, where=found.where + self.lent_note)
-                         if isinstance(found, Calibration) else (found[0], found[1] + self.lent_note))
-            self._efficiency[key] = found
-        found = self._efficiency[key]
-        return found.at(roof_s, rounds) if isinstance(found, Calibration) else found
+            if own and self.runs_from:
+                own = dataclasses.replace(own, where=own.where + self.lent_note)
+            self._efficiency[key] = kind, other, own, self._own_efficiency(v, shape, other)
+        kind, other, own, elsewhere = self._efficiency[key]
+        if own:
+            return own.at(roof_s, rounds)
+        typical = self._typical_efficiency(v, shape, kind, roof_s, rounds)
+        if elsewhere and typical:
+            found = (min(elsewhere.median, typical),
+                     f"{elsewhere.where} ({other}-bound), capped at the lowest {kind}-bound")
+        elif typical:
+            found = typical, f"(unmeasured {kind}-bound: the lowest of the measured variants)"
+        elif elsewhere:
+            found = elsewhere.median, f"{elsewhere.where} ({other}-bound)"
+        else:
+            return 1.0, BARE_MODEL
+        return found[0], found[1] + self.lent_note
 
     def measured_here(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
         """The config's own efficiency where it was timed at the shape or very near it (VERY_NEAR),
@@ -431,9 +429,14 @@ class Selector:
                                           min(x for x, _, _ in points[:CALIBRATION_ROWS])) if ratios else None)
         return self._own[key]
 
-    def _typical_efficiency(self, v: Variant, shape: Shape, kind: str) -> float | None:
-        """The lowest of the other measured variants' efficiencies on `kind`-bound shapes near `shape`."""
-        found = [own.median for other in self.variants if other.name in self.runs and other.name != v.name
+    def _typical_efficiency(self, v: Variant, shape: Shape, kind: str, roof_s: float | None = None,
+                            rounds: float = 1.0) -> float | None:
+        """The lowest of the other measured variants' efficiencies on `kind`-bound shapes near `shape`,
+        each at a launch the model puts at `roof_s` in `rounds` (Calibration.at: its fixed cost
+        counted). Their medians alone lent gemm_bf16's t1, never timed memory-bound, 0.27 of its
+        model at 3x2304x768, 6.4 us, where every variant timed small pays 7-11 us a round: it ran
+        11.7 us on an H100, d0 6.4 (2026-12-06, call 90)."""
+        found = [own.at(roof_s, rounds)[0] for other in self.variants if other.name in self.runs and other.name != v.name
                  and (own := self._own_efficiency(other, shape, kind))]
         return min(found) if found else None
 
