@@ -23,7 +23,7 @@ from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.gpu import clusters
 from gpulab.jobs import bench as bench_job
-from gpulab.jobs import best, best_records, calibration, cost, model_errors, suite_plan
+from gpulab.jobs import best, best_records, calibration, candidates, cost, model_errors, suite_plan
 from gpulab.jobs.tune import accepted_params, load_tuned, shape_distance, tune_path
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
 from gpulab.records import BEST, DamagedFile, read_csv, write_csv
@@ -1178,6 +1178,24 @@ def test_a_variant_never_timed_on_the_kind_borrows_the_weakest_with_its_fixed_co
     assert est.efficiency < min(medians)
     assert est.seconds > 9e-6
     assert chooser.pick(shape).variant.name == "d0"
+
+
+def test_a_move_of_a_tile_param_is_weighed_where_the_grid_stays():
+    """ks runs one persistent wave whatever its TN (the tokens a tile holds), so a move of TN left its
+    grid and work units alike and was dropped: at 32 tokens the model weighed TN = 8, 16 and 128
+    (those tuned somewhere), not 32, which ran fastest at 32x3584x18944 on an H100 (54.4 us against
+    61.1 in TN = 128, 2026-12-06). TN is a tile param (Variant.tile_params): its moves are weighed."""
+    bf16 = get_experiment("gemm_bf16")
+    ks = bf16.variant("ks")
+    assert ks.tile_params == ("TN",)
+    shape = bf16.shape(32, 3584, 18944)
+    seeds = [{"TN": 16, "STAGES": 6, "BPS": 1}]
+    moves = candidates.one_param_moves(ks, seeds, shape, lambda p: p is not None and ks.constraints(p, shape) is None)
+    assert {m["TN"] for m in moves if m["TN"] != 16} == {8, 32, 64, 128}
+    # STAGES alone changes no work: not weighed (BPS does: it sizes the grid)
+    assert [m for m in moves if m["TN"] == 16] == [{"TN": 16, "STAGES": 6, "BPS": 2}]
+    chooser = best.selector(bf16, H200)
+    assert {p["TN"] for p in chooser.configs(ks, shape)} >= {32, 64}
 
 
 def _own_ratios(chooser, variant: str, shape) -> list[float]:

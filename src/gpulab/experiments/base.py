@@ -175,6 +175,10 @@ class Variant:
     # work of the block hides, each at least what the variant's runs on the card allow, which the
     # best row's model counts (gpulab.jobs.calibration.StepFloors). "" for a pipelined k-loop.
     k_step_param: str = ""
+    # The params that size the output tile where they are not named BM and BN (gemm_bf16's ks: TN,
+    # the tokens a tile holds). A persistent grid's launch does not change with them, but the work
+    # does: the best row's model weighs a move of one (gpulab.jobs.candidates.one_param_moves).
+    tile_params: tuple[str, ...] = ()
     # The measured ceiling (gpulab.ceilings) this variant is held to where it is not its experiment's
     # compute_ceiling ("": the experiment's), and how many of that ceiling's operations each FLOP of
     # the problem costs: sgemm's v14 runs FP32 GEMM as three TF32 products ("tensor_tf32", 3).

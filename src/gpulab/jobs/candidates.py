@@ -13,8 +13,10 @@ from gpulab.jobs.cost import grid_blocks, work_units
 def one_param_moves(v: Variant, seeds: list[Params], shape: Shape, runnable: Callable[[Params | None], bool],
                     around: int = 2) -> list[Params]:
     """Every config one param away from one of the first `around` seeds (repaired where `runnable`
-    refuses it) whose grid or padded work at `shape` differs from its seed's, none of them a seed,
-    in order."""
+    refuses it) whose grid or padded work at `shape` differs from its seed's, or that moves a param
+    sizing its tile (Variant.tile_params), none of them a seed, in order. ks's persistent grid is the
+    same whatever its TN: without the second, no TN but those tuned somewhere was weighed, and at
+    32x3584x18944 (32 tokens) it was not TN = 32, which ran fastest there on an H100 (2026-12-06)."""
     moves: list[Params] = []
     for seed in seeds[:around]:
         grid = grid_blocks(v, seed, shape), work_units(v, seed, shape)
@@ -27,8 +29,9 @@ def one_param_moves(v: Variant, seeds: list[Params], shape: Shape, runnable: Cal
                 if value == seed[p.name]:
                     continue
                 moved = repaired(v, seed | {p.name: value}, p.name, seed, runnable)
-                if moved is not None and (grid_blocks(v, moved, shape), work_units(v, moved, shape)) != grid \
-                        and moved not in seeds and moved not in moves:
+                if moved is None or moved in seeds or moved in moves:
+                    continue
+                if p.name in v.tile_params or (grid_blocks(v, moved, shape), work_units(v, moved, shape)) != grid:
                     moves.append(moved)
     return moves
 

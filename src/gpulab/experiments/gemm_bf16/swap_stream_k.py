@@ -113,4 +113,5 @@ KS = Variant(
     stage_bytes=pad_k_bytes,
     tune_shapes=KS_TUNE_SHAPES,
     rung=False,
+    tile_params=("TN",),
 )
