@@ -9,10 +9,10 @@
 # Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call91.sh
 set -u
 source scripts/device_step.sh
-call_begin "call91" 480
+call_begin "call91" 330
 grep -q H200 "$OUT/gpu.txt" || fresh_card "call91" notebook/probes/alone-h100/ceilings.csv
 TAIL=8 trial bf16 60 gpulab bench gemm_bf16 -v best,d0 --shape 3x2304x768 --no-sanitize --out "$OUT/moved-gemm_bf16.csv"
-TAIL=30 trial fp32 220 gpulab bench sgemm -v best,v9,v10,v11,v12,v13,v14,sx,gv,gt \
+TAIL=30 trial fp32 150 gpulab bench sgemm -v best,v9,v10,v11,v12,v13,v14,sx,gv,gt \
     --shape 300x3000x1000,300x31x1000,48x11008x4096,96x6400x1600 --no-sanitize --out "$OUT/off-sgemm.csv"
 best_tests 170
 rm -rf results/*/reports
