@@ -436,8 +436,8 @@ class Selector:
         counted). Their medians alone lent gemm_bf16's t1, never timed memory-bound, 0.27 of its
         model at 3x2304x768, 6.4 us, where every variant timed small pays 7-11 us a round: it ran
         11.7 us on an H100, d0 6.4 (2026-12-06, call 90)."""
-        found = [own.at(roof_s, rounds)[0] for other in self.variants if other.name in self.runs and other.name != v.name
-                 and (own := self._own_efficiency(other, shape, kind))]
+        lenders = [other for other in self.variants if other.name in self.runs and other.name != v.name]
+        found = [own.at(roof_s, rounds)[0] for other in lenders if (own := self._own_efficiency(other, shape, kind))]
         return min(found) if found else None
 
     def _ratio(self, v: Variant, run: Measured) -> float | None:

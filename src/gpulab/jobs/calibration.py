@@ -165,9 +165,9 @@ class Calibration:
     most: float = math.inf
     # Where the runs fit no fixed cost (their model times too alike): the line fitted to more of them
     # (spanning), and the least model time of the runs the median is of. Below that time the kernel
-    # still pays its fixed cost, so the median alone would put it too fast. Above, the median stands: the farther
-    # runs the line needed are less like the shape (ks's runs at 16 tokens, in 16-wide tiles, lent
-    # it 0.83 of its model at 128x8192x28672, where its 128-wide tiles ran 0.77).
+    # still pays its fixed cost, so the median alone would put it too fast. Above, the median stands:
+    # the farther runs the line needed are less like the shape (ks's runs at 16 tokens, in 16-wide
+    # tiles, lent it 0.83 of its model at 128x8192x28672, where its 128-wide tiles ran 0.77).
     below: tuple[float, float] | None = None
     least_s: float = 0.0
 
@@ -178,16 +178,23 @@ class Calibration:
         if not roof_s:
             return self.median, self.where
         if self.fit is not None:
-            slope, fixed = self.fit
-            return (min(self.most, roof_s / (slope * roof_s + fixed * rounds)),
-                    f"{self.where} ({fixed * 1e6:.3g} us a round + {slope:.3g}x the model)")
-        if self.below is not None and roof_s < self.least_s:
-            slope, fixed = self.below
-            line = roof_s / (slope * roof_s + fixed * rounds)
-            if line < self.median:
-                return line, (f"{self.where}; below its runs, {fixed * 1e6:.3g} us a round + {slope:.3g}x the "
-                              "model, fitted to more of them")
+            return (min(self.most, _on_line(self.fit, roof_s, rounds)),
+                    f"{self.where} ({_line_label(self.fit)})")
+        below = self.below is not None and roof_s < self.least_s and _on_line(self.below, roof_s, rounds)
+        if below and below < self.median:
+            return below, f"{self.where}; below its runs, {_line_label(self.below)}, fitted to more of them"
         return self.median, self.where
+
+
+def _on_line(line: tuple[float, float], roof_s: float, rounds: float) -> float:
+    """The efficiency a (slope, fixed seconds a round) line gives a launch modelled at `roof_s`."""
+    slope, fixed = line
+    return roof_s / (slope * roof_s + fixed * rounds)
+
+
+def _line_label(line: tuple[float, float]) -> str:
+    slope, fixed = line
+    return f"{fixed * 1e6:.3g} us a round + {slope:.3g}x the model"
 
 
 class StepFloors:
