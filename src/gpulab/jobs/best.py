@@ -113,7 +113,8 @@ from gpulab.jobs.calibration import (
 )
 from gpulab.jobs.cost import (
     DECLINED, Card, Estimate, Traffic, blocks_per_sm, card_for, grid_blocks, latency_hidden, mostly_padding, panel_bytes,
-    quantization, schedulers_busy, serial_fixup_s, shows_partials, sm_share, sms_at_once, traffic_of, work_units,
+    quantization, schedulers_busy, serial_fixup_s, shows_partials, sm_share, sms_at_once, split_partials_bytes,
+    traffic_of, work_units,
 )
 from gpulab.jobs.candidates import one_param_moves
 from gpulab.jobs.preference import MEASURED_EDGE, MEASURED_HERE, prefer_measured
@@ -484,7 +485,7 @@ class Selector:
         ideal = {"compute": flops / (rate * 1e9) if flops and rate else 0.0,
                  "DRAM": dram / (card.copy_gbps * 1e9),
                  "L2": traffic.l2_bytes / (card.l2_gbps * 1e9) if traffic is not None and card.l2_gbps else 0.0}
-        workspace = 2 * (traffic.workspace_bytes or 0.0) / (card.copy_gbps * 1e9) if traffic is not None else 0.0
+        workspace = 2 * split_partials_bytes(v, params, blocks, split, traffic) / (card.copy_gbps * 1e9)
         ceiling = exp.ceiling_for(v.name)[0]
         at_once = sms_at_once(v, params, shape, card.sms)
         bare = Estimate(v, dict(params), shape, blocks, tiles, split, balanced,

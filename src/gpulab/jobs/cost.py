@@ -416,6 +416,30 @@ def _warps_loading(model, rows: list[dict], slices: float = 1.0, tma_bytes: floa
 ACCUMULATOR_BYTES = 4
 
 
+def split_partials_bytes(variant: Variant, params: Params, blocks: int, split: bool,
+                         traffic: Traffic | None) -> float:
+    """What a launch's slices store beyond the output, to be read back: the access model's (its
+    requested stores beyond the output); where it cannot say (a config too large to evaluate whose
+    sibling runs another launch), a split's slices' accumulators (slice_accumulator_bytes). 0 for the
+    cheap bound (`traffic` None) and a launch that does not split. Unknown, they counted nothing:
+    sgemm's v13 at 300x3000x1000 cut its 120 tiles 13 ways (1,560 blocks, 51 MB of partials), was
+    modelled at 48 us and ran 88.4 on an H100 (cuBLAS FP32 59.5; notebook/probes/fixed_cost/, call 90)."""
+    if traffic is None:
+        return 0.0
+    if traffic.workspace_bytes is not None:
+        return traffic.workspace_bytes
+    return slice_accumulator_bytes(variant, params, blocks) if split else 0.0
+
+
+def slice_accumulator_bytes(variant: Variant, params: Params, blocks: int) -> float:
+    """A BM x BN tile of accumulators a block: what each slice of a split hands on, where no access
+    model says. 0 where the params name no BM and BN, or the partials stay on chip
+    (Variant.split_param: kc adds them in its cluster's shared memory)."""
+    if variant.split_param or not {"BM", "BN"} <= set(params):
+        return 0.0
+    return blocks * params["BM"] * params["BN"] * ACCUMULATOR_BYTES
+
+
 def serial_fixup_s(variant: Variant, params: Params, blocks: int, tiles: int, split: bool,
                    traffic: Traffic | None, card: Card) -> float:
     """What one split tile's fixup adds where the block that adds its partials reads them one slice
@@ -432,13 +456,8 @@ def serial_fixup_s(variant: Variant, params: Params, blocks: int, tiles: int, sp
     flight at once, ran 32.6 (both on that card)."""
     if not (split and variant.serial_fixup and card.l2_gbps) or traffic is None or tiles <= 0:
         return 0.0
-    if traffic.workspace_bytes:
-        per_tile = traffic.workspace_bytes / tiles
-    elif {"BM", "BN"} <= set(params):
-        per_tile = blocks / tiles * params["BM"] * params["BN"] * ACCUMULATOR_BYTES
-    else:
-        return 0.0
-    return per_tile / (card.l2_gbps * 1e9 / card.sms)
+    partials = traffic.workspace_bytes or slice_accumulator_bytes(variant, params, blocks)
+    return partials / tiles / (card.l2_gbps * 1e9 / card.sms)
 
 
 def grid_blocks(variant: Variant, params: Params, shape: Shape) -> int | None:
