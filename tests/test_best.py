@@ -657,9 +657,16 @@ def test_a_tune_the_model_still_puts_first_after_weighing_a_rival_stands_as_tune
     assert (pick.variant.name, pick.why) == ("ks", "tuned here")
 
 
+def _unknown_partials_count_nothing(monkeypatch):
+    """The model as it stood before split_partials_bytes: a split's partials only where its access
+    model says them."""
+    monkeypatch.setattr(best, "split_partials_bytes", lambda *args: (args[-1] and args[-1].workspace_bytes) or 0.0)
+
+
 def test_a_tune_passed_over_yields_only_to_a_config_the_card_has_timed(monkeypatch):
-    """At sgemm's 64x4096x4096 sx was tuned; the model without the fixup's series (as it stood
-    before serial_fixup_s) expects v13, in a config timed on shapes of this kind, 10% faster, and
+    """At sgemm's 64x4096x4096 sx was tuned; the model without the fixup's series and a split's
+    partials where its access model cannot say them (as it stood before serial_fixup_s and
+    split_partials_bytes) expects v13, in a config timed on shapes of this kind, 10% faster, and
     passes the tune over. It puts v12, never timed, ahead of v13, and sx in 32-wide tiles (timed
     only on memory-bound shapes) beside it; what overrules a measured tune must be measured too, on
     shapes like this one, so the pick is v13. With the series, v13's 16 slices a tile added one
@@ -667,6 +674,7 @@ def test_a_tune_passed_over_yields_only_to_a_config_the_card_has_timed(monkeypat
     shape = SGEMM.shape(64, 4096, 4096)
     assert best.selector(SGEMM, H200).pick(shape).why == "tuned here"
     monkeypatch.setattr(best, "serial_fixup_s", lambda *args: 0.0)
+    _unknown_partials_count_nothing(monkeypatch)
     chooser = best.selector(SGEMM, H200)
     ranked = {e.variant.name: e for e in chooser.ranking(shape)}
     assert ranked["v12"].seconds < ranked["v13"].seconds and not chooser.timed_somewhere(ranked["v12"])
@@ -1045,14 +1053,17 @@ def test_a_run_very_near_in_size_but_not_in_what_the_kernel_does_is_not_the_conf
     assert (pick.variant.name, pick.why) == ("t4", "tuned here")
 
 
-def test_a_rival_that_overrules_a_tune_is_a_config_the_card_has_timed():
+def test_a_rival_that_overrules_a_tune_is_a_config_the_card_has_timed(monkeypatch):
     """A tune's fastest config is measured; a rival the model expects 10% faster overrules it only
     where the rival's config was timed on the card somewhere (its efficiency its own, not borrowed
     from its variant's other configs). At sgemm's 4096x64x4096 the model put v12 in MINB=3, never
     timed, at 2x v12's speed in the config timed there, and passed over sx's tune; v12 had run 1.87x
-    sx's time at that shape (H200, 2026-12-04)."""
-    chooser = best.selector(SGEMM, H200)
+    sx's time at that shape (H200, 2026-12-04). Counting v12's partials where its access model cannot
+    say them (split_partials_bytes) took that lead away; the rule is checked on the model before it."""
     shape = SGEMM.shape(4096, 64, 4096)
+    assert best.selector(SGEMM, H200).pick(shape).why == "tuned here"
+    _unknown_partials_count_nothing(monkeypatch)
+    chooser = best.selector(SGEMM, H200)
     pick = chooser.pick(shape)
     assert (pick.variant.name, pick.why) == ("sx", "tuned here")
     tuned_s = chooser.tuned_time("sx", "4096x64x4096")
@@ -1196,6 +1207,27 @@ def test_a_move_of_a_tile_param_is_weighed_where_the_grid_stays():
     assert [m for m in moves if m["TN"] == 16] == [{"TN": 16, "STAGES": 6, "BPS": 2}]
     chooser = best.selector(bf16, H200)
     assert {p["TN"] for p in chooser.configs(ks, shape)} >= {32, 64}
+
+
+def test_a_split_whose_partials_the_access_model_cannot_say_still_stores_them():
+    """sgemm's v13 at 300x3000x1000 cuts its 120 tiles 13 ways (1,560 blocks of 64 x 128). Its access
+    model is too large to evaluate there and the sibling whose L2 bytes stand in (BK = 32) runs another
+    plan, so the partials were unknown and counted nothing: modelled at 48 us, it ran 88.4 on an H100
+    (cuBLAS FP32 59.5; 2026-12-06, call 90). Each block of a split now hands on a tile of FP32
+    accumulators, written and read back at the copy ceiling; kc's cluster keeps its partials on chip."""
+    shape, v13 = SGEMM.shape(300, 3000, 1000), SGEMM.variant("v13")
+    params = v13.completed_params({"BM": 64, "BN": 128, "BK": 8, "WM": 32, "WN": 64, "WNITER": 2, "STAGES": 2,
+                                   "MINB": 1, "GROUP_M": 8, "RESIDENT": 3, "S": 16})
+    chooser = best.selector(SGEMM, H200)
+    est = chooser._estimate(v13, params, shape, modelled=True)
+    assert (est.blocks, est.tiles, est.split) == (1560, 120, True)
+    assert est.traffic.workspace_bytes is None and "too large to evaluate here" in est.note
+    partials = 1560 * 64 * 128 * cost.ACCUMULATOR_BYTES
+    assert est.workspace_s == pytest.approx(2 * partials / (chooser.card.copy_gbps * 1e9))
+    assert est.seconds > 70e-6
+    kc = get_experiment("gemm_bf16").variant("kc")
+    assert cost.split_partials_bytes(kc, {"BM": 128, "BN": 128, "SPLIT": 2}, 256, True, cost.Traffic(1.0, None)) == 0
+    assert cost.split_partials_bytes(v13, params, 1560, False, cost.Traffic(1.0, None)) == 0  # no split
 
 
 def _own_ratios(chooser, variant: str, shape) -> list[float]:

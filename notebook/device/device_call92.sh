@@ -22,19 +22,18 @@ if [ "$PART" = suite ]; then
     gpu_suite 400 60
     rm -rf results/*/reports; call_end "call92-suite"; exit 0
 fi
-call_begin "call92-probe" 540
-if grep -q H200 "$OUT/gpu.txt"; then
-    TAIL=10 trial t2 150 gpulab tune gemm_bf16 t2 --shape 128x2048x2048,256x4096x1024,64x8192x2048 --budget 16
-else
-    fresh_card "call92-probe" notebook/probes/alone-h100/ceilings.csv
-fi
+call_begin "call92-probe" 560
+grep -q H200 "$OUT/gpu.txt" || fresh_card "call92-probe" notebook/probes/alone-h100/ceilings.csv
 NEW=512x3072x768,64x768x3072,4x16384x2048,256x9216x3072,2048x2048x5632,24x5120x1536
 UNDER=300x3000x1000,300x31x1000,48x11008x4096,96x6400x1600
-TAIL=40 trial bf16 150 gpulab bench gemm_bf16 -v best,d0,t1,t2,t3,t4,kc,ks --shape $NEW,3x2304x768 --no-sanitize --out "$OUT/off-gemm_bf16.csv"
-TAIL=30 trial v13split 90 gpulab bench sgemm -v v13 -p S=1,2,4,16 -p BK=8,16 --shape $UNDER --no-sanitize --out "$OUT/v13-split.csv"
 MOVED=33x8191x129,128x4096x1000,256x3072x768,257x131x77,512x512x512
-TAIL=20 trial moved 60 gpulab bench sgemm -v best --shape $MOVED --no-sanitize --out "$OUT/moved-best.csv"
-TAIL=20 trial moved_v12 60 gpulab bench sgemm -v v12 -p BM=64 -p BN=128 -p BK=8 -p WM=32 -p WN=64 -p WNITER=2 -p STAGES=2 -p MINB=2 -p GROUP_M=8 -p SK_ROUNDS=99 --shape $MOVED,96x6400x1600 --no-sanitize --out "$OUT/moved-v12.csv"
-TAIL=60 trial fp32 200 gpulab bench sgemm -v best,v9,v10,v11,v12,v13,v14,sk,sx,gv,gt --shape $UNDER,$NEW --no-sanitize --out "$OUT/off-sgemm.csv"
+TAIL=30 trial v13split 80 gpulab bench sgemm -v v13 -p S=1,2,4,16 -p BK=8,16 --shape $UNDER --no-sanitize --out "$OUT/v13-split.csv"
+TAIL=20 trial moved 50 gpulab bench sgemm -v best --shape $MOVED --no-sanitize --out "$OUT/moved-best.csv"
+TAIL=20 trial moved_v12 50 gpulab bench sgemm -v v12 -p BM=64 -p BN=128 -p BK=8 -p WM=32 -p WN=64 -p WNITER=2 -p STAGES=2 -p MINB=2 -p GROUP_M=8 -p SK_ROUNDS=99 --shape $MOVED,96x6400x1600 --no-sanitize --out "$OUT/moved-v12.csv"
+TAIL=60 trial fp32 160 gpulab bench sgemm -v best,v9,v10,v11,v12,v13,v14,sk,sx,gv,gt --shape $UNDER,$NEW --no-sanitize --out "$OUT/off-sgemm.csv"
+TAIL=40 trial bf16 120 gpulab bench gemm_bf16 -v best,d0,t1,t2,t3,t4,kc,ks --shape $NEW,3x2304x768 --no-sanitize --out "$OUT/off-gemm_bf16.csv"
+if grep -q H200 "$OUT/gpu.txt"; then
+    TAIL=10 trial t2 90 gpulab tune gemm_bf16 t2 --shape 128x2048x2048,256x4096x1024,64x8192x2048 --budget 12
+fi
 rm -rf results/*/reports
 call_end "call92-probe"
