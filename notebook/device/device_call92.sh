@@ -12,8 +12,9 @@
 #          88.4 us where the model put 48. The picks that counting a split's partials where the access
 #          model cannot say moved (split_partials_bytes): the best row there, and v12's config picked before.
 #          On another card the model lends the H200's runs (fresh_card).
+#          Then the best row's GPU tests (best_tests), where the call's BUDGET (seconds) leaves time.
 #   suite: the whole GPU suite on this tree.
-# Usage (on the card, from the repository root, carry [".whl"]): bash notebook/device/device_call92.sh probe|suite
+# Usage (on the card, from the repository root, carry [".whl"]): [BUDGET=S] bash notebook/device/device_call92.sh probe|suite
 set -u
 source scripts/device_step.sh
 PART=${1:?probe or suite}
@@ -32,6 +33,7 @@ TAIL=20 trial moved 50 gpulab bench sgemm -v best --shape $MOVED --no-sanitize -
 TAIL=20 trial moved_v12 50 gpulab bench sgemm -v v12 -p BM=64 -p BN=128 -p BK=8 -p WM=32 -p WN=64 -p WNITER=2 -p STAGES=2 -p MINB=2 -p GROUP_M=8 -p SK_ROUNDS=99 --shape $MOVED,96x6400x1600 --no-sanitize --out "$OUT/moved-v12.csv"
 TAIL=60 trial fp32 160 gpulab bench sgemm -v best,v9,v10,v11,v12,v13,v14,sk,sx,gv,gt --shape $UNDER,$NEW --no-sanitize --out "$OUT/off-sgemm.csv"
 TAIL=40 trial bf16 120 gpulab bench gemm_bf16 -v best,d0,t1,t2,t3,t4,kc,ks --shape $NEW,3x2304x768 --no-sanitize --out "$OUT/off-gemm_bf16.csv"
+best_tests 170
 if grep -q H200 "$OUT/gpu.txt"; then
     TAIL=10 trial t2 90 gpulab tune gemm_bf16 t2 --shape 128x2048x2048,256x4096x1024,64x8192x2048 --budget 12
 fi
