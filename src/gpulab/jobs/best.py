@@ -50,9 +50,10 @@ best) says what it would run, with no GPU. The rule, in full:
      issue the loads, weighted by what each load moves (a launch whose guards idle 7 warps in 8 has
      an eighth of the loads in flight: sgemm's v0 at M = 1; a split's block counts its own slice's
      trips); partials = what a split stores beyond the output (the access model's requested store
-     bytes), written and read back at the copy ceiling; fixup = where a tile's slices are added one
-     after another (Variant.serial_fixup), the tile's partials at one SM's share of the L2 read
-     ceiling (cost.serial_fixup_s); staging = what the variant's stage step moves before the kernel
+     bytes, else a BM x BN tile of FP32 accumulators a block: cost.split_partials_bytes), written and
+     read back at the copy ceiling; fixup = where a tile's slices are added one after another
+     (Variant.serial_fixup), the tile's partials at one SM's share of the L2 read ceiling
+     (cost.serial_fixup_s); staging = what the variant's stage step moves before the kernel
      (Variant.stage_bytes) at the copy ceiling. Where the access model declines a config or is too
      large to evaluate here (LANE_BUDGET), the L2 bytes of the nearest config it models (one param
      changed), else of the tiles' panels of A and B; one merely too large takes a sibling's of the
