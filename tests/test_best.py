@@ -1232,6 +1232,7 @@ def test_a_split_whose_partials_the_access_model_cannot_say_still_stores_them():
     partials = 1560 * 64 * 128 * cost.ACCUMULATOR_BYTES
     assert est.workspace_s == pytest.approx(2 * partials / (chooser.card.copy_gbps * 1e9))
     assert est.seconds > 70e-6
+    assert "51.1 MB of partials (a tile of accumulators a block: its access model cannot say)" in est.reason()
     kc = get_experiment("gemm_bf16").variant("kc")
     assert cost.split_partials_bytes(kc, {"BM": 128, "BN": 128, "SPLIT": 2}, 256, True, cost.Traffic(1.0, None)) == 0
     assert cost.split_partials_bytes(v13, params, 1560, False, cost.Traffic(1.0, None)) == 0  # no split

@@ -142,6 +142,7 @@ class Estimate:
     # registers counted): `resident` counts threads and shared memory only, which put d0's 119-register
     # KW = 8 blocks at 8 an SM where 2 fit. 0: never run here, its waves unknown (no tail counted).
     compiled_resident: int = 0
+    partials_bytes: float = 0.0  # what its slices store beyond the output (split_partials_bytes)
 
     @property
     def limits_s(self) -> dict:
@@ -244,8 +245,10 @@ class Estimate:
             parts.append(f"{round(self.schedulers * SUB_PARTITIONS)} of an SM's {SUB_PARTITIONS} warp schedulers busy")
         if self.warps_loading is not None and self.warps_loading < 0.75 and self.bound != "compute":
             parts.append(f"{100 * self.warps_loading:.0f}% of its warps load")
-        if self.traffic is not None and self.traffic.workspace_bytes:
-            parts.append(f"{self.traffic.workspace_bytes / 1e6:.3g} MB of partials")
+        if self.partials_bytes:
+            unsaid = self.traffic is not None and self.traffic.workspace_bytes is None
+            parts.append(f"{self.partials_bytes / 1e6:.3g} MB of partials"
+                         + (" (a tile of accumulators a block: its access model cannot say)" if unsaid else ""))
         if self.fixup_s >= 0.1 * self.roof_s:
             parts.append(f"a tile's partials added in series {100 * self.fixup_s / self.roof_s:.0f}% of the time")
         if self.tail >= 1.02 and self.bound == "DRAM":
