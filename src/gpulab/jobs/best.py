@@ -49,14 +49,14 @@ best) says what it would run, with no GPU. The rule, in full:
      model/predict.py) / the L2 read ceiling; the memory terms over the share of the warps that
      issue the loads, weighted by what each load moves (a launch whose guards idle 7 warps in 8 has
      an eighth of the loads in flight: sgemm's v0 at M = 1; a split's block counts its own slice's
-     trips); partials = what a split stores beyond the output (the access model's requested store bytes, else
-     a BM x BN tile of FP32 accumulators a block: cost.split_partials_bytes), written and read back at the copy ceiling;
-     fixup = where a tile's slices are added one after another (Variant.serial_fixup), the tile's partials at one
-     SM's share of the L2 read ceiling (cost.serial_fixup_s); staging = what the variant's stage step moves before
-     the kernel (Variant.stage_bytes) at the copy ceiling. Where the access model declines a config or is too large
-     to evaluate (LANE_BUDGET), the L2 bytes of the nearest config it models (one param changed), else of the
-     tiles' panels of A and B; one merely too large takes a sibling's of the same launch whole, its partials (a
-     split, or none) too.
+     trips); partials = what a split stores beyond the output (the access model's requested store
+     bytes, else a BM x BN tile of FP32 accumulators a block: cost.split_partials_bytes), written and
+     read back at the copy ceiling; fixup = where a tile's slices are added one after another
+     (Variant.serial_fixup), its partials at one SM's share of the L2 read ceiling; staging = what
+     the variant's stage step moves before the kernel (Variant.stage_bytes) at the copy ceiling.
+     Where the access model declines a config or is too large to evaluate (LANE_BUDGET), the L2
+     bytes of the nearest config it models (one param changed), else of the tiles' panels of A and
+     B; one merely too large takes a sibling's of the same launch whole, its partials too.
    - divided by the config's own efficiency where it was timed at the shape or very near it, and
      the model's time per FLOP there is within SAME_REGIME of the shape's (measured_here: the median
      of model over measured time of those runs; a config timed there also wins over untimed ones
@@ -494,7 +494,7 @@ class Selector:
                         hidden=latency_hidden(v, params, shape, card.sms, card.arch, ceiling), staging_s=staging,
                         at_once=at_once, resident=(blocks_per_sm(v, params, shape, card.arch) or (0, 1))[1],
                         borrowed=borrowed, partials_bytes=partials,
-                        fixup_s=serial_fixup_s(v, params, blocks, tiles, split, traffic, card),
+                        fixup_s=serial_fixup_s(v, partials, tiles, split, card),
                         compiled_resident=(self.compiled_resident.get((v.name, tuple(sorted(params.items()))), 0)
                                            if card.arch == self.runs_card.arch else 0))
         eff, source = efficiency or self.measured_here(v, params, shape) or (None, "")

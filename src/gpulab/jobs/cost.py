@@ -423,44 +423,36 @@ def split_partials_bytes(variant: Variant, params: Params, blocks: int, split: b
                          traffic: Traffic | None) -> float:
     """What a launch's slices store beyond the output, to be read back: the access model's (its
     requested stores beyond the output); where it cannot say (a config too large to evaluate whose
-    sibling runs another launch), a split's slices' accumulators (slice_accumulator_bytes). 0 for the
-    cheap bound (`traffic` None) and a launch that does not split. Unknown, they counted nothing:
-    sgemm's v13 at 300x3000x1000 cut its 120 tiles 13 ways (1,560 blocks, 51 MB of partials), was
-    modelled at 48 us and ran 88.4 on an H100 (cuBLAS FP32 59.5; notebook/probes/fixed_cost/, call 90)."""
+    sibling runs another launch), a BM x BN tile of accumulators a block of a split, what each slice
+    hands on. 0 for the cheap bound (`traffic` None), a launch that does not split, params that name
+    no BM and BN, and partials that stay on chip (Variant.split_param: kc adds them in its cluster's
+    shared memory). Unknown, they counted nothing: sgemm's v13 at 300x3000x1000 cut its 120 tiles 13
+    ways (1,560 blocks, 51 MB of partials), was modelled at 48 us and ran 88.4 on an H100 (cuBLAS
+    FP32 59.5; notebook/probes/fixed_cost/, call 90)."""
     if traffic is None:
         return 0.0
     if traffic.workspace_bytes is not None:
         return traffic.workspace_bytes
-    return slice_accumulator_bytes(variant, params, blocks) if split else 0.0
-
-
-def slice_accumulator_bytes(variant: Variant, params: Params, blocks: int) -> float:
-    """A BM x BN tile of accumulators a block: what each slice of a split hands on, where no access
-    model says. 0 where the params name no BM and BN, or the partials stay on chip
-    (Variant.split_param: kc adds them in its cluster's shared memory)."""
-    if variant.split_param or not {"BM", "BN"} <= set(params):
+    if not split or variant.split_param or not {"BM", "BN"} <= set(params):
         return 0.0
     return blocks * params["BM"] * params["BN"] * ACCUMULATOR_BYTES
 
 
-def serial_fixup_s(variant: Variant, params: Params, blocks: int, tiles: int, split: bool,
-                   traffic: Traffic | None, card: Card) -> float:
+def serial_fixup_s(variant: Variant, partials_bytes: float, tiles: int, split: bool, card: Card) -> float:
     """What one split tile's fixup adds where the block that adds its partials reads them one slice
-    after another (Variant.serial_fixup): the tile's partials, at one SM's share of the L2 read
-    ceiling (a lower bound: each slice waits a round trip too, which no ceiling measures). The
-    partials a tile's slices store are the access model's (its requested stores beyond the output,
-    over the tiles), else BM x BN accumulators a slice. 0 where the launch does not split, the
-    slices' loads are in flight at once (the partials' own term counts those at the copy ceiling)
-    or for the cheap bound (`traffic` None: no access model, so no partials either).
+    after another (Variant.serial_fixup): the tile's share of the launch's partials (split_partials_bytes),
+    at one SM's share of the L2 read ceiling (a lower bound: each slice waits a round trip too,
+    which no ceiling measures). 0 where the launch does not split, the slices' loads are in flight
+    at once (the partials' own term counts those at the copy ceiling) or nothing is stored (the
+    cheap bound: no access model, so no partials either).
     sgemm's v12 at 300x31x2048 shares 5 tiles among 528 blocks, so each tile's first block waits
     on 105 later segments in turn: modelled at 2.5 us without this, it ran 110 us on an H100
     (cuBLAS FP32 13.0; notebook/probes/fixup/); v13 at 2048x31x4096 in 256 x 64 tiles, 16 slices of
     64 KiB each read one after another, ran 59.2 where sx in 64 x 32 tiles, its 8 slices' loads in
     flight at once, ran 32.6 (both on that card)."""
-    if not (split and variant.serial_fixup and card.l2_gbps) or traffic is None or tiles <= 0:
+    if not (split and variant.serial_fixup and card.l2_gbps) or tiles <= 0:
         return 0.0
-    partials = traffic.workspace_bytes or slice_accumulator_bytes(variant, params, blocks)
-    return partials / tiles / (card.l2_gbps * 1e9 / card.sms)
+    return partials_bytes / tiles / (card.l2_gbps * 1e9 / card.sms)
 
 
 def grid_blocks(variant: Variant, params: Params, shape: Shape) -> int | None:
