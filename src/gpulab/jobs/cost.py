@@ -428,7 +428,8 @@ def split_partials_bytes(variant: Variant, params: Params, blocks: int, split: b
     no BM and BN, and partials that stay on chip (Variant.split_param: kc adds them in its cluster's
     shared memory). Unknown, they counted nothing: sgemm's v13 at 300x3000x1000 cut its 120 tiles 13
     ways (1,560 blocks, 51 MB of partials), was modelled at 48 us and ran 88.4 on an H100 (cuBLAS
-    FP32 59.5; notebook/probes/fixed_cost/, call 90)."""
+    FP32 59.5; notebook/probes/fixed_cost/, call 90); with them counted it is modelled at 93.8 and
+    ran 88.2 there (notebook/probes/alone-h100/call92/, 2026-12-07)."""
     if traffic is None:
         return 0.0
     if traffic.workspace_bytes is not None:
