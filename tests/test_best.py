@@ -7,6 +7,7 @@ beside it (gpulab.records.ceilings)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import shutil
@@ -807,17 +808,23 @@ def test_a_config_too_large_to_evaluate_splits_as_its_sibling_of_the_same_launch
 
 
 def test_configs_the_model_times_alike_do_not_use_up_a_variants_turns():
-    """On the H200's results, sgemm at 1536x1600x6400: the guess counts v14's persistent grid as
-    stream-K, so its 128-wide tiles (156 tiles, 1.2 rounds on 132 blocks) come first in six configs
-    that differ in what the model cannot see (STAGES, STORE, GROUP_M, CLUSTER) and all model alike.
-    They took every turn, and the 192-wide tiles (108 tiles, one round) were never weighed; now
-    they are, and picked: 440 us on an H100 where the 128-wide tiles ran 594 (2026-12-06)."""
-    chooser = best.selector(SGEMM, H200)
+    """On the H200's results, sgemm at 1536x1600x6400, v14 as it was before it declared its
+    SCHEDULE (Variant.stream_k_param): the guess counts its persistent grid as stream-K, so its
+    128-wide tiles (156 tiles, 1.2 rounds on 132 blocks) come first in six configs that differ in
+    what the model cannot see (STAGES, STORE, GROUP_M, CLUSTER) and all model alike. They took every
+    turn, and the 192-wide tiles (108 tiles, one round) were never weighed; counted once, they are,
+    and picked: 440 us on an H100 where the 128-wide tiles ran 594 (2026-12-06). With SCHEDULE
+    declared, the guess itself puts the 192-wide tiles first."""
     shape = SGEMM.shape(1536, 1600, 6400)
-    v14 = [e for e in chooser.estimates(shape) if e.variant.name == "v14"]
-    assert {e.params["BN"] for e in v14} == {128, 192}
-    pick = chooser.pick(shape)
-    assert (pick.variant.name, pick.params["BN"]) == ("v14", 192), pick.why
+    undeclared = dataclasses.replace(SGEMM.variant("v14"), stream_k_param="")
+    sgemm = copy.copy(SGEMM)
+    sgemm.variants = tuple(undeclared if v.name == "v14" else v for v in SGEMM.variants)
+    for experiment, widths in ((sgemm, {128, 192}), (SGEMM, {192})):
+        chooser = best.selector(experiment, H200)
+        v14 = [e for e in chooser.estimates(shape) if e.variant.name == "v14"]
+        assert {e.params["BN"] for e in v14} == widths
+        pick = chooser.pick(shape)
+        assert (pick.variant.name, pick.params["BN"]) == ("v14", 192), pick.why
 
 
 def test_decode_shapes_of_no_list_pick_the_d0_config_that_ran_fastest_beside_it():
@@ -1909,8 +1916,9 @@ def test_a_config_never_timed_needs_more_than_the_models_noise_to_win():
 
 
 def test_configs_the_model_times_alike_count_once_among_a_variants_turns():
-    """The cheap bound counts every persistent grid as stream-K, so at 1024x10240x8192 (320 tiles of
-    128x256 on 132 SMs) t4's configs in SCHEDULE=0 tie in the guess with its stream-K SCHEDULE=1. Once
+    """Before t4 declared its SCHEDULE (Variant.stream_k_param), the cheap bound counted its every
+    persistent grid as stream-K, so at 1024x10240x8192 (320 tiles of 128x256 on 132 SMs) its
+    configs in SCHEDULE=0 tied in the guess with its stream-K SCHEDULE=1. Once
     a tune at 1024x8192x8192 made SCHEDULE=0 the tuned config nearby, three SCHEDULE=0 configs, which
     the access model times alike (2.4 rounds), took all three of t4's turns, and kc was the pick; it
     ran 0.875x cuBLAS BF16 there (H200, 2026-12-05, call 22). With alike times counted once, SCHEDULE=1
@@ -1927,6 +1935,26 @@ def test_configs_the_model_times_alike_count_once_among_a_variants_turns():
     assert all(e.quantization > 1.2 for e in t4 if e.params["SCHEDULE"] == 0 and e.params["BN"] == 256)
     pick = chooser.pick(shape)
     assert (pick.variant.name, pick.params["SCHEDULE"]) == ("t4", 1)
+
+
+def test_a_persistent_grid_whose_params_keep_its_tiles_whole_is_bounded_in_rounds():
+    """t4 declares SCHEDULE (Variant.stream_k_param): at 0 its persistent grid hands out whole tiles,
+    so its cheap bound (no access model) counts rounds; at 1, stream-K, an even share. Bounded as
+    stream-K, its SCHEDULE=0 configs in 256-wide tiles came first in the guess at 1024x6144x4096
+    (192 tiles on 132 SMs, 1.45 rounds), used up t4's turns, and the model alone picked stream-K in
+    256-wide tiles, which ran 81.3 us on the H200; 192-wide tiles in SCHEDULE=0 (256 tiles, 1.94
+    rounds), never weighed, ran 72.1-72.9 (2026-12-05). Now they are weighed, and picked."""
+    bf16 = get_experiment("gemm_bf16")
+    t4, shape = bf16.variant("t4"), bf16.shape(1024, 6144, 4096)
+    chooser = best.Selector(bf16, {}, CARD)
+    whole, shared = (chooser._estimate(t4, t4.completed_params({"BN": 256, "CLUSTER": 1, "SCHEDULE": s}), shape,
+                                       modelled=False) for s in (0, 1))
+    assert not whole.balanced and whole.quantization == pytest.approx(2 * CARD.sms / 192)
+    assert shared.balanced and shared.quantization == pytest.approx(1.0)
+    alone = model_errors.Unseen(bf16, H200).selector(shape)
+    assert any(e.variant.name == "t4" and e.params["BN"] == 192 for e in alone.estimates(shape))
+    pick = alone.pick(shape)
+    assert (pick.variant.name, pick.params["BN"], pick.params["SCHEDULE"]) == ("t4", 192, 0), pick.why
 
 
 def test_a_last_wave_that_leaves_block_slots_idle_costs_the_memory_bound_launch():

@@ -44,6 +44,17 @@ def test_the_unseen_time_is_the_median_over_the_nearest_shapes_where_a_pair_ran(
     assert unseen_seconds("S", 1, 0, (1, 1, 1), alone, lambda s: alone[s], lambda run: 10 * US) is None
 
 
+def test_each_shape_is_one_vote_however_many_pairs_ran_there():
+    """Five pairs at the nearest shape, 1 us over each, against one pair at each of the next two, 10
+    us over: the median of the shapes' medians (10), not of the seven pairs (1)."""
+    rows = {(1, 1, 1): [(1, 11), (0, 10)], (2, 2, 2): [(1, 20), (0, 10)], (4, 4, 4): [(1, 20), (0, 10)]}
+    runs = _runs(rows)
+    many = [Measured("x", {"P": p, "S": s}, (1, 1, 1), t * US) for p in range(5) for s, t in ((1, 11), (0, 10))]
+    runs[(1, 1, 1)] = many
+    found = unseen_seconds("S", 1, 0, (1, 1, 1), runs, lambda s: runs[s], lambda run: 10 * US)
+    assert found[0] == pytest.approx(10 * US)
+
+
 def test_t4s_stream_k_pays_what_its_runs_took_beside_its_whole_tiles():
     """t4 in stream-K (SCHEDULE=1) is declined by its access model and takes SCHEDULE=0's bytes and a
     perfectly even share: on the H200's rows, with nothing near 1024x8192x8192 left in, the model

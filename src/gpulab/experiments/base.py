@@ -164,6 +164,14 @@ class Variant:
     # store, and where N is under the blocks' bands of columns (kc at 2048x31x4096) only one block a
     # tile stores. A split with a workspace in global memory needs no declaration.
     split_param: str = ""
+    # The param that turns a persistent grid's stream-K share on (nonzero: its last tiles' k-tiles
+    # shared evenly over the blocks) or off (0: whole tiles, round by round). Where the best row's
+    # model has no access model to say which (its cheap bound; a config the access model declines),
+    # a persistent grid is taken to share its tiles evenly unless this param says 0: t4's
+    # SCHEDULE=0 configs were bounded as stream-K, came first in the order the access model is
+    # evaluated in, and used up t4's turns at 1024x6144x4096 (192 tiles, 1.45 rounds), where its
+    # 192-wide tiles, never weighed, ran fastest (H200). "" where no param says.
+    stream_k_param: str = ""
     # Whether the block that adds a split tile's partials reads them one slice after another, each
     # slice's loads issued only once the last one's have come back (v12's first segment waits on each
     # later segment's flag; v13's and d0's fixups loop over the slices rolled): the tile's fixup is

@@ -27,15 +27,16 @@ best) says what it would run, with no GPU. The rule, in full:
 3. The model of one candidate (Estimate), on this card's measured ceilings (records/ceilings.py):
    - work: the launch's blocks, and its tiles, ceil(M/BM) * ceil(N/BN) where the params name BM and
      BN (else each block is one); with CLUSTER, ceil(M/(BM*CLUSTER)) * CLUSTER * ceil(N/BN): a
-     cluster's blocks take consecutive row tiles, those past M computing padding (t4, v14). More blocks than tiles are a split over K where the access model
-     shows partials (else the extra blocks idle: a cluster's past M); fewer blocks loop over the tiles
-     (a persistent grid), evenly where they split them (stream-K). A split that adds its partials in
-     a cluster's shared memory shows none in global memory: there the blocks that store a share of
-     the output tell it from a cluster padded past M (active_blocks in model/predict.py), or the
-     variant's split_param does (kc's SPLIT: where N is under its bands one block a tile stores).
-     The busiest SM's share of the work over an even share is the quantization q >= 1 (24 tiles on
-     132 SMs: 5.5; 250 blocks: 1.06). The padded tiles compute whole (tiles*BM*BN of M*N, K rounded
-     up to BK).
+     cluster's blocks take consecutive row tiles, those past M computing padding (t4, v14). More
+     blocks than tiles are a split over K where the access model shows partials (else the extra
+     blocks idle: a cluster's past M); fewer loop over the tiles (a persistent grid), evenly where
+     they split them (stream-K: also where the access model cannot say, unless the variant's
+     stream_k_param says its tiles go whole). A split that adds its partials in a cluster's shared
+     memory shows none in global memory: there the blocks that store a share of the output tell it
+     from a cluster padded past M (active_blocks in model/predict.py), or the variant's split_param
+     does (kc's SPLIT: where N is under its bands one block a tile stores). The busiest SM's share
+     of the work over an even share is the quantization q >= 1 (24 tiles on 132 SMs: 5.5; 250
+     blocks: 1.06). The padded tiles compute whole (tiles*BM*BN of M*N, K rounded up to BK).
    - time = max(compute, DRAM, L2) + partials + fixup + staging: compute = q x the padded FLOPs /
      the variant's compute ceiling, over the share of an SM's 4 warp schedulers its resident warps
      keep (schedulers_busy: one block of 2 warps an SM computes at half its rate at best) and, for a
@@ -472,9 +473,9 @@ class Selector:
         traffic, note, sibling, borrowed = None, "", None, False
         if modelled:
             traffic, note, sibling, borrowed = self._traffic_or_sibling(v, params, shape, tiles)
-        # More blocks than tiles split K where the model shows partials, or cannot say; a persistent
-        # grid likewise shares its tiles evenly (stream-K). Unmodelled, both are assumed: a bound stays a bound.
-        partials = traffic is None or shows_partials(v, params, traffic.workspace_bytes, traffic.working_blocks, tiles)
+        # More blocks than tiles: a split over K; fewer: a persistent grid's even share (shows_partials says).
+        partials = shows_partials(v, params, traffic.workspace_bytes if traffic is not None else None,
+                                  traffic.working_blocks if traffic is not None else None, tiles)
         split, balanced = blocks > tiles and partials, blocks < tiles and partials
         rate = card.gflops(exp, v)
         flops = exp.flops(shape)
@@ -694,14 +695,13 @@ class Selector:
             mine = tried.get(b.variant.name, [])
             # A bound that cannot win is skipped; so is a variant already modelled at twice the best time
             # found (its access pattern, not its config, is what the guess missed), or modelled at three
-            # different times (configs the model times alike count once: the bound counts every
-            # persistent grid as stream-K, so t4's SCHEDULE=0 configs, all 1.24 rounds at
-            # 1024x10240x8192, tied in the guess with its stream-K SCHEDULE=1 and took all three turns;
-            # up to twice as many evaluations then). A config timed at the shape, or on shapes of its
-            # kind, may still win within MEASURED_EDGE (prefer_measured), so its bound is skipped only
-            # past that: at 128x8192x8192 kc's timed 128-wide tiles, 1% behind its untimed 192-wide
-            # ones, went unmodelled, and prefer_measured, setting the untimed lead aside, fell to t3,
-            # 1.11x kc's time there (H200, 2026-12-06).
+            # different times (configs the model times alike count once: v14's six 128-wide configs at
+            # 1536x1600x6400, alike in what the model can see, took all three turns; up to twice as many
+            # evaluations then). A config timed at the shape, or on shapes of its kind, may still win
+            # within MEASURED_EDGE (prefer_measured), so its bound is skipped only past that: at
+            # 128x8192x8192 kc's timed 128-wide tiles, 1% behind its untimed 192-wide ones, went
+            # unmodelled, and prefer_measured, setting the untimed lead aside, fell to t3, 1.11x kc's
+            # time there (H200, 2026-12-06).
             edge = 1 + MEASURED_EDGE if b.efficiency_from.startswith(MEASURED_HERE) or self.timed_alike(b) else 1
             if b.seconds >= best * edge or (mine and (min(mine) >= 2 * best or len(set(mine)) >= MODELLED_PER_VARIANT
                                                        or evaluated[b.variant.name] >= 2 * MODELLED_PER_VARIANT)):

@@ -371,9 +371,17 @@ def shows_partials(variant: Variant, params: Params, workspace_bytes: float | No
     stored beyond the output, or not known (None); more blocks storing than there are tiles (kc adds
     its partials in its cluster's shared memory); or the variant's split_param above 1 (kc again,
     where N is under its bands and one block a tile stores). Else the extra blocks idle (a cluster
-    padded past M)."""
-    return (workspace_bytes is None or workspace_bytes > 0 or (working_blocks or 0) > tiles
+    padded past M). Partials not known count, unless the variant's stream_k_param says its tiles go
+    whole (whole_tiles)."""
+    unknown = workspace_bytes is None and not whole_tiles(variant, params)
+    return (unknown or (workspace_bytes or 0) > 0 or (working_blocks or 0) > tiles
             or params.get(variant.split_param, 1) > 1)
+
+
+def whole_tiles(variant: Variant, params: Params) -> bool:
+    """Whether the variant's stream_k_param is 0 in `params`: its persistent grid hands out whole
+    tiles, round by round, whatever the access model can say."""
+    return bool(variant.stream_k_param) and not params.get(variant.stream_k_param)
 
 
 def _working_blocks(model) -> int | None:

@@ -289,6 +289,7 @@ T4 = Variant(
     file="t4_persistent_cluster.cu",
     summary="t3 persistent over a grouped tile order, 2-block clusters multicasting Bt, wgmma wait depth 1",
     launch=t4_launch,
+    stream_k_param="SCHEDULE",
     params=(
         TWO_CONSUMERS_BM,
         T4_BN,

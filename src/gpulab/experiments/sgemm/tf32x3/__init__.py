@@ -49,6 +49,7 @@ V14 = Variant(
     file="v14_tf32x3.cu",
     summary="3xTF32: A and B split into TF32 high and low parts, gemm_bf16's t4 (wgmma, TMA) summing three products",
     launch=t4_launch,
+    stream_k_param="SCHEDULE",
     params=_V14_PARAMS,
     constraints=t4_constraints,
     min_sm=90,
