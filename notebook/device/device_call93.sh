@@ -3,10 +3,14 @@
 # again. Two device commands on one warm machine.
 #   suite: the whole GPU suite (gpu_suite: the shared tests 16 at a time, then the exclusive ones
 #          alone); the last clean pass of it was at 47713a0 (call 90).
-#   probe: sgemm's best row and cuBLAS at every llm shape, timed again in one run: 5 of the 40 best
-#          rows in results/h200/sgemm-llm.csv (2026-12-05) ran a config the model no longer picks
-#          (gv at 1 token of the three wide layers, v14 at 1024x4096x4096 and 1024x4096x14336), so the
-#          README's suite table quoted picks gpulab no longer makes. H200 only (the figures are its).
+#   probe: each experiment's best row, cuBLAS and the model alone's pick (--alone) at every llm shape,
+#          timed again in one run: 5 of the 40 sgemm best rows in results/h200/sgemm-llm.csv
+#          (2026-12-05) ran a config the model no longer picks (gv at 1 token of the three wide
+#          layers, v14 at 1024x4096x4096 and 1024x4096x14336), and t4's declared SCHEDULE
+#          (Variant.stream_k_param) moved gemm_bf16's at 8192x4096x4096 to whole tiles, so the
+#          README's suite table quoted picks gpulab no longer makes; the model alone now picks t4 in
+#          192-wide whole tiles at 1024x6144x4096, where its 256-wide stream-K ran 1.13x the fastest.
+#          Then `gpulab best --alone` on the card's rows. H200 only (the figures are its).
 # Usage (on the card, from the repository root, carry [".whl"]): [BUDGET=S] bash notebook/device/device_call93.sh suite|probe
 set -u
 source scripts/device_step.sh
@@ -18,7 +22,9 @@ if [ "$PART" = suite ]; then
 fi
 call_begin "call93-probe" 560
 grep -q H200 "$OUT/gpu.txt" || { echo "not an H200: the suite's figures are the H200's"; call_end "call93-probe"; exit 0; }
-TAIL=50 trial sgemm_llm 400 gpulab bench sgemm --suite llm -v best,cublas --no-sanitize
-TAIL=10 trial alone 60 gpulab best sgemm --alone
+TAIL=50 trial bf16_llm 200 gpulab bench gemm_bf16 --suite llm -v best,cublas --alone --no-sanitize
+TAIL=50 trial sgemm_llm 300 gpulab bench sgemm --suite llm -v best,cublas --alone --no-sanitize
+TAIL=10 trial alone_bf16 30 gpulab best gemm_bf16 --alone
+TAIL=10 trial alone_sgemm 30 gpulab best sgemm --alone
 rm -rf results/*/reports
 call_end "call93-probe"
