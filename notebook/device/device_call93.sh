@@ -10,7 +10,8 @@
 #          (Variant.stream_k_param) moved gemm_bf16's at 8192x4096x4096 to whole tiles, so the
 #          README's suite table quoted picks gpulab no longer makes; the model alone now picks t4 in
 #          192-wide whole tiles at 1024x6144x4096, where its 256-wide stream-K ran 1.13x the fastest.
-#          Then `gpulab best --alone` on the card's rows. H200 only (the figures are its).
+#          Then `gpulab best --alone` on the card's rows, and the best row's GPU tests where the
+#          BUDGET leaves time. On another card than an H200, the whole GPU suite instead.
 # Usage (on the card, from the repository root, carry [".whl"]): [BUDGET=S] bash notebook/device/device_call93.sh suite|probe
 set -u
 source scripts/device_step.sh
@@ -21,10 +22,13 @@ if [ "$PART" = suite ]; then
     rm -rf results/*/reports; call_end "call93-suite"; exit 0
 fi
 call_begin "call93-probe" 560
-grep -q H200 "$OUT/gpu.txt" || { echo "not an H200: the suite's figures are the H200's"; call_end "call93-probe"; exit 0; }
+if ! grep -q H200 "$OUT/gpu.txt"; then  # the suite's figures are the H200's: on another card, the GPU suite
+    gpu_suite 400 60; rm -rf results/*/reports; call_end "call93-probe"; exit 0
+fi
 TAIL=50 trial bf16_llm 200 gpulab bench gemm_bf16 --suite llm -v best,cublas --alone --no-sanitize
 TAIL=50 trial sgemm_llm 300 gpulab bench sgemm --suite llm -v best,cublas --alone --no-sanitize
 TAIL=10 trial alone_bf16 30 gpulab best gemm_bf16 --alone
 TAIL=10 trial alone_sgemm 30 gpulab best sgemm --alone
+best_tests 170
 rm -rf results/*/reports
 call_end "call93-probe"
