@@ -11,7 +11,9 @@
 #          README's suite table quoted picks gpulab no longer makes; the model alone now picks t4 in
 #          192-wide whole tiles at 1024x6144x4096, where its 256-wide stream-K ran 1.13x the fastest.
 #          Then `gpulab best --alone` on the card's rows, and the best row's GPU tests where the
-#          BUDGET leaves time. On another card than an H200, the whole GPU suite instead.
+#          BUDGET leaves time. On another card than an H200, the whole GPU suite instead. First, on
+#          any card, the copy rate with a part of the SMs busy (notebook/probes/copy_sms/): the
+#          DRAM limit the best row's model counts assumes every SM pulls.
 # Usage (on the card, from the repository root, carry [".whl"]): [BUDGET=S] bash notebook/device/device_call93.sh suite|probe
 set -u
 source scripts/device_step.sh
@@ -22,6 +24,7 @@ if [ "$PART" = suite ]; then
     rm -rf results/*/reports; call_end "call93-suite"; exit 0
 fi
 call_begin "call93-probe" 560
+TAIL=40 trial copy_sms 60 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
 if ! grep -q H200 "$OUT/gpu.txt"; then  # the suite's figures are the H200's: on another card, the GPU suite
     gpu_suite 400 60; rm -rf results/*/reports; call_end "call93-probe"; exit 0
 fi
