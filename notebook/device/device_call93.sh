@@ -11,9 +11,9 @@
 #          README's suite table quoted picks gpulab no longer makes; the model alone now picks t4 in
 #          192-wide whole tiles at 1024x6144x4096, where its 256-wide stream-K ran 1.13x the fastest.
 #          Then `gpulab best --alone` on the card's rows, and the best row's GPU tests where the
-#          BUDGET leaves time. On another card than an H200, the whole GPU suite instead. First, on
-#          any card, the copy rate with a part of the SMs busy (notebook/probes/copy_sms/): the
-#          DRAM limit the best row's model counts assumes every SM pulls.
+#          BUDGET leaves time. On another card than an H200, the whole GPU suite instead. On any
+#          card, the copy rate with a part of the SMs busy (notebook/probes/copy_sms/): the DRAM
+#          limit the best row's model counts assumes every SM pulls.
 # Usage (on the card, from the repository root, carry [".whl"]): [BUDGET=S] bash notebook/device/device_call93.sh suite|probe
 set -u
 source scripts/device_step.sh
@@ -24,14 +24,15 @@ if [ "$PART" = suite ]; then
     rm -rf results/*/reports; call_end "call93-suite"; exit 0
 fi
 call_begin "call93-probe" 560
-TAIL=40 trial copy_sms 60 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
 if ! grep -q H200 "$OUT/gpu.txt"; then  # the suite's figures are the H200's: on another card, the GPU suite
+    TAIL=40 trial copy_sms 60 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
     gpu_suite 400 60; rm -rf results/*/reports; call_end "call93-probe"; exit 0
 fi
 TAIL=50 trial bf16_llm 200 gpulab bench gemm_bf16 --suite llm -v best,cublas --alone --no-sanitize
 TAIL=50 trial sgemm_llm 300 gpulab bench sgemm --suite llm -v best,cublas --alone --no-sanitize
 TAIL=10 trial alone_bf16 30 gpulab best gemm_bf16 --alone
 TAIL=10 trial alone_sgemm 30 gpulab best sgemm --alone
+TAIL=40 trial copy_sms 60 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
 best_tests 170
 rm -rf results/*/reports
 call_end "call93-probe"
