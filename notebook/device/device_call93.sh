@@ -14,7 +14,8 @@
 #          BUDGET leaves time. On another card than an H200, the whole GPU suite instead. On any
 #          card, the copy rate with a part of the SMs busy (notebook/probes/copy_sms/): the DRAM
 #          limit the best row's model counts assumes every SM pulls.
-# Usage (on the card, from the repository root, carry [".whl"]): [BUDGET=S] bash notebook/device/device_call93.sh suite|probe
+#   last: the probe's llm suites alone (then the copy probe), for a call with little device time left.
+# Usage (on the card, from the repository root, carry [".whl"]): [BUDGET=S] bash notebook/device/device_call93.sh suite|probe|last
 set -u
 source scripts/device_step.sh
 PART=${1:?suite or probe}
@@ -22,6 +23,15 @@ if [ "$PART" = suite ]; then
     call_begin "call93-suite" 480
     gpu_suite 400 60
     rm -rf results/*/reports; call_end "call93-suite"; exit 0
+fi
+if [ "$PART" = last ]; then  # what little device time is left: the llm suites' rows, else the copy probe
+    call_begin "call93-last" 240
+    if grep -q H200 "$OUT/gpu.txt"; then
+        TAIL=30 trial bf16_llm 200 gpulab bench gemm_bf16 --suite llm -v best,cublas --alone --no-sanitize
+        TAIL=30 trial sgemm_llm 200 gpulab bench sgemm --suite llm -v best,cublas --alone --no-sanitize
+    fi
+    TAIL=40 trial copy_sms 60 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
+    rm -rf results/*/reports; call_end "call93-last"; exit 0
 fi
 call_begin "call93-probe" 560
 if ! grep -q H200 "$OUT/gpu.txt"; then  # the suite's figures are the H200's: on another card, the GPU suite
