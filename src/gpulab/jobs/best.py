@@ -474,8 +474,8 @@ class Selector:
         if modelled:
             traffic, note, sibling, borrowed = self._traffic_or_sibling(v, params, shape, tiles)
         # More blocks than tiles: a split over K; fewer: a persistent grid's even share (shows_partials says).
-        partials = shows_partials(v, params, traffic.workspace_bytes if traffic is not None else None,
-                                  traffic.working_blocks if traffic is not None else None, tiles)
+        stores = (traffic.workspace_bytes, traffic.working_blocks) if traffic is not None else (None, None)
+        partials = shows_partials(v, params, *stores, tiles)
         split, balanced = blocks > tiles and partials, blocks < tiles and partials
         rate = card.gflops(exp, v)
         flops = exp.flops(shape)
