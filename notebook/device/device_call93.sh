@@ -30,19 +30,19 @@ if [ "$PART" = last ]; then  # what little device time is left: the llm suites' 
         TAIL=30 trial bf16_llm 200 gpulab bench gemm_bf16 --suite llm -v best,cublas --alone --no-sanitize
         TAIL=30 trial sgemm_llm 200 gpulab bench sgemm --suite llm -v best,cublas --alone --no-sanitize
     fi
-    TAIL=40 trial copy_sms 60 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
+    TAIL=40 trial copy_sms 90 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
     rm -rf results/*/reports; call_end "call93-last"; exit 0
 fi
 call_begin "call93-probe" 560
 if ! grep -q H200 "$OUT/gpu.txt"; then  # the suite's figures are the H200's: on another card, the GPU suite
-    TAIL=40 trial copy_sms 60 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
+    TAIL=40 trial copy_sms 90 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
     gpu_suite 400 60; rm -rf results/*/reports; call_end "call93-probe"; exit 0
 fi
 TAIL=50 trial bf16_llm 200 gpulab bench gemm_bf16 --suite llm -v best,cublas --alone --no-sanitize
 TAIL=50 trial sgemm_llm 300 gpulab bench sgemm --suite llm -v best,cublas --alone --no-sanitize
 TAIL=10 trial alone_bf16 30 gpulab best gemm_bf16 --alone
 TAIL=10 trial alone_sgemm 30 gpulab best sgemm --alone
-TAIL=40 trial copy_sms 60 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
+TAIL=40 trial copy_sms 90 python3 notebook/probes/copy_sms/copy_sms.py "$OUT/copy-sms.csv"
 best_tests 170
 rm -rf results/*/reports
 call_end "call93-probe"
