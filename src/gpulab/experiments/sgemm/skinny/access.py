@@ -10,6 +10,7 @@ from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
 from gpulab.experiments.sgemm.ladder.access import F32, work
 from gpulab.experiments.sgemm.split_workspace import last_slice, last_to_arrive, split_bases
+from gpulab.gpu.device import l2_bytes
 from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, every, ragged, same, shifted
 
 
@@ -297,4 +298,18 @@ def gv_access(params: Params, shape: Shape) -> KernelAccess:
                         address=lambda i: base["C"] + F32 * (r(i) * N + c(i)), active=fixing,
                         loops=(per_sum,), blocks=fix),
         ]
-    return KernelAccess(grid=(nx, S, nz), block=(T, 1, 1), instructions=tuple(out), **work(M, N, K))
+    floor = work(M, N, K)
+    floor["dram_compulsory_bytes"] += gv_rereads(nz, N, K, l2_bytes())
+    return KernelAccess(grid=(nx, S, nz), block=(T, 1, 1), instructions=tuple(out), **floor)
+
+
+def gv_rereads(row_blocks: int, N: int, K: int, l2: int) -> int:
+    """The bytes of B that gv reads from DRAM again: each row block (grid.z, the launch's slowest
+    index) reads all of B, and between two reads of one float of B the card reads all the rest of B
+    (every column block and slice runs first). Where B is more than the L2 (`l2` bytes) holds, each
+    pass after the first comes from DRAM. Counted as one pass, gv at 4x16384x8192 in one-row blocks
+    (four passes over B's 537 MB) ran at 0.45 of its model, and that efficiency, lent to one token
+    (one pass), put it at 143 us at 1x8192x8192, where it ran 64.3 (H200, 2026-12-05); on a fresh
+    H100 the model alone then picked sx there, which ran 1.46x gv's time (2026-12-07, call 94)."""
+    b_bytes = F32 * N * K
+    return (row_blocks - 1) * b_bytes if row_blocks > 1 and b_bytes > l2 else 0
