@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 95 (2026-12-07, fourteenth session): the session's last device minutes, on 4ba0e5e+ (gv's passes
+# call 95 (2026-12-07, fourteenth session): the session's last device minutes, on 3d7e7fc (gv's passes
 # over B that the L2 cannot keep counted as DRAM bytes: sgemm/skinny/access.py gv_rereads). That
 # moved 23 of 538 recorded picks (both cards), nearly all to gv, and nearly all untimed: the moved
 # shapes' best row (on a card other than an H200 as a fresh one, fresh_card, the H200's runs lent,
