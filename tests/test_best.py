@@ -1165,6 +1165,19 @@ def test_a_fit_lends_no_more_than_its_runs_reached_or_the_model_allows():
     assert t3.seconds > 0.14e-3
 
 
+def test_gv_at_one_token_is_not_lent_the_efficiency_of_passes_counted_once():
+    """gv at 4 to 16 rows in one-row blocks reads B once a row block from DRAM; counted as one pass it
+    ran at 0.45 of its model, and the median of those runs put gv at 143 us at 1x8192x8192 knowing
+    nothing there, where it ran 64.3 (H200, 2026-12-05). Its passes counted, the model alone puts it
+    within 10% of that; on a fresh H100 it had picked sx there, which ran 1.46x gv's time (call 94)."""
+    shape = SGEMM.shape(1, 8192, 8192)
+    unseen = model_errors.Unseen(SGEMM, H200).selector(shape)
+    gv = unseen._estimate(SGEMM.variant("gv"), {"BM": 1, "CT": 32, "KT": 8, "U": 8, "S": 16, "MINB": 2}, shape,
+                          modelled=True)
+    assert gv.seconds == pytest.approx(64.3e-6, rel=0.10)
+    assert unseen.pick(shape).variant.name == "gv"
+
+
 def test_below_its_runs_a_kernel_still_pays_its_fixed_cost():
     """ks's three runs nearest 3x2000x1000 on the H200 were modelled at 8.2-12.1 us: too alike to fit
     a fixed cost, and their median ratio (0.47) put it at 2.8 us there. It ran 11.6, where d0 ran

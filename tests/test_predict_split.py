@@ -18,6 +18,7 @@ from gpulab.experiments.sgemm.splitk.access import _grouped_rects
 from gpulab.experiments.sgemm.splitk.launch import split_tail_plan
 from gpulab.jobs.fidelity import plan
 from gpulab.errors import GpulabError
+from gpulab.gpu.device import l2_bytes
 from gpulab.model.predict import check_launch, instruction_table, predict
 from gpulab import quantities as Q
 from gpulab.jobs.profile import predicted_counters
@@ -141,6 +142,20 @@ def test_gv_reads_each_element_of_b_once_per_row_block(dims):
         rows = instruction_table(v.access(p, SGEMM.shape(m, n, k)))
         b_bytes = sum(r["bytes_requested"] for r in rows if r["name"].startswith(("ldg.128 B", "ldg B")))
         assert b_bytes == 4 * k * n * cdiv(m, p["BM"]), params
+
+
+@pytest.mark.parametrize("dims", [(1, 8192, 8192), (4, 16384, 8192), (7, 4096, 4096), (300, 31, 1000), (7, 3000, 1000)])
+def test_gv_reads_b_from_dram_once_per_row_block_where_the_l2_cannot_hold_it(dims):
+    # Between two reads of one float of B the card reads all the rest of B (the row block is the
+    # launch's slowest index): where B is more than the L2 (this card's; the H200's without a GPU), every
+    # pass over it comes from DRAM; where it fits, once. A and C once.
+    m, n, k = dims
+    v = SGEMM.variant("gv")
+    for params in ({}, {"BM": 4, "MINB": 2}):
+        p = v.default_params() | params
+        got = v.access(p, SGEMM.shape(m, n, k)).dram_compulsory_bytes
+        passes = cdiv(m, p["BM"]) if 4 * k * n > l2_bytes() else 1
+        assert got == 4 * (k * n * passes + m * k + m * n), params
 
 
 def test_sx_by_hand_at_64x64x17():
