@@ -310,6 +310,7 @@ def gv_rereads(row_blocks: int, N: int, K: int, l2: int) -> int:
     pass after the first comes from DRAM. Counted as one pass, gv at 4x16384x8192 in one-row blocks
     (four passes over B's 537 MB) ran at 0.45 of its model, and that efficiency, lent to one token
     (one pass), put it at 143 us at 1x8192x8192, where it ran 64.3 (H200, 2026-12-05); on a fresh
-    H100 the model alone then picked sx there, which ran 1.46x gv's time (2026-12-07, call 94)."""
+    H100 the model alone then picked sx there, which ran 1.46x gv's time (2026-12-07,
+    notebook/probes/alone-h100/call94/)."""
     b_bytes = F32 * N * K
     return (row_blocks - 1) * b_bytes if row_blocks > 1 and b_bytes > l2 else 0
