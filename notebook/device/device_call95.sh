@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# call 95 (2026-12-07, fourteenth session): the session's last device minutes, on 3d7e7fc (gv's passes
-# over B that the L2 cannot keep counted as DRAM bytes: sgemm/skinny/access.py gv_rereads). That
+# call 95 (2026-12-07, fourteenth session; not run): since 3d7e7fc (gv's passes
+# over B that the L2 cannot keep counted as DRAM bytes, now gemm_common.passes_past_l2). That
 # moved 23 of 538 recorded picks (both cards), nearly all to gv, and nearly all untimed: the moved
 # shapes' best row (on a card other than an H200 as a fresh one, fresh_card, the H200's runs lent,
 # as the picks were judged) beside sx and gv in their defaults and cuBLAS.

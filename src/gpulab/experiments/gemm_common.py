@@ -10,6 +10,7 @@ import numpy as np
 from gpulab.check import FP32_TOLERANCE, compare_exact, compare_float
 from gpulab.errors import GpulabError
 from gpulab.experiments.base import Experiment, Params, Shape
+from gpulab.gpu.device import l2_bytes
 from gpulab.gpu.occupancy import SM_LIMITS
 
 # Above this many multiply-adds the float64 reference is computed on the GPU (cuBLAS DGEMM):
@@ -150,3 +151,19 @@ class GemmProblem(Experiment):
     def check(self, out, inputs: dict, shape: Shape, exact: bool, xp):
         ref = self.reference(inputs, shape, xp)
         return compare_exact(out, ref, xp) if exact else compare_float(out, ref, xp, self.tolerance(shape["K"]))
+
+
+def passes_past_l2(passes: int, operand_bytes: int, l2: int | None = None) -> int:
+    """The DRAM bytes an operand costs beyond its first read where a launch reads all of it once per
+    pass of its slowest index (a GEMV's weights once per block row of A, as sgemm's gv does), so that
+    between two reads of one byte the card reads all the rest: where the operand is more than the L2
+    (`l2` bytes, default this card's) holds, every pass after the first comes from DRAM. On the H200
+    gv at 4x16384x8192 in one-row blocks (four passes over 537 MB) ran 463.3 us, four times one pass
+    at the copy ceiling (2026-12-05), and gemm_bf16's d0, which reads Bt the same way, at
+    64x8192x8192 (four passes over 134 MB) 148.1. Where the operand fits, Nsight Compute measured
+    gv's 512 passes over 1 MB at 512^3 as the inputs once from DRAM (results/h200/fidelity.csv).
+    d0 does not count them yet: its runs at large squares, whose Bt fits the L2 or not, lend each
+    other their efficiency, and counted, its 223 timed H200 rows were modelled a little worse
+    (docs/notes/sgemm-notes.md, "gv's passes over B that the L2 cannot hold")."""
+    l2 = l2_bytes() if l2 is None else l2
+    return (passes - 1) * operand_bytes if passes > 1 and operand_bytes > l2 else 0

@@ -8,9 +8,9 @@ import numpy as np
 
 from gpulab.arith import cdiv
 from gpulab.experiments.base import Params, Shape
+from gpulab.experiments.gemm_common import passes_past_l2
 from gpulab.experiments.sgemm.ladder.access import F32, work
 from gpulab.experiments.sgemm.split_workspace import last_slice, last_to_arrive, split_bases
-from gpulab.gpu.device import l2_bytes
 from gpulab.model.predict import Instruction, KernelAccess, Loop, buffers, every, ragged, same, shifted
 
 
@@ -299,18 +299,9 @@ def gv_access(params: Params, shape: Shape) -> KernelAccess:
                         loops=(per_sum,), blocks=fix),
         ]
     floor = work(M, N, K)
-    floor["dram_compulsory_bytes"] += gv_rereads(nz, N, K, l2_bytes())
+    # Each row block reads all of B. Counted once, gv's passes at 4 to 16 rows lent one token an
+    # efficiency of 0.45: 143 us at 1x8192x8192, where it ran 64.3 (H200, 2026-12-05), and on a fresh
+    # H100 the model alone picked sx there, 1.46x gv's time (notebook/probes/alone-h100/call94/)
+    floor["dram_compulsory_bytes"] += passes_past_l2(nz, F32 * N * K)
     return KernelAccess(grid=(nx, S, nz), block=(T, 1, 1), instructions=tuple(out), **floor)
 
-
-def gv_rereads(row_blocks: int, N: int, K: int, l2: int) -> int:
-    """The bytes of B that gv reads from DRAM again: each row block (grid.z, the launch's slowest
-    index) reads all of B, and between two reads of one float of B the card reads all the rest of B
-    (every column block and slice runs first). Where B is more than the L2 (`l2` bytes) holds, each
-    pass after the first comes from DRAM. Counted as one pass, gv at 4x16384x8192 in one-row blocks
-    (four passes over B's 537 MB) ran at 0.45 of its model, and that efficiency, lent to one token
-    (one pass), put it at 143 us at 1x8192x8192, where it ran 64.3 (H200, 2026-12-05); on a fresh
-    H100 the model alone then picked sx there, which ran 1.46x gv's time (2026-12-07,
-    notebook/probes/alone-h100/call94/)."""
-    b_bytes = F32 * N * K
-    return (row_blocks - 1) * b_bytes if row_blocks > 1 and b_bytes > l2 else 0
