@@ -304,4 +304,3 @@ def gv_access(params: Params, shape: Shape) -> KernelAccess:
     # H100 the model alone picked sx there, 1.46x gv's time (notebook/probes/alone-h100/call94/)
     floor["dram_compulsory_bytes"] += passes_past_l2(nz, F32 * N * K)
     return KernelAccess(grid=(nx, S, nz), block=(T, 1, 1), instructions=tuple(out), **floor)
-
