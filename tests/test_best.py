@@ -1178,6 +1178,19 @@ def test_gv_at_one_token_is_not_lent_the_efficiency_of_passes_counted_once():
     assert unseen.pick(shape).variant.name == "gv"
 
 
+def test_sk_waits_on_its_own_loads_every_k_step():
+    """sk keeps one k tile in flight in registers and passes a barrier every tile, so at a launch of
+    one block an SM each step costs about a load's latency. Without that floor the model put it at
+    4.4 us at 1x31x1000 (its efficiency lent from 1x8192x8192) and picked it; on a fresh H100 it ran
+    24.1 us there, gv 6.3 (2026-12-07, notebook/probes/alone-h100/call96/)."""
+    shape = SGEMM.shape(1, 31, 1000)
+    chooser = best.selector(SGEMM, H200)
+    sk = chooser._estimate(SGEMM.variant("sk"), {"BM": 16, "BN": 4, "BK": 32, "TM": 2, "TN": 1, "KS": 2, "MINB": 2},
+                           shape, modelled=True)
+    assert sk.seconds > 10e-6 and "k-steps" in sk.efficiency_from
+    assert chooser.pick(shape).variant.name == "gv"
+
+
 def test_below_its_runs_a_kernel_still_pays_its_fixed_cost():
     """ks's three runs nearest 3x2000x1000 on the H200 were modelled at 8.2-12.1 us: too alike to fit
     a fixed cost, and their median ratio (0.47) put it at 2.8 us there. It ran 11.6, where d0 ran

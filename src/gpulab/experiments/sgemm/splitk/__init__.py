@@ -96,6 +96,8 @@ SK = Variant(
     ),
     constraints=sk_constraints,
     access=sk_access,
+    # One k tile in flight in registers, then a barrier: each step waits on loads issued one step before
+    k_step_param="BK",
     tune_shapes=SK_TUNE_SHAPES,
     rung=False,
 )
