@@ -179,7 +179,8 @@ class Variant:
     # False where the slices' loads are in flight at once (sx, gv: their S loads unrolled).
     serial_fixup: bool = False
     # The param that is the K depth of one step of a k-loop that waits for its own loads every step
-    # (loads, a barrier, the math, a barrier; nothing prefetched): its steps are a chain no other
+    # (loads, a barrier, the math, a barrier; nothing prefetched, or one tile in registers whose
+    # wait a small tile's math does not cover, as sgemm's sk): its steps are a chain no other
     # work of the block hides, each at least what the variant's runs on the card allow, which the
     # best row's model counts (gpulab.jobs.calibration.StepFloors). "" for a pipelined k-loop.
     k_step_param: str = ""
