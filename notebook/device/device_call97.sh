@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 97 (2026-12-07, fifteenth session): since b5b0a05 (sk's k-loop counted as waiting on its own
+# call 97 (2026-12-07, fifteenth session): since 46aca5b (sk's k-loop counted as waiting on its own
 # loads every step: Variant.k_step_param).
 #   On an H200: each llm suite's best row, cuBLAS and the model alone's pick timed again (--alone),
 #          as call 96 would have (gemm_bf16's pick at 1024x6144x4096 untimed there, six recorded best
