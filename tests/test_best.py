@@ -1178,6 +1178,20 @@ def test_gv_at_one_token_is_not_lent_the_efficiency_of_passes_counted_once():
     assert unseen.pick(shape).variant.name == "gv"
 
 
+def test_configs_that_differ_only_in_a_param_idle_at_the_shape_are_weighed_as_one():
+    """t4 with EDGE = 2 where no rows or columns lie past whole tiles runs the tiles of EDGE = 0: the
+    model ties them. Its tune had recorded BN = 192 with EDGE = 2 at 1000x3000x777, and the model alone
+    at 1024x6144x4096 (H200) picked that form, never timed there, where BN = 192 with EDGE = 0 ran
+    72.3 us, the fastest gpulab row (the tie went to whichever the seeds listed first)."""
+    bf16 = get_experiment("gemm_bf16")
+    shape = bf16.shape(1024, 6144, 4096)
+    unseen = model_errors.Unseen(bf16, H200).selector(shape)
+    t4 = bf16.variant("t4")
+    assert all(p["EDGE"] == 0 for p in unseen.configs(t4, shape))
+    pick = unseen.pick(shape)
+    assert (pick.variant.name, pick.params["BN"], pick.params["EDGE"]) == ("t4", 192, 0)
+
+
 def test_sk_waits_on_its_own_loads_every_k_step():
     """sk keeps one k tile in flight in registers and passes a barrier every tile, so at a launch of
     one block an SM each step costs about a load's latency. Without that floor the model put it at

@@ -152,6 +152,15 @@ def test_t4_tiles_leave_an_edge_of_up_to_2_rows_and_columns_to_the_producer_warp
     assert t4_main_dims(T4.default_params(), shape(4097, 4097, 64)) == (4097, 4097)  # EDGE = 0 by default
 
 
+def test_t4_canonical_config_drops_an_edge_that_takes_nothing():
+    p = T4.default_params() | {"EDGE": 2}
+    assert T4.canonical(p, shape(1024, 6144, 4096)) == p | {"EDGE": 0}  # whole tiles: EDGE does nothing
+    assert T4.canonical(p | {"BN": 192}, shape(1000, 3000, 777)) == p | {"BN": 192, "EDGE": 0}  # 104, 120 past
+    assert T4.canonical(p, shape(4097, 4097, 4097)) == p  # 1 row and 1 column past whole tiles: the edge's
+    assert T4.canonical(p, shape(257, 130, 64)) == p  # the edge takes the 257th row
+    assert T4.canonical(T4.default_params(), shape(4097, 4097, 64)) == T4.default_params()
+
+
 def test_t4_passes_no_c_map_where_tma_cannot_store_c(monkeypatch):
     zeros = bytes(128)
     # A's and Bt's maps are t2/t3's (staged rows where K % 8 != 0, encoded by the driver: not here).

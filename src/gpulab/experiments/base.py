@@ -108,6 +108,10 @@ def no_stage_bytes(params: Params, shape: Shape) -> int:
     return 0
 
 
+def as_given(params: Params, shape: Shape) -> Params:
+    return params
+
+
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One kernel of an experiment.
@@ -193,6 +197,11 @@ class Variant:
     # the problem costs: sgemm's v14 runs FP32 GEMM as three TF32 products ("tensor_tf32", 3).
     compute_ceiling: str = ""
     ceiling_ops: int = 1
+    # The config that runs the same work at `shape` in the form its timed runs most likely have: a
+    # param that does nothing at that shape at its default (gemm_bf16's t4: EDGE where no rows or
+    # columns lie past whole tiles). The best row's model cannot tell such configs apart, so without
+    # it a tie went to whichever a tune had recorded, timed or not (gpulab.jobs.best).
+    canonical: Callable[[Params, Shape], Params] = as_given
 
     def arch_reason(self, arch: str) -> str | None:
         """Why this variant cannot run on `arch` ('sm_75'), or None."""

@@ -585,7 +585,7 @@ class Selector:
             return p is not None and v.constraints(p, shape) is None and grid_blocks(v, p, shape) is not None
 
         seeds: list[Params] = []
-        for p in self._seeds(v, shape):
+        for p in (v.canonical(p, shape) if p else p for p in self._seeds(v, shape)):
             if runnable(p) and p not in seeds:
                 seeds.append(p)
         moves = one_param_moves(v, seeds, shape, runnable)

@@ -25,3 +25,13 @@ def t4_main_dims(p: Params, s: Shape) -> tuple[int, int]:
     columns past whole cluster tiles), only the whole tiles; else all of M and N, ragged tiles masked."""
     edge = p.get("EDGE", 0)
     return whole_part(s["M"], p["BM"] * p["CLUSTER"], edge), whole_part(s["N"], p["BN"], edge)
+
+
+def t4_canonical(p: Params, s: Shape) -> Params:
+    """EDGE = 0 where EDGE takes no rows or columns at `s` (its tiles cover all of C either way; only
+    its register split differs): in the H200's tune of t4, 108 pairs of configs alike but for EDGE at
+    shapes with no such edge ran EDGE = 2 at 1.001x EDGE = 0's time (geometric mean, 0.96-1.06x),
+    and the 15 pairs with one at 0.92x (2026-12-04 to 12-06, results/h200/tune-gemm_bf16-t4.csv)."""
+    if p.get("EDGE", 0) and t4_main_dims(p, s) == (s["M"], s["N"]):
+        return p | {"EDGE": 0}
+    return p

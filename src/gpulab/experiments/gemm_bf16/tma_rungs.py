@@ -22,7 +22,7 @@ from gpulab.errors import GpulabError
 from gpulab.experiments.base import Launch, Param, Params, Shape, Staged, Variant
 from gpulab.experiments.gemm_common import REGS_PER_SM, REGS_PER_THREAD_MAX, SMEM_BLOCK_OPTIN_MAX
 from gpulab.experiments.gemm_bf16.access import t2_access, t3_access, t4_access
-from gpulab.experiments.gemm_bf16.edge import t4_main_dims
+from gpulab.experiments.gemm_bf16.edge import t4_canonical, t4_main_dims
 from gpulab.experiments.gemm_bf16.staging import pad_k, pad_k_bytes
 from gpulab.gpu.clusters import blocks_at_once, resident_clusters
 from gpulab.gpu.launch import by_value
@@ -310,4 +310,5 @@ T4 = Variant(
     stage=staged_in(t4_one_round),
     stage_bytes=pad_k_bytes,
     access=t4_model,
+    canonical=t4_canonical,
 )
