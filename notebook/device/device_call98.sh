@@ -14,8 +14,10 @@ if grep -q H200 "$OUT/gpu.txt"; then
     TAIL=30 trial bf16_llm 200 gpulab bench gemm_bf16 --suite llm -v best,cublas --alone --no-sanitize
     TAIL=30 trial sgemm_llm 200 gpulab bench sgemm --suite llm -v best,cublas --alone --no-sanitize
 else
-    TAIL=30 trial gv_sweep 150 gpulab bench sgemm -v gv,sx,cublas -p BM=1,4 -p CT=32 -p KT=8 -p U=8 -p S=1,4,16 -p MINB=2 \
+    TAIL=30 trial gv_sweep 120 gpulab bench sgemm -v gv -p BM=1,4 -p CT=32 -p KT=8 -p U=8 -p S=1,4,16 -p MINB=2 \
         --shape 300x31x1000,300x31x2048,7x31x2048 --no-sanitize --out "$OUT/gv-rows.csv"
+    TAIL=20 trial beside 60 gpulab bench sgemm -v best,cublas --shape 300x31x1000,300x31x2048,7x31x2048 \
+        --no-sanitize --out "$OUT/beside.csv"
     TAIL=60 trial gv_profile 120 gpulab profile sgemm gv -p BM=4 -p CT=32 -p KT=8 -p U=8 -p S=16 -p MINB=2 \
         --shape 300x31x2048 --sass --sass-csv "$OUT/gv-sass.csv" --csv "$OUT/gv-profile.csv"
 fi
