@@ -14,6 +14,7 @@ if grep -q H200 "$OUT/gpu.txt"; then
     TAIL=30 trial bf16_llm 200 gpulab bench gemm_bf16 --suite llm -v best,cublas --alone --no-sanitize
     TAIL=30 trial sgemm_llm 200 gpulab bench sgemm --suite llm -v best,cublas --alone --no-sanitize
 else
+    fresh_card "call98" notebook/probes/alone-h100/ceilings.csv
     TAIL=30 trial gv_sweep 120 gpulab bench sgemm -v gv -p BM=1,4 -p CT=32 -p KT=8 -p U=8 -p S=1,4,16 -p MINB=2 \
         --shape 300x31x1000,300x31x2048,7x31x2048 --no-sanitize --out "$OUT/gv-rows.csv"
     TAIL=20 trial beside 60 gpulab bench sgemm -v best,cublas --shape 300x31x1000,300x31x2048,7x31x2048 \
