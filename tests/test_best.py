@@ -1192,6 +1192,21 @@ def test_configs_that_differ_only_in_a_param_idle_at_the_shape_are_weighed_as_on
     assert (pick.variant.name, pick.params["BN"], pick.params["EDGE"]) == ("t4", 192, 0)
 
 
+def test_gv_is_weighed_only_for_a_decode_batch():
+    """gv's runs at 1 to 16 rows lent it an efficiency that put it at 3-5 us at 300x31x1000 and
+    300x31x2048, where it ran 24-74 us in every row block and slice count tried and sx's 32-wide
+    tiles 14.0 and 15.0 (an H100 as a fresh card, 2026-12-07, calls 96 and 98). Past 16 rows the
+    best row's model leaves it out and says so; bench still runs it there."""
+    chooser = best.selector(SGEMM, H200)
+    gv = SGEMM.variant("gv")
+    for m, n, k in ((300, 31, 1000), (300, 31, 2048)):
+        shape = SGEMM.shape(m, n, k)
+        assert chooser.configs(gv, shape) == [] and "16 rows" in chooser.refusal(gv, shape)
+        assert chooser.pick(shape).variant.name == "sx"
+    assert gv.constraints(gv.default_params(), SGEMM.shape(300, 31, 2048)) is None  # it still runs there
+    assert chooser.configs(gv, SGEMM.shape(16, 5120, 5120)) and chooser.pick(SGEMM.shape(1, 8192, 8192)).variant.name == "gv"
+
+
 def test_sk_waits_on_its_own_loads_every_k_step():
     """sk keeps one k tile in flight in registers and passes a barrier every tile, so at a launch of
     one block an SM each step costs about a load's latency. Without that floor the model put it at

@@ -112,6 +112,10 @@ def as_given(params: Params, shape: Shape) -> Params:
     return params
 
 
+def any_shape(shape: Shape) -> str | None:
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """One kernel of an experiment.
@@ -202,6 +206,10 @@ class Variant:
     # columns lie past whole tiles). The best row's model cannot tell such configs apart, so without
     # it a tie went to whichever a tune had recorded, timed or not (gpulab.jobs.best).
     canonical: Callable[[Params, Shape], Params] = as_given
+    # Why the best row's model leaves the variant out at `shape` (None: it weighs it): a kernel made
+    # for one shape class, far outside it, where its runs inside the class lend it an efficiency its
+    # launch there does not reach (sgemm's gv, a GEMV for a few rows). bench and tune still run it.
+    best_shapes: Callable[[Shape], str | None] = any_shape
 
     def arch_reason(self, arch: str) -> str | None:
         """Why this variant cannot run on `arch` ('sm_75'), or None."""
