@@ -209,7 +209,7 @@ class Variant:
     # Why the best row's model leaves the variant out at `shape` (None: it weighs it): a kernel made
     # for one shape class, far outside it, where its runs inside the class lend it an efficiency its
     # launch there does not reach (sgemm's gv, a GEMV for a few rows). bench and tune still run it.
-    best_shapes: Callable[[Shape], str | None] = any_shape
+    best_refusal: Callable[[Shape], str | None] = any_shape
 
     def arch_reason(self, arch: str) -> str | None:
         """Why this variant cannot run on `arch` ('sm_75'), or None."""

@@ -565,8 +565,8 @@ class Selector:
 
     # -- candidates ----------------------------------------------------------------------------
     def refusal(self, variant: Variant, shape: Shape) -> str | None:
-        """Why `variant` is not weighed at `shape` (its arch, best_shapes, every config refused), or None."""
-        if reason := self.refused_arch.get(variant.name) or variant.best_shapes(shape):
+        """Why `variant` is not weighed at `shape` (its arch, best_refusal, every config refused), or None."""
+        if reason := self.refused_arch.get(variant.name) or variant.best_refusal(shape):
             return reason
         if not self.configs(variant, shape):
             return variant.constraints(variant.default_params(), shape) or "no config accepts this shape"
@@ -577,7 +577,7 @@ class Selector:
         most MAX_CONFIGS by their cheap bound."""
         key = (v.name, shape.values)
         if key not in self._configs:
-            self._configs[key] = [] if v.best_shapes(shape) else self._find_configs(v, shape)
+            self._configs[key] = [] if v.best_refusal(shape) else self._find_configs(v, shape)
         return self._configs[key]
 
     def _find_configs(self, v: Variant, shape: Shape) -> list[Params]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from gpulab.experiments.base import Param, Variant
 from gpulab.experiments.sgemm.skinny.access import gt_access, gv_access
 from gpulab.experiments.sgemm.skinny.launch import gt_constraints, gt_launch, gv_constraints, gv_extra_args, gv_launch
-from gpulab.experiments.sgemm.skinny.policy import GEMV_COL_SHAPE, GEMV_ROW_SHAPE, gv_best_shapes
+from gpulab.experiments.sgemm.skinny.policy import GEMV_COL_SHAPE, GEMV_ROW_SHAPE, gv_best_refusal
 
 
 GV = Variant(
@@ -27,7 +27,7 @@ GV = Variant(
     constraints=gv_constraints,
     extra_args=gv_extra_args,
     access=gv_access,
-    best_shapes=gv_best_shapes,
+    best_refusal=gv_best_refusal,
     tune_shapes=(GEMV_ROW_SHAPE,),
     rung=False,
 )

@@ -55,13 +55,15 @@ SX_NARROW = {"BN": 32, "WN": 32, "WNITER": 1, "BK": 16, "WM": 16, "STAGES": 4}
 NARROW_COLS = 32  # N at most this: SX_NARROW's one column of 32-wide tiles
 
 
-def gv_best_shapes(shape: Shape) -> str | None:
+def gv_best_refusal(shape: Shape) -> str | None:
     """gv is a GEMV for a decode batch: every block of BM <= 4 rows reads all of B, so at a few hundred
     rows its blocks are many and short, bound by the instructions and latency of its loop, not by the
     bytes its model counts. Its runs at 1 to 16 rows, lent there, put it at 3-5 us at 300x31x1000 and
     300x31x2048; it ran 24-74 us in every row block and slice count tried, cuBLAS FP32 12-13 (an H100,
     2026-12-07, notebook/probes/gv_rows/), and at 8192x1x8192 it ran 0.10 of its model (H200)."""
-    return f"gv is weighed for at most {DECODE_ROWS} rows (a GEMV for a decode batch)" if shape["M"] > DECODE_ROWS else None
+    if shape["M"] > DECODE_ROWS:
+        return f"gv is weighed for at most {DECODE_ROWS} rows (a GEMV for a decode batch)"
+    return None
 
 
 def few_tiles(shape: Shape) -> bool:
