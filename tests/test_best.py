@@ -888,6 +888,16 @@ def test_api_ranking_shows_what_the_model_weighed_and_marks_the_pick():
     assert all(r["bound"] in ("compute", "DRAM", "L2") and r["efficiency"] > 0 for r in rows)
 
 
+def test_api_ranking_names_the_variants_left_out_and_why():
+    """At 300 rows gv is not weighed (Variant.best_refusal): the ranking has no row of it, and
+    `.not_weighed` says why, as `gpulab best --ranking` prints under its table."""
+    rows = api.best("sgemm", shapes=["300x31x2048", "1x8192x8192"], results=ROOT / "results", gpu="h200",
+                    ranking=True)
+    assert "gv" not in {r["variant"] for r in rows.ranking if r["shape"] == "300x31x2048"}
+    assert [(r["shape"], r["variant"]) for r in rows.not_weighed] == [("300x31x2048", "gv")]
+    assert "16 rows" in rows.not_weighed[0]["why"]
+
+
 def test_a_tuned_pick_the_model_ranks_below_its_variants_best_is_still_shown():
     """At 1000x3000x776 t4 is picked as tuned there (BN=200 in clusters of 4); the model's best t4
     config there is another (BN=192, timed at 777), so the ranking adds the pick's own row."""

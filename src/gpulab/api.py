@@ -258,7 +258,8 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
     `model_ms`, `vs_fastest` (over the fastest modelled), `bound` (compute, DRAM or L2),
     `efficiency` and `efficiency_from`, `timed` ('at this shape', 'on this card' at shapes of its
     kind, 'other kind only', or 'never'; on a card whose runs are lent, 'at this shape on h200' and
-    'on h200') and `picked`. Needs no GPU."""
+    'on h200') and `picked`; and `.not_weighed` the variants the model left out at each shape, with
+    `variant` and `why` (the card's architecture, the variant's best_refusal). Needs no GPU."""
     exp = experiment(experiment_name, kernels)
     if suite is not None and shapes is not None:
         raise GpulabError("give shapes or a suite, not both")
@@ -269,16 +270,18 @@ def best(experiment_name: str, shapes: Sequence[Any] | None = None, *, kernels: 
         found = [(s, {}) for s in shapes_of(exp, shapes)]
     progress = _progress(progress)
     progress.planned(len(found))
-    rows, ranked = [], []
+    rows, ranked, left_out = [], [], []
     for shape, columns in found:
         progress.started(f"best {exp.name} {shape.label}")
         rows.append(best_records.pick_record(exp, chooser, shape, columns))
         if ranking:
             ranked += best_records.ranking_records(exp, chooser, shape, columns)
+            left_out += best_records.not_weighed_records(exp, chooser, shape, columns)
         progress.finished(rows[-1])
     records = Records(rows, note=chooser.basis())
     if ranking:
         records.ranking = Records(ranked)
+        records.not_weighed = Records(left_out)
     return records
 
 

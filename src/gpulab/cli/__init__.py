@@ -501,6 +501,8 @@ def best(
         for label in dict.fromkeys(r["shape"] for r in ranked):
             console.print(ranking_table([r for r in ranked if r["shape"] == label],
                                         f"{experiment} {label}: what the model weighed"))
+            for r in (r for r in rows.not_weighed if r["shape"] == label):
+                console.print(f"  not weighed: {r['variant']}: {r['why']}", markup=False, highlight=False)
     console.print(rows.note, markup=False, highlight=False)
     for held in api.model_error(experiment, kernels=kernels_of(kernel), results=results, gpu=gpu):
         console.print(model_error_line(held), markup=False, highlight=False)

@@ -1,6 +1,6 @@
 """`gpulab best`'s rows (gpulab.jobs.best): the pick at one shape as a record (pick_record) and, with
 --ranking, what the model weighed there (ranking_records), with whether the card timed each config
-(timed_where)."""
+(timed_where), and the variants it left out and why (not_weighed_records)."""
 
 from __future__ import annotations
 
@@ -62,3 +62,11 @@ def pick_record(experiment: Experiment, chooser: Selector, shape: Shape, columns
     est = chosen.estimate
     return row | {"variant": chosen.variant.name, "params": chosen.variant.params_label(chosen.params),
                   "chosen_by": chosen.why, **({"model_ms": est.seconds * 1e3} if est else {})}
+
+
+def not_weighed_records(experiment: Experiment, chooser: Selector, shape: Shape, columns: dict[str, Any]) -> list[dict]:
+    """`gpulab best --ranking`'s variants left out at one shape, each with why (Selector.refusal: the
+    card's architecture, the variant's best_refusal, every config refused): the rows a user looks
+    for when a kernel they know is missing from the ranking."""
+    return [{"experiment": experiment.name, **shape.as_record(), **columns, "variant": v.name, "why": why}
+            for v in chooser.variants if (why := chooser.refusal(v, shape))]
