@@ -326,8 +326,10 @@ def test_best_csv_joins_the_picks_of_other_shapes(tmp_path):
 
 @pytest.mark.parametrize("text, words", [
     (None, ("holds timed runs", "time_ms")),  # a bench's results file, which picks once replaced whole
-    ("experiment,shape,chosen_by\ngemm_bf16,1x2x3,x", ("cut off",)),
-    ("a,b\n1,2\n", ("lacks the columns experiment, shape, chosen_by",)),
+    ("experiment,variant,params,shape,chosen_by\ngemm_bf16,t4,,1x2x3,x", ("cut off",)),
+    ("a,b\n1,2\n", ("lacks the columns experiment, variant, params, shape, chosen_by",)),
+    # a picks file that lost its params column: picks that no longer say what they run, not rewritten
+    ("experiment,variant,shape,chosen_by\ngemm_bf16,t4,1x2x3,x\n", ("lacks the column params",)),
 ])
 def test_best_csv_refuses_what_is_not_its_picks_and_leaves_it(tmp_path, text, words):
     target = tmp_path / "target.csv"

@@ -426,9 +426,10 @@ def check_run_file(path: Path) -> None:
         read_csv(path, required=RUN_KEY)
 
 
-# gpulab best's picks (--csv): one row a shape, with why it was chosen; a file with a time in it holds
-# timed runs (a bench's results), which picks must never replace.
-PICK_KEY = ("experiment", "shape", "chosen_by")
+# gpulab best's picks (--csv): one row a shape, what it runs and why it was chosen; a file without
+# one of these columns is not one gpulab best wrote (a pick without its variant or params says
+# nothing), and one with a time in it holds timed runs (a bench's results): picks replace neither.
+PICK_KEY = ("experiment", "variant", "params", "shape", "chosen_by")
 TIMED_COLUMN = "time_ms"
 
 
