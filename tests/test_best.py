@@ -24,7 +24,7 @@ from gpulab.experiments.sgemm import EXPERIMENT as SGEMM
 from gpulab.experiments.sgemm.splitk import SK_DEFAULTS
 from gpulab.gpu import clusters
 from gpulab.jobs import bench as bench_job
-from gpulab.jobs import best, best_records, calibration, candidates, cost, model_errors, suite_plan
+from gpulab.jobs import best, best_efficiency, best_records, calibration, candidates, cost, model_errors, suite_plan
 from gpulab.jobs.tune import accepted_params, load_tuned, shape_distance, tune_path
 from gpulab.model.predict import Instruction, KernelAccess, Loop, every, same, shifted
 from gpulab.records import BEST, DamagedFile, read_csv, write_csv
@@ -1313,7 +1313,7 @@ def test_a_split_whose_partials_the_access_model_cannot_say_still_stores_them():
 def _own_ratios(chooser, variant: str, shape) -> list[float]:
     v = chooser.experiment.variant(variant)
     kind = chooser.shape_class(v, shape)
-    return [chooser._ratio(v, run) for run in chooser._nearest_runs(v, shape, kind)[:best.CALIBRATION_ROWS]]
+    return [chooser._ratio(v, run) for run in chooser._nearest_runs(v, shape, kind)[:best_efficiency.CALIBRATION_ROWS]]
 
 
 def test_rounds_count_the_blocks_an_sm_runs_one_after_another():
@@ -1773,7 +1773,7 @@ def test_a_card_with_no_runs_reads_efficiencies_from_another_cards(tmp_path):
         assert "measured for this config" not in row["chosen_by"]
     chooser = best.selector(SGEMM, tmp / "newcard")
     assert chooser.runs_from == "h200" and chooser.config_runs == {}
-    assert chooser.runs_card.copy_gbps == best.card_for(H200).copy_gbps
+    assert chooser.runs_card.copy_gbps == cost.card_for(H200).copy_gbps
     # the new card has no ceilings measured either: the lending card's stand in (not the reference's)
     assert chooser.card == chooser.runs_card and chooser.card.source != cost.REFERENCE_SOURCE
     (tmp / "newcard" / "ceilings.csv").write_bytes((H200 / "ceilings.csv").read_bytes())  # its own, once measured
@@ -1954,7 +1954,7 @@ def test_with_no_gpu_and_no_results_here_best_answers_for_the_card_the_repositor
 def test_gpulab_best_says_which_cards_ceilings_and_runs_its_model_read():
     rows = api.best("sgemm", shapes=["300x4096x1000"], results=H200.parent, gpu="h200")
     assert rows.note == (f"the model's card: ceilings measured in {H200 / 'ceilings.csv'}, "
-                         f"{best.card_for(H200).sms} SMs; efficiencies from this card's runs")
+                         f"{cost.card_for(H200).sms} SMs; efficiencies from this card's runs")
 
 
 def test_a_damaged_file_of_another_card_leaves_the_bare_model(tmp_path, monkeypatch):
