@@ -781,6 +781,35 @@ def test_a_config_factor_is_read_only_where_the_config_filled_the_sms_alike():
     assert factor < 0.75 and "(at 128x6144x4096)" in why
 
 
+def test_a_config_factor_is_read_only_where_the_warps_chains_of_steps_stood_alike():
+    """d0's warps split K: in KW = 4 a warp runs twice the steps of KW = 8. At 1x4096x4096 (256
+    blocks, one round of either) that chain is twice as long, and KW = 4 ran there at half its
+    model's rate; at 1x8192x8192 KW = 8 runs two rounds (2 blocks an SM hold, 4 of KW = 4) of half
+    the steps, the chains are as long, and both ran at the model's rate. At 1x6144x4096 the chains
+    are as long again (KW = 8 in two rounds): KW = 4's standing is read at 1x8192x8192, not at
+    1x4096x4096 (read there, it ran 1.06x KW = 8's time at 1x6144x4096 on the H200 and lost the
+    pick); at 1x4096x6144, one round of twice the steps as at 1x4096x4096, it is read there."""
+    bf16 = get_experiment("gemm_bf16")
+    d0 = bf16.variant("d0")
+    kw4, kw8 = (d0.completed_params(G1U4 | {"KW": kw, "S": 0, "MINB": 1}) for kw in (4, 8))
+    assert d0.warp_k_steps(kw4, bf16.shape(1, 4096, 4096)) == 2 * d0.warp_k_steps(kw8, bf16.shape(1, 4096, 4096))
+    bare = best.Selector(bf16, {}, CARD)
+
+    def run(params, values, slowdown: float) -> calibration.Measured:
+        roof = bare._estimate(d0, params, bf16.shape(*values), modelled=True, efficiency=(1.0, "")).roof_s
+        return calibration.Measured("d0", params, values, slowdown * roof, resident=4 if params is kw4 else 2)
+
+    small, large = (1, 4096, 4096), (1, 8192, 8192)
+    tune = [run(kw8, small, 1.0), run(kw4, small, 2.0), run(kw8, large, 1.0), run(kw4, large, 1.0)]
+    chooser = best.Selector(bf16, {}, CARD, [tune[0], tune[2]], tune_rows=tune)
+    alike = bf16.shape(1, 6144, 4096)
+    assert chooser.shape_class(d0, alike) == "memory"
+    assert chooser._chain(d0, kw4, alike, CARD) == chooser._chain(d0, kw8, alike, CARD)
+    assert chooser.config_factor(d0, kw4, alike) is None  # read at 1x8192x8192: 1
+    factor, why = chooser.config_factor(d0, kw4, bf16.shape(1, 4096, 6144))
+    assert factor == pytest.approx(0.5, rel=0.05) and "(at 1x4096x4096)" in why
+
+
 def test_a_config_too_large_to_evaluate_splits_as_its_sibling_of_the_same_launch_does():
     """sgemm's v14 in STORE=0 (stores from registers: too many lanes for the access model here) runs
     its persistent blocks over whole tiles, as STORE=1 does. Read as partials unknown, it counted as
@@ -831,12 +860,17 @@ def test_decode_shapes_of_no_list_pick_the_d0_config_that_ran_fastest_beside_it(
     """On the H200's results: at 1x5120x3000 and 7x4096x4096 (no suite, tune or calibration row
     has them) d0's pick is a G=1 U=4 config, its tune's fastest at the decode shapes nearest, not
     G=2 U=2, which the model alone ranks first and which ran 1.18-1.36x their time there (gpulab ab
-    on an H100, 2026-12-05); chosen_by says why."""
+    on an H100, 2026-12-05): G=2 U=2's estimate carries its standing beside the fastest, and says so."""
     chooser = best.selector(get_experiment("gemm_bf16"), H200)
+    d0 = chooser.experiment.variant("d0")
     for shape in ((1, 5120, 3000), (7, 4096, 4096)):
-        pick = chooser.pick(chooser.experiment.shape(*shape))
+        at = chooser.experiment.shape(*shape)
+        pick = chooser.pick(at)
         assert (pick.variant.name, pick.params["G"], pick.params["U"]) == ("d0", 1, 4), shape
-        assert "its variant's fastest where both ran" in pick.why
+        g2u2 = pick.params | {"G": 2, "U": 2, "KW": 8, "MINB": 2}
+        factor, why = chooser.config_factor(d0, g2u2, at)
+        assert factor < 0.95 and why in chooser._estimate(d0, g2u2, at, modelled=True).efficiency_from
+        assert "its variant's fastest where both ran" in why
 
 
 def test_a_config_timed_only_on_the_other_kind_of_shape_is_no_evidence_here():

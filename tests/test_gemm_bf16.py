@@ -555,6 +555,20 @@ def test_d0_workspace_is_one_plane_per_block_and_a_counter_per_column(h200_sms):
     assert decode.d0_workspace_sizes(p | {"S": 3}, EXP.shape(40, 31, 1000)) == (3 * 3 * 16 * 32, 3)  # 3 block rows
 
 
+def test_d0_warp_steps_count_a_warps_k_range_and_the_slices_its_fixup_reads_in_turn(h200_sms):
+    """The chain the best row's model compares configs by (Variant.warp_k_steps): a warp's steps of
+    32 U k in its k range, plus, where the host splits K over blocks, the slices the fixup reads
+    one after another. At 16x1024x4096 (64 block columns) KW = 4 takes 4 slices and KW = 8 two, 2
+    steps a warp each; KW = 4's fixup reads twice the slices."""
+    p = D0.default_params() | {"G": 1, "U": 4, "MINB": 2}
+    assert D0.warp_k_steps(p | {"KW": 4}, EXP.shape(1, 4096, 4096)) == 8  # 32 steps of 128 k over 4 warps
+    assert D0.warp_k_steps(p | {"KW": 8}, EXP.shape(1, 4096, 4096)) == 4
+    assert decode.auto_slices(p | {"KW": 4}, EXP.shape(16, 1024, 4096)) == 4
+    assert D0.warp_k_steps(p | {"KW": 4}, EXP.shape(16, 1024, 4096)) == 2 + 4
+    assert D0.warp_k_steps(p | {"KW": 8}, EXP.shape(16, 1024, 4096)) == 2 + 2
+    assert EXP.variant("t4").warp_k_steps(EXP.variant("t4").default_params(), EXP.shape(16, 1024, 4096)) == 0
+
+
 def test_d0_fragments_with_k_permuted_multiply_the_rows_they_load():
     """The index math of d0_decode.cu for one warp (warp_partial and the block's sum): lane l = 4r + q
     loads chunk 4u + q of each step from Bt rows r, r + 8 (of each row group g) and A row r (+8), feeds

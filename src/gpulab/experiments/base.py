@@ -112,6 +112,10 @@ def as_given(params: Params, shape: Shape) -> Params:
     return params
 
 
+def no_warp_steps(params: Params, shape: Shape) -> int:
+    return 0
+
+
 def any_shape(shape: Shape) -> str | None:
     return None
 
@@ -192,6 +196,15 @@ class Variant:
     # work of the block hides, each at least what the variant's runs on the card allow, which the
     # best row's model counts (gpulab.jobs.calibration.StepFloors). "" for a pipelined k-loop.
     k_step_param: str = ""
+    # The steps one after another that a warp's share of K takes at `shape`, where a block's warps
+    # split K among them (gemm_bf16's d0: KW warps, each a k range), with any partials its block then
+    # reads one slice after another; 0 where the variant does not say. At a launch of one or two
+    # rounds these chains, not the bytes, set the order of configs: d0 in KW = 4 runs twice KW = 8's
+    # steps a warp, and ran 0.94 of its efficiency at 1x4096x4096 (256 blocks, one round of either),
+    # but at 1x6144x4096, where KW = 8 runs two rounds of half the steps, the faster (H200). The best
+    # row's model reads a config's standing beside its variant's fastest only where the two chains
+    # stood as they stand at the shape (gpulab.jobs.best_efficiency.EfficiencyReader.config_factor).
+    warp_k_steps: Callable[[Params, Shape], int] = no_warp_steps
     # The params that size the output tile where they are not named BM and BN (gemm_bf16's ks: TN,
     # the tokens a tile holds). A persistent grid's launch does not change with them, but the work
     # does: the best row's model weighs a move of one (gpulab.jobs.candidates.one_param_moves).

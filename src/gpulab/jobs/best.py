@@ -77,9 +77,10 @@ best) says what it would run, with no GPU. The rule, in full:
      its runs reached (or 1); for a config mostly padding, the fixed cost fitted to the variant's
      other runs (the kernel's pipeline fill and epilogue) and only the slope to the padded ones.
      There, too, a config the tunes timed beside the variant's fastest at those runs' shapes, where
-     it filled the SMs alike, carries its own ratio to the fastest's (at most 1; an untimed config
-     its variant's median: config_factor): the variant's efficiency is its fastest config's, and
-     lent whole it ranked slower configs first.
+     it filled the SMs alike and its warps' chains of steps stood to the fastest's as they do at
+     the shape (Variant.warp_k_steps: d0's KW), carries its own ratio to the fastest's (at most 1;
+     an untimed config its variant's median: config_factor): the variant's efficiency is its
+     fastest config's, and lent whole it ranked slower configs first.
      Measured only on the other kind: that, capped at the lowest of the variants measured on this
      kind near the shape; never measured: that lowest. A card with no run of the experiment yet
      reads all this from another card's runs in the same results root, else in the results gpulab's

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import statistics
 
+from gpulab.arith import cdiv
 from gpulab.experiments.base import Experiment, Params, Shape, Variant
 from gpulab.jobs.calibration import (
     Calibration, Measured, StepFloors, fastest_per_config, fastest_per_shape, fixed_cost_fit, spanning, work_of,
@@ -181,7 +182,8 @@ class EfficiencyReader:
         """On a memory-bound shape, how the config fares against the config its variant's efficiency
         is read from (the variant's fastest at each calibration shape: _own_efficiency), where the
         card timed both: at those shapes (the CALIBRATION_ROWS nearest of the kind) where its launch
-        filled the SMs as it does here (_fills_alike), the median of its model-over-measured ratio
+        filled the SMs as it does here (_fills_alike) and its warps' chain of steps stood to the
+        fastest's as it does here (_chains_alike), the median of its model-over-measured ratio
         over the fastest's, at most 1; and where from. A config its tunes never timed there takes the
         median over the configs they did (a typical one, not the fastest of many draws), as does one
         timed only where it filled the SMs otherwise. None where nothing was timed beside the
@@ -208,7 +210,9 @@ class EfficiencyReader:
         # Only where the config's launch filled the SMs alike (_fills_alike): at 128 tokens t3 and t4
         # in 256-wide tiles, 24-40 tiles on 132 SMs at N = 6144-10240, ran 0.92 of the efficiency of
         # 128-wide tiles, which read at N = 28672 (112 tiles) put them behind, where they ran fastest.
-        for fastest in (run for run in nearest if self._fills_alike(v, params, shape, run.shape)):
+        # And only where its warps' chains of steps stood to the fastest's as they do here (_chains_alike).
+        for fastest in (run for run in nearest if self._fills_alike(v, params, shape, run.shape)
+                        and self._chains_alike(v, params, run.params, shape, run.shape)):
             run = next((r for r in self._runs_at.get((v.name, fastest.shape), ()) if r.params == params), None)
             if run is not None and (f := self._factor(v, run)) is not None:
                 factors.append(f)
@@ -237,6 +241,33 @@ class EfficiencyReader:
         mine = sm_share(v, params, shape, self.card.sms)
         theirs = sm_share(v, params, self.experiment.shape(*there), self.runs_card.sms)
         return not mine or not theirs or max(mine, theirs) <= SAME_REGIME * min(mine, theirs)
+
+    def _chain(self, v: Variant, params: Params, shape: Shape, card: Card) -> int:
+        """The steps one after another of the config's busiest warp over the launch on `card`: its
+        rounds of blocks (Estimate.slots: the blocks an SM held as the card ran it; one round where
+        that is unknown) times its steps a round (Variant.warp_k_steps); 0 where the variant does not
+        say or there is no launch."""
+        steps = v.warp_k_steps(params, shape)
+        found = self._estimate(v, params, shape, modelled=False, efficiency=(1.0, ""), card=card) if steps else None
+        if found is None:
+            return 0
+        return steps * (cdiv(found.units, found.slots) if found.slots else 1)
+
+    def _chains_alike(self, v: Variant, params: Params, fastest: Params, shape: Shape,
+                      there: tuple[int, ...]) -> bool:
+        """Whether the config's chain of steps over that of its variant's fastest config at the run's
+        shape `there` (on the card that ran it) is within SAME_REGIME of the same ratio at `shape` on
+        this card: where a config waits through twice the steps of another at one shape and as many
+        at the next, its standing at one says little of the other (Variant.warp_k_steps). True where
+        the variant gives no chain."""
+        run_shape = self.experiment.shape(*there)
+        mine_there = self._chain(v, params, run_shape, self.runs_card)
+        theirs_there = self._chain(v, fastest, run_shape, self.runs_card)
+        mine, theirs = self._chain(v, params, shape, self.card), self._chain(v, fastest, shape, self.card)
+        if not (mine_there and theirs_there and mine and theirs):
+            return True
+        before, now = mine_there / theirs_there, mine / theirs
+        return max(before, now) <= SAME_REGIME * min(before, now)
 
     def _factor(self, v: Variant, run: Measured) -> float | None:
         """A run's model-over-measured ratio over that of its variant's fastest run at its shape (1 where

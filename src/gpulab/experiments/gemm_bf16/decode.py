@@ -66,6 +66,15 @@ def auto_slices(p: Params, s: Shape) -> int:
     return max(1, min(want, most, AUTO_SLICES_MAX))
 
 
+def d0_warp_steps(p: Params, s: Shape) -> int:
+    """The steps of 32 U k the busiest warp runs (its k range of its block's slice), and where the
+    host splits K over blocks, the slices the fixup then reads one after another (Variant.
+    serial_fixup): at 16x1024x4096, KW = 4 in 4 slices and KW = 8 in 2 both run 2 steps a warp, but
+    KW = 4's fixup reads twice the slices, and ran 1.11x KW = 8's time (H200)."""
+    slices = auto_slices(p, s)
+    return cdiv(cdiv(s["K"], step_k(p)), slices * p["KW"]) + (slices if slices > 1 else 0)
+
+
 def d0_smem_bytes(p: Params) -> int:
     """Each warp's partial tile, 16 rows of A by 16G + 4 floats (the pad: conflict-free stores)."""
     return p["KW"] * M_GROUP * (rows_per_block(p) + 4) * F32
@@ -147,4 +156,5 @@ D0 = Variant(
     tune_shapes=DECODE_TUNE_SHAPES,
     rung=False,
     serial_fixup=True,
+    warp_k_steps=d0_warp_steps,
 )
