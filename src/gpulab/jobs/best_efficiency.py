@@ -38,6 +38,11 @@ BARE_MODEL = "(nothing measured on this card: the bare model)"
 SAME_REGIME = 1.5
 
 
+def alike(a: float, b: float) -> bool:
+    """Whether two positive quantities of one kind are within SAME_REGIME of each other."""
+    return max(a, b) <= SAME_REGIME * min(a, b)
+
+
 class EfficiencyReader:
     """One experiment's measured runs on a card, read as efficiencies of the model at other shapes.
     `runs` may be another card's (`runs_from`: its results folder's name, `runs_card`: its
@@ -176,7 +181,7 @@ class EfficiencyReader:
         there = self.experiment.shape(*run.shape)
         per_unit_there = ratio * run.seconds / work_of(self.experiment, there)
         per_unit_here = here.roof_s / work_of(self.experiment, shape)
-        return 1 / SAME_REGIME <= per_unit_there / per_unit_here <= SAME_REGIME
+        return alike(per_unit_there, per_unit_here)
 
     def config_factor(self, v: Variant, params: Params, shape: Shape) -> tuple[float, str] | None:
         """On a memory-bound shape, how the config fares against the config its variant's efficiency
@@ -240,7 +245,7 @@ class EfficiencyReader:
         variant's fastest at one says little of the other."""
         mine = sm_share(v, params, shape, self.card.sms)
         theirs = sm_share(v, params, self.experiment.shape(*there), self.runs_card.sms)
-        return not mine or not theirs or max(mine, theirs) <= SAME_REGIME * min(mine, theirs)
+        return not mine or not theirs or alike(mine, theirs)
 
     def _chain(self, v: Variant, params: Params, shape: Shape, card: Card) -> int:
         """The steps one after another of the config's busiest warp over the launch on `card`: its
@@ -266,8 +271,7 @@ class EfficiencyReader:
         mine, theirs = self._chain(v, params, shape, self.card), self._chain(v, fastest, shape, self.card)
         if not (mine_there and theirs_there and mine and theirs):
             return True
-        before, now = mine_there / theirs_there, mine / theirs
-        return max(before, now) <= SAME_REGIME * min(before, now)
+        return alike(mine_there / theirs_there, mine / theirs)
 
     def _factor(self, v: Variant, run: Measured) -> float | None:
         """A run's model-over-measured ratio over that of its variant's fastest run at its shape (1 where
